@@ -1,0 +1,56 @@
+"""auditeval: information-retrieval evaluation numbers that carry their conventions.
+
+Public API::
+
+    import auditeval as ae
+    qrels = ae.read_qrels("qrels.txt")
+    run = ae.read_run("run.txt")
+    res = ae.evaluate(qrels, run, ["AP", "nDCG@10"], profile="trec_eval-9.0.8")
+    for v in res.aggregates():
+        print(v.variant, v.value)
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .conventions import Convention, load_profile, profile_names
+from .engine.evaluate import evaluate
+from .errors import (
+    AuditEvalError,
+    ConventionError,
+    EvaluationError,
+    InputError,
+    MeasureSyntaxError,
+    UnknownMeasureError,
+)
+from .io import qrels_from, read_qrels, read_run, run_from, write_qrels, write_run
+from .measures import Measure
+from .results import ResultSet, Value
+from .variant import Variant, parse_measure, parse_variant
+
+__all__ = [
+    "AuditEvalError",
+    "Convention",
+    "ConventionError",
+    "EvaluationError",
+    "InputError",
+    "Measure",
+    "MeasureSyntaxError",
+    "ResultSet",
+    "UnknownMeasureError",
+    "Value",
+    "Variant",
+    "__version__",
+    "evaluate",
+    "load_profile",
+    "parse_measure",
+    "parse_variant",
+    "profile_names",
+    "qrels_from",
+    "read_qrels",
+    "read_run",
+    "run_from",
+    "write_qrels",
+    "write_run",
+]

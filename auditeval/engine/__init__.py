@@ -1,0 +1,1 @@
+"""The native evaluation engine: prepare (conventions) -> measures -> aggregate."""

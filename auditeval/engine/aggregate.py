@@ -1,0 +1,26 @@
+"""Aggregation over topics, summed in topic order as trec_eval does (meas_avg.c).
+
+* ``mean``: sum of per-topic values, added sequentially, divided by the number of topics.
+* ``sum``: counts (num_ret, num_rel, ...), summed.
+* ``gmean``: exp(sum(log(max(v, gm_floor))) / n) (m_gm_map.c, MIN_GEO_MEAN).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def aggregate(values: np.ndarray, how: str, gm_floor: float) -> float:
+    n = len(values)
+    if n == 0:
+        return 0.0
+    if how == "sum":
+        return float(np.cumsum(values)[-1])
+    if how == "gmean":
+        logs = np.log(np.maximum(values, gm_floor))
+        return math.exp(float(np.cumsum(logs)[-1]) / n)
+    if how == "mean":
+        return float(np.cumsum(values)[-1]) / n
+    raise ValueError(how)  # pragma: no cover

@@ -1,0 +1,160 @@
+"""Core measures: counts, P, R, AP, GMAP, RR, Rprec, Success, nDCG.
+
+Formulas and trec_eval sources (``m_*.c`` at tags v9.0.8 and v10.0):
+
+* ``NumRet`` = documents in the ranking after depth/-J (m_num_ret.c); summed over topics.
+* ``NumRel`` = R, judged documents with grade >= rel (m_num_rel.c); summed.
+* ``NumRelRet`` = relevant documents retrieved (m_num_rel_ret.c); summed.
+* ``P@k`` = |relevant in top k| / k, k fixed even when fewer were retrieved (m_P.c:76-79).
+* ``R@k`` = |relevant in top k| / R (m_recall.c); ``recall_denom=min-R-k`` divides by min(R, k).
+* ``AP[@k]`` = sum over relevant ranks i <= k of P@i, divided by R (m_map.c, m_map_cut.c);
+  ``ap_denom`` may make that min(R, k) or the relevant documents retrieved.
+* ``GMAP`` = exp(mean(log(max(AP, gm_floor)))) over topics (m_gm_map.c:58-62).
+* ``RR[@k]`` = 1 / rank of the first relevant document (within k) (m_recip_rank.c).
+* ``Rprec`` = |relevant in top R| / R (m_Rprec.c).
+* ``Success@k`` = 1 if a relevant document is in the top k (m_success.c).
+* ``nDCG[@k]`` = DCG / ideal DCG with DCG = sum gain_i / log2(i + 1) over ranks i; gain =
+  grade (``gain=linear``) or 2^grade - 1 (``gain=exp2``) or a ``gains={grade:gain}`` map
+  (levels not in the map keep gain = grade, as trec_eval's ``-m ndcg.L=G``); the ideal
+  ranking holds every judged document of the topic, cut at k for ``@k``, untouched by
+  depth (m_ndcg.c, m_ndcg_cut.c; trec_eval's ``ndcg`` ignores ``-l``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...conventions import Convention
+from ...measures import Measure
+from ..prepare import Prepared
+from .base import RANKING, RANKING_REL, UNORDERED, MeasureDef, safe_div
+
+
+def num_q(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    return np.ones(p.n_topics)
+
+
+def num_ret(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    return p.num_ret.astype(np.float64)
+
+
+def num_rel(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    return p.num_rel(c.rel).astype(np.float64)
+
+
+def num_rel_ret(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    return p.seg_count(p.rel_mask(c.rel)).astype(np.float64)
+
+
+def precision(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    k = int(m.cutoff)
+    hits = p.seg_count(p.rel_mask(c.rel) & p.at_cutoff(k))
+    return hits / float(k)
+
+
+def recall(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    rel = p.rel_mask(c.rel)
+    if m.cutoff is not None:
+        rel = rel & p.at_cutoff(int(m.cutoff))
+    hits = p.seg_count(rel)
+    big_r = p.num_rel(c.rel)
+    if c.recall_denom == "min-R-k" and m.cutoff is not None:
+        big_r = np.minimum(big_r, int(m.cutoff))
+    return safe_div(hits, big_r)
+
+
+def _ap_parts(p: Prepared, c: Convention, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+    rel = p.rel_mask(c.rel)
+    if k is not None:
+        rel = rel & p.at_cutoff(k)
+    cum = p.cum_count(rel)
+    prec = np.where(rel, cum / p.rank, 0.0)
+    return p.seg_sum(prec), rel
+
+
+def average_precision(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    k = None if m.cutoff is None else int(m.cutoff)
+    total, rel = _ap_parts(p, c, k)
+    big_r = p.num_rel(c.rel)
+    if c.ap_denom == "min-R-k" and k is not None:
+        den = np.minimum(big_r, k)
+    elif c.ap_denom == "rel-ret":
+        den = p.seg_count(rel)
+    else:
+        den = big_r
+    return safe_div(total, den)
+
+
+def reciprocal_rank(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    rel = p.rel_mask(c.rel)
+    if m.cutoff is not None:
+        rel = rel & p.at_cutoff(int(m.cutoff))
+    first = p.cum_count(rel) == 1
+    return p.seg_sum(np.where(rel & first, 1.0 / p.rank, 0.0))
+
+
+def r_precision(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    big_r = p.num_rel(c.rel)
+    within = p.rank <= big_r[p.row_topic]
+    hits = p.seg_count(p.rel_mask(c.rel) & within)
+    return safe_div(hits, big_r)
+
+
+def success(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    hits = p.seg_count(p.rel_mask(c.rel) & p.at_cutoff(int(m.cutoff)))
+    return (hits > 0).astype(np.float64)
+
+
+# ----------------------------------------------------------------------------- nDCG
+def gain_of(grades: np.ndarray, m: Measure, c: Convention) -> np.ndarray:
+    """Gain per grade under the ``gain`` axis or a custom ``gains`` map; < 0 grades gain 0."""
+    g = grades.astype(np.float64)
+    custom = m.param("gains")
+    if custom:
+        out = np.where(grades >= 0, g, 0.0)
+        for level, value in custom:
+            out = np.where(grades == level, float(value), out)
+        return out
+    if c.gain == "exp2":
+        return np.where(grades > 0, np.exp2(g) - 1.0, 0.0)
+    return np.where(grades > 0, g, 0.0)
+
+
+def ndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    k = None if m.cutoff is None else int(m.cutoff)
+    gains = gain_of(p.grade, m, c)
+    disc = 1.0 / np.log2(p.rank + 1.0)
+    contrib = gains * disc
+    if k is not None:
+        contrib = np.where(p.at_cutoff(k), contrib, 0.0)
+    dcg = p.seg_sum(contrib)
+    # ideal: judged documents by gain descending
+    qg = gain_of(p.qgrade, m, c)
+    qt = p.qrow_topic
+    order = np.lexsort((-qg, qt))
+    qg = qg[order]
+    qrank = np.arange(len(qg)) - p.qoffsets[qt] + 1
+    icontrib = np.where(qg > 0, qg / np.log2(qrank + 1.0), 0.0)
+    if k is not None:
+        icontrib = np.where(qrank <= k, icontrib, 0.0)
+    idcg = p.seg_sum(icontrib, rows="qrels")
+    return safe_div(dcg, np.where(idcg > 0, idcg, 0.0))
+
+
+DEFS: dict[str, MeasureDef] = {
+    d.name: d
+    for d in [
+        MeasureDef("NumQ", num_q, frozenset({"topics"}), "number of topics evaluated", agg="sum", fmt="int", trec_name="num_q"),
+        MeasureDef("NumRet", num_ret, UNORDERED, "documents retrieved (after depth and -J)", agg="sum", fmt="int", trec_name="num_ret"),
+        MeasureDef("NumRel", num_rel, frozenset({"topics", "rel", "negatives", "dups"}), "relevant documents in the qrels (R)", agg="sum", fmt="int", trec_name="num_rel"),
+        MeasureDef("NumRelRet", num_rel_ret, UNORDERED | {"rel"}, "relevant documents retrieved", agg="sum", fmt="int", trec_name="num_rel_ret"),
+        MeasureDef("P", precision, RANKING_REL, "precision at k: relevant in top k / k", cutoff="required", trec_name="P"),
+        MeasureDef("R", recall, RANKING_REL | {"recall_denom"}, "recall at k: relevant in top k / R", cutoff="optional", trec_name="recall"),
+        MeasureDef("AP", average_precision, RANKING_REL | {"ap_denom"}, "average precision (sum of P at relevant ranks / R)", cutoff="optional", trec_name="map"),
+        MeasureDef("GMAP", average_precision, RANKING_REL | {"ap_denom", "gm_floor"}, "geometric mean of AP, each floored at gm_floor", agg="gmean", trec_name="gm_map"),
+        MeasureDef("RR", reciprocal_rank, RANKING_REL, "reciprocal rank of the first relevant document", cutoff="optional", trec_name="recip_rank"),
+        MeasureDef("Rprec", r_precision, RANKING_REL, "precision at rank R", trec_name="Rprec"),
+        MeasureDef("Success", success, RANKING_REL, "1 if a relevant document is in the top k", cutoff="required", trec_name="success"),
+        MeasureDef("nDCG", ndcg, RANKING | {"gain"}, "normalised discounted cumulative gain, log2(rank+1) discount", cutoff="optional", params={"gains": tuple}, trec_name="ndcg"),
+    ]
+}

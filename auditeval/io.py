@@ -1,0 +1,451 @@
+"""TREC qrels and run readers/writers, plus in-memory inputs.
+
+Formats (trec_eval's ``get_qrels.c`` / ``get_trec_results.c``)::
+
+    qrels:  TOPIC  ITERATION  DOCNO  GRADE            (exactly 4 fields)
+    run:    TOPIC  Q0  DOCNO  RANK  SCORE  RUN_TAG    (6 fields)
+
+Fields are separated by any whitespace. Lines whose first non-blank character is ``#``
+(comments, ir_metadata headers; trec_eval 10 accepts them) are skipped and counted in
+``notes``; blank lines likewise. Everything else must parse or the reader raises
+:class:`~auditeval.errors.InputError` as ``path:line: reason``.
+
+Parsing is columnar (pyarrow): the file is read as one string column, split on
+whitespace, validated with vector kernels, and only on failure scanned line by line to
+name the first offending line.
+
+``numbers="strict"`` (default) accepts any float notation Python and Arrow agree on
+(``1e-3``, ``5E-4``, ``.5``) and rejects NaN, infinities and non-numbers.
+``numbers="atof"`` reproduces C ``atof``/``atol`` as trec_eval uses them (``abc`` -> 0,
+``0x10`` -> 16, ``nan`` kept, grade ``1.0`` -> 1); it exists for the trec_eval drop-in and
+every value it had to coerce is counted in ``notes``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from .errors import InputError
+from .model import Qrels, Run, qrels_table, run_table
+
+QRELS_FIELDS = 4
+RUN_FIELDS = 6
+
+
+# --------------------------------------------------------------------------- raw bytes
+def _read_bytes(path: str | Path) -> tuple[bytes, str]:
+    """Return the (decompressed) bytes of ``path`` (``-`` = stdin) and a display name."""
+    name = str(path)
+    if name == "-":
+        data = sys.stdin.buffer.read()
+        name = "<stdin>"
+    else:
+        p = Path(path)
+        if not p.exists():
+            raise InputError(name, None, "no such file")
+        data = p.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise InputError(name, None, f"corrupt gzip data ({exc})") from exc
+    return data, name
+
+
+def _check_utf8(data: bytes, name: str) -> None:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            name, line, f"undecodable bytes (not UTF-8): {data[exc.start:exc.end]!r}"
+        ) from None
+
+
+def _lines_column(data: bytes) -> pa.Array:
+    """One string per physical line, in order (line i+1 is element i)."""
+    if not data:
+        return pa.array([], pa.string())
+    tbl = pacsv.read_csv(
+        io.BytesIO(data),
+        read_options=pacsv.ReadOptions(column_names=["l"], block_size=1 << 24),
+        parse_options=pacsv.ParseOptions(
+            delimiter="\x1f", quote_char=False, escape_char=False, ignore_empty_lines=False
+        ),
+        convert_options=pacsv.ConvertOptions(
+            column_types={"l": pa.string()}, strings_can_be_null=False, quoted_strings_can_be_null=False
+        ),
+    )
+    col = tbl.column("l").combine_chunks()
+    return pc.fill_null(col, "")
+
+
+class _Split:
+    """Whitespace-split lines with their 1-based line numbers, comments/blank removed."""
+
+    def __init__(self, data: bytes, name: str, kind: str):
+        self.name = name
+        self.notes: list[str] = []
+        _check_utf8(data, name)
+        lines = _lines_column(data)
+        if len(lines) == 0 or not data.strip():
+            raise InputError(name, None, f"empty {kind} file (no lines)")
+        stripped = pc.utf8_trim_whitespace(lines)
+        blank = pc.equal(stripped, "")
+        comment = pc.starts_with(stripped, "#")
+        keep = pc.invert(pc.or_(blank, comment))
+        n_blank = pc.sum(blank).as_py() or 0
+        n_comment = pc.sum(comment).as_py() or 0
+        if n_comment:
+            self.notes.append(f"{name}: skipped {n_comment} comment line(s) starting with '#'")
+        if n_blank:
+            self.notes.append(f"{name}: skipped {n_blank} blank line(s)")
+        self.n_blank = n_blank
+        self.n_comment = n_comment
+        self.skipped = {
+            "blank": tuple(np.flatnonzero(blank.to_numpy(zero_copy_only=False)) + 1),
+            "comment": tuple(np.flatnonzero(comment.to_numpy(zero_copy_only=False)) + 1),
+        }
+        self.lineno = np.flatnonzero(keep.to_numpy(zero_copy_only=False)) + 1
+        kept = pc.filter(stripped, keep)
+        if len(kept) == 0:
+            raise InputError(name, None, f"empty {kind} file (only comments or blank lines)")
+        self.fields = pc.utf8_split_whitespace(kept)
+        self.nfields = pc.list_value_length(self.fields).to_numpy(zero_copy_only=False)
+
+    def column(self, i: int) -> pa.Array:
+        return pc.list_element(self.fields, i)
+
+    def line_of(self, row: int) -> int:
+        return int(self.lineno[row])
+
+
+# --------------------------------------------------------------------------- C atof/atol
+_ATOF_RE = re.compile(
+    r"\s*([+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?"
+    r"|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))",
+    re.IGNORECASE,
+)
+
+
+def c_atof(text: str) -> float:
+    """C ``atof``: the longest numeric prefix, 0.0 when there is none (``abc`` -> 0, ``0x10`` -> 16)."""
+    m = _ATOF_RE.match(text)
+    if not m:
+        return 0.0
+    s = m.group(1)
+    low = s.lower().lstrip("+-")
+    if low.startswith("0x"):
+        sign = -1.0 if s.startswith("-") else 1.0
+        body = low[2:]
+        if "p" not in body:
+            body += "p0"
+        return sign * float.fromhex("0x" + body)
+    if low.startswith("nan"):
+        return math.nan
+    return float(s)
+
+
+def c_atol(text: str) -> int:
+    """C ``atol``: optional sign and leading digits, 0 when none (``1.0`` -> 1, ``x`` -> 0)."""
+    m = re.match(r"\s*([+-]?\d+)", text)
+    return int(m.group(1)) if m else 0
+
+
+# --------------------------------------------------------------------------- numbers
+def _parse_numbers(
+    col: pa.Array, split: _Split, what: str, kind: str, numbers: str
+) -> tuple[np.ndarray, int]:
+    """Parse a string column to float64 (``kind='float'``) or int64 (``kind='int'``).
+
+    Returns the values and how many were coerced (atof mode only).
+    """
+    target = pa.float64() if kind == "float" else pa.int64()
+    try:
+        arr = pc.cast(col, target).to_numpy(zero_copy_only=False)
+        bad = None
+    except pa.ArrowInvalid:
+        bad = True
+    if bad is None:
+        if kind == "float" and numbers == "strict":
+            finite = np.isfinite(arr)
+            if not finite.all():
+                row = int(np.flatnonzero(~finite)[0])
+                raise InputError(
+                    split.name, split.line_of(row), f"{what} is not a finite number: {col[row].as_py()!r}"
+                )
+        return arr, 0
+    texts = col.to_pylist()
+    if numbers == "strict":
+        for row, t in enumerate(texts):
+            try:
+                v = float(t) if kind == "float" else int(t)
+            except ValueError:
+                raise InputError(
+                    split.name,
+                    split.line_of(row),
+                    f"{what} is not {'a number' if kind == 'float' else 'an integer'}: {t!r}",
+                ) from None
+            if kind == "float" and not math.isfinite(v):
+                raise InputError(split.name, split.line_of(row), f"{what} is not a finite number: {t!r}")
+        raise AssertionError("unreachable: arrow rejected a value Python accepts")  # pragma: no cover
+    conv = c_atof if kind == "float" else c_atol
+    out = np.empty(len(texts), dtype=np.float64 if kind == "float" else np.int64)
+    coerced = 0
+    for row, t in enumerate(texts):
+        try:
+            out[row] = float(t) if kind == "float" else int(t)
+        except ValueError:
+            out[row] = conv(t)
+            coerced += 1
+    return out, coerced
+
+
+def _bad_field_count(split: _Split, ok: np.ndarray, expected: str, kind: str) -> None:
+    if ok.all():
+        return
+    row = int(np.flatnonzero(~ok)[0])
+    n = int(split.nfields[row])
+    raise InputError(
+        split.name,
+        split.line_of(row),
+        f"{kind} line has {n} field{'s' if n != 1 else ''}, expected {expected}",
+    )
+
+
+# --------------------------------------------------------------------------- qrels
+def read_qrels(path: str | Path, numbers: str = "strict") -> Qrels:
+    """Read a TREC qrels file (plain, ``.gz`` or ``-`` for stdin), or an ``irds:`` id."""
+    if str(path).startswith("irds:"):
+        return qrels_from_irds(str(path)[5:])
+    data, name = _read_bytes(path)
+    return parse_qrels(data, name, numbers=numbers)
+
+
+def parse_qrels(data: bytes, name: str = "<qrels>", numbers: str = "strict") -> Qrels:
+    split = _Split(data, name, "qrels")
+    _bad_field_count(split, split.nfields == QRELS_FIELDS, "4 (topic iteration docno grade)", "qrels")
+    grade, coerced = _parse_numbers(split.column(3), split, "relevance grade", "int", numbers)
+    notes = list(split.notes)
+    if coerced:
+        notes.append(f"{name}: {coerced} grade(s) read with C atol (non-integer text)")
+    table = pa.table(
+        {
+            "topic": split.column(0),
+            "doc": split.column(2),
+            "grade": pa.array(grade, pa.int64()),
+            "line": pa.array(split.lineno.astype(np.int64)),
+        }
+    )
+    return Qrels(table=table, source=name, notes=tuple(notes), skipped=split.skipped)
+
+
+# --------------------------------------------------------------------------- runs
+def read_run(path: str | Path, numbers: str = "strict", min_fields: int = RUN_FIELDS, max_fields: int | None = RUN_FIELDS) -> Run:
+    """Read a TREC run file (plain, ``.gz`` or ``-`` for stdin).
+
+    trec_eval accepts more than 6 fields and ignores the extra ones; pass
+    ``max_fields=None`` for that behaviour (the drop-in does). The default is strict.
+    """
+    data, name = _read_bytes(path)
+    return parse_run(data, name, numbers=numbers, min_fields=min_fields, max_fields=max_fields)
+
+
+def parse_run(
+    data: bytes,
+    name: str = "<run>",
+    numbers: str = "strict",
+    min_fields: int = RUN_FIELDS,
+    max_fields: int | None = RUN_FIELDS,
+) -> Run:
+    split = _Split(data, name, "run")
+    ok = split.nfields >= min_fields
+    if max_fields is not None:
+        ok &= split.nfields <= max_fields
+    expected = "6 (topic Q0 docno rank score tag)" if max_fields == min_fields else f"at least {min_fields}"
+    _bad_field_count(split, ok, expected, "run")
+    score, coerced = _parse_numbers(split.column(4), split, "score", "float", numbers)
+    notes = list(split.notes)
+    if coerced:
+        notes.append(f"{name}: {coerced} score(s) read with C atof (non-numeric text)")
+    n_extra = int((split.nfields > RUN_FIELDS).sum())
+    if n_extra:
+        notes.append(f"{name}: ignored fields after the 6th on {n_extra} line(s)")
+    rank_col = split.column(3)
+    try:
+        rank = pc.cast(rank_col, pa.int64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:
+        rank = np.array([c_atol(t) for t in rank_col.to_pylist()], dtype=np.int64)
+    tags = split.column(5)
+    run_name = tags[len(tags) - 1].as_py()
+    table = pa.table(
+        {
+            "topic": split.column(0),
+            "doc": split.column(2),
+            "score": pa.array(score, pa.float64()),
+            "rank": pa.array(rank, pa.int64()),
+            "line": pa.array(split.lineno.astype(np.int64)),
+        }
+    )
+    n_tags = pc.count_distinct(tags).as_py()
+    if n_tags > 1:
+        notes.append(f"{name}: {n_tags} different run tags; using the last one read, {run_name!r} (as trec_eval)")
+    return Run(table=table, name=run_name, source=name, notes=tuple(notes), skipped=split.skipped)
+
+
+# --------------------------------------------------------------------------- in-memory
+def qrels_from(obj: Any) -> Qrels:
+    """Qrels from a path, a :class:`Qrels`, a pandas DataFrame, a dict-of-dicts, or ``irds:ID``."""
+    if isinstance(obj, Qrels):
+        return obj
+    if isinstance(obj, str | Path):
+        return read_qrels(obj)
+    if isinstance(obj, Mapping):
+        topic, doc, grade = [], [], []
+        for t, docs in obj.items():
+            for d, g in docs.items():
+                if isinstance(g, bool) or int(g) != g:
+                    raise InputError("<dict>", None, f"grade for topic {t!r} doc {d!r} is not an integer: {g!r}")
+                topic.append(str(t))
+                doc.append(str(d))
+                grade.append(int(g))
+        if not grade:
+            raise InputError("<dict>", None, "empty qrels (no judgments)")
+        return Qrels(qrels_table(topic, doc, grade), source="<dict>")
+    if _is_dataframe(obj):
+        cols = _df_columns(obj, {"topic": ("query_id", "qid", "topic", "query"), "doc": ("doc_id", "docno", "doc", "docid"), "grade": ("relevance", "rel", "grade", "label")})
+        if len(obj) == 0:
+            raise InputError("<DataFrame>", None, "empty qrels (no rows)")
+        grade = obj[cols["grade"]].to_numpy()
+        if not np.issubdtype(grade.dtype, np.integer):
+            g = grade.astype(np.float64)
+            if not np.all(np.isfinite(g)) or np.any(g != np.round(g)):
+                row = int(np.flatnonzero(~np.isfinite(g) | (g != np.round(g)))[0])
+                raise InputError("<DataFrame>", row + 1, f"grade is not an integer: {grade[row]!r}")
+        return Qrels(
+            qrels_table(obj[cols["topic"]].astype(str).tolist(), obj[cols["doc"]].astype(str).tolist(), grade.astype(np.int64)),
+            source="<DataFrame>",
+        )
+    raise TypeError(f"cannot read qrels from {type(obj).__name__}")
+
+
+def run_from(obj: Any, name: str | None = None) -> Run:
+    """Run from a path, a :class:`Run`, a pandas DataFrame or a dict-of-dicts (topic -> doc -> score)."""
+    if isinstance(obj, Run):
+        return obj
+    if isinstance(obj, str | Path):
+        return read_run(obj)
+    if isinstance(obj, Mapping):
+        topic, doc, score = [], [], []
+        for t, docs in obj.items():
+            for d, s in docs.items():
+                topic.append(str(t))
+                doc.append(str(d))
+                score.append(float(s))
+        if not score:
+            raise InputError("<dict>", None, "empty run (no results)")
+        _check_finite(np.asarray(score), "<dict>")
+        return Run(run_table(topic, doc, score), name=name or "run", source="<dict>")
+    if _is_dataframe(obj):
+        cols = _df_columns(obj, {"topic": ("query_id", "qid", "topic", "query"), "doc": ("doc_id", "docno", "doc", "docid"), "score": ("score", "sim")})
+        if len(obj) == 0:
+            raise InputError("<DataFrame>", None, "empty run (no rows)")
+        score = obj[cols["score"]].to_numpy(dtype=np.float64)
+        _check_finite(score, "<DataFrame>")
+        rank = obj["rank"].to_numpy(np.int64) if "rank" in obj.columns else None
+        return Run(
+            run_table(obj[cols["topic"]].astype(str).tolist(), obj[cols["doc"]].astype(str).tolist(), score, rank),
+            name=name or "run",
+            source="<DataFrame>",
+        )
+    raise TypeError(f"cannot read a run from {type(obj).__name__}")
+
+
+def _check_finite(score: np.ndarray, name: str) -> None:
+    bad = ~np.isfinite(score)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(name, row + 1, f"score is not a finite number: {score[row]!r}")
+
+
+def _is_dataframe(obj: Any) -> bool:
+    return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
+
+
+def _df_columns(df: Any, wanted: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    out = {}
+    for key, names in wanted.items():
+        for n in names:
+            if n in df.columns:
+                out[key] = n
+                break
+        else:
+            raise InputError("<DataFrame>", None, f"no {key} column (tried {', '.join(names)})")
+    return out
+
+
+def qrels_from_irds(dataset_id: str) -> Qrels:
+    """Qrels of an ir_datasets dataset, e.g. ``msmarco-passage/trec-dl-2019/judged``."""
+    try:
+        import ir_datasets
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise InputError(f"irds:{dataset_id}", None, "ir_datasets is not installed (pip install ir-datasets)") from exc
+    try:
+        ds = ir_datasets.load(dataset_id)
+    except KeyError as exc:
+        raise InputError(f"irds:{dataset_id}", None, f"unknown ir_datasets id ({exc})") from None
+    if not ds.has_qrels():
+        raise InputError(f"irds:{dataset_id}", None, "dataset has no qrels")
+    topic, doc, grade = [], [], []
+    for q in ds.qrels_iter():
+        topic.append(str(q.query_id))
+        doc.append(str(q.doc_id))
+        grade.append(int(q.relevance))
+    if not grade:
+        raise InputError(f"irds:{dataset_id}", None, "empty qrels (no judgments)")
+    return Qrels(qrels_table(topic, doc, grade), source=f"irds:{dataset_id}")
+
+
+# --------------------------------------------------------------------------- writers
+def write_run(run: Run, path: str | Path) -> None:
+    """Write a run in TREC format (6 columns, ``.gz`` when the name ends so)."""
+    t = run.table
+    lines = [
+        f"{q} Q0 {d} {r} {s!r} {run.name}\n"
+        for q, d, r, s in zip(
+            t.column("topic").to_pylist(), t.column("doc").to_pylist(), t.column("rank").to_pylist(), t.column("score").to_pylist(), strict=True
+        )
+    ]
+    _write_text(path, "".join(lines))
+
+
+def write_qrels(qrels: Qrels, path: str | Path) -> None:
+    """Write qrels in TREC format (4 columns, ``.gz`` when the name ends so)."""
+    t = qrels.table
+    lines = [
+        f"{q} 0 {d} {g}\n"
+        for q, d, g in zip(t.column("topic").to_pylist(), t.column("doc").to_pylist(), t.column("grade").to_pylist(), strict=True)
+    ]
+    _write_text(path, "".join(lines))
+
+
+def _write_text(path: str | Path, text: str) -> None:
+    if str(path) == "-":
+        sys.stdout.write(text)
+        return
+    data = text.encode("utf-8")
+    if str(path).endswith(".gz"):
+        data = gzip.compress(data)
+    Path(path).write_bytes(data)

@@ -1,0 +1,160 @@
+"""Variant strings: a measure plus exactly the axes that can change its value.
+
+Shape: ``MEASURE|axis=value|axis=value...`` with the axes sorted by name, e.g.::
+
+    AP|depth=all|dups=error|negatives=pooled|rel=1|self_hits=keep|sim=float32|ties=docno-desc|topics=both|unjudged=nonrel
+
+Measure parameters that are conventions (``rel=``, ``judged_only=``, RBP's ``p=``) are folded
+into the axes, so ``AP(rel=2)`` under any profile prints ``AP|...|rel=2|...``: two numbers are
+comparable exactly when their variant strings are equal. ``parse_variant(str(v)) == v``.
+The engine (tool and version) is a separate field of each value, never part of the variant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .conventions import AXES, AXIS_ORDER, Convention
+from .errors import ConventionError, MeasureSyntaxError, UnknownMeasureError
+from .measures import Measure, parse_syntax, resolve_alias
+
+# measure parameter -> (axis, value mapping or None for identity)
+FOLDED: dict[str, tuple[str, dict[Any, str] | None]] = {
+    "rel": ("rel", None),
+    "judged_only": ("unjudged", {True: "drop", False: "nonrel"}),
+    "p": ("rbp_p", None),
+}
+
+
+def _registry():
+    from .engine.measures import MEASURES
+
+    return MEASURES
+
+
+def parse_measure(text: str) -> Measure:
+    """Parse and validate a measure name (ir_measures spelling or a trec_eval alias).
+
+    Unknown names raise :class:`UnknownMeasureError`; malformed syntax raises
+    :class:`MeasureSyntaxError` pointing at the offending character.
+    """
+    text = text.strip()
+    alias = resolve_alias(text)
+    m = alias if alias is not None else parse_syntax(text)
+    defs = _registry()
+    if m.name not in defs:
+        close = [n for n in defs if n.lower() == m.name.lower()]
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UnknownMeasureError(f"unknown measure {m.name!r} in {text!r}{hint} (auditeval measures lists them)")
+    d = defs[m.name]
+    if d.cutoff == "none" and m.cutoff is not None:
+        pos = text.find("@")
+        raise MeasureSyntaxError(text, max(pos, 0), f"{m.name} takes no @cutoff")
+    if d.cutoff == "required" and m.cutoff is None:
+        raise MeasureSyntaxError(text, len(text), f"{m.name} needs a cutoff, e.g. {m.name}@10")
+    if m.cutoff is not None:
+        if d.cutoff_type is int and (not isinstance(m.cutoff, int) or m.cutoff < 1):
+            raise MeasureSyntaxError(text, text.find("@") + 1, f"{m.name} cutoff must be a positive integer")
+        if d.cutoff_type is float:
+            m = m.with_cutoff(float(m.cutoff))
+    for key, value in m.params:
+        pos = text.find(key + "=")
+        if key in FOLDED:
+            axis, mapping = FOLDED[key]
+            if axis not in d.axes:
+                raise MeasureSyntaxError(text, max(pos, 0), f"{m.name} takes no parameter {key!r}")
+            if mapping is not None and value not in mapping:
+                raise MeasureSyntaxError(text, max(pos, 0), f"parameter {key!r} must be one of {list(mapping)}")
+            continue
+        if key not in d.params:
+            allowed = sorted(set(d.params) | {k for k, (a, _) in FOLDED.items() if a in d.axes})
+            raise MeasureSyntaxError(
+                text, max(pos, 0), f"{m.name} takes no parameter {key!r} (allowed: {', '.join(allowed) or 'none'})"
+            )
+        want = d.params[key]
+        ok = isinstance(value, want) if want is not float else isinstance(value, int | float) and not isinstance(value, bool)
+        if not ok:
+            raise MeasureSyntaxError(text, max(pos, 0), f"parameter {key!r} needs a {want.__name__}")
+    return m
+
+
+def fold(m: Measure, conv: Convention) -> tuple[Measure, Convention]:
+    """Move convention-like parameters of ``m`` into the convention."""
+    changes: dict[str, Any] = {}
+    keep = []
+    for key, value in m.params:
+        if key in FOLDED:
+            axis, mapping = FOLDED[key]
+            changes[axis] = mapping[value] if mapping else value
+        else:
+            keep.append((key, value))
+    m2 = Measure(m.name, tuple(keep), m.cutoff)
+    return m2, conv.replace(**changes) if changes else conv
+
+
+def variant_axes(m: Measure) -> tuple[str, ...]:
+    """The axes that can change ``m``'s value, in canonical order."""
+    d = _registry()[m.name]
+    axes = set(d.axes)
+    if m.param("gains") is not None:
+        axes.discard("gain")
+    return tuple(a for a in AXIS_ORDER if a in axes)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A measure and the values of the axes it reads."""
+
+    measure: Measure
+    axes: tuple[tuple[str, Any], ...]
+
+    @classmethod
+    def of(cls, m: Measure, conv: Convention) -> Variant:
+        m2, c2 = fold(m, conv)
+        return cls(m2, tuple((a, getattr(c2, a)) for a in variant_axes(m2)))
+
+    def __str__(self) -> str:
+        return "|".join([str(self.measure)] + [f"{a}={AXES[a].format(v)}" for a, v in self.axes])
+
+    def setting(self, axis: str) -> Any:
+        return dict(self.axes)[axis]
+
+
+def parse_variant(text: str) -> Variant:
+    """Parse a variant string back into a :class:`Variant` (``parse_variant(str(v)) == v``)."""
+    parts = text.strip().split("|")
+    m = parse_measure(parts[0])
+    m, _ = _unfold_check(m, parts[0])
+    seen: dict[str, Any] = {}
+    offset = len(parts[0]) + 1
+    for part in parts[1:]:
+        if "=" not in part:
+            raise MeasureSyntaxError(text, offset, f"expected axis=value, found {part!r}")
+        k, v = part.split("=", 1)
+        if k not in AXES:
+            raise MeasureSyntaxError(text, offset, f"unknown axis {k!r}")
+        if k in seen:
+            raise MeasureSyntaxError(text, offset, f"axis {k!r} given twice")
+        try:
+            seen[k] = AXES[k].parse(v)
+        except ConventionError as exc:
+            raise MeasureSyntaxError(text, offset + len(k) + 1, str(exc)) from None
+        offset += len(part) + 1
+    wanted = variant_axes(m)
+    missing = [a for a in wanted if a not in seen]
+    extra = [a for a in seen if a not in wanted]
+    if missing:
+        raise MeasureSyntaxError(text, len(text), f"variant lacks axis {missing[0]!r} (it can change {m})")
+    if extra:
+        raise MeasureSyntaxError(text, text.find(extra[0] + "="), f"axis {extra[0]!r} cannot change {m}")
+    return Variant(m, tuple((a, seen[a]) for a in wanted))
+
+
+def _unfold_check(m: Measure, text: str) -> tuple[Measure, None]:
+    for key, _ in m.params:
+        if key in FOLDED:
+            raise MeasureSyntaxError(
+                text, text.find(key + "="), f"in a variant string {key!r} is written as axis {FOLDED[key][0]!r}"
+            )
+    return m, None
