@@ -12,7 +12,10 @@ import math
 import numpy as np
 
 
-def aggregate(values: np.ndarray, how: str, gm_floor: float) -> float:
+def aggregate(values: np.ndarray, how: str, gm_floor: float) -> float | None:
+    """The aggregate of per-topic ``values``; None for ``how="none"`` (e.g. relstring)."""
+    if how == "none":
+        return None
     n = len(values)
     if n == 0:
         return 0.0

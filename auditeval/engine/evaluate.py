@@ -32,7 +32,7 @@ def _prepare_key(c: Convention) -> tuple:
 def evaluate_prepared(
     qrels: Qrels, run: Run, measures: Sequence[Measure], conv: Convention, cache: dict | None = None
 ) -> list[tuple[Measure, Variant, Prepared, np.ndarray, float]]:
-    """Per measure: (measure, variant, prepared lists, per-topic values, aggregate)."""
+    """Per measure: (measure, variant, prepared lists, per-topic values, aggregate or None)."""
     cache = {} if cache is None else cache
     out = []
     for m in measures:
@@ -83,7 +83,8 @@ def evaluate(
             if per_topic:
                 for t, x in zip(p.topics, vals, strict=True):
                     result.values.append(Value(r.name, label, v_str, ENGINE, str(t), _typed(x, d.fmt)))
-            result.values.append(Value(r.name, label, v_str, ENGINE, "all", _typed(agg, d.fmt)))
+            if agg is not None:
+                result.values.append(Value(r.name, label, v_str, ENGINE, "all", _typed(agg, d.fmt)))
             for n in p.notes:
                 if n not in seen_notes:
                     seen_notes.add(n)
@@ -91,5 +92,7 @@ def evaluate(
     return result
 
 
-def _typed(x: float, fmt: str) -> float | int:
+def _typed(x, fmt: str) -> float | int | str:
+    if fmt == "str":
+        return str(x)
     return int(round(x)) if fmt == "int" else float(x)

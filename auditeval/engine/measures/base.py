@@ -36,8 +36,9 @@ class MeasureDef:
     ``cutoff``: ``"none"`` (no ``@k``), ``"optional"`` or ``"required"``; ``cutoff_type``
     ``int`` or ``float``. ``params``: the measure's own parameters and their types
     (``rel`` and ``judged_only`` are folded into axes and accepted by every measure whose
-    axes include ``rel`` / ``unjudged``). ``agg``: ``mean``, ``sum`` or ``gmean``
-    (geometric mean with the ``gm_floor`` axis). ``fmt``: ``float``, ``int`` or ``str``.
+    axes include ``rel`` / ``unjudged``). ``agg``: ``mean``, ``sum``, ``gmean``
+    (geometric mean with the ``gm_floor`` axis) or ``none`` (no aggregate, e.g. relstring).
+    ``fmt``: ``float``, ``int`` or ``str`` (a str measure returns an object array).
     """
 
     name: str
