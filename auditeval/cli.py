@@ -1,0 +1,161 @@
+"""Command line: ``auditeval COMMAND ...``; ``main(argv) -> int``, subcommands in one dict.
+
+Commands:
+  eval         evaluate runs under a profile; every number printed with its variant string
+  conventions  list | show NAME | diff A B: explain the profiles and axes
+  measures     list the measures, their trec_eval names and the axes each reads
+  trec-eval    drop-in for the trec_eval command line (--as 9.0.8 | 9.0.8-double | 10.0)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .conventions import AXES, AXIS_ORDER, diff, load_profile, profile_names, resolve
+from .errors import AuditEvalError
+
+DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
+
+
+# ----------------------------------------------------------------------------- eval
+def _eval_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("qrels", help="qrels file (plain, .gz, - for stdin) or irds:DATASET_ID")
+    p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help=f"measure (ir_measures spelling or trec_eval name); repeatable; default: {' '.join(DEFAULT_MEASURES)}")
+    p.add_argument("--profile", default="trec_eval-9.0.8", help="convention profile name or TOML path (default trec_eval-9.0.8)")
+    p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE", help="override one axis; repeatable")
+    p.add_argument("-q", "--per-topic", action="store_true", help="print per-topic values too")
+    p.add_argument("--format", choices=("text", "tsv", "json"), default="text")
+
+
+def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .engine.evaluate import evaluate
+    from .report import RENDERERS
+
+    res = evaluate(args.qrels, args.runs, args.measures or DEFAULT_MEASURES, profile=args.profile, settings=args.settings)
+    RENDERERS[args.format](res, out, per_topic=args.per_topic)
+    if args.format != "text":
+        for n in res.notes:
+            err.write(f"auditeval: note: {n}\n")
+    return 0
+
+
+# ----------------------------------------------------------------------------- conventions
+def _conv_parser(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", required=True)
+    sub.add_parser("list", help="profiles and axes")
+    s = sub.add_parser("show", help="every axis value of one profile, with sources")
+    s.add_argument("name")
+    d = sub.add_parser("diff", help="axes on which two profiles differ")
+    d.add_argument("a")
+    d.add_argument("b")
+
+
+def cmd_conventions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    console = Console(file=out, width=160)
+    if args.action == "list":
+        t = Table(title="profiles", title_justify="left")
+        t.add_column("name", style="bold")
+        t.add_column("engine")
+        for n in profile_names():
+            prof = load_profile(n)
+            t.add_row(prof.name, prof.engine)
+        console.print(t)
+        a = Table(title="axes", title_justify="left", show_lines=True)
+        a.add_column("axis", style="bold")
+        a.add_column("meaning")
+        a.add_column("values: who uses them")
+        for name in AXIS_ORDER:
+            ax = AXES[name]
+            vals = "\n".join(f"{v}: {w}" for v, w in ax.values.items()) or f"({ax.kind})"
+            a.add_row(name, ax.doc, vals)
+        console.print(a)
+        return 0
+    if args.action == "show":
+        prof = load_profile(args.name)
+        console.print(f"[bold]{prof.name}[/] — {prof.engine}\n{prof.description}\n(file: {prof.path})", highlight=False)
+        t = Table(show_lines=False)
+        t.add_column("axis", style="bold")
+        t.add_column("value", style="cyan")
+        t.add_column("meaning / source")
+        for k, v in prof.convention.as_dict().items():
+            meaning = AXES[k].values.get(str(v), AXES[k].doc)
+            src = prof.sources.get(k)
+            t.add_row(k, AXES[k].format(v), meaning + (f"\n[dim]{src}[/]" if src else ""))
+        console.print(t)
+        return 0
+    if args.action == "diff":
+        a, b = resolve(args.a), resolve(args.b)
+        d = diff(a, b)
+        if not d:
+            out.write(f"{args.a} and {args.b} agree on every axis\n")
+            return 0
+        t = Table(title=f"{args.a} vs {args.b}: {len(d)} axis(es) differ", title_justify="left")
+        t.add_column("axis", style="bold")
+        t.add_column(args.a)
+        t.add_column(args.b)
+        for k, (va, vb) in d.items():
+            t.add_row(k, f"{AXES[k].format(va)}: {AXES[k].values.get(str(va), '')}", f"{AXES[k].format(vb)}: {AXES[k].values.get(str(vb), '')}")
+        console.print(t)
+        return 0
+    raise AssertionError(args.action)  # pragma: no cover
+
+
+# ----------------------------------------------------------------------------- measures
+def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .engine.measures import MEASURES
+
+    console = Console(file=out, width=160)
+    t = Table(title="measures", title_justify="left")
+    for c in ("name", "trec_eval", "cutoff", "aggregate", "axes read", "definition"):
+        t.add_column(c)
+    for name, d in sorted(MEASURES.items(), key=lambda kv: kv[0].lower()):
+        t.add_row(name, d.trec_name or "", d.cutoff, d.agg, " ".join(a for a in AXIS_ORDER if a in d.axes), d.doc)
+    console.print(t)
+    return 0
+
+
+def _no_args(p: argparse.ArgumentParser) -> None:
+    return None
+
+
+# ----------------------------------------------------------------------------- dispatch
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {
+    "eval": ("evaluate runs; every number carries its variant string", _eval_parser, cmd_eval),
+    "conventions": ("explain profiles and axes: list | show NAME | diff A B", _conv_parser, cmd_conventions),
+    "measures": ("list measures and the axes each reads", _no_args, cmd_measures),
+}
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    out = out or sys.stdout
+    err = err or sys.stderr
+    if argv and argv[0] == "trec-eval":
+        from .trec_eval import main as trec_main
+
+        return trec_main(argv[1:], out, err)
+    parser = argparse.ArgumentParser(prog="auditeval", description=__doc__.split("\n")[0])
+    parser.add_argument("--version", action="version", version=f"auditeval {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (help_text, build, _) in COMMANDS.items():
+        build(sub.add_parser(name, help=help_text))
+    sub.add_parser("trec-eval", help="drop-in trec_eval (auditeval trec-eval --help)")
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command][2](args, out, err)
+    except AuditEvalError as exc:
+        err.write(f"auditeval: error: {exc}\n")
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
