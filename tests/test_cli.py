@@ -1,0 +1,122 @@
+"""The auditeval command line: eval formats, conventions commands, errors and exit codes.
+
+The example data is tiny and ships in the repo; the numbers below are checked by hand on
+topic 101 of examples/qrels.txt where noted.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from auditeval import parse_variant
+from auditeval.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EX = ROOT / "examples"
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture()
+def tiny(tmp_path: Path) -> tuple[Path, Path]:
+    # Topic 1: R = 2 (a, c). Ranking by score: a(3) b(2) c(1) -> AP = (1/1 + 2/3)/2 = 0.8333.
+    # Topic 2: R = 1 (x). Ranking: y(2) x(1) -> AP = 1/2 = 0.5. MAP = 0.6667.
+    q = tmp_path / "qrels"
+    q.write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 x 1\n2 0 y 0\n")
+    r = tmp_path / "run"
+    r.write_text("1 Q0 a 1 3 tiny\n1 Q0 b 2 2 tiny\n1 Q0 c 3 1 tiny\n2 Q0 y 1 2 tiny\n2 Q0 x 2 1 tiny\n")
+    return q, r
+
+
+def test_eval_json_records_have_provenance(tiny):
+    q, r = tiny
+    code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "-m", "P@2", "--format", "json", "-q")
+    assert code == 0
+    recs = json.loads(out)
+    assert all(set(rec) == {"run", "measure", "variant", "engine", "topic", "value"} for rec in recs)
+    by = {(rec["measure"], rec["topic"]): rec for rec in recs}
+    assert by[("AP", "1")]["value"] == pytest.approx((1 + 2 / 3) / 2, abs=1e-15)
+    assert by[("AP", "2")]["value"] == 0.5
+    assert by[("AP", "all")]["value"] == pytest.approx(((1 + 2 / 3) / 2 + 0.5) / 2, abs=1e-15)
+    assert by[("P@2", "all")]["value"] == pytest.approx((1 / 2 + 1 / 2) / 2)
+    for rec in recs:
+        assert str(parse_variant(rec["variant"])) == rec["variant"]
+        assert rec["engine"].startswith("auditeval")
+        assert rec["run"] == "tiny"
+
+
+def test_eval_text_prints_variant_on_every_row(tiny):
+    q, r = tiny
+    code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "-m", "nDCG@10")
+    assert code == 0
+    assert "0.6667" in out
+    assert "AP|ap_denom=R|depth=all|dups=error|negatives=pooled|rel=1|self_hits=keep|sim=float32|ties=docno-desc|topics=both|unjudged=nonrel" in out
+    assert "nDCG@10|depth=all|dups=error|gain=linear|" in out
+
+
+def test_eval_tsv_set_override_changes_variant_and_value(tiny):
+    q, r = tiny
+    # rel=2: topic 1 has R = 1 (c at rank 3) -> AP 1/3; topic 2 has R = 0 -> 0. MAP = 1/6.
+    code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "--set", "rel=2", "--format", "tsv")
+    assert code == 0
+    header, row = out.strip().split("\n")
+    assert header.split("\t") == ["run", "measure", "topic", "value", "variant", "engine"]
+    fields = row.split("\t")
+    assert float(fields[3]) == pytest.approx(1 / 6, abs=1e-15)
+    assert "|rel=2|" in fields[4]
+
+
+def test_eval_unknown_measure_exits_2_with_message(tiny):
+    q, r = tiny
+    code, out, err = run_cli("eval", str(q), str(r), "-m", "MAPP")
+    assert code == 2
+    assert "unknown measure 'MAPP'" in err
+
+
+def test_eval_bad_axis_value(tiny):
+    q, r = tiny
+    code, _, err = run_cli("eval", str(q), str(r), "--set", "ties=random")
+    assert code == 2
+    assert "axis 'ties' has no value 'random'" in err
+
+
+def test_eval_example_data_notes_missing_topic():
+    code, out, err = run_cli("eval", str(EX / "qrels.txt"), str(EX / "rerank.txt"), "-m", "AP", "--format", "tsv")
+    assert code == 0
+    assert "1 qrels topic(s) absent from the run not evaluated (topics=both): '105'" in err
+    assert "skipped 1 comment line(s)" in err
+
+
+def test_conventions_list_show_diff():
+    code, out, _ = run_cli("conventions", "list")
+    assert code == 0
+    for name in ("trec_eval-9.0.8", "trec_eval-9.0.8-double", "trec_eval-10.0", "ir_measures-0.4", "ranx-0.3", "textbook"):
+        assert name in out
+    code, out, _ = run_cli("conventions", "show", "trec_eval-10.0")
+    assert code == 0 and "lround" in out and "strict" in out
+    code, out, _ = run_cli("conventions", "diff", "trec_eval-9.0.8", "trec_eval-10.0")
+    assert code == 0
+    assert "3 axis(es) differ" in out
+    for axis in ("iprec", "sim", "topics"):
+        assert axis in out
+
+
+def test_conventions_unknown_profile():
+    code, _, err = run_cli("conventions", "show", "trec_eval-8")
+    assert code == 2
+    assert "unknown profile 'trec_eval-8'" in err
+
+
+def test_measures_lists_table():
+    code, out, _ = run_cli("measures")
+    assert code == 0
+    for name in ("AP", "nDCG", "P", "RR", "GMAP", "NumQ"):
+        assert name in out
