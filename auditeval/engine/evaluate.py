@@ -66,9 +66,9 @@ def evaluate(
     q = qrels_from(qrels)
     run_list = list(runs) if isinstance(runs, list | tuple) else [runs]
     conv = resolve(profile, settings)
-    profile_name = profile.name if isinstance(profile, Path) else str(profile) if not isinstance(profile, Convention) else "custom"
-    if isinstance(profile, str) and not profile.endswith(".toml"):
-        profile_name = load_profile(profile).name
+    profile_name = "custom" if isinstance(profile, Convention) else load_profile(profile).name
+    if settings:
+        profile_name += " with " + ", ".join(settings)
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
     labels = [str(m) if isinstance(m, Measure) else str(m) for m in measures]
     result = ResultSet(profile=profile_name, convention=conv)
