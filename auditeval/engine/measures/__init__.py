@@ -8,10 +8,12 @@ the module is listed here.
 from __future__ import annotations
 
 from . import core
+from . import trec_set
 from .base import MeasureDef
 
 MEASURES: dict[str, MeasureDef] = {
     **core.DEFS,
+    **trec_set.DEFS,
 }
 
 __all__ = ["MEASURES", "MeasureDef"]

@@ -1,0 +1,295 @@
+"""trec_eval ``all_trec`` measures beyond the core: judgment-based, interpolated, set-based.
+
+Formulas and trec_eval sources (``m_*.c`` at tags v9.0.8 and v10.0). In the formulas, R is
+the number of relevant qrels documents (grade >= rel), ``ret`` the documents ranked
+(after depth and -J), ``relret`` the relevant ones among them, ``N`` the judged
+non-relevant qrels documents (0 <= grade < rel).
+
+* ``Bpref`` (m_bpref.c): (1/R) sum over retrieved relevant docs d of
+  ``1 - min(n_d, R) / min(N, R)``, where ``n_d`` is the number of judged non-relevant docs
+  ranked above d; a relevant doc with ``n_d = 0`` adds 1. Unjudged (not in the qrels) and
+  pooled-but-unjudged (negative grade) docs are skipped.
+* ``GMBpref`` (m_gm_bpref.c): geometric mean over topics of max(bpref, gm_floor); the
+  per-topic value returned here is bpref itself (trec_eval prints only the summary; its
+  per-topic slot, and pytrec_eval's, hold ``log(max(bpref, gm_floor))``).
+* ``infAP`` (m_infap.c): (1/R) sum over retrieved relevant docs at 0-based index j of
+  1 if j = 0, else ``1/(j+1) + (j/(j+1)) * ((r-1+n+u)/j) * ((r-1+eps)/(r-1+n+2 eps))``
+  with r, n, u the relevant, judged non-relevant and pooled-unjudged docs in ranks 0..j
+  (r counting d itself) and eps = INFAP_EPSILON = 1e-5. Equals AP without negative grades.
+* ``IPrec@r`` (m_iprec_at_recall.c) and ``11pt`` (m_11pt_avg.c): the recall level r is
+  mapped to a count c of relevant documents (the ``iprec`` axis: ``ceil`` smallest c with
+  c/R >= r; ``trunc09`` (long)(r*R + 0.9), trec_eval <= 9.0.8; ``lround`` lround(r*R),
+  trec_eval 10.0). The value is the interpolated precision max_{k >= c} k / rank_k over
+  the retrieved relevant docs (rank_k the rank of the k-th), 0 when c > relret. For
+  c = 0 it is the value at c = 1, or relret/ret = 0 without a relevant doc retrieved,
+  which trec_eval computes as 0/0 = NaN for an empty (e.g. -J emptied) ranking (printed
+  ``-nan``); the ``ceil`` rule gives 0 there. ``11pt`` averages the 11 levels 0, 0.1, ...,
+  1.0, summed from level 1.0 down as trec_eval does.
+* ``RprecMult@x`` (m_Rprec_mult.c): precision at rank c = (long)(x*R + 0.9) (also in
+  10.0, which changed only iprec/11pt to lround), relevant in top c / c; 0 when c = 0.
+* ``Utility`` (m_utility.c): a*relret + b*(ret - relret) + c*(R - relret) +
+  d*(num_docs + relret - ret - R), parameters a, b, c, d (default 1, -1, 0, 0) and
+  ``num_docs`` (trec_eval ``-N``, default 0); averaged over topics.
+* ``RelP@k`` (m_rel_P.c): relevant in top k / min(k, R); 0 when R = 0.
+* ``SetP`` (m_set_P.c) relret/ret; ``SetR`` (m_set_recall.c) relret/R; ``SetRelP``
+  (m_set_rel_P.c) relret/min(ret, R); ``SetAP`` (m_set_map.c) relret^2/(ret*R);
+  ``SetF`` (m_set_F.c) (beta+1)*P*R/(beta*P + R) with P = SetP, R = SetR (0 when
+  relret = 0); each 0 when its denominator is 0.
+* ``NumNonRelJudgedRet`` (m_num_nonrel_judged_ret.c): retrieved docs with
+  0 <= grade < rel; summed over topics.
+* ``yaap`` (m_yaap.c): log((1 + s) / (1 + R - s)) with s = sum over retrieved relevant
+  docs of (relevant so far) / rank (Robertson, ECIR 2012). Not in all_trec.
+* ``relstring`` (m_relstring.c): the grades of the first n (default 10, ``relstring@n``)
+  ranked docs as a string: a digit for grades 0-9, ``>`` above 9, ``-`` not in the qrels,
+  ``.`` pooled but unjudged (negative grade). trec_eval prints it per topic only, between
+  single quotes (``'-1--1--1--'``); the value here is the bare string.
+
+Topics absent from the run (``topics=qrels``) are not computed by trec_eval (``-c``): every
+measure here is 0 for them (relstring ``''``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...conventions import Convention
+from ...measures import Measure
+from ..prepare import UNJUDGED, Prepared
+from .base import RANKING, RANKING_REL, UNORDERED, MeasureDef, safe_div
+
+INFAP_EPSILON = 0.00001  # trec_eval.h INFAP_EPSILON
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # m_11pt_avg.c
+SET_COUNTS = UNORDERED | {"rel"}
+
+
+def _zero_missing(p: Prepared, values: np.ndarray) -> np.ndarray:
+    """trec_eval never calls a measure for a topic absent from the run (-c): value 0."""
+    if p.missing.any():
+        values = np.where(p.missing, 0.0, values)
+    return values
+
+
+def _judged_nonrel(p: Prepared, rel: int) -> np.ndarray:
+    return (p.grade >= 0) & (p.grade < rel)
+
+
+# ------------------------------------------------------------------------ bpref, infAP
+def bpref(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    rel = p.rel_mask(c.rel)
+    big_r = p.num_rel(c.rel)
+    n_nonrel = p.num_judged_nonrel(c.rel)
+    above = p.cum_count(_judged_nonrel(p, c.rel))  # judged non-relevant ranked above (and at) the row
+    t = p.row_topic
+    r_row = big_r[t]
+    penalty = safe_div(np.minimum(above, r_row), np.minimum(n_nonrel[t], r_row))
+    contrib = np.where(rel, np.where(above > 0, 1.0 - penalty, 1.0), 0.0)
+    total = p.seg_sum(contrib)
+    out = np.where(big_r > 0, safe_div(total, big_r), total)
+    return _zero_missing(p, out)
+
+
+def inf_ap(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    rel = p.rel_mask(c.rel)
+    r_so_far = p.cum_count(rel)
+    n_so_far = p.cum_count(_judged_nonrel(p, c.rel))
+    u_so_far = p.cum_count(p.grade == UNJUDGED)
+    fj = (p.rank - 1).astype(np.float64)
+    rm1 = (r_so_far - 1).astype(np.float64)
+    judged_above = (r_so_far - 1 + n_so_far + u_so_far).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (judged_above / fj) * (
+            (rm1 + INFAP_EPSILON) / (rm1 + n_so_far + 2 * INFAP_EPSILON)
+        )
+    contrib = np.where(rel, np.where(fj == 0, 1.0, term), 0.0)
+    total = p.seg_sum(contrib)
+    big_r = p.num_rel(c.rel)
+    out = np.where(big_r > 0, safe_div(total, big_r), total)
+    return _zero_missing(p, out)
+
+
+# ------------------------------------------------------------------------ interpolated precision
+def recall_count(r: float, big_r: np.ndarray, rule: str) -> np.ndarray:
+    """Relevant-document count c standing for recall level ``r`` under the ``iprec`` rule.
+
+    ``trunc09``: ``(long)(r*R + 0.9)`` in double arithmetic (0.7*3 + 0.9 =
+    2.9999999999999996 -> 2); ``lround``: nearest integer, halves away from zero;
+    ``ceil``: the smallest c with c/R >= r (recall of c relevant documents reaches r).
+    """
+    x = float(r) * big_r.astype(np.float64)
+    if rule == "trunc09":
+        return np.floor(x + 0.9).astype(np.int64)
+    if rule == "lround":
+        fl = np.floor(x)
+        return (fl + (x - fl >= 0.5)).astype(np.int64)  # x - floor(x) is exact
+    if rule == "ceil":
+        cnt = np.ceil(x).astype(np.int64)
+        den = np.where(big_r > 0, big_r, 1).astype(np.float64)
+        # fix the rounding of r*R: c/R >= r decides, as "recall >= r" does
+        lower = (cnt > 0) & ((cnt - 1) / den >= r)
+        cnt = np.where(lower, cnt - 1, cnt)
+        cnt = np.where(cnt / den < r, cnt + 1, cnt)
+        return np.where(big_r > 0, np.maximum(cnt, 0), 0)
+    raise ValueError(f"unknown iprec rule {rule!r}")  # pragma: no cover - Convention validates
+
+
+def _interpolated(p: Prepared, c: Convention) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per retrieved relevant doc (rank order): interpolated precision max_{k' >= k} P_k'.
+
+    Returns (ip, start of each topic's relevant docs in ``ip``, relret, empty-ranking value).
+    """
+    rel = p.rel_mask(c.rel)
+    k = p.cum_count(rel)[rel]
+    prec = k / p.rank[rel]
+    t = p.row_topic[rel]
+    relret = np.bincount(t, minlength=p.n_topics).astype(np.int64)
+    start = np.concatenate(([0], np.cumsum(relret)))[:-1]
+    # reverse cumulative max within topics, exact: max over integer codes of the values,
+    # each topic offset by a block larger than every code
+    if len(prec):
+        rev = prec[::-1]
+        values, codes = np.unique(rev, return_inverse=True)
+        block = (p.n_topics - 1 - t[::-1]).astype(np.int64) * len(values)
+        ip = values[np.maximum.accumulate(block + codes) - block][::-1]
+    else:
+        ip = prec
+    # c = 0 without a relevant doc retrieved: relret/ret, 0/0 = NaN for an empty ranking
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fallback = relret / p.num_ret.astype(np.float64)
+    return ip, start, relret, fallback
+
+
+def _iprec_levels(p: Prepared, c: Convention, levels: tuple[float, ...]) -> list[np.ndarray]:
+    ip, start, relret, fallback = _interpolated(p, c)
+    big_r = p.num_rel(c.rel)
+    if c.iprec == "ceil":
+        fallback = np.where(p.num_ret > 0, fallback, 0.0)
+    out = []
+    for r in levels:
+        cnt = recall_count(r, big_r, c.iprec)
+        k = np.maximum(cnt, 1)
+        ok = k <= relret
+        idx = np.where(ok, start + k - 1, 0)
+        v = np.where(ok, ip[idx] if len(ip) else 0.0, 0.0)
+        v = np.where((cnt <= 0) & (relret == 0), fallback, v)
+        out.append(_zero_missing(p, v))
+    return out
+
+
+def iprec_at_recall(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    return _iprec_levels(p, c, (float(m.cutoff),))[0]
+
+
+def eleven_pt_avg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    vals = _iprec_levels(p, c, ELEVEN_POINTS)
+    total = np.zeros(p.n_topics)
+    for v in reversed(vals):  # trec_eval adds from the highest level down
+        total = total + v
+    return total / float(len(ELEVEN_POINTS))
+
+
+# ------------------------------------------------------------------------ precision at cut-offs
+def rprec_mult(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    big_r = p.num_rel(c.rel)
+    cut = np.floor(float(m.cutoff) * big_r.astype(np.float64) + 0.9).astype(np.int64)
+    hits = p.seg_count(p.rel_mask(c.rel) & (p.rank <= cut[p.row_topic]))
+    return _zero_missing(p, safe_div(hits, cut))
+
+
+def relative_p(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    k = int(m.cutoff)
+    hits = p.seg_count(p.rel_mask(c.rel) & p.at_cutoff(k))
+    return safe_div(hits, np.minimum(p.num_rel(c.rel), k))
+
+
+# ------------------------------------------------------------------------ set measures
+def _set_counts(p: Prepared, c: Convention) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ret = p.num_ret.astype(np.float64)
+    relret = p.seg_count(p.rel_mask(c.rel)).astype(np.float64)
+    big_r = p.num_rel(c.rel).astype(np.float64)
+    return ret, relret, big_r
+
+
+def utility(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    ret, relret, big_r = _set_counts(p, c)
+    a, b, cc, d = (float(m.param(k, v)) for k, v in (("a", 1.0), ("b", -1.0), ("c", 0.0), ("d", 0.0)))
+    n_docs = float(m.param("num_docs", 0))
+    out = a * relret + b * (ret - relret) + cc * (big_r - relret) + d * (n_docs + relret - ret - big_r)
+    return _zero_missing(p, out)
+
+
+def set_p(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    ret, relret, _ = _set_counts(p, c)
+    return safe_div(relret, ret)
+
+
+def set_recall(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    _, relret, big_r = _set_counts(p, c)
+    return safe_div(relret, big_r)
+
+
+def set_relative_p(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    ret, relret, big_r = _set_counts(p, c)
+    return safe_div(relret, np.minimum(ret, big_r))
+
+
+def set_map(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    ret, relret, big_r = _set_counts(p, c)
+    return safe_div(relret * relret, ret * big_r)
+
+
+def set_f(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    ret, relret, big_r = _set_counts(p, c)
+    beta = float(m.param("beta", 1.0))
+    prec = safe_div(relret, ret)
+    rec = safe_div(relret, big_r)
+    return np.where(relret > 0, safe_div((beta + 1.0) * prec * rec, beta * prec + rec), 0.0)
+
+
+def num_nonrel_judged_ret(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    return p.seg_count(_judged_nonrel(p, c.rel)).astype(np.float64)
+
+
+def yaap(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    rel = p.rel_mask(c.rel)
+    s = p.seg_sum(np.where(rel, p.cum_count(rel) / p.rank, 0.0))
+    big_r = p.num_rel(c.rel).astype(np.float64)
+    return _zero_missing(p, np.log((1.0 + s) / (1.0 + big_r - s)))
+
+
+# ------------------------------------------------------------------------ relstring
+def relstring(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    n = 10 if m.cutoff is None else int(m.cutoff)
+    keep = p.rank <= n
+    g = p.grade[keep]
+    ch = np.where(g > 9, ord(">"), np.where(g >= 0, ord("0") + np.clip(g, 0, 9), ord("<")))
+    ch = np.where(g == -1, ord("-"), np.where(g == UNJUDGED, ord("."), ch))
+    buf = np.zeros((p.n_topics, max(n, 1)), dtype=np.uint8)
+    buf[p.row_topic[keep], p.rank[keep] - 1] = ch
+    strings = buf.view(f"S{max(n, 1)}").ravel()  # trailing NULs dropped by the S dtype
+    out = strings.astype(str).astype(object)
+    if n == 0:
+        out[:] = ""
+    return out
+
+
+DEFS: dict[str, MeasureDef] = {
+    d.name: d
+    for d in [
+        MeasureDef("Bpref", bpref, RANKING_REL, "binary preference: relevant docs above judged non-relevant ones (judged docs only)", trec_name="bpref"),
+        MeasureDef("GMBpref", bpref, RANKING_REL | {"gm_floor"}, "geometric mean of bpref, each floored at gm_floor", agg="gmean", trec_name="gm_bpref"),
+        MeasureDef("infAP", inf_ap, RANKING_REL, "inferred AP (Yilmaz & Aslam): pooled-unjudged docs assumed relevant in proportion", trec_name="infAP"),
+        MeasureDef("IPrec", iprec_at_recall, RANKING_REL | {"iprec"}, "interpolated precision at recall level r", cutoff="required", cutoff_type=float, trec_name="iprec_at_recall"),
+        MeasureDef("11pt", eleven_pt_avg, RANKING_REL | {"iprec"}, "interpolated precision averaged over recall 0, 0.1, ..., 1", trec_name="11pt_avg"),
+        MeasureDef("RprecMult", rprec_mult, RANKING_REL, "precision at rank (long)(x*R + 0.9)", cutoff="required", cutoff_type=float, trec_name="Rprec_mult"),
+        MeasureDef("Utility", utility, SET_COUNTS, "set utility a*relret + b*nonrelret + c*relnotret + d*nonrelnotret", params={"a": float, "b": float, "c": float, "d": float, "num_docs": int}, trec_name="utility"),
+        MeasureDef("RelP", relative_p, RANKING_REL, "relevant in top k / min(k, R)", cutoff="required", trec_name="relative_P"),
+        MeasureDef("SetP", set_p, SET_COUNTS, "relevant retrieved / retrieved", trec_name="set_P"),
+        MeasureDef("SetR", set_recall, SET_COUNTS, "relevant retrieved / R", trec_name="set_recall"),
+        MeasureDef("SetRelP", set_relative_p, SET_COUNTS, "relevant retrieved / min(retrieved, R)", trec_name="set_relative_P"),
+        MeasureDef("SetAP", set_map, SET_COUNTS, "set MAP: relevant retrieved^2 / (retrieved * R)", trec_name="set_map"),
+        MeasureDef("SetF", set_f, SET_COUNTS, "set F-measure (beta+1) P R / (beta P + R)", params={"beta": float}, trec_name="set_F"),
+        MeasureDef("NumNonRelJudgedRet", num_nonrel_judged_ret, SET_COUNTS, "judged non-relevant documents retrieved", agg="sum", fmt="int", trec_name="num_nonrel_judged_ret"),
+        MeasureDef("yaap", yaap, RANKING_REL, "yet another AP (Robertson): log((1+s)/(1+R-s))", trec_name="yaap"),
+        MeasureDef("relstring", relstring, RANKING, "grades of the first n (10) ranked docs as a string", cutoff="optional", agg="none", fmt="str", trec_name="relstring"),
+    ]
+}
