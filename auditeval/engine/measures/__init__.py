@@ -7,8 +7,7 @@ the module is listed here.
 
 from __future__ import annotations
 
-from . import core
-from . import trec_set
+from . import core, trec_set
 from .base import MeasureDef
 
 MEASURES: dict[str, MeasureDef] = {
