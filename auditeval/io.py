@@ -136,7 +136,7 @@ class _Split:
 _ATOF_RE = re.compile(
     r"\s*([+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?"
     r"|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
 
 
@@ -160,11 +160,16 @@ def c_atof(text: str) -> float:
 
 def c_atol(text: str) -> int:
     """C ``atol``: optional sign and leading digits, 0 when none (``1.0`` -> 1, ``x`` -> 0)."""
-    m = re.match(r"\s*([+-]?\d+)", text)
+    m = re.match(r"\s*([+-]?\d+)", text, re.ASCII)
     return int(m.group(1)) if m else 0
 
 
 # --------------------------------------------------------------------------- numbers
+_PLAIN_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)", re.IGNORECASE)
+_PLAIN_INT = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 def _parse_numbers(
     col: pa.Array, split: _Split, what: str, kind: str, numbers: str
 ) -> tuple[np.ndarray, int]:
@@ -188,28 +193,36 @@ def _parse_numbers(
                 )
         return arr, 0
     texts = col.to_pylist()
+    # Python's float()/int() also accept "1_000" and non-ASCII digits; the grammar here is
+    # the plain ASCII one (Arrow's, plus a leading '+' on integers).
+    plain = _PLAIN_FLOAT if kind == "float" else _PLAIN_INT
+    out = np.empty(len(texts), dtype=np.float64 if kind == "float" else np.int64)
     if numbers == "strict":
         for row, t in enumerate(texts):
-            try:
-                v = float(t) if kind == "float" else int(t)
-            except ValueError:
+            if not plain.fullmatch(t):
                 raise InputError(
                     split.name,
                     split.line_of(row),
                     f"{what} is not {'a number' if kind == 'float' else 'an integer'}: {t!r}",
-                ) from None
+                )
+            v = float(t) if kind == "float" else int(t)
             if kind == "float" and not math.isfinite(v):
                 raise InputError(split.name, split.line_of(row), f"{what} is not a finite number: {t!r}")
-        raise AssertionError("unreachable: arrow rejected a value Python accepts")  # pragma: no cover
+            if kind == "int" and not _INT64_MIN <= v <= _INT64_MAX:
+                raise InputError(split.name, split.line_of(row), f"{what} is out of range: {t!r}")
+            out[row] = v
+        return out, 0
     conv = c_atof if kind == "float" else c_atol
-    out = np.empty(len(texts), dtype=np.float64 if kind == "float" else np.int64)
     coerced = 0
     for row, t in enumerate(texts):
-        try:
-            out[row] = float(t) if kind == "float" else int(t)
-        except ValueError:
-            out[row] = conv(t)
+        if plain.fullmatch(t):
+            v = float(t) if kind == "float" else int(t)
+        else:
+            v = conv(t)
             coerced += 1
+        if kind == "int":
+            v = min(max(v, _INT64_MIN), _INT64_MAX)  # C atol saturates
+        out[row] = v
     return out, coerced
 
 

@@ -130,6 +130,8 @@ class _Parser:
                 k = self.number()
                 if not isinstance(k, int):
                     raise self.error("gain keys must be integer grades", start)
+                if any(k == seen for seen, _ in items):
+                    raise self.error(f"gain for grade {k} given twice", start)
                 self.skip_ws()
                 self.expect(":")
                 self.skip_ws()
@@ -141,7 +143,7 @@ class _Parser:
                 elif self.peek() != "}":
                     raise self.error("expected ',' or '}' in gains")
             return tuple(sorted(items))
-        if ch in "'\"":
+        if ch and ch in "'\"":
             end = self.text.find(ch, self.i + 1)
             if end < 0:
                 raise self.error("unterminated string")

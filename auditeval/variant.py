@@ -17,7 +17,7 @@ from typing import Any
 
 from .conventions import AXES, AXIS_ORDER, Convention
 from .errors import ConventionError, MeasureSyntaxError, UnknownMeasureError
-from .measures import Measure, parse_syntax, resolve_alias
+from .measures import _TREC_SPLIT, Measure, parse_syntax, resolve_alias
 
 # measure parameter -> (axis, value mapping or None for identity)
 FOLDED: dict[str, tuple[str, dict[Any, str] | None]] = {
@@ -55,17 +55,31 @@ def parse_measure(text: str) -> Measure:
         raise MeasureSyntaxError(text, len(text), f"{m.name} needs a cutoff, e.g. {m.name}@10")
     if m.cutoff is not None:
         if d.cutoff_type is int and (not isinstance(m.cutoff, int) or m.cutoff < 1):
-            raise MeasureSyntaxError(text, text.find("@") + 1, f"{m.name} cutoff must be a positive integer")
+            at = text.find("@")  # a trec_eval alias (P_0) has its cut-off after the last '_' or '.'
+            cpos = at + 1 if at >= 0 else _TREC_SPLIT.match(text).start("arg")
+            raise MeasureSyntaxError(text, cpos, f"{m.name} cutoff must be a positive integer")
         if d.cutoff_type is float:
             m = m.with_cutoff(float(m.cutoff))
     for key, value in m.params:
         pos = text.find(key + "=")
+        vpos = pos + len(key) + 1 if pos >= 0 else 0  # the value, for type errors
         if key in FOLDED:
             axis, mapping = FOLDED[key]
             if axis not in d.axes:
                 raise MeasureSyntaxError(text, max(pos, 0), f"{m.name} takes no parameter {key!r}")
-            if mapping is not None and value not in mapping:
-                raise MeasureSyntaxError(text, max(pos, 0), f"parameter {key!r} must be one of {list(mapping)}")
+            if mapping is not None:
+                if not isinstance(value, bool) or value not in mapping:
+                    raise MeasureSyntaxError(text, vpos, f"parameter {key!r} must be one of {list(mapping)}")
+                continue
+            kind = AXES[axis].kind
+            numeric = isinstance(value, int | float) and not isinstance(value, bool)
+            if not numeric or (kind == "int" and not isinstance(value, int)):
+                need = "an integer" if kind == "int" else "a number"
+                raise MeasureSyntaxError(text, vpos, f"parameter {key!r} needs {need}")
+            try:
+                AXES[axis].parse(value)
+            except ConventionError as exc:
+                raise MeasureSyntaxError(text, vpos, str(exc)) from None
             continue
         if key not in d.params:
             allowed = sorted(set(d.params) | {k for k, (a, _) in FOLDED.items() if a in d.axes})
@@ -75,7 +89,7 @@ def parse_measure(text: str) -> Measure:
         want = d.params[key]
         ok = isinstance(value, want) if want is not float else isinstance(value, int | float) and not isinstance(value, bool)
         if not ok:
-            raise MeasureSyntaxError(text, max(pos, 0), f"parameter {key!r} needs a {want.__name__}")
+            raise MeasureSyntaxError(text, vpos, f"parameter {key!r} needs a {want.__name__}")
     return m
 
 

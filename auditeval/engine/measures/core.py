@@ -113,7 +113,8 @@ def gain_of(grades: np.ndarray, m: Measure, c: Convention) -> np.ndarray:
     if custom:
         out = np.where(grades >= 0, g, 0.0)
         for level, value in custom:
-            out = np.where(grades == level, float(value), out)
+            # grades < 0 here are sentinels (not in the qrels / pooled-unjudged), never a level
+            out = np.where((grades == level) & (grades >= 0), float(value), out)
         return out
     if c.gain == "exp2":
         return np.where(grades > 0, np.exp2(g) - 1.0, 0.0)
