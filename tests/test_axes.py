@@ -490,3 +490,20 @@ def test_core_case12():
     assert value(q, r, "NumRet") == 22
     assert value(q, r, "NumRel") == 8
     assert value(q, r, "NumRelRet") == 5
+
+
+def test_custom_gains_case10():
+    # case 10 with gains maps. gains={0:-1}: d (grade 0) at rank 1 gains -1:
+    # DCG = -1 + 1/log2(3) + 3/2 + 2/log2(6); ideal (positive gains only) 3 2 2 1 1.
+    q = qrels("1 0 a 3\n1 0 b 2\n1 0 c 1\n1 0 d 0\n1 0 e 1\n1 0 f 2\n")
+    r = run("1 Q0 d 1 5 t\n1 Q0 c 2 4 t\n1 Q0 a 3 3 t\n1 Q0 x 4 2 t\n1 Q0 b 5 1 t\n")
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate([3, 2, 2, 1, 1]))
+    dcg = -1 + 1 / math.log2(3) + 3 / 2 + 2 / math.log2(6)
+    assert value(q, r, "nDCG(gains={0:-1})") == pytest.approx(dcg / idcg, abs=1e-15)  # trec_eval 0.3133
+    assert round(value(q, r, "nDCG(gains={0:-1})"), 4) == 0.3133
+    # a negative level never matches a document outside the qrels (x) or a pooled-unjudged one
+    assert value(q, r, "nDCG(gains={-1:5})") == value(q, r, "nDCG")
+    q_neg = qrels("1 0 a 1\n1 0 n -1\n")
+    r_neg = run("1 Q0 n 1 2 t\n1 Q0 a 2 1 t\n")
+    # n (grade -1, pooled) gains 0: DCG = 1/log2(3), ideal 1
+    assert value(q_neg, r_neg, "nDCG(gains={-1:5})") == pytest.approx(1 / math.log2(3), abs=1e-15)
