@@ -1,0 +1,104 @@
+"""Command-line flags of trec_eval (trec_eval.c ``main``: ``getopt_long`` with
+``"hvqm:cl:nD:JN:M:R:T:oZ:"``), plus the drop-in's own ``--as`` and ``--variants``.
+
+GNU getopt permutes, so flags may follow the file names, as with trec_eval. Numbers are
+read with C ``atol`` (``-M abc`` is ``-M 0``). An unknown flag or a wrong number of file
+names prints trec_eval's usage text and exits 1.
+"""
+
+from __future__ import annotations
+
+import getopt
+from dataclasses import dataclass, field
+
+from ..io import c_atol
+from .catalog import DEFAULT_VERSION, VERSIONS
+
+USAGE = """Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file
+   -h: Give full help information, including other options
+   -q: In addition to summary evaluation, give evaluation for each query
+   -m: calculate and print measures indicated by 'measure'
+       ('-m all_qrels' prints all qrels measures, '-m official' is default)
+"""
+
+DROPIN_HELP = f"""auditeval trec-eval [--as {' | '.join(VERSIONS)}] [--variants] [trec_eval flags] QRELS RUN
+
+Behaves as the chosen trec_eval build (default {DEFAULT_VERSION}: tag v9.0.8, float32 scores, the
+engine inside pytrec_eval-terrier): same standard output, error messages and exit status.
+  --as VERSION   9.0.8 (float32 scores), 9.0.8-double (2023 tag, double scores) or 10.0
+  --variants     add the auditeval variant string of each value as a fourth column
+trec_eval flags: -q -c -J -n -M N -l N -m MEASURE[.params] (also -m all_trec, -m official, -m set).
+RUN may be '-' for standard input.
+"""
+
+_SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
+_LONG = [
+    "help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted", "level_for_rel=",
+    "nosummary", "Debug_level=", "Judged_docs_only", "Number_docs_in_coll=", "Max_retrieved_per_topic=",
+    "Rel_info_format=", "Results_format=", "Output_old_results_format=", "Zscore=", "as=", "variants",
+]
+
+
+class UsageError(Exception):
+    """Bad command line: trec_eval prints its usage text and exits 1."""
+
+
+@dataclass
+class Args:
+    version: str = DEFAULT_VERSION
+    variants: bool = False
+    help: bool = False
+    show_version: bool = False
+    query: bool = False
+    complete: bool = False
+    judged_only: bool = False
+    summary: bool = True
+    rel_level: int = 1
+    max_docs: int | None = None
+    measures: list[str] = field(default_factory=list)
+    qrels: str = ""
+    run: str = ""
+    unsupported: list[str] = field(default_factory=list)
+
+
+def parse_args(argv: list[str]) -> Args:
+    try:
+        opts, rest = getopt.gnu_getopt(list(argv), _SHORT, _LONG)
+    except getopt.GetoptError as exc:
+        raise UsageError(str(exc)) from None
+    a = Args()
+    for opt, val in opts:
+        if opt in ("-h", "--help"):
+            a.help = True
+        elif opt in ("-v", "--version"):
+            a.show_version = True
+        elif opt in ("-q", "--query_eval_wanted"):
+            a.query = True
+        elif opt in ("-m", "--measure"):
+            a.measures.append(val)
+        elif opt in ("-c", "--complete_rel_info_wanted"):
+            a.complete = True
+        elif opt in ("-l", "--level_for_rel"):
+            a.rel_level = c_atol(val)
+        elif opt in ("-n", "--nosummary"):
+            a.summary = False
+        elif opt in ("-J", "--Judged_docs_only"):
+            a.judged_only = True
+        elif opt in ("-M", "--Max_retrieved_per_topic"):
+            a.max_docs = c_atol(val)
+        elif opt == "--as":
+            if val not in VERSIONS:
+                raise UsageError(f"--as must be one of {', '.join(VERSIONS)}, got {val!r}")
+            a.version = val
+        elif opt == "--variants":
+            a.variants = True
+        elif opt in ("-D", "--Debug_level", "-N", "--Number_docs_in_coll"):
+            pass  # no effect on any supported measure
+        else:  # -R -T -o -Z: other formats, not supported
+            a.unsupported.append(opt)
+    if a.help or a.show_version:
+        return a
+    if len(rest) != 2:
+        raise UsageError("need QRELS and RUN")
+    a.qrels, a.run = rest
+    return a

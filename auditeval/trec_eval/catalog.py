@@ -1,0 +1,122 @@
+"""The trec_eval measures each version knows, their default parameters and nicknames.
+
+Order matters: trec_eval computes and prints measures in the order of its
+``te_trec_measures[]`` table (measures.c), whatever order ``-m`` flags come in. Nicknames
+(``all_trec``, ``official``, ``set``) only mark measures; they never reorder them.
+
+Each :class:`Spec` says how trec_eval reads the measure's parameter string
+(meas_init.c: ``te_init_meas_*``) and which auditeval measure computes it. The version
+differences (measures.c at tags v9.0.8 and v10.0, checked against the reference outputs
+in ``../shared/reference``): 10.0 adds ``rbp``, ``rbp_resid`` and ``unj`` to the table
+and to ``all_trec``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+VERSIONS = ("9.0.8", "9.0.8-double", "10.0")
+DEFAULT_VERSION = "9.0.8"
+PROFILES = {"9.0.8": "trec_eval-9.0.8", "9.0.8-double": "trec_eval-9.0.8-double", "10.0": "trec_eval-10.0"}
+# What ``-v`` prints (to stderr) per build: ``trec_eval version %s``.
+VERSION_IDS = {"9.0.8": "9.0.7", "9.0.8-double": "9.0.8", "10.0": "10.0-rc3"}
+
+LONG_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One entry of trec_eval's measure table.
+
+    ``params``: how the ``-m NAME.PARAMS`` string is read (meas_init.c):
+
+    * ``none``: no parameters (``te_init_meas_s_double`` / ``s_long``);
+    * ``long_cut``: comma list of integer cut-offs, sorted, one value each, named ``NAME_%ld``;
+    * ``double_cut``: comma list of float cut-offs, sorted, named ``NAME_%3.2f``;
+    * ``double_params``: comma list of floats, one value named ``NAME_<params as typed>``;
+    * ``pairs``: ``name=value`` list (gains, ``p=``), one value named ``NAME_<params as typed>``.
+
+    ``canonical`` is the auditeval measure name (measures.py TREC_ALIASES). ``fmt``:
+    ``float`` (``%6.4f``), ``long`` (``%ld``) or ``str`` (relstring, quoted).
+    ``per_topic`` / ``summary``: whether the value is printed per topic (``-q``) / in the
+    ``all`` block (gm_* and num_q, runid are summary-only; relstring per-topic only).
+    """
+
+    name: str
+    canonical: str
+    params: str = "none"
+    default: tuple = ()
+    fmt: str = "float"
+    per_topic: bool = True
+    summary: bool = True
+    since: str = "9"  # "9" = every version here, "10" = 10.0 only
+
+
+_IPREC = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+_RPREC_MULT = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+
+# te_trec_measures[] order (measures.c). prefs / qrels_jg measures are not supported.
+TABLE: tuple[Spec, ...] = (
+    Spec("runid", "runid", fmt="str", per_topic=False),
+    Spec("num_q", "NumQ", fmt="long", per_topic=False),
+    Spec("num_ret", "NumRet", fmt="long"),
+    Spec("num_rel", "NumRel", fmt="long"),
+    Spec("num_rel_ret", "NumRelRet", fmt="long"),
+    Spec("map", "AP"),
+    Spec("gm_map", "GMAP", per_topic=False),
+    Spec("Rprec", "Rprec"),
+    Spec("bpref", "Bpref"),
+    Spec("recip_rank", "RR"),
+    Spec("iprec_at_recall", "IPrec", "double_cut", _IPREC),
+    Spec("P", "P", "long_cut", LONG_CUTS),
+    Spec("relstring", "relstring", "double_params", (10.0,), fmt="str", summary=False),
+    Spec("recall", "R", "long_cut", LONG_CUTS),
+    Spec("infAP", "infAP"),
+    Spec("gm_bpref", "GMBpref", per_topic=False),
+    Spec("Rprec_mult", "RprecMult", "double_cut", _RPREC_MULT),
+    Spec("utility", "Utility", "double_params", (1.0, -1.0, 0.0, 0.0)),
+    Spec("11pt_avg", "11pt", "double_params", _IPREC),
+    Spec("binG", "binG"),
+    Spec("G", "G", "pairs"),
+    Spec("ndcg", "nDCG", "pairs"),
+    Spec("ndcg_rel", "nDCGRel", "pairs"),
+    Spec("Rndcg", "RnDCG", "pairs"),
+    Spec("ndcg_cut", "nDCG", "long_cut", LONG_CUTS),
+    Spec("map_cut", "AP", "long_cut", LONG_CUTS),
+    Spec("relative_P", "RelP", "long_cut", LONG_CUTS),
+    Spec("success", "Success", "long_cut", (1, 5, 10)),
+    Spec("set_P", "SetP"),
+    Spec("set_relative_P", "SetRelP"),
+    Spec("set_recall", "SetR"),
+    Spec("set_map", "SetAP"),
+    Spec("set_F", "SetF", "double_params", (1.0,)),
+    Spec("num_nonrel_judged_ret", "NumNonRelJudgedRet", fmt="long"),
+    Spec("yaap", "yaap"),
+    Spec("rbp", "RBP", "pairs", since="10"),
+    Spec("rbp_resid", "RBPResid", "pairs", since="10"),
+    Spec("unj", "Unj", "long_cut", (5, 10, 20), since="10"),
+)
+
+_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+             "recip_rank", "iprec_at_recall", "P")
+_ALL_TREC_9 = _OFFICIAL + ("relstring", "recall", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg",
+                           "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg",
+                           "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+                           "num_nonrel_judged_ret")
+_SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+        "set_relative_P", "set_map", "set_F")
+
+
+def is_10(version: str) -> bool:
+    return version.startswith("10")
+
+
+def table(version: str) -> tuple[Spec, ...]:
+    """The measure table of ``version``, in trec_eval's computing/printing order."""
+    return tuple(s for s in TABLE if s.since == "9" or is_10(version))
+
+
+def nicknames(version: str) -> dict[str, tuple[str, ...]]:
+    """Nickname -> measure names (measures.c ``te_trec_measure_nicknames``)."""
+    all_trec = _ALL_TREC_9 + (("rbp", "rbp_resid", "unj") if is_10(version) else ())
+    return {"official": _OFFICIAL, "set": _SET, "all_trec": all_trec}

@@ -1,0 +1,170 @@
+"""Reading qrels and results files exactly as a given trec_eval build does.
+
+Line rules (get_qrels.c ``te_get_qrels``/``parse_qrels_line``, get_trec_results.c
+``te_get_trec_results``/``parse_results_line``; both versions, checked on
+``../shared/reference/cases/14_parsing``):
+
+* A 0-byte (or unreadable) file: ``Cannot read qrels file 'X'`` / ``Cannot read results
+  file 'X'``, then ``trec_eval: Quit in file 'X'``, exit 2.
+* qrels: every line must have exactly 4 whitespace-separated fields (blank lines too are
+  "Malformed"). Relevance is read with C ``atol`` (``1.0`` -> 1).
+* results: blank lines are skipped; a line needs at least 6 fields (qid iter docno rank sim
+  run_id), later fields are ignored; sim is C ``atof`` (``abc`` -> 0, ``0x10`` -> 16,
+  ``nan`` kept); the run id is the 6th field of the last line.
+* ``Malformed line N`` counts the lines parsed so far (skipped lines are not counted).
+* 9.0.8 has no comments: ``#`` lines are data (``# a b c`` is a qrels line of topic ``#``).
+* 10.0 skips, in results, lines whose first non-blank character is ``#``
+  (get_trec_results.c:150-161); in qrels, a line with ``#`` in column 0, but the line right
+  after a skipped one is parsed unconditionally (get_qrels.c:112-141: two consecutive
+  comment lines -> Malformed). Where 10.0 reads past the end of its buffer (a comment as
+  the last qrels line, a file of comments only) it crashes (exit 139); the drop-in exits 2
+  with a clean message instead.
+
+Gzipped input is decompressed (a convenience; trec_eval would call it malformed).
+"""
+
+from __future__ import annotations
+
+import gzip
+import sys
+
+import numpy as np
+
+from ..io import c_atof, c_atol
+from ..model import Qrels, Run, qrels_table, run_table
+from .catalog import is_10
+
+
+class TrecError(Exception):
+    """trec_eval stops: ``text`` goes to stderr verbatim, ``code`` is the exit status."""
+
+    def __init__(self, text: str, code: int):
+        super().__init__(text)
+        self.text = text
+        self.code = code
+
+
+def _read(path: str, kind: str) -> bytes:
+    what = "qrels" if kind == "qrels" else "results"
+    where = "get_qrels" if kind == "qrels" else "get_results"
+    try:
+        data = sys.stdin.buffer.read() if (path == "-" and kind == "run") else open(path, "rb").read()  # noqa: SIM115
+    except OSError:
+        data = b""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError):
+            pass
+    if not data:
+        raise TrecError(
+            f"trec_eval.{where}: Cannot read {what} file '{path}'\ntrec_eval: Quit in file '{path}'\n", 2
+        )
+    return data
+
+
+def _lines(data: bytes) -> list[bytes]:
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    return data[:-1].split(b"\n")
+
+
+def _decode_column(values: list[bytes]) -> list[str]:
+    joined = b"\n".join(values)
+    try:
+        text = joined.decode("utf-8")
+    except UnicodeDecodeError:
+        text = joined.decode("latin-1")
+    return text.split("\n") if values else []
+
+
+def _malformed(kind: str, n: int, path: str) -> TrecError:
+    where = "get_qrels" if kind == "qrels" else "get_results"
+    return TrecError(f"trec_eval.{where}: Malformed line {n}\ntrec_eval: Quit in file '{path}'\n", 2)
+
+
+def _crash(path: str, why: str) -> TrecError:
+    return TrecError(
+        f"auditeval trec-eval: {path}: {why}; trec_eval 10.0 crashes here (segmentation fault, exit 139)\n", 2
+    )
+
+
+def _floats(values: list[bytes]) -> np.ndarray:
+    try:
+        if any(b"_" in v for v in values):
+            raise ValueError
+        return np.array([float(v) for v in values], dtype=np.float64)
+    except ValueError:
+        out = np.empty(len(values), dtype=np.float64)
+        for i, v in enumerate(values):
+            try:
+                if b"_" in v:
+                    raise ValueError
+                out[i] = float(v)
+            except ValueError:
+                out[i] = c_atof(v.decode("latin-1"))
+        return out
+
+
+def _ints(values: list[bytes]) -> np.ndarray:
+    try:
+        if any(b"_" in v for v in values):
+            raise ValueError
+        return np.array([int(v) for v in values], dtype=np.int64)
+    except ValueError:
+        return np.array([c_atol(v.decode("latin-1")) for v in values], dtype=np.int64)
+
+
+def read_qrels(path: str, version: str) -> Qrels:
+    lines = _lines(_read(path, "qrels"))
+    rows: list[list[bytes]] = []
+    linenos: list[int] = []
+    if is_10(version) and any(line[:1] == b"#" for line in lines):
+        i, n = 0, len(lines)
+        while i < n:
+            if lines[i][:1] == b"#":
+                i += 1
+                if i >= n:
+                    raise _crash(path, "comment line at the end of the qrels")
+            f = lines[i].split()
+            if len(f) != 4:
+                raise _malformed("qrels", len(rows) + 1, path)
+            rows.append(f)
+            linenos.append(i + 1)
+            i += 1
+        if not rows:
+            raise _crash(path, "no judgments (only comment lines)")
+    else:
+        rows = [line.split() for line in lines]
+        for i, f in enumerate(rows):
+            if len(f) != 4:
+                raise _malformed("qrels", i + 1, path)
+        linenos = list(range(1, len(rows) + 1))
+    topic = _decode_column([f[0] for f in rows])
+    doc = _decode_column([f[2] for f in rows])
+    grade = _ints([f[3] for f in rows])
+    return Qrels(qrels_table(topic, doc, grade, line=np.asarray(linenos, np.int64)), source=path)
+
+
+def read_run(path: str, version: str) -> Run:
+    lines = _lines(_read(path, "run"))
+    skip_comments = is_10(version)
+    rows: list[list[bytes]] = []
+    linenos: list[int] = []
+    for i, line in enumerate(lines):
+        f = line.split()
+        if not f or (skip_comments and f[0][:1] == b"#"):
+            continue
+        if len(f) < 6:
+            raise _malformed("run", len(rows) + 1, path)
+        rows.append(f)
+        linenos.append(i + 1)
+    if not rows:
+        raise _crash(path, "no results (only blank or comment lines)")
+    topic = _decode_column([f[0] for f in rows])
+    doc = _decode_column([f[2] for f in rows])
+    score = _floats([f[4] for f in rows])
+    run_id = _decode_column([rows[-1][5]])[0]
+    n = len(rows)
+    table = run_table(topic, doc, score, rank=np.arange(1, n + 1), line=np.asarray(linenos, np.int64))
+    return Run(table, name=run_id, source=path)

@@ -1,0 +1,219 @@
+"""``auditeval trec-eval``: trec_eval's command line, output, errors and exit status, with
+every number computed by the auditeval engine under the matching convention.
+
+Flags -> convention axes (profile per ``--as``: trec_eval-9.0.8 / -9.0.8-double / -10.0):
+``-J`` unjudged=drop, ``-M N`` depth=N, ``-l N`` rel=N, ``-c`` topics=qrels; without ``-c``
+9.0.8 is topics=both and 10.0 topics=strict.
+
+The control flow follows trec_eval.c ``main``:
+
+1. flags; ``-m`` marks measures as it is read (``illegal measure`` -> exit 1);
+2. qrels then results are read (:mod:`.parse`; errors exit 2);
+3. marked measures are initialised in table order (:mod:`.params`; bad parameters exit 2);
+4. topics are evaluated one by one -- 9.0.8 loops over the results topics that have qrels,
+   10.0 over the qrels topics (a topic missing from the results is evaluated on a bogus
+   one-document ranking with ``-c``, and stops the run without it: exit 4 ``result qid 'X'
+   not found in qrels``) -- and, with ``-q``, printed as soon as evaluated; a duplicate
+   document stops the run at its topic (exit 4). So per-topic lines of earlier topics are
+   printed before any of these errors;
+5. no topic evaluated (9.0.8): exit 7; otherwise the summary (unless ``-n``).
+
+After a 10.0 ``-c`` bogus evaluation trec_eval resets ``num_ret``, ``utility``,
+``relstring``, ``unj*`` and ``rbp_resid`` (exact names, trec_eval.c); the engine evaluates
+such a topic on an empty ranking, which gives the same values for every measure.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..conventions import load_profile
+from ..errors import AuditEvalError
+from ..model import Qrels, Run
+from .args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
+from .catalog import PROFILES, VERSION_IDS, is_10, nicknames, table
+from .format import line, value_text
+from .order import duplicate_errors, fix_nan_topics, sort_topics
+from .params import Instance, ParamError, instances
+from .parse import TrecError, read_qrels, read_run
+
+NOT_FORM_RES_RELS = ("runid", "num_q")  # measures whose calc never builds the ranked list
+BOGUS_RESET = ("num_ret", "utility", "relstring", "rbp_resid")  # trec_eval.c clean-up, plus "unj*"
+
+
+def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run ``trec_eval`` with ``argv`` (without the program name); return the exit status."""
+    out = sys.stdout if stdout is None else stdout
+    err = sys.stderr if stderr is None else stderr
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv), out, err)
+    except TrecError as exc:
+        err.write(exc.text)
+        return exc.code
+
+
+def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
+    try:
+        a = parse_args(argv)
+    except UsageError:
+        err.write(USAGE)
+        return 1
+    if a.show_version:
+        err.write(f"trec_eval version {VERSION_IDS[a.version]}\n")
+        return 0
+    if a.help:
+        out.write(DROPIN_HELP)
+        return 0
+    if a.unsupported:
+        err.write(f"auditeval trec-eval: {', '.join(a.unsupported)} not supported (trec_results/qrels formats only)\n")
+        return 1
+    marked, params = _mark(a.measures or ["official"], a.version)
+    qrels = read_qrels(a.qrels, a.version)
+    run = read_run(a.run, a.version)
+    insts = _init(marked, params, a.version)
+    return _evaluate(a, qrels, run, insts, out, err)
+
+
+def _mark(args: list[str], version: str) -> tuple[set[str], dict[str, str]]:
+    """trec_eval.c ``mark_measure``: names and nicknames; first parameter string per name."""
+    names = {s.name for s in table(version)}
+    nick = nicknames(version)
+    marked: set[str] = set()
+    params: dict[str, str] = {}
+    for arg in args:
+        name, dot, param = arg.partition(".")
+        if dot:
+            if param == "":
+                raise TrecError(
+                    f"trec_eval: improper measure in parameter '{name}'\ntrec_eval: illegal measure '{name}'\n", 1
+                )
+            params.setdefault(name, param)
+        if name in nick:
+            marked.update(nick[name])
+        elif name in names:
+            marked.add(name)
+        else:
+            raise TrecError(f"trec_eval: illegal measure '{name}'\n", 1)
+    return marked, params
+
+
+def _init(marked: set[str], params: dict[str, str], version: str) -> list[Instance]:
+    out: list[Instance] = []
+    for spec in table(version):
+        if spec.name not in marked:
+            continue
+        try:
+            out.extend(instances(spec, params.get(spec.name)))
+        except ParamError as exc:
+            text = "".join(x + "\n" for x in exc.lines)
+            raise TrecError(f"{text}trec_eval: Cannot initialize measure '{spec.name}'\n", 2) from None
+    return out
+
+
+def _convention(a: Args):
+    conv = load_profile(PROFILES[a.version]).convention
+    changes: dict = {"rel": a.rel_level}
+    if a.complete:
+        changes["topics"] = "qrels"
+    if a.judged_only:
+        changes["unjudged"] = "drop"
+    if a.max_docs is not None:
+        changes["depth"] = max(a.max_docs, 0)
+    return conv.replace(**changes)
+
+
+def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextIO, err: TextIO) -> int:
+    conv = _convention(a)
+    ten = is_10(a.version)
+    float32 = conv.sim == "float32"
+    run = fix_nan_topics(run, float32)
+    q_topics = sort_topics(set(qrels.table.column("topic").to_pylist()))
+    r_set = set(run.table.column("topic").to_pylist())
+    q_set = set(q_topics)
+    loop = q_topics if ten else [t for t in sort_topics(r_set) if t in q_set]
+
+    first_calc = next((i.spec.name for i in insts if i.spec.name not in NOT_FORM_RES_RELS), None)
+    dups = duplicate_errors(qrels, run, a.max_docs, float32) if first_calc else {}
+    stop: tuple[int, str] | None = None
+    for i, t in enumerate(loop):
+        missing = t not in r_set
+        if missing and not a.complete:
+            stop = (i, f"trec_eval: result qid '{t}' not found in qrels\n")
+            break
+        e = dups.get(t)
+        if e and (not missing or e.startswith("trec_eval.form_res_rels")):
+            stop = (i, f"{e}trec_eval: Can't calculate measure '{first_calc}'\n")
+            break
+    if stop is not None:
+        done = loop[: stop[0]]
+        if a.query and done:
+            keep = set(done)
+            sub_q = Qrels(_filter(qrels.table, keep), source=qrels.source)
+            sub_r = Run(_filter(run.table, keep), name=run.name, source=run.source)
+            if sub_r.table.num_rows or not ten:
+                _print(a, sub_q, sub_r, insts, conv, out, err, summary=False)
+        err.write(stop[1])
+        return 4
+    if not loop:
+        err.write("trec_eval: No queries with both results and relevance info\n")
+        return 7
+    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary)
+
+
+def _filter(tbl: pa.Table, keep: set[str]) -> pa.Table:
+    return tbl.filter(pc.is_in(tbl.column("topic"), value_set=pa.array(sorted(keep), pa.string())))
+
+
+def _print(a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: TextIO, err: TextIO, summary: bool) -> int:
+    from ..engine.evaluate import evaluate_prepared
+    from ..engine.measures import MEASURES
+
+    todo = [i for i in insts if i.measure is not None and i.measure.name in MEASURES]
+    absent = [i.name for i in insts if i.measure is not None and i.measure.name not in MEASURES]
+    try:
+        rows = evaluate_prepared(qrels, run, [i.measure for i in todo], conv, cache={})
+    except AuditEvalError as exc:
+        err.write(f"auditeval trec-eval: {exc}\n")
+        return 3
+    res = {id(i): r for i, r in zip(todo, rows, strict=True)}
+    variants = a.variants
+    ten = is_10(a.version)
+    p = rows[0][2] if rows else None
+    chunks: list[str] = []
+    if a.query and p is not None:
+        topics = [str(t) for t in p.topics]
+        missing = np.asarray(p.missing, bool)
+        for ti, t in enumerate(topics):
+            if missing[ti] and not ten:
+                continue  # 9.0.8 -c: missing topics count in the mean, never printed
+            for inst in insts:
+                if not inst.spec.per_topic or id(inst) not in res:
+                    continue
+                _m, variant, p2, vals, _agg = res[id(inst)]
+                v = vals[ti] if p2 is p else vals[list(p2.topics).index(t)]
+                if missing[ti] and (inst.name in BOGUS_RESET or inst.name.startswith("unj")):
+                    v = "" if inst.spec.fmt == "str" else 0.0
+                chunks.append(line(inst.name, t, value_text(v, inst.spec.fmt), str(variant) if variants else None))
+    if summary:
+        for inst in insts:
+            if not inst.spec.summary:
+                continue
+            if inst.measure is None:
+                chunks.append(line("runid", "all", run.name, "-" if variants else None))
+                continue
+            if id(inst) not in res:
+                continue
+            _m, variant, _p, _vals, agg = res[id(inst)]
+            if agg is None:
+                continue
+            chunks.append(line(inst.name, "all", value_text(agg, inst.spec.fmt), str(variant) if variants else None))
+    out.write("".join(chunks))
+    if absent:
+        err.write(f"auditeval trec-eval: not implemented yet: {', '.join(absent)}\n")
+        return 3
+    return 0
