@@ -155,6 +155,16 @@ AXES: dict[str, Axis] = {
             },
         ),
         Axis(
+            "ideal_sort",
+            "how the gain levels of the ideal ranking are ordered (matters only with custom gains)",
+            {
+                "exact": "by gain, exactly: the textbook ideal ranking, ranx, gdeval",
+                "trec-int": "qsort with the int-truncating comparator (int)(gain1 - gain2): gains less than 1 apart "
+                "count as equal and stay in input order, so -m ndcg.1=0.5,2=0.8,3=0.9 has ideal DCG 0: "
+                "trec_eval 9.0.8 (m_ndcg.c comp_rel_gain) and 10.0 (gain_init.c:90-93), pytrec_eval",
+            },
+        ),
+        Axis(
             "recall_denom",
             "denominator of Recall@k",
             {
@@ -178,6 +188,15 @@ AXES: dict[str, Axis] = {
                 "minmax": "grade rescaled to [0,1] per topic when grades exceed 1: trec_eval 10 m_rbp.c",
                 "raw": "raw grade (can exceed 1): ranx rbp, trectools binary_topical_relevance=False",
                 "binary": "1 if grade >= rel else 0: ir_measures RBP(rel=..), cwl_eval, trectools default",
+            },
+        ),
+        Axis(
+            "rbp_resid",
+            "when the RBP residual is reported",
+            {
+                "always": "p^n + (1-p) * sum of p^(i-1) over unjudged ranks i, for every topic (Moffat & Zobel 2008)",
+                "if-unjudged": "only when the ranking holds an unjudged document, else 0 (a fully judged ranking gets 0, "
+                "not p^n): trec_eval 10 m_rbp_resid.c:81-83",
             },
         ),
         Axis("rbp_p", "default RBP persistence p (0.9 trec_eval 10; 0.8 ir_measures, trectools)", {}, kind="float"),
@@ -218,10 +237,12 @@ class Convention:
     iprec: str
     gm_floor: float
     gain: str
+    ideal_sort: str
     recall_denom: str
     ap_denom: str
     rbp_gain: str
     rbp_p: float
+    rbp_resid: str
     judged_denom: str
     self_hits: str
 

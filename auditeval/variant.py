@@ -113,6 +113,8 @@ def variant_axes(m: Measure) -> tuple[str, ...]:
     axes = set(d.axes)
     if m.param("gains") is not None:
         axes.discard("gain")
+    else:
+        axes.discard("ideal_sort")  # integer level gains sort the same either way
     return tuple(a for a in AXIS_ORDER if a in axes)
 
 

@@ -129,12 +129,11 @@ def ndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     if k is not None:
         contrib = np.where(p.at_cutoff(k), contrib, 0.0)
     dcg = p.seg_sum(contrib)
-    # ideal: judged documents by gain descending
-    qg = gain_of(p.qgrade, m, c)
-    qt = p.qrow_topic
-    order = np.lexsort((-qg, qt))
-    qg = qg[order]
-    qrank = np.arange(len(qg)) - p.qoffsets[qt] + 1
+    # ideal: judged documents by gain descending (trec_eval's level walk under ideal_sort)
+    from .trec_gain import ideal_gains
+
+    qg, _ = ideal_gains(p, m, c)
+    qrank = np.arange(len(qg)) - p.qoffsets[p.qrow_topic] + 1
     icontrib = np.where(qg > 0, qg / np.log2(qrank + 1.0), 0.0)
     if k is not None:
         icontrib = np.where(qrank <= k, icontrib, 0.0)
@@ -156,6 +155,6 @@ DEFS: dict[str, MeasureDef] = {
         MeasureDef("RR", reciprocal_rank, RANKING_REL, "reciprocal rank of the first relevant document", cutoff="optional", trec_name="recip_rank"),
         MeasureDef("Rprec", r_precision, RANKING_REL, "precision at rank R", trec_name="Rprec"),
         MeasureDef("Success", success, RANKING_REL, "1 if a relevant document is in the top k", cutoff="required", trec_name="success"),
-        MeasureDef("nDCG", ndcg, RANKING | {"gain"}, "normalised discounted cumulative gain, log2(rank+1) discount", cutoff="optional", params={"gains": tuple}, trec_name="ndcg"),
+        MeasureDef("nDCG", ndcg, RANKING | {"gain", "ideal_sort"}, "normalised discounted cumulative gain, log2(rank+1) discount", cutoff="optional", params={"gains": tuple}, trec_name="ndcg"),
     ]
 }

@@ -1,0 +1,397 @@
+"""trec_eval's gain-based experimental measures, RBP and the unjudged-rate measures.
+
+Formulas (``i`` = 0-based rank, ``N`` = documents retrieved, ``g(d)`` = gain of a document's
+grade: the grade, ``2^grade - 1`` under ``gain=exp2``, or a ``gains={grade:gain}`` map,
+levels not in the map keeping gain = grade; documents not in the qrels or with a negative
+grade gain 0):
+
+* ``binG`` (m_binG.c): over the retrieved documents with grade >= rel,
+  ``sum 1 / log2(2 + nonrel retrieved before it)``, divided by R; 0 when none is retrieved.
+* ``G`` (m_G.c): ``sum_{g_i != 0} g_i / log2(2 + cost_i - gained_i) / sum(ideal gains)`` with
+  ``gained_i`` = gain of ranks <= i, ``cost_i`` = sum over ranks j <= i of max(ideal gain
+  at j, 1) (1 past the end of the ideal ranking).
+* ``nDCGRel`` (m_ndcg_rel.c): mean over the L positive-gain documents of the ideal ranking
+  of nDCG at the rank where the document is retrieved: at each retrieved document with
+  positive gain DCG(i) / IDCG(min(i, L-1)); each of the (L - positive-gain retrieved)
+  others adds DCG(N-1) / IDCG(L-1). 0 when that sum is not positive.
+* ``RnDCG`` (m_Rndcg.c): mean of nDCG taken where the ideal gain changes value (ideal
+  level boundaries, the end of the ideal ranking) and, when more than L + 1 documents
+  are retrieved, at N; 0 when R = 0 (at ``rel``); NaN when no point qualifies
+  (trec_eval prints ``-nan``).
+* ``RBP`` (m_rbp.c, trec_eval 10): ``(1 - p) * sum_i gain_i * p^i``; gain per ``rbp_gain``.
+* ``RBPResid`` (m_rbp_resid.c, trec_eval 10): ``p^N + (1 - p) * sum_{i unjudged} p^i``;
+  under ``rbp_resid=if-unjudged`` (trec_eval 10) 0 unless an unjudged document is retrieved.
+* ``Unj@k`` (m_unjudged.c, trec_eval 10 ``unj``): unjudged documents in the top k / k
+  (``judged_denom=k``) or / min(k, N) (``min-k-ret``).
+* ``Judged@k`` (ir_measures judged_provider.py): judged documents in the top k, same
+  denominators.
+
+The ideal ranking (G, nDCGRel, RnDCG and core nDCG) is trec_eval's: the gain levels of
+the topic (0 .. max judged grade, plus every level of a ``gains`` map, in level order) are
+sorted by gain with glibc's merge sort, either exactly (``ideal_sort=exact``) or with
+trec_eval's comparator ``(int)(gain1 - gain2)`` (``ideal_sort=trec-int``), and walked
+from the top: each level contributes its documents until the first level holding
+documents whose gain is <= 0 (nothing at all when the top level's gain is <= 0). With
+integer gains both sorts agree; with ``-m ndcg.1=0.5,2=0.8,3=0.9`` the truncated sort
+leaves level 0 on top and the ideal ranking is empty.
+
+Every sum runs in trec_eval's order (rank order, sequential), so last digits match.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ...conventions import Convention
+from ...errors import EvaluationError
+from ...measures import Measure
+from ..prepare import Prepared
+from .base import RANKING, RANKING_REL, MeasureDef, safe_div
+
+
+# ------------------------------------------------------------------------------ helpers
+def _seg_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Inclusive running sum within each CSR segment, added sequentially from the segment start.
+
+    (A global cumsum minus the segment base would round differently from trec_eval's
+    per-topic loop; a padded 2-D ``cumsum(axis=1)`` is sequential per row.)
+    """
+    n = np.diff(offsets)
+    if len(values) == 0:
+        return np.zeros(0)
+    row = np.repeat(np.arange(len(n)), n)
+    col = np.arange(len(values)) - offsets[row]
+    grid = np.zeros((len(n), int(n.max())))
+    grid[row, col] = values
+    return np.cumsum(grid, axis=1)[row, col]
+
+
+def _powers(p: float, n: int) -> np.ndarray:
+    """``[1, p, p*p, ...]`` by repeated multiplication, as trec_eval's ``cur_p *= p``."""
+    out = np.empty(max(n, 1) + 1)
+    out[0] = 1.0
+    if n:
+        out[1:] = np.multiply.accumulate(np.full(max(n, 1), p))
+    else:
+        out[1] = p
+    return out
+
+
+def _msort(items: list, cmp) -> list:
+    """glibc ``qsort`` (msort_with_tmp): top-down merge sort, left half first, stable for cmp == 0."""
+    if len(items) <= 1:
+        return list(items)
+    n1 = len(items) // 2
+    a, b = _msort(items[:n1], cmp), _msort(items[n1:], cmp)
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        if cmp(a[i], b[j]) <= 0:
+            out.append(a[i])
+            i += 1
+        else:
+            out.append(b[j])
+            j += 1
+    return out + a[i:] + b[j:]
+
+
+def _cmp_exact(x: tuple[int, float], y: tuple[int, float]) -> int:
+    return (x[1] > y[1]) - (x[1] < y[1])
+
+
+def _cmp_trec_int(x: tuple[int, float], y: tuple[int, float]) -> int:
+    return int(x[1] - y[1])  # C: (int)(double difference), truncation toward zero
+
+
+def level_gains(levels: np.ndarray, m: Measure, c: Convention) -> np.ndarray:
+    """Gain of each (non-negative) grade level under ``gain``/``gains`` (trec_eval setup_gains)."""
+    lv = np.asarray(levels, dtype=np.int64)
+    custom = m.param("gains")
+    if custom:
+        out = lv.astype(np.float64)
+        for level, value in custom:
+            out = np.where(lv == level, float(value), out)
+        return out
+    if c.gain == "exp2":
+        return np.exp2(lv.astype(np.float64)) - 1.0
+    return lv.astype(np.float64)
+
+
+def result_gains(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """Gain of each ranked row (trec_eval get_gain: unknown levels, i.e. grade < 0, gain 0)."""
+    # grades < 0 are sentinels (not in the qrels / pooled-unjudged), never a level of the map
+    return np.where(p.grade < 0, 0.0, level_gains(np.maximum(p.grade, 0), m, c))
+
+
+class Levels(NamedTuple):
+    """A topic's sorted gain levels: 2-D ``[topic, slot]`` arrays, slot 0 the top of the list."""
+
+    gain: np.ndarray  # gain of the slot's level
+    count: np.ndarray  # judged documents at that level
+    valid: np.ndarray  # the slot holds a level of this topic (rows are padded)
+    used: np.ndarray  # the slot's documents are in the ideal ranking
+
+
+def ideal_levels(p: Prepared, m: Measure, c: Convention) -> Levels:
+    """trec_eval's walk over the sorted gain levels, per topic (see the module docstring).
+
+    ``used``: the levels with documents, from the top, before the first level with
+    documents whose gain is <= 0; none when the top level's gain (trec_eval's initial
+    ``ideal_gain``) is <= 0.
+
+    The sorted order depends only on the topic's highest judged grade, so it is computed
+    once per distinct highest grade (a handful), not per topic.
+    """
+    nt = p.n_topics
+    qcount = np.diff(p.qoffsets)
+    maxlev = np.full(nt, -1, dtype=np.int64)
+    has = qcount > 0
+    maxlev[has] = p.qgrade[p.qoffsets[:-1][has]]  # qgrade sorted descending within topic
+    custom = [int(lv) for lv, _ in (m.param("gains") or ())]
+    top_level = max([int(maxlev.max()) if nt else -1] + custom) if nt or custom else -1
+    nlev = top_level + 1
+    # documents per (topic, level >= 0)
+    if nlev > 0 and len(p.qgrade):
+        counts = np.bincount(p.qrow_topic * nlev + p.qgrade, minlength=nt * nlev).reshape(nt, nlev)
+    else:
+        counts = np.zeros((nt, max(nlev, 0)), dtype=np.int64)
+    cmp = _cmp_trec_int if c.ideal_sort == "trec-int" else _cmp_exact
+    width = len(custom) + max(nlev, 0)
+    slot_level = np.full((nt, max(width, 1)), -10**9, dtype=np.int64)
+    slot_gain = np.zeros((nt, max(width, 1)))
+    for v in np.unique(maxlev):
+        # setup_gains: the map's levels in order, then levels 0..v not in the map
+        levels = custom + [lv for lv in range(int(v) + 1) if lv not in custom]
+        gains = level_gains(np.array(levels, dtype=np.int64), m, c) if levels else np.zeros(0)
+        order = _msort(list(zip(levels, gains.tolist(), strict=True)), cmp)[::-1]  # top first
+        rows = maxlev == v
+        for s, (lv, g) in enumerate(order):
+            slot_level[rows, s] = lv
+            slot_gain[rows, s] = g
+    valid = slot_level > -10**9
+    cnt = np.zeros(slot_level.shape, dtype=np.int64)
+    in_range = valid & (slot_level >= 0) & (slot_level < max(nlev, 0))
+    t_idx = np.nonzero(in_range)
+    cnt[t_idx] = counts[t_idx[0], slot_level[t_idx]]
+    active = cnt > 0
+    stop = active & (slot_gain <= 0)
+    before_stop = np.cumsum(stop, axis=1) == 0
+    top = np.where(valid[:, 0], slot_gain[:, 0], 0.0)
+    used = active & before_stop & (top > 0)[:, None]
+    return Levels(slot_gain, cnt, valid, used)
+
+
+def ideal_gains(p: Prepared, m: Measure, c: Convention) -> tuple[np.ndarray, np.ndarray]:
+    """Ideal gain at each ideal position, aligned with the qrels rows (``p.qoffsets``).
+
+    Position j of topic t sits at row ``p.qoffsets[t] + j``; positions past the end L of the
+    ideal ranking hold 0. Returns ``(gains, L)``.
+    """
+    lv = ideal_levels(p, m, c)
+    n_used = np.where(lv.used, lv.count, 0)
+    length = n_used.sum(axis=1)
+    seq = np.repeat(lv.gain.ravel(), n_used.ravel())  # row-major: topic by topic, top slot first
+    out = np.zeros(len(p.qgrade))
+    starts = np.repeat(p.qoffsets[:-1], length)
+    pos = np.arange(len(seq)) - np.repeat(np.concatenate(([0], np.cumsum(length)))[:-1], length)
+    out[starts + pos] = seq
+    return out, length
+
+
+def _ideal_prefix(p: Prepared, ig: np.ndarray) -> np.ndarray:
+    """IDCG through each ideal position (qrels-row aligned), summed sequentially."""
+    qrank = np.arange(len(ig)) - p.qoffsets[p.qrow_topic] + 1
+    return _seg_cumsum(np.where(ig != 0, ig / np.log2(qrank + 1.0), 0.0), p.qoffsets)
+
+
+def _at(values: np.ndarray, offsets: np.ndarray, t: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """``values[offsets[t] + j]`` (caller guarantees the index is inside topic t)."""
+    return values[offsets[t] + j]
+
+
+# ------------------------------------------------------------------------------ measures
+def bin_g(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """binG (m_binG.c): mean over the R relevant of 1 / log2(2 + nonrelevant retrieved before)."""
+    rel = p.rel_mask(c.rel)
+    rel_so_far = p.cum_count(rel)
+    # trec_eval: log2(3 + i - rel_so_far) with i 0-based = log2(2 + rank - rel_so_far)
+    contrib = np.where(rel, 1.0 / np.log2((2 + p.rank - rel_so_far).astype(np.float64)), 0.0)
+    total = p.seg_sum(contrib)
+    return np.where(p.seg_count(rel) > 0, safe_div(total, p.num_rel(c.rel)), 0.0)
+
+
+def g_measure(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """G (m_G.c): gain / log2(2 + ideal cost so far - gain so far), normalised by the ideal gain."""
+    ig, length = ideal_gains(p, m, c)
+    rg = result_gains(p, m, c)
+    t, j = p.row_topic, p.rank - 1
+    in_ideal = j < length[t]
+    ideal_here = np.zeros(len(rg))
+    ideal_here[in_ideal] = _at(ig, p.qoffsets, t[in_ideal], j[in_ideal])
+    cost = np.where(in_ideal & (ideal_here >= 1.0), ideal_here, 1.0)
+    sum_cost = _seg_cumsum(cost, p.offsets)
+    sum_results = _seg_cumsum(rg, p.offsets)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        contrib = np.where(rg != 0, rg / np.log2((2.0 + sum_cost) - sum_results), 0.0)
+    results_g = p.seg_sum(contrib)
+    sum_ideal = p.seg_sum(np.where(ig > 0, ig, 0.0), rows="qrels")
+    return np.where(sum_ideal > 0, safe_div(results_g, sum_ideal), 0.0)
+
+
+def _dcg_prefix(p: Prepared, rg: np.ndarray) -> np.ndarray:
+    return _seg_cumsum(np.where(rg != 0, rg / np.log2(p.rank + 1.0), 0.0), p.offsets)
+
+
+def ndcg_rel(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """nDCGRel (m_ndcg_rel.c): nDCG averaged over the positive-gain documents of the ideal ranking."""
+    ig, length = ideal_gains(p, m, c)
+    icum = _ideal_prefix(p, ig)
+    rg = result_gains(p, m, c)
+    dcg = _dcg_prefix(p, rg)
+    t, j = p.row_topic, p.rank - 1
+    ok = length[t] > 0
+    hit = (rg > 0) & ok
+    jj = np.minimum(j, length[t] - 1)
+    idcg_here = np.ones(len(rg))
+    idcg_here[hit] = _at(icum, p.qoffsets, t[hit], jj[hit])
+    total = p.seg_sum(np.where(hit, dcg / idcg_here, 0.0))
+    n_hit = p.seg_count(hit)
+    dcg_end = np.zeros(p.n_topics)
+    nz = p.num_ret > 0
+    dcg_end[nz] = dcg[p.offsets[1:][nz] - 1]
+    has = length > 0
+    idcg_full = np.ones(p.n_topics)
+    idcg_full[has] = icum[p.qoffsets[:-1][has] + length[has] - 1]
+    total = total + (length - n_hit) * dcg_end / idcg_full
+    return np.where(has & (total > 0), safe_div(total, length), 0.0)
+
+
+def rndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """RnDCG (m_Rndcg.c): nDCG averaged at the points where the ideal gain changes."""
+    ig, length = ideal_gains(p, m, c)
+    icum = _ideal_prefix(p, ig)
+    rg = result_gains(p, m, c)
+    dcg = _dcg_prefix(p, rg)
+    nt = p.n_topics
+    n = p.num_ret
+    # change points i = 1..L (0-based step i compares ideal gain at i with that at i-1);
+    # at i = 0 IDCG is still 0, so it never counts
+    qt = p.qrow_topic
+    jq = np.arange(len(ig)) - p.qoffsets[qt]  # ideal position of each qrels row
+    inside = jq < length[qt]
+    prev = np.concatenate(([0.0], ig[:-1]))
+    step = inside & (jq >= 1) & (ig != prev)  # change between positions jq-1 and jq (< L)
+    # value added at step i: DCG over ranks < min(i, N) / IDCG over positions < i
+    def dcg_before(tt: np.ndarray, i: np.ndarray) -> np.ndarray:
+        k = np.minimum(i, n[tt])
+        out = np.zeros(len(tt))
+        nz = k > 0
+        out[nz] = dcg[p.offsets[tt[nz]] + k[nz] - 1]
+        return out
+
+    t_in = qt[step]
+    i_in = jq[step]
+    v_in = dcg_before(t_in, i_in) / icum[p.qoffsets[t_in] + i_in - 1]
+    # the end of the ideal ranking (step L): always a change, from a positive gain to the
+    # gain <= 0 of the level where the walk stops (or 0 past the last level)
+    has = length > 0
+    t_end = np.flatnonzero(has)
+    i_end = length[has]
+    v_end = dcg_before(t_end, i_end) / icum[p.qoffsets[t_end] + i_end - 1]
+    # more than L + 1 retrieved: one more point at N (m_Rndcg.c loop 2)
+    extra = has & (n > length + 1)
+    t_x = np.flatnonzero(extra)
+    v_x = dcg_before(t_x, n[extra]) / icum[p.qoffsets[t_x] + length[extra] - 1]
+    # trec_eval's order: change points by step, then the point at N
+    t_all = np.concatenate((t_in, t_end, t_x))
+    key = np.concatenate((i_in, i_end, np.full(len(t_x), np.iinfo(np.int64).max)))
+    order = np.lexsort((key, t_all))
+    t_all = t_all[order]
+    v_all = np.concatenate((v_in, v_end, v_x))[order]
+    total = np.bincount(t_all, weights=v_all, minlength=nt)
+    count = np.bincount(t_all, minlength=nt)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = total / count  # 0 / 0 -> NaN, as trec_eval
+    return np.where(p.num_rel(c.rel) == 0, 0.0, value)
+
+
+def rbp_gain(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """Gain of each ranked row under ``rbp_gain`` (minmax per topic over its gain levels)."""
+    if c.rbp_gain == "binary":
+        if m.param("gains"):
+            raise EvaluationError("RBP gains={...} needs rbp_gain=minmax or raw (binary gain is grade >= rel)")
+        return p.rel_mask(c.rel).astype(np.float64)
+    rg = result_gains(p, m, c)
+    if c.rbp_gain == "raw":
+        return rg
+    # minmax (m_rbp.c:68-82): min/max over the topic's levels (0..max grade, plus the map's)
+    # (trec_eval 10 leaves min/max uninitialised; this is the value it intends and prints)
+    lv = ideal_levels(p, m, c)
+    lo = np.where(lv.valid, lv.gain, np.inf).min(axis=1)
+    hi = np.where(lv.valid, lv.gain, -np.inf).max(axis=1)
+    rescale = (lo < 0) | (hi > 1)
+    t = p.row_topic
+    known = p.grade >= 0  # get_gain of an unknown level is 0, never rescaled
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scaled = (rg - lo[t]) / (hi[t] - lo[t])
+    return np.where(rescale[t] & known, scaled, rg)
+
+
+def rbp(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """RBP (m_rbp.c): (1 - p) * sum gain_i * p^(rank-1)."""
+    prob = float(c.rbp_p)
+    gain = rbp_gain(p, m, c)
+    pw = _powers(prob, int(p.num_ret.max(initial=0)))
+    total = p.seg_sum(np.where(gain != 0, gain * pw[p.rank - 1], 0.0))
+    return (1.0 - prob) * total
+
+
+def rbp_resid(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """RBPResid (m_rbp_resid.c): p^N + (1 - p) * sum over unjudged ranks of p^(rank-1)."""
+    prob = float(c.rbp_p)
+    unj = p.grade < 0
+    pw = _powers(prob, int(p.num_ret.max(initial=0)))
+    total = p.seg_sum(np.where(unj, pw[p.rank - 1], 0.0))
+    value = pw[p.num_ret] + (1 - prob) * total
+    if c.rbp_resid == "if-unjudged":
+        value = np.where(p.seg_count(unj) > 0, value, 0.0)
+    return value
+
+
+def _judged_denom(p: Prepared, k: int, c: Convention) -> np.ndarray:
+    if c.judged_denom == "min-k-ret":
+        return np.minimum(k, p.num_ret).astype(np.float64)
+    return np.full(p.n_topics, float(k))
+
+
+def unjudged_at(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """Unj@k (m_unjudged.c): documents not in the qrels (or negative grade under negatives=pooled) in the top k."""
+    k = int(m.cutoff)
+    n = p.seg_count((p.grade < 0) & p.at_cutoff(k))
+    return safe_div(n, _judged_denom(p, k, c))
+
+
+def judged_at(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """Judged@k (ir_measures judged_provider.py): judged documents in the top k."""
+    k = int(m.cutoff)
+    n = p.seg_count((p.grade >= 0) & p.at_cutoff(k))
+    return safe_div(n, _judged_denom(p, k, c))
+
+
+GAINS = {"gains": tuple}
+IDEAL = RANKING | {"gain", "ideal_sort"}
+
+DEFS: dict[str, MeasureDef] = {
+    d.name: d
+    for d in [
+        MeasureDef("binG", bin_g, RANKING_REL, "binary G: mean over relevant of 1/log2(2 + nonrelevant before)", trec_name="binG"),
+        MeasureDef("G", g_measure, IDEAL, "normalised gain G (trec_eval experimental)", params=GAINS, trec_name="G"),
+        MeasureDef("nDCGRel", ndcg_rel, IDEAL, "nDCG averaged over the relevant (positive-gain) documents", params=GAINS, trec_name="ndcg_rel"),
+        MeasureDef("RnDCG", rndcg, IDEAL | {"rel"}, "nDCG averaged at the ideal gain-level boundaries", params=GAINS, trec_name="Rndcg"),
+        MeasureDef("RBP", rbp, RANKING | {"rbp_gain", "rbp_p", "rel"}, "rank-biased precision (1-p) sum gain p^(rank-1)", params=GAINS, trec_name="rbp"),
+        MeasureDef("RBPResid", rbp_resid, RANKING | {"rbp_p", "rbp_resid"}, "RBP residual: p^N + (1-p) sum over unjudged of p^(rank-1)", trec_name="rbp_resid"),
+        MeasureDef("Unj", unjudged_at, RANKING | {"judged_denom"}, "fraction of the top k not judged", cutoff="required", trec_name="unj"),
+        MeasureDef("Judged", judged_at, RANKING | {"judged_denom"}, "fraction of the top k judged", cutoff="required", trec_name="judged"),
+    ]
+}
