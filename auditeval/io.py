@@ -329,7 +329,7 @@ def qrels_from(obj: Any) -> Qrels:
         topic, doc, grade = [], [], []
         for t, docs in obj.items():
             for d, g in docs.items():
-                if isinstance(g, bool) or int(g) != g:
+                if not _is_integer(g):
                     raise InputError("<dict>", None, f"grade for topic {t!r} doc {d!r} is not an integer: {g!r}")
                 topic.append(str(t))
                 doc.append(str(d))
@@ -343,10 +343,10 @@ def qrels_from(obj: Any) -> Qrels:
             raise InputError("<DataFrame>", None, "empty qrels (no rows)")
         grade = obj[cols["grade"]].to_numpy()
         if not np.issubdtype(grade.dtype, np.integer):
-            g = grade.astype(np.float64)
+            g = _floats(grade)
             if not np.all(np.isfinite(g)) or np.any(g != np.round(g)):
                 row = int(np.flatnonzero(~np.isfinite(g) | (g != np.round(g)))[0])
-                raise InputError("<DataFrame>", row + 1, f"grade is not an integer: {grade[row]!r}")
+                raise InputError("<DataFrame>", row + 1, f"grade is not an integer: {np.asarray(grade[row]).item()!r}")
         return Qrels(
             qrels_table(obj[cols["topic"]].astype(str).tolist(), obj[cols["doc"]].astype(str).tolist(), grade.astype(np.int64)),
             source="<DataFrame>",
@@ -366,7 +366,13 @@ def run_from(obj: Any, name: str | None = None) -> Run:
             for d, s in docs.items():
                 topic.append(str(t))
                 doc.append(str(d))
-                score.append(float(s))
+                try:
+                    v = float(s)
+                except (TypeError, ValueError):
+                    raise InputError("<dict>", None, f"score for topic {t!r} doc {d!r} is not a number: {s!r}") from None
+                if not math.isfinite(v):
+                    raise InputError("<dict>", None, f"score for topic {t!r} doc {d!r} is not a finite number: {s!r}")
+                score.append(v)
         if not score:
             raise InputError("<dict>", None, "empty run (no results)")
         _check_finite(np.asarray(score), "<dict>")
@@ -375,8 +381,9 @@ def run_from(obj: Any, name: str | None = None) -> Run:
         cols = _df_columns(obj, {"topic": ("query_id", "qid", "topic", "query"), "doc": ("doc_id", "docno", "doc", "docid"), "score": ("score", "sim")})
         if len(obj) == 0:
             raise InputError("<DataFrame>", None, "empty run (no rows)")
-        score = obj[cols["score"]].to_numpy(dtype=np.float64)
-        _check_finite(score, "<DataFrame>")
+        raw = obj[cols["score"]].to_numpy()
+        score = _floats(raw)
+        _check_finite(score, "<DataFrame>", raw)
         rank = obj["rank"].to_numpy(np.int64) if "rank" in obj.columns else None
         return Run(
             run_table(obj[cols["topic"]].astype(str).tolist(), obj[cols["doc"]].astype(str).tolist(), score, rank),
@@ -386,11 +393,35 @@ def run_from(obj: Any, name: str | None = None) -> Run:
     raise TypeError(f"cannot read a run from {type(obj).__name__}")
 
 
-def _check_finite(score: np.ndarray, name: str) -> None:
+def _check_finite(score: np.ndarray, name: str, raw: np.ndarray | None = None) -> None:
     bad = ~np.isfinite(score)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise InputError(name, row + 1, f"score is not a finite number: {score[row]!r}")
+        shown = np.asarray((score if raw is None else raw)[row]).item()
+        raise InputError(name, row + 1, f"score is not a finite number: {shown!r}")
+
+
+def _floats(values: np.ndarray) -> np.ndarray:
+    """float64 of an in-memory column; values that are not numbers become NaN (reported by the caller)."""
+    try:
+        return values.astype(np.float64)
+    except (TypeError, ValueError):
+        out = np.full(len(values), np.nan)
+        for i, v in enumerate(values):
+            try:
+                out[i] = float(v)
+            except (TypeError, ValueError):
+                pass
+        return out
+
+
+def _is_integer(g: Any) -> bool:
+    if isinstance(g, bool | str):
+        return False
+    try:
+        return int(g) == g
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def _is_dataframe(obj: Any) -> bool:
