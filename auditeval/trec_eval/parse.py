@@ -26,6 +26,8 @@ Gzipped input is decompressed (a convenience; trec_eval would call it malformed)
 from __future__ import annotations
 
 import gzip
+import os
+import re
 import sys
 
 import numpy as np
@@ -89,33 +91,58 @@ def _crash(path: str, why: str) -> TrecError:
     )
 
 
+_PLAIN_FLOAT = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_PLAIN_INT = re.compile(rb"[+-]?[0-9]+")
+_FAST_FLOAT = re.compile(rb"[0-9.eE+\-\n]*")
+_FAST_INT = re.compile(rb"[0-9+\-\n]*")
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
 def _floats(values: list[bytes]) -> np.ndarray:
-    try:
-        if any(b"_" in v for v in values):
-            raise ValueError
-        return np.array([float(v) for v in values], dtype=np.float64)
-    except ValueError:
-        out = np.empty(len(values), dtype=np.float64)
-        for i, v in enumerate(values):
-            try:
-                if b"_" in v:
-                    raise ValueError
-                out[i] = float(v)
-            except ValueError:
-                out[i] = c_atof(v.decode("latin-1"))
-        return out
+    """C ``atof`` of each field (plain decimal numbers take Python's equally exact path)."""
+    if _FAST_FLOAT.fullmatch(b"\n".join(values)):
+        try:
+            return np.array([float(v) for v in values], dtype=np.float64)
+        except ValueError:
+            pass
+    out = np.empty(len(values), dtype=np.float64)
+    for i, v in enumerate(values):
+        out[i] = float(v) if _PLAIN_FLOAT.fullmatch(v) else c_atof(v.decode("latin-1"))
+    return out
 
 
 def _ints(values: list[bytes]) -> np.ndarray:
-    try:
-        if any(b"_" in v for v in values):
-            raise ValueError
-        return np.array([int(v) for v in values], dtype=np.int64)
-    except ValueError:
-        return np.array([c_atol(v.decode("latin-1")) for v in values], dtype=np.int64)
+    """C ``atol`` of each field, saturating at the long range."""
+    if _FAST_INT.fullmatch(b"\n".join(values)):
+        try:
+            return np.array([int(v) for v in values], dtype=np.int64)
+        except (ValueError, OverflowError):
+            pass
+    out = [int(v) if _PLAIN_INT.fullmatch(v) else c_atol(v.decode("latin-1")) for v in values]
+    return np.array([min(max(x, _LONG_MIN), _LONG_MAX) for x in out], dtype=np.int64)
+
+
+_QRELS_CACHE: dict[tuple, Qrels] = {}
 
 
 def read_qrels(path: str, version: str) -> Qrels:
+    """Read a qrels file; the last one read is kept (keyed by path, size, mtime, version),
+    since the same qrels is usually evaluated against many runs in one process."""
+    try:
+        st = os.stat(path)
+        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns, is_10(version))
+    except OSError:
+        key = None
+    if key is not None and key in _QRELS_CACHE:
+        return _QRELS_CACHE[key]
+    q = _read_qrels(path, version)
+    if key is not None:
+        _QRELS_CACHE.clear()
+        _QRELS_CACHE[key] = q
+    return q
+
+
+def _read_qrels(path: str, version: str) -> Qrels:
     lines = _lines(_read(path, "qrels"))
     rows: list[list[bytes]] = []
     linenos: list[int] = []
