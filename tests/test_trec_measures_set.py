@@ -88,6 +88,20 @@ def test_iprec_and_11pt_by_rule(rule, eleven):
     assert f"{per_topic(A_QRELS, A_RUN, '11pt', iprec=rule)['1']:.4f}" == {"ceil": "0.4273", "trunc09": "0.4295", "lround": "0.4409"}[rule]
 
 
+def test_11pt_custom_levels():
+    # trec_eval -m 11pt_avg.0.2,0.5,0.8 on case A, trunc09: counts (long)(0.6+0.9) = 1,
+    # (long)(1.5+0.9) = 2, (long)(2.4+0.9) = 3 -> (0.5 + 0.4 + 0.375) / 3 = 0.425
+    assert per_topic(A_QRELS, A_RUN, "11pt(levels='0.2,0.5,0.8')")["1"] == pytest.approx(1.275 / 3, abs=1e-15)
+    # levels out of order, '0.8,0.2' (counts 3, 1): trec_eval's walk assigns the last level
+    # at count 1 (0.5), then never meets count 3 again and gives the first level the final
+    # value, IP at the first relevant doc (0.5): (0.5 + 0.5) / 2. The textbook rule takes each
+    # level on its own: (0.375 + 0.5) / 2.
+    assert per_topic(A_QRELS, A_RUN, "11pt(levels='0.8,0.2')")["1"] == 0.5
+    assert per_topic(A_QRELS, A_RUN, "11pt(levels='0.8,0.2')", iprec="ceil")["1"] == 0.4375
+    # a level above R (count 6 > relret 3) at the end is skipped as 0: (0.5 + 0) / 2
+    assert per_topic(A_QRELS, A_RUN, "11pt(levels='0.2,2.0')")["1"] == 0.25
+
+
 def test_iprec_aliases_and_profiles():
     assert parse_measure("iprec_at_recall_0.10") == Measure("IPrec", (), 0.1)
     assert parse_measure("11pt_avg") == Measure("11pt")

@@ -24,7 +24,8 @@ non-relevant qrels documents (0 <= grade < rel).
   c = 0 it is the value at c = 1, or relret/ret = 0 without a relevant doc retrieved,
   which trec_eval computes as 0/0 = NaN for an empty (e.g. -J emptied) ranking (printed
   ``-nan``); the ``ceil`` rule gives 0 there. ``11pt`` averages the 11 levels 0, 0.1, ...,
-  1.0, summed from level 1.0 down as trec_eval does.
+  1.0 (or ``levels='0.2,0.5,0.8'``, trec_eval ``-m 11pt_avg.0.2,0.5,0.8``), summed from the
+  last level down as trec_eval does.
 * ``RprecMult@x`` (m_Rprec_mult.c): precision at rank c = (long)(x*R + 0.9) (also in
   10.0, which changed only iprec/11pt to lround), relevant in top c / c; 0 when c = 0.
 * ``Utility`` (m_utility.c): a*relret + b*(ret - relret) + c*(R - relret) +
@@ -159,20 +160,53 @@ def _interpolated(p: Prepared, c: Convention) -> tuple[np.ndarray, np.ndarray, n
 
 
 def _iprec_levels(p: Prepared, c: Convention, levels: tuple[float, ...]) -> list[np.ndarray]:
+    """Interpolated precision at each level, as trec_eval assigns them (m_11pt_avg.c).
+
+    trec_eval walks the relevant docs from the bottom with a pointer to the last level:
+    level j gets IP at its count c_j when reached; trailing levels with c_j > relret get 0;
+    a level whose count is 0, or out of order with the levels after it, stops the walk and
+    it and every earlier level get the final value (IP at the first relevant doc, or
+    relret/ret without one). For ascending levels this is IP at c_j, 0 above relret. The
+    ``ceil`` (textbook) rule evaluates every level on its own.
+    """
     ip, start, relret, fallback = _interpolated(p, c)
     big_r = p.num_rel(c.rel)
+    final = np.where(relret > 0, ip[np.minimum(start, max(len(ip) - 1, 0))] if len(ip) else 0.0, fallback)
     if c.iprec == "ceil":
-        fallback = np.where(p.num_ret > 0, fallback, 0.0)
-    out = []
-    for r in levels:
-        cnt = recall_count(r, big_r, c.iprec)
-        k = np.maximum(cnt, 1)
-        ok = k <= relret
-        idx = np.where(ok, start + k - 1, 0)
-        v = np.where(ok, ip[idx] if len(ip) else 0.0, 0.0)
-        v = np.where((cnt <= 0) & (relret == 0), fallback, v)
-        out.append(_zero_missing(p, v))
+        final = np.where(p.num_ret > 0, final, 0.0)
+    out: list[np.ndarray] = [np.zeros(0)] * len(levels)
+    started = np.zeros(p.n_topics, bool)
+    stuck = np.zeros(p.n_topics, bool)
+    last = relret.copy()  # the count the walk has come down to
+    for j in range(len(levels) - 1, -1, -1):  # trec_eval's order: last level first
+        cnt = recall_count(levels[j], big_r, c.iprec)
+        over = cnt > relret
+        hit = (cnt >= 1) & ~over
+        idx = np.where(hit, start + cnt - 1, 0)
+        at_c = np.where(hit, ip[idx] if len(ip) else 0.0, 0.0)
+        if c.iprec == "ceil":
+            v = np.where(over, 0.0, np.where(cnt >= 1, at_c, final))
+        else:
+            skip = ~started & over
+            started |= ~skip
+            stuck |= ~skip & ~(hit & (cnt <= last))
+            v = np.where(skip, 0.0, np.where(stuck, final, at_c))
+            last = np.where(~skip & ~stuck, cnt, last)
+        out[j] = _zero_missing(p, v)
     return out
+
+
+def _levels(m: Measure) -> tuple[float, ...]:
+    text = m.param("levels")
+    if text is None:
+        return ELEVEN_POINTS
+    try:
+        levels = tuple(float(x) for x in str(text).split(",") if x.strip())
+    except ValueError:
+        raise ValueError(f"11pt levels must be comma-separated numbers, got {text!r}") from None
+    if not levels:
+        raise ValueError("11pt needs at least one recall level")
+    return levels
 
 
 def iprec_at_recall(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
@@ -180,11 +214,12 @@ def iprec_at_recall(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 
 
 def eleven_pt_avg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    vals = _iprec_levels(p, c, ELEVEN_POINTS)
+    levels = _levels(m)
+    vals = _iprec_levels(p, c, levels)
     total = np.zeros(p.n_topics)
-    for v in reversed(vals):  # trec_eval adds from the highest level down
+    for v in reversed(vals):  # trec_eval adds from the last level down
         total = total + v
-    return total / float(len(ELEVEN_POINTS))
+    return total / float(len(levels))
 
 
 # ------------------------------------------------------------------------ precision at cut-offs
@@ -279,7 +314,7 @@ DEFS: dict[str, MeasureDef] = {
         MeasureDef("GMBpref", bpref, RANKING_REL | {"gm_floor"}, "geometric mean of bpref, each floored at gm_floor", agg="gmean", trec_name="gm_bpref"),
         MeasureDef("infAP", inf_ap, RANKING_REL, "inferred AP (Yilmaz & Aslam): pooled-unjudged docs assumed relevant in proportion", trec_name="infAP"),
         MeasureDef("IPrec", iprec_at_recall, RANKING_REL | {"iprec"}, "interpolated precision at recall level r", cutoff="required", cutoff_type=float, trec_name="iprec_at_recall"),
-        MeasureDef("11pt", eleven_pt_avg, RANKING_REL | {"iprec"}, "interpolated precision averaged over recall 0, 0.1, ..., 1", trec_name="11pt_avg"),
+        MeasureDef("11pt", eleven_pt_avg, RANKING_REL | {"iprec"}, "interpolated precision averaged over recall 0, 0.1, ..., 1 (or levels='0.2,0.5,0.8')", params={"levels": str}, trec_name="11pt_avg"),
         MeasureDef("RprecMult", rprec_mult, RANKING_REL, "precision at rank (long)(x*R + 0.9)", cutoff="required", cutoff_type=float, trec_name="Rprec_mult"),
         MeasureDef("Utility", utility, SET_COUNTS, "set utility a*relret + b*nonrelret + c*relnotret + d*nonrelnotret", params={"a": float, "b": float, "c": float, "d": float, "num_docs": int}, trec_name="utility"),
         MeasureDef("RelP", relative_p, RANKING_REL, "relevant in top k / min(k, R)", cutoff="required", trec_name="relative_P"),
