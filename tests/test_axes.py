@@ -507,3 +507,35 @@ def test_custom_gains_case10():
     r_neg = run("1 Q0 n 1 2 t\n1 Q0 a 2 1 t\n")
     # n (grade -1, pooled) gains 0: DCG = 1/log2(3), ideal 1
     assert value(q_neg, r_neg, "nDCG(gains={-1:5})") == pytest.approx(1 / math.log2(3), abs=1e-15)
+
+
+# ------------------------------------------------------------------------------ ideal_sort
+def test_ideal_sort():
+    # case 10 with fractional gains 1->.5, 2->.8, 3->.9: a .9, b .8, c .5, d 0, e .5, f .8;
+    # ranking d c a x b: DCG = .5/log2(3) + .9/log2(4) + .8/log2(6).
+    # exact ideal .9 .8 .8 .5 .5 -> 0.4856. trec-int: trec_eval's (int)(g1 - g2) comparator
+    # sees every level as equal, the ideal walk starts at level 0 (gain 0): ideal DCG 0 -> 0.
+    q = qrels("1 0 a 3\n1 0 b 2\n1 0 c 1\n1 0 d 0\n1 0 e 1\n1 0 f 2\n")
+    r = run("1 Q0 d 1 5 t\n1 Q0 c 2 4 t\n1 Q0 a 3 3 t\n1 Q0 x 4 2 t\n1 Q0 b 5 1 t\n")
+    dcg = 0.5 / math.log2(3) + 0.9 / 2 + 0.8 / math.log2(6)
+    idcg = 0.9 + 0.8 / math.log2(3) + 0.8 / 2 + 0.5 / math.log2(5) + 0.5 / math.log2(6)
+    m = "nDCG(gains={1:0.5,2:0.8,3:0.9})"
+    assert value(q, r, m, "ideal_sort=exact") == pytest.approx(dcg / idcg, abs=1e-15)
+    assert round(value(q, r, m, "ideal_sort=exact"), 4) == 0.4856
+    assert value(q, r, m, "ideal_sort=trec-int") == 0.0
+    # integer gains are ordered the same either way: 0.4778 (see test_ndcg_case10)
+    assert value(q, r, "nDCG", "ideal_sort=trec-int") == value(q, r, "nDCG", "ideal_sort=exact")
+
+
+# ------------------------------------------------------------------------------ rbp_resid
+def test_rbp_resid():
+    # p = .9. Topic 1 (case 13 T1): a u b c v, u and v unjudged, n = 5:
+    #   .9^5 + .1 * (.9^1 + .9^4) = .59049 + .15561 = 0.7461 under both values.
+    # Topic 3: a(1) b(0) c(1) fully judged: always -> .9^3 = 0.729; if-unjudged -> 0 (trec_eval 10).
+    q = qrels(RBP_Q + "3 0 a 1\n3 0 b 0\n3 0 c 1\n")
+    r = run(RBP_R + "3 Q0 a 1 3 t\n3 Q0 b 2 2 t\n3 Q0 c 3 1 t\n")
+    for setting in ("always", "if-unjudged"):
+        assert value(q, r, "RBPResid", f"rbp_resid={setting}", "rbp_p=0.9", topic="1") == pytest.approx(0.7461, abs=1e-12)
+    assert value(q, r, "RBPResid", "rbp_resid=always", "rbp_p=0.9", topic="3") == pytest.approx(0.729, abs=1e-12)
+    assert value(q, r, "RBPResid", "rbp_resid=if-unjudged", "rbp_p=0.9", topic="3") == 0.0
+    assert value(q, r, "rbp_resid", "rbp_resid=always", "rbp_p=0.9") == pytest.approx((0.7461 + 0.729) / 2, abs=1e-12)
