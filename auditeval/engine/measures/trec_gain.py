@@ -250,21 +250,24 @@ def ndcg_rel(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     rg = result_gains(p, m, c)
     dcg = _dcg_prefix(p, rg)
     t, j = p.row_topic, p.rank - 1
-    ok = length[t] > 0
-    hit = (rg > 0) & ok
-    jj = np.minimum(j, length[t] - 1)
-    idcg_here = np.ones(len(rg))
-    idcg_here[hit] = _at(icum, p.qoffsets, t[hit], jj[hit])
-    total = p.seg_sum(np.where(hit, dcg / idcg_here, 0.0))
-    n_hit = p.seg_count(hit)
-    dcg_end = np.zeros(p.n_topics)
-    nz = p.num_ret > 0
-    dcg_end[nz] = dcg[p.offsets[1:][nz] - 1]
+    hit = rg > 0
     has = length > 0
-    idcg_full = np.ones(p.n_topics)
-    idcg_full[has] = icum[p.qoffsets[:-1][has] + length[has] - 1]
-    total = total + (length - n_hit) * dcg_end / idcg_full
-    return np.where(has & (total > 0), safe_div(total, length), 0.0)
+    # IDCG when the document is reached: through rank i, frozen at the end of the ideal
+    # ranking; 0 when the ideal ranking is empty (C then divides by 0: inf/NaN, as here)
+    idcg_here = np.zeros(len(rg))
+    sel = hit & has[t]
+    idcg_here[sel] = _at(icum, p.qoffsets, t[sel], np.minimum(j, length[t] - 1)[sel])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = p.seg_sum(np.where(hit, dcg / idcg_here, 0.0))
+        n_hit = p.seg_count(hit)
+        dcg_end = np.zeros(p.n_topics)
+        nz = p.num_ret > 0
+        dcg_end[nz] = dcg[p.offsets[1:][nz] - 1]
+        idcg_full = np.zeros(p.n_topics)
+        idcg_full[has] = icum[p.qoffsets[:-1][has] + length[has] - 1]
+        # the ideal documents not retrieved with positive gain each add nDCG at the end
+        total = total + ((length - n_hit) * dcg_end) / idcg_full
+        return np.where(total > 0, total / length, 0.0)
 
 
 def rndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
