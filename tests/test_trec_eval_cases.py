@@ -78,3 +78,81 @@ def test_stdin_results(monkeypatch) -> None:
     code = main(["--as", "10.0", "-q", "-m", "all_trec", "qrels", "-"], stdout=out, stderr=io.StringIO())
     assert code == 0
     assert out.getvalue() == (where / "trec_eval-10.0.q.all_trec.out").read_text()
+
+
+# ------------------------------------------------------------------ measure parameters
+# Expected values: the trec_eval numbers quoted in each case folder's README.md.
+PARAMS = [
+    ("10_ndcg", "9.0.8", ["-m", "ndcg.1=1,2=3,3=7"], "ndcg_1=1,2=3,3=7      \tall\t0.4720\n"),
+    ("10_ndcg", "10.0", ["-m", "ndcg.1=0.5,2=0.8,3=0.9"], "ndcg_1=0.5,2=0.8,3=0.9\tall\t0.0000\n"),
+    ("10_ndcg", "10.0", ["-m", "ndcg_rel.1=5,2=8,3=9", "-m", "Rndcg.1=5,2=8,3=9"],
+     "ndcg_rel_1=5,2=8,3=9  \tall\t0.4211\nRndcg_1=5,2=8,3=9     \tall\t0.3033\n"),
+    ("10_ndcg", "10.0", ["-m", "ndcg.0=-1"], "ndcg_0=-1             \tall\t0.3133\n"),
+    ("10_ndcg", "9.0.8", ["-m", "ndcg_cut.3,10", "-m", "ndcg"],
+     "ndcg                  \tall\t0.4778\nndcg_cut_3            \tall\t0.4050\nndcg_cut_10           \tall\t0.4778\n"),
+    ("13_rbp", "10.0", ["-q", "-m", "rbp.p=0.8"],
+     "rbp_p=0.8             \t1\t0.2640\nrbp_p=0.8             \t2\t0.1600\nrbp_p=0.8             \t3\t0.3280\n"
+     "rbp_p=0.8             \tall\t0.2507\n"),
+    ("12_recall_rprec_bpref_rr_success_p", "9.0.8", ["-m", "map", "-m", "bpref", "-m", "P.10,3"],
+     "map                   \tall\t0.3021\nbpref                 \tall\t0.7969\n"
+     "P_3                   \tall\t0.2500\nP_10                  \tall\t0.1000\n"),
+]
+
+
+@pytest.mark.parametrize(("folder", "version", "flags", "expected"), PARAMS, ids=[" ".join(p[2]) for p in PARAMS])
+def test_measure_parameters(monkeypatch, folder, version, flags, expected) -> None:
+    monkeypatch.chdir(CASES_DIR / folder)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--as", version, *flags, "qrels", "run"], stdout=out, stderr=err) == 0, err.getvalue()
+    assert out.getvalue() == expected
+
+
+def test_parameter_names_and_order(monkeypatch) -> None:
+    """Cut-offs sorted, float cut-offs as %3.2f, parameter strings kept as typed; table order."""
+    monkeypatch.chdir(CASES_DIR / "10_ndcg")
+    out = io.StringIO()
+    argv = ["-m", "success.5,2", "-m", "utility.2,-1,0,0", "-m", "Rprec_mult.0.35,0.2", "-m", "iprec_at_recall..25,.10",
+            "-m", "P.5,7,3", "qrels", "run"]
+    assert main(argv, stdout=out, stderr=io.StringIO()) == 0
+    names = [ln.split("\t")[0].rstrip() for ln in out.getvalue().splitlines()]
+    assert names == ["iprec_at_recall_0.10", "iprec_at_recall_0.25", "P_3", "P_5", "P_7", "Rprec_mult_0.20",
+                     "Rprec_mult_0.35", "utility_2,-1,0,0", "success_2", "success_5"]
+
+
+ERRORS = [
+    (["-m", "rbp"], "9.0.8", 1, "trec_eval: illegal measure 'rbp'\n"),
+    (["-m", "foo.5"], "10.0", 1, "trec_eval: illegal measure 'foo'\n"),
+    (["-m", "P."], "10.0", 1, "trec_eval: improper measure in parameter 'P'\ntrec_eval: illegal measure 'P'\n"),
+    (["-m", "P.0,5"], "10.0", 2, "trec_eval: Negative cutoff detected\ntrec_eval: Cannot initialize measure 'P'\n"),
+    (["-m", "P.5,5"], "10.0", 2, "trec_eval: duplicate cutoffs detected\ntrec_eval: Cannot initialize measure 'P'\n"),
+    (["-m", "ndcg.1=2,,"], "10.0", 2,
+     "trec_eval: malformed pair parameters in '1=2,,'\ntrec_eval: Cannot initialize measure 'ndcg'\n"),
+]
+
+
+@pytest.mark.parametrize(("flags", "version", "code", "message"), ERRORS, ids=[" ".join(e[0]) for e in ERRORS])
+def test_errors(monkeypatch, flags, version, code, message) -> None:
+    monkeypatch.chdir(CASES_DIR / "10_ndcg")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--as", version, *flags, "qrels", "run"], stdout=out, stderr=err) == code
+    assert (out.getvalue(), err.getvalue()) == ("", message)
+
+
+def test_usage_and_version() -> None:
+    err = io.StringIO()
+    assert main(["qrels"], stdout=io.StringIO(), stderr=err) == 1
+    assert err.getvalue().startswith("Usage: trec_eval")
+    err = io.StringIO()
+    assert main(["--as", "10.0", "-v"], stdout=io.StringIO(), stderr=err) == 0
+    assert err.getvalue() == "trec_eval version 10.0-rc3\n"
+
+
+def test_variants_column(monkeypatch) -> None:
+    monkeypatch.chdir(CASES_DIR / "04_unjudged")
+    out = io.StringIO()
+    assert main(["--as", "10.0", "--variants", "-J", "-c", "-M5", "-l2", "-m", "map", "qrels", "run"], stdout=out) == 0
+    name, topic, value, variant = out.getvalue().rstrip("\n").split("\t")
+    assert (name.rstrip(), topic) == ("map", "all")
+    assert variant.startswith("AP|")
+    for axis in ("unjudged=drop", "topics=qrels", "depth=5", "rel=2", "sim=float64", "ties=docno-desc"):
+        assert axis in variant.split("|")

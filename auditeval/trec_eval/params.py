@@ -97,7 +97,7 @@ def _double_params_measure(spec: Spec, values: tuple[float, ...]) -> Measure:
     m = Measure(spec.canonical)
     if spec.name == "11pt_avg":
         if values != tuple(spec.default):
-            m = m.with_params(levels=str(",".join(repr(v) for v in values)))
+            raise ParamError(["auditeval trec-eval: 11pt_avg recall levels other than 0.0,0.1,...,1.0 are not supported"])
         return m
     if spec.name == "relstring":
         return m.with_cutoff(int(values[0])) if int(values[0]) != 10 else m

@@ -55,6 +55,9 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     except TrecError as exc:
         err.write(exc.text)
         return exc.code
+    except AuditEvalError as exc:  # a convention or measure the engine refuses
+        err.write(f"auditeval trec-eval: {exc}\n")
+        return 2
 
 
 def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
@@ -123,7 +126,9 @@ def _convention(a: Args):
     if a.judged_only:
         changes["unjudged"] = "drop"
     if a.max_docs is not None:
-        changes["depth"] = max(a.max_docs, 0)
+        if a.max_docs <= 0:  # trec_eval would evaluate empty rankings; no convention for that
+            raise TrecError(f"auditeval trec-eval: -M {a.max_docs} not supported (depth must be >= 1)\n", 1)
+        changes["depth"] = a.max_docs
     return conv.replace(**changes)
 
 
@@ -155,8 +160,7 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
             keep = set(done)
             sub_q = Qrels(_filter(qrels.table, keep), source=qrels.source)
             sub_r = Run(_filter(run.table, keep), name=run.name, source=run.source)
-            if sub_r.table.num_rows or not ten:
-                _print(a, sub_q, sub_r, insts, conv, out, err, summary=False)
+            _print(a, sub_q, sub_r, insts, conv, out, err, summary=False)
         err.write(stop[1])
         return 4
     if not loop:
