@@ -50,7 +50,12 @@ def _read(path: str, kind: str) -> bytes:
     what = "qrels" if kind == "qrels" else "results"
     where = "get_qrels" if kind == "qrels" else "get_results"
     try:
-        data = sys.stdin.buffer.read() if (path == "-" and kind == "run") else open(path, "rb").read()  # noqa: SIM115
+        if path == "-" and kind == "run":  # get_trec_results.c: '-' is stdin (results only)
+            stream = sys.stdin
+            data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read()
     except OSError:
         data = b""
     if data[:2] == b"\x1f\x8b":
