@@ -118,10 +118,11 @@ def recall_count(r: float, big_r: np.ndarray, rule: str) -> np.ndarray:
     """
     x = float(r) * big_r.astype(np.float64)
     if rule == "trunc09":
-        return np.floor(x + 0.9).astype(np.int64)
+        return np.trunc(x + 0.9).astype(np.int64)  # C cast: toward zero
     if rule == "lround":
-        fl = np.floor(x)
-        return (fl + (x - fl >= 0.5)).astype(np.int64)  # x - floor(x) is exact
+        a = np.abs(x)
+        fl = np.floor(a)
+        return (np.sign(x) * (fl + (a - fl >= 0.5))).astype(np.int64)  # a - floor(a) is exact
     if rule == "ceil":
         cnt = np.ceil(x).astype(np.int64)
         den = np.where(big_r > 0, big_r, 1).astype(np.float64)
@@ -225,9 +226,9 @@ def eleven_pt_avg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 # ------------------------------------------------------------------------ precision at cut-offs
 def rprec_mult(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     big_r = p.num_rel(c.rel)
-    cut = np.floor(float(m.cutoff) * big_r.astype(np.float64) + 0.9).astype(np.int64)
+    cut = np.trunc(float(m.cutoff) * big_r.astype(np.float64) + 0.9).astype(np.int64)
     hits = p.seg_count(p.rel_mask(c.rel) & (p.rank <= cut[p.row_topic]))
-    return _zero_missing(p, safe_div(hits, cut))
+    return _zero_missing(p, safe_div(hits, np.maximum(cut, 0)))
 
 
 def relative_p(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
@@ -293,18 +294,17 @@ def yaap(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 
 # ------------------------------------------------------------------------ relstring
 def relstring(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    n = 10 if m.cutoff is None else int(m.cutoff)
+    n = 10 if m.cutoff is None else max(int(m.cutoff), 0)  # trec_eval: len < 0 -> 0
+    if n == 0:
+        return np.full(p.n_topics, "", dtype=object)
     keep = p.rank <= n
     g = p.grade[keep]
     ch = np.where(g > 9, ord(">"), np.where(g >= 0, ord("0") + np.clip(g, 0, 9), ord("<")))
     ch = np.where(g == -1, ord("-"), np.where(g == UNJUDGED, ord("."), ch))
-    buf = np.zeros((p.n_topics, max(n, 1)), dtype=np.uint8)
+    buf = np.zeros((p.n_topics, n), dtype=np.uint8)
     buf[p.row_topic[keep], p.rank[keep] - 1] = ch
-    strings = buf.view(f"S{max(n, 1)}").ravel()  # trailing NULs dropped by the S dtype
-    out = strings.astype(str).astype(object)
-    if n == 0:
-        out[:] = ""
-    return out
+    strings = buf.view(f"S{n}").ravel()  # one row per topic; unfilled (NUL) tail dropped
+    return strings.astype(str).astype(object)
 
 
 DEFS: dict[str, MeasureDef] = {
