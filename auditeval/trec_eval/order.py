@@ -67,8 +67,12 @@ def fix_nan_topics(run: Run, float32: bool) -> Run:
     docs = run.table.column("doc").to_pylist()
     sims = score.astype(np.float32).astype(np.float64) if float32 else score
     new = score.copy()
-    for t in sorted({topics[i] for i in np.flatnonzero(nan)}):
-        rows = [i for i, x in enumerate(topics) if x == t]
+    nan_topics = {topics[i] for i in np.flatnonzero(nan)}
+    by_topic: dict[str, list[int]] = {t: [] for t in nan_topics}
+    for i, x in enumerate(topics):
+        if x in by_topic:
+            by_topic[x].append(i)
+    for rows in by_topic.values():
         rows.sort(key=lambda i: _key(docs[i]))  # get_trec_results.c sorts lines by (qid, docno)
         items = [(float(sims[i]), _key(docs[i]), i) for i in rows]
         ordered = glibc_msort(items, _cmp_sim_docno)
