@@ -56,26 +56,37 @@ def _seg_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Inclusive running sum within each CSR segment, added sequentially from the segment start.
 
     (A global cumsum minus the segment base would round differently from trec_eval's
-    per-topic loop; a padded 2-D ``cumsum(axis=1)`` is sequential per row.)
+    per-topic loop.) Segments are laid out as rows of a zero-padded grid and summed with
+    ``cumsum(axis=1)``, which is sequential per row; segments are grouped by length
+    (powers of two) so the padding never exceeds the data, one grid per group.
     """
     n = np.diff(offsets)
+    out = np.zeros(len(values))
     if len(values) == 0:
-        return np.zeros(0)
+        return out
     row = np.repeat(np.arange(len(n)), n)
     col = np.arange(len(values)) - offsets[row]
-    grid = np.zeros((len(n), int(n.max())))
-    grid[row, col] = values
-    return np.cumsum(grid, axis=1)[row, col]
+    bucket = np.zeros(len(n), dtype=np.int64)
+    nz = n > 0
+    bucket[nz] = np.ceil(np.log2(n[nz])).astype(np.int64)
+    bucket_of_row = bucket[row]
+    for b in np.unique(bucket[nz]):
+        ts = np.flatnonzero(nz & (bucket == b))
+        local = np.full(len(n), -1, dtype=np.int64)
+        local[ts] = np.arange(len(ts))
+        sel = bucket_of_row == b
+        r, cc = local[row[sel]], col[sel]
+        grid = np.zeros((len(ts), int(n[ts].max())))
+        grid[r, cc] = values[sel]
+        out[sel] = np.cumsum(grid, axis=1)[r, cc]
+    return out
 
 
 def _powers(p: float, n: int) -> np.ndarray:
-    """``[1, p, p*p, ...]`` by repeated multiplication, as trec_eval's ``cur_p *= p``."""
-    out = np.empty(max(n, 1) + 1)
+    """``[1, p, p*p, ...]`` (n + 1 values) by repeated multiplication, as trec_eval's ``cur_p *= p``."""
+    out = np.empty(n + 1)
     out[0] = 1.0
-    if n:
-        out[1:] = np.multiply.accumulate(np.full(max(n, 1), p))
-    else:
-        out[1] = p
+    out[1:] = np.multiply.accumulate(np.full(n, p))
     return out
 
 
