@@ -107,10 +107,17 @@ def fold(m: Measure, conv: Convention) -> tuple[Measure, Convention]:
     return m2, conv.replace(**changes) if changes else conv
 
 
-def variant_axes(m: Measure) -> tuple[str, ...]:
-    """The axes that can change ``m``'s value, in canonical order."""
+def variant_axes(m: Measure, depth: Any = "all") -> tuple[str, ...]:
+    """The axes that can change ``m``'s value, in canonical order.
+
+    Measures declared without ``ties``/``sim`` (counts such as NumRelRet, SetP) do not
+    depend on the order of the whole ranking; but once ``depth`` cuts it, the order decides
+    which documents survive, so under a finite depth ``ties`` and ``sim`` join their variant.
+    """
     d = _registry()[m.name]
     axes = set(d.axes)
+    if "depth" in axes and depth != "all":
+        axes |= {"ties", "sim"}
     if m.param("gains") is not None:
         axes.discard("gain")
     else:
@@ -128,7 +135,7 @@ class Variant:
     @classmethod
     def of(cls, m: Measure, conv: Convention) -> Variant:
         m2, c2 = fold(m, conv)
-        return cls(m2, tuple((a, getattr(c2, a)) for a in variant_axes(m2)))
+        return cls(m2, tuple((a, getattr(c2, a)) for a in variant_axes(m2, c2.depth)))
 
     def __str__(self) -> str:
         return "|".join([str(self.measure)] + [f"{a}={AXES[a].format(v)}" for a, v in self.axes])
@@ -157,7 +164,7 @@ def parse_variant(text: str) -> Variant:
         except ConventionError as exc:
             raise MeasureSyntaxError(text, offset + len(k) + 1, str(exc)) from None
         offset += len(part) + 1
-    wanted = variant_axes(m)
+    wanted = variant_axes(m, seen.get("depth", "all"))
     missing = [a for a in wanted if a not in seen]
     extra = [a for a in seen if a not in wanted]
     if missing:
