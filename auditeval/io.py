@@ -132,6 +132,78 @@ class _Split:
         return int(self.lineno[row])
 
 
+# --------------------------------------------------------------------------- fast path
+# Bytes that the general path treats as whitespace or line breaks besides the delimiter
+# (Arrow's utf8_split_whitespace splits on \x1c-\x1f too); any of them -> general path.
+_IRREGULAR_BYTES = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+
+
+def _fast_table(data: bytes, types: list[pa.DataType]) -> pa.Table | None:
+    """Parse a *regular* file in one pass with Arrow's CSV reader, or return None.
+
+    Regular: ASCII, fields separated by exactly one space (or exactly one tab, when the file
+    holds no space), no comment or blank line, no empty field, exactly ``len(types)`` fields
+    on every line, every number accepted by Arrow (no null spellings such as ``nan``, all
+    finite). Such a file has the same fields, line numbers and values on the general path,
+    which is taken for anything else and alone decides (and words) every error.
+    """
+    if len(data) < 2 or not data.isascii():
+        return None
+    if b"\t" in data:
+        if b" " in data:
+            return None
+        delimiter = "\t"
+    else:
+        delimiter = " "
+    if any(b in data for b in _IRREGULAR_BYTES):
+        return None
+    if b"#" in data and (data[:1] == b"#" or b"\n#" in data):
+        return None
+    names = [f"f{i}" for i in range(len(types))]
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 23),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter, quote_char=False, escape_char=False, ignore_empty_lines=False
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types=dict(zip(names, types, strict=True)),
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    if table.num_rows == 0:
+        return None
+    for col, typ in zip(table.columns, types, strict=True):
+        if col.null_count:  # blank line, or a null spelling in a number column
+            return None
+        if pa.types.is_dictionary(typ):
+            chunks = [c.dictionary for c in col.chunks]
+        elif pa.types.is_string(typ):
+            chunks = col.chunks
+        else:
+            if pa.types.is_floating(typ) and not pc.all(pc.is_finite(col)).as_py():
+                return None  # inf: the general path decides (strict rejects it)
+            continue
+        if any(len(c) and pc.min(pc.binary_length(c)).as_py() == 0 for c in chunks):
+            return None  # an empty field (doubled or trailing delimiter)
+    return table
+
+
+def _dict_values(col: pa.ChunkedArray) -> list[str]:
+    """Distinct values of a dictionary-typed column read by :func:`_fast_table`."""
+    out: dict[str, None] = {}
+    for c in col.chunks:
+        out.update(dict.fromkeys(c.dictionary.to_pylist()))
+    return list(out)
+
+
+_DICT_STR = pa.dictionary(pa.int32(), pa.string())
+
+
 # --------------------------------------------------------------------------- C atof/atol
 _ATOF_RE = re.compile(
     r"\s*([+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?"
@@ -248,6 +320,17 @@ def read_qrels(path: str | Path, numbers: str = "strict") -> Qrels:
 
 
 def parse_qrels(data: bytes, name: str = "<qrels>", numbers: str = "strict") -> Qrels:
+    fast = _fast_table(data, [pa.string(), _DICT_STR, pa.string(), pa.int64()])
+    if fast is not None:
+        table = pa.table(
+            {
+                "topic": fast.column(0),
+                "doc": fast.column(2),
+                "grade": fast.column(3),
+                "line": pa.array(np.arange(1, fast.num_rows + 1, dtype=np.int64)),
+            }
+        )
+        return Qrels(table=table, source=name, notes=(), skipped={"blank": (), "comment": ()})
     split = _Split(data, name, "qrels")
     _bad_field_count(split, split.nfields == QRELS_FIELDS, "4 (topic iteration docno grade)", "qrels")
     grade, coerced = _parse_numbers(split.column(3), split, "relevance grade", "int", numbers)
@@ -283,6 +366,10 @@ def parse_run(
     min_fields: int = RUN_FIELDS,
     max_fields: int | None = RUN_FIELDS,
 ) -> Run:
+    if min_fields <= RUN_FIELDS and (max_fields is None or max_fields >= RUN_FIELDS):
+        fast = _fast_table(data, [pa.string(), _DICT_STR, pa.string(), pa.int64(), pa.float64(), _DICT_STR])
+        if fast is not None:
+            return _fast_run(fast, name)
     split = _Split(data, name, "run")
     ok = split.nfields >= min_fields
     if max_fields is not None:
@@ -316,6 +403,27 @@ def parse_run(
     if n_tags > 1:
         notes.append(f"{name}: {n_tags} different run tags; using the last one read, {run_name!r} (as trec_eval)")
     return Run(table=table, name=run_name, source=name, notes=tuple(notes), skipped=split.skipped)
+
+
+def _fast_run(fast: pa.Table, name: str) -> Run:
+    """The :class:`Run` of a file read by :func:`_fast_table` (same table and notes as the general path)."""
+    tags = fast.column(5)
+    last = [c for c in tags.chunks if len(c)][-1]
+    run_name = last.dictionary[last.indices[len(last) - 1].as_py()].as_py()
+    table = pa.table(
+        {
+            "topic": fast.column(0),
+            "doc": fast.column(2),
+            "score": fast.column(4),
+            "rank": fast.column(3),
+            "line": pa.array(np.arange(1, fast.num_rows + 1, dtype=np.int64)),
+        }
+    )
+    notes = []
+    n_tags = len(_dict_values(tags))
+    if n_tags > 1:
+        notes.append(f"{name}: {n_tags} different run tags; using the last one read, {run_name!r} (as trec_eval)")
+    return Run(table=table, name=run_name, source=name, notes=tuple(notes), skipped={"blank": (), "comment": ()})
 
 
 # --------------------------------------------------------------------------- in-memory

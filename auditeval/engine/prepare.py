@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -125,29 +124,28 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
 
     qt = qrels.table
     rt = run.table
-    # ---- shared dictionaries: topics sorted by bytes (trec_eval strcmp order)
-    q_topic = qt.column("topic").combine_chunks() if isinstance(qt.column("topic"), pa.ChunkedArray) else qt.column("topic")
-    r_topic = rt.column("topic").combine_chunks() if isinstance(rt.column("topic"), pa.ChunkedArray) else rt.column("topic")
-    q_topics = pc.unique(q_topic)
-    r_topics = pc.unique(r_topic)
-    all_topics = sorted(set(q_topics.to_pylist()) | set(r_topics.to_pylist()), key=lambda s: s.encode("utf-8"))
+    n_run = rt.num_rows
+    # ---- topics sorted by bytes (trec_eval strcmp order) and integer codes
+    q_topic = _combined(qt.column("topic"))
+    r_topic = rt.column("topic")
+    q_topics = pc.unique(q_topic).to_pylist()
+    r_topics, r_tcode_of = _run_topic_codes(r_topic)
+    all_topics = sorted(set(q_topics) | set(r_topics), key=lambda s: s.encode("utf-8"))
+    code_of = {t: i for i, t in enumerate(all_topics)}
     topic_values = pa.array(all_topics, pa.string())
-    q_tcode = pc.index_in(q_topic, value_set=topic_values).to_numpy(zero_copy_only=False).astype(np.int64)
-    r_tcode = pc.index_in(r_topic, value_set=topic_values).to_numpy(zero_copy_only=False).astype(np.int64)
+    q_tcode = _codes(q_topic, topic_values)
+    r_tcode = r_tcode_of(code_of, topic_values)
 
-    docs = pa.chunked_array([qt.column("doc").combine_chunks(), rt.column("doc").combine_chunks()]).combine_chunks()
-    dcodes = pc.dictionary_encode(docs).indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    nq = qt.num_rows
-    q_dcode, r_dcode = dcodes[:nq], dcodes[nq:]
-    ndoc = int(dcodes.max()) + 1 if len(dcodes) else 1
-    q_key = q_tcode * ndoc + q_dcode
-    r_key = r_tcode * ndoc + r_dcode
-
+    # ---- qrels keys: (topic, doc) with doc coded among the qrels' own documents
+    q_doc = _combined(qt.column("doc"))
+    qd_values = pc.unique(q_doc)
+    nqd = max(len(qd_values), 1)
+    q_key = q_tcode * nqd + _codes(q_doc, qd_values)
     q_grade = qt.column("grade").to_numpy().astype(np.int64)
     q_line = qt.column("line").to_numpy()
 
     # ---- qrels duplicates
-    q_dup = pd.Series(q_key).duplicated(keep=False).to_numpy()
+    q_dup = _duplicated(q_key, False)
     if q_dup.any():
         if conv.dups == "error":
             idx = np.flatnonzero(q_dup)
@@ -156,78 +154,93 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
             raise InputError(
                 qrels.source,
                 int(q_line[second]),
-                f"duplicate judgment for topic {q_topic[first].as_py()!r} doc {qt.column('doc')[first].as_py()!r} "
+                f"duplicate judgment for topic {q_topic[first].as_py()!r} doc {q_doc[first].as_py()!r} "
                 f"(first at line {int(q_line[first])}); choose dups=first or dups=last to keep one",
             )
-        keep = ~pd.Series(q_key).duplicated(keep=conv.dups).to_numpy()
+        keep = ~_duplicated(q_key, conv.dups)
         notes.append(f"{qrels.source}: {int((~keep).sum())} duplicate judgment line(s) dropped (dups={conv.dups})")
         q_key, q_tcode, q_grade, q_line = q_key[keep], q_tcode[keep], q_grade[keep], q_line[keep]
 
-    # ---- run rows
-    r_score = rt.column("score").to_numpy()
-    r_rank = rt.column("rank").to_numpy()
-    r_line = rt.column("line").to_numpy()
+    # ---- each run row's judgment (looked up once, in file order; rows move with it below)
     r_doc = rt.column("doc")
-    sel = None
+    r_qdoc = pc.fill_null(pc.index_in(r_doc, value_set=qd_values), -1).to_numpy().astype(np.int64)
+    cand = np.flatnonzero(r_qdoc >= 0)  # rows whose doc is judged for some topic
+    ckey = r_tcode[cand] * nqd + r_qdoc[cand]
+    del r_qdoc
+    qorder = np.argsort(q_key, kind="stable")
+    q_sorted = q_key[qorder]
+    r_found = np.zeros(n_run, bool)
+    r_grade = np.full(n_run, NONPOOL, dtype=np.int64)
+    if len(q_sorted) and len(ckey):
+        pos = np.minimum(np.searchsorted(q_sorted, ckey), len(q_sorted) - 1)
+        hit = q_sorted[pos] == ckey
+        r_found[cand[hit]] = True
+        r_grade[cand[hit]] = q_grade[qorder][pos[hit]]
+
+    # ---- run rows kept (self hits, dups first/last), as indices into the run table
+    rows = None
     if conv.self_hits == "drop":
         same = pc.equal(r_doc, r_topic).to_numpy(zero_copy_only=False)
         if same.any():
             notes.append(f"{run.source}: {int(same.sum())} row(s) whose doc id equals the topic id dropped (self_hits=drop)")
-            sel = ~same
+            rows = np.flatnonzero(~same)
+    doc_keys = _DocKeys(r_doc, r_tcode, len(all_topics))
     if conv.dups in ("first", "last"):
-        keys = r_key if sel is None else r_key[sel]
-        dup = pd.Series(keys).duplicated(keep=conv.dups).to_numpy()
-        if dup.any():
+        dup = doc_keys.duplicated(rows, conv.dups, grouped=False)
+        if dup is not None:
             notes.append(f"{run.source}: {int(dup.sum())} duplicate result line(s) dropped (dups={conv.dups})")
-            keep_idx = np.flatnonzero(~dup) if sel is None else np.flatnonzero(sel)[~dup]
-            sel = np.zeros(len(r_key), bool)
-            sel[keep_idx] = True
-    if sel is not None:
-        r_tcode, r_key, r_score, r_rank, r_line = r_tcode[sel], r_key[sel], r_score[sel], r_rank[sel], r_line[sel]
-        r_doc = r_doc.filter(pa.array(sel))
+            rows = np.flatnonzero(~dup) if rows is None else rows[~dup]
 
+    def sub(a: np.ndarray) -> np.ndarray:
+        return a if rows is None else a[rows]
+
+    r_score = sub(rt.column("score").to_numpy())
     if conv.sim == "float32":
         r_score = r_score.astype(np.float32).astype(np.float64)
+    sel_doc = r_doc if rows is None else r_doc.take(pa.array(rows))
+    sel_rank = sub(rt.column("rank").to_numpy()) if conv.ties == "rank" else None
+    sel_line = sub(rt.column("line").to_numpy()) if conv.ties in ("rank", "file-order") else None
 
     # ---- sort (ties)
-    order = _sort_order(r_tcode, r_score, r_doc, r_rank, r_line, conv.ties)
-    r_tcode, r_key, r_line = r_tcode[order], r_key[order], r_line[order]
+    order = _sort_order(sub(r_tcode), r_score, sel_doc, sel_rank, sel_line, conv.ties)
+    del r_score, sel_doc
+    rows = order if rows is None else rows[order]
+    r_tcode = r_tcode[rows]
 
     # ---- depth
     counts = np.bincount(r_tcode, minlength=len(all_topics))
-    starts = np.concatenate(([0], np.cumsum(counts)))
-    pos = np.arange(len(r_tcode)) - starts[r_tcode]
     if conv.depth != "all":
+        starts = np.concatenate(([0], np.cumsum(counts)))
+        pos = np.arange(len(r_tcode)) - starts[r_tcode]
         keep = pos < conv.depth
         n_cut = int((~keep).sum())
         if n_cut:
             notes.append(f"{run.source}: {n_cut} result line(s) below depth {conv.depth} not evaluated (depth={conv.depth})")
-            r_tcode, r_key, r_line = r_tcode[keep], r_key[keep], r_line[keep]
+            rows, r_tcode = rows[keep], r_tcode[keep]
+            counts = np.minimum(counts, conv.depth)
 
     # ---- duplicates as errors (after depth, as trec_eval)
     if conv.dups == "error":
-        dup = pd.Series(r_key).duplicated(keep=False).to_numpy()
-        if dup.any():
+        dup = doc_keys.duplicated(rows, False, grouped=counts)
+        if dup is not None:
             idx = np.flatnonzero(dup)
-            same = idx[r_key[idx] == r_key[idx[0]]]
-            lines = sorted(int(r_line[i]) for i in same)
+            same = idx[doc_keys.same_as(rows, idx)]
+            r_line = rt.column("line").to_numpy()
+            lines = sorted(int(r_line[rows[i]]) for i in same)
             t = all_topics[int(r_tcode[same[0]])]
-            doc = docs[int(nq + _row_of_line(rt, lines[0]))].as_py()
+            doc = r_doc[int(rows[same[0]])].as_py()
             raise InputError(
                 run.source,
                 lines[1],
                 f"duplicate result for topic {t!r} doc {doc!r} (first at line {lines[0]}); "
                 "choose dups=first or dups=last to keep one",
             )
+    del doc_keys
 
     # ---- judgments
-    qorder = np.argsort(q_key, kind="stable")
-    q_sorted = q_key[qorder]
-    pos_in_q = np.searchsorted(q_sorted, r_key)
-    pos_in_q_clipped = np.minimum(pos_in_q, max(len(q_sorted) - 1, 0))
-    found = (len(q_sorted) > 0) & (q_sorted[pos_in_q_clipped] == r_key) if len(q_sorted) else np.zeros(len(r_key), bool)
-    grade = np.full(len(r_key), NONPOOL, dtype=np.int64)
-    grade[found] = q_grade[qorder][pos_in_q_clipped[found]]
+    grade = r_grade[rows]
+    found = r_found[rows]
+    del r_grade, r_found
     if conv.negatives == "pooled":
         grade[found & (grade < 0)] = UNJUDGED
         q_neg = q_grade < 0
@@ -245,7 +258,7 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
 
     # ---- topic set
     in_run = np.zeros(len(all_topics), bool)
-    in_run[np.unique(r_tcode_all := _codes(r_topic, topic_values))] = True
+    in_run[[code_of[t] for t in r_topics]] = True
     in_qrels = np.zeros(len(all_topics), bool)
     in_qrels[np.unique(q_tcode)] = True
     if conv.topics == "both":
@@ -263,7 +276,6 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
                 )
     else:  # run
         chosen = in_run.copy()
-    del r_tcode_all
     run_only = np.flatnonzero(in_run & ~in_qrels)
     if len(run_only) and conv.topics != "run":
         notes.append(
@@ -285,9 +297,12 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
     chosen_idx = np.flatnonzero(chosen)
     newcode = np.full(len(all_topics), -1, dtype=np.int64)
     newcode[chosen_idx] = np.arange(len(chosen_idx))
-    rsel = newcode[r_tcode] >= 0
-    grade = grade[rsel]
-    rt_new = newcode[r_tcode[rsel]]  # already grouped by topic in ascending code order
+    if chosen.all():
+        rt_new = r_tcode  # every topic evaluated: codes unchanged
+    else:
+        rsel = newcode[r_tcode] >= 0
+        grade = grade[rsel]
+        rt_new = newcode[r_tcode[rsel]]  # already grouped by topic in ascending code order
     offsets = np.concatenate(([0], np.cumsum(np.bincount(rt_new, minlength=len(chosen_idx)))))
 
     qsel = newcode[q_tcode] >= 0
@@ -314,18 +329,171 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
     )
 
 
-def _codes(arr: pa.Array, values: pa.Array) -> np.ndarray:
-    return pc.index_in(arr, value_set=values).to_numpy(zero_copy_only=False).astype(np.int64)
+# ---------------------------------------------------------------------------------- helpers
+def _combined(col: pa.ChunkedArray | pa.Array) -> pa.Array:
+    return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
 
 
-def _row_of_line(table: pa.Table, line: int) -> int:
-    lines = table.column("line").to_numpy()
-    return int(np.flatnonzero(lines == line)[0])
+def _codes(arr: pa.Array | pa.ChunkedArray, values: pa.Array) -> np.ndarray:
+    """Position of each element of ``arr`` in ``values`` (every element must be there)."""
+    return pc.index_in(arr, value_set=values).to_numpy().astype(np.int64)
 
 
-def _sort_order(tcode: np.ndarray, score: np.ndarray, doc: pa.Array, rank: np.ndarray, line: np.ndarray, ties: str) -> np.ndarray:
-    """Row order: topic ascending, then the tie rule (see the ``ties`` axis)."""
-    cols = {"t": pa.array(tcode), "s": pa.array(score), "l": pa.array(line)}
+def _run_topic_codes(col: pa.ChunkedArray):
+    """The run's distinct topics and a function giving every row's topic code.
+
+    Runs list each topic in one contiguous block (almost always): the blocks are found by
+    comparing neighbours and the codes repeated per block, which avoids hashing every row.
+    Otherwise rows are looked up in the topic dictionary.
+    """
+    n = len(col)
+    if n:
+        change = pc.not_equal(col.slice(1), col.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+        starts = np.concatenate(([0], np.flatnonzero(change) + 1))
+        heads = col.take(pa.array(starts)).to_pylist()
+        if len(set(heads)) == len(heads):
+            lengths = np.diff(np.append(starts, n))
+
+            def by_block(code_of, values):
+                return np.repeat(np.array([code_of[h] for h in heads], dtype=np.int64), lengths)
+
+            return heads, by_block
+    return pc.unique(col).to_pylist(), lambda code_of, values: _codes(col, values)
+
+
+def _duplicated(keys: np.ndarray, keep) -> np.ndarray:
+    """``pandas.Series(keys).duplicated(keep=keep)`` (keep: ``"first"``, ``"last"`` or False)."""
+    n = len(keys)
+    out = np.zeros(n, bool)
+    if n < 2:
+        return out
+    order = np.argsort(keys, kind="stable")
+    s = keys[order]
+    eq = s[1:] == s[:-1]  # row i+1 repeats row i (stable: file order within equal keys)
+    m = np.zeros(n, bool)
+    if keep == "first":
+        m[1:] = eq
+    elif keep == "last":
+        m[:-1] = eq
+    else:
+        m[1:] = eq
+        m[:-1] |= eq
+    out[order] = m
+    return out
+
+
+class _DocKeys:
+    """Exact (topic, doc) identity of run rows, for duplicate detection.
+
+    Canonical decimal doc ids (digits, no leading zero: MS MARCO, most numeric collections)
+    become ``topic * (max + 1) + int(doc)`` int64 keys; any other doc id set is compared as
+    strings through an Arrow sort.
+    """
+
+    def __init__(self, doc: pa.ChunkedArray, tcode: np.ndarray, n_topics: int):
+        self.doc = doc
+        self.tcode = tcode
+        self.key = None
+        ints = _canonical_ints(doc)
+        if ints is not None and len(ints):
+            span = int(ints.max()) + 1
+            if span * max(n_topics, 1) < 2**62:
+                self.key = tcode * span + ints
+
+    def duplicated(self, rows: np.ndarray | None, keep, grouped) -> np.ndarray | None:
+        """Duplicate mask over ``rows`` (all rows when None), or None when there is none.
+
+        ``grouped``: per-topic row counts when ``rows`` are grouped by ascending topic code
+        (then each block is sorted on its own), else False.
+        """
+        if self.key is not None:
+            key = self.key if rows is None else self.key[rows]
+            if not _any_dup_int(key, grouped):
+                return None
+            return _duplicated(key, keep)
+        n = len(self.tcode) if rows is None else len(rows)
+        if n < 2:
+            return None
+        rows_ = np.arange(n) if rows is None else rows
+        table = pa.table({"t": self.tcode[rows_], "d": self.doc.take(pa.array(rows_)), "r": rows_})
+        order = pc.sort_indices(table, sort_keys=[("t", "ascending"), ("d", "ascending"), ("r", "ascending")]).to_numpy()
+        st = table.take(pa.array(order))
+        t, d = st.column("t").to_numpy(), st.column("d")
+        eq = (t[1:] == t[:-1]) & pc.equal(d.slice(1), d.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+        if not eq.any():
+            return None
+        m = np.zeros(n, bool)
+        if keep == "first":
+            m[1:] = eq
+        elif keep == "last":
+            m[:-1] = eq
+        else:
+            m[1:] = eq
+            m[:-1] |= eq
+        out = np.zeros(n, bool)
+        out[order] = m
+        return out
+
+    def same_as(self, rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Mask over ``idx`` (positions in ``rows``): same (topic, doc) as ``idx[0]``."""
+        r = rows[idx]
+        same_t = self.tcode[r] == self.tcode[r[0]]
+        doc0 = self.doc[int(r[0])].as_py()
+        same_d = pc.equal(self.doc.take(pa.array(r)), doc0).to_numpy(zero_copy_only=False)
+        return same_t & same_d
+
+
+def _canonical_ints(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
+    """int64 values of doc ids when every id is canonical decimal (``0`` or ``[1-9][0-9]*``)."""
+    if doc.null_count or not (pa.types.is_string(doc.type) or pa.types.is_large_string(doc.type)):
+        return None
+    try:
+        ints = pc.cast(doc, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    # Arrow also reads "-5", "007", "0x1F": reject any id starting with '-' or with '0' + more.
+    chunks = doc.chunks if isinstance(doc, pa.ChunkedArray) else [doc]
+    off_type = np.int64 if pa.types.is_large_string(doc.type) else np.int32
+    for c in chunks:
+        if not len(c):
+            continue
+        offs = np.frombuffer(c.buffers()[1], dtype=off_type)[c.offset : c.offset + len(c) + 1]
+        data = np.frombuffer(c.buffers()[2], dtype=np.uint8)
+        lengths = np.diff(offs)
+        if (lengths == 0).any():
+            return None
+        first = data[offs[:-1]]
+        if ((first == ord("-")) | ((first == ord("0")) & (lengths > 1))).any():
+            return None
+    return ints.to_numpy()
+
+
+def _any_dup_int(key: np.ndarray, grouped) -> bool:
+    """Whether ``key`` holds a repeated value."""
+    if len(key) < 2:
+        return False
+    if grouped is not False:
+        sizes = np.asarray(grouped)
+        sizes = sizes[sizes > 0]
+        if len(sizes) and (sizes == sizes[0]).all() and sizes[0] * len(sizes) == len(key):
+            # equal-sized topic blocks (a run of k documents per topic): sort each block
+            s = np.sort(key.reshape(len(sizes), int(sizes[0])), axis=1)
+            return bool((s[:, 1:] == s[:, :-1]).any())
+    s = np.sort(key)
+    return bool((s[1:] == s[:-1]).any())
+
+
+def _sort_order(
+    tcode: np.ndarray, score: np.ndarray, doc: pa.Array | pa.ChunkedArray, rank: np.ndarray | None, line: np.ndarray | None, ties: str
+) -> np.ndarray:
+    """Row order: topic ascending, then the tie rule (see the ``ties`` axis).
+
+    ``rank`` is needed for ``ties=rank`` only, ``line`` (file line numbers) for ``rank`` and
+    ``file-order`` only.
+    """
+    cols = {"t": pa.array(tcode), "s": pa.array(score)}
+    if line is not None:
+        cols["l"] = pa.array(line)
     if ties == "rank":
         keys = [("t", "ascending"), ("r", "ascending"), ("l", "ascending")]
         cols["r"] = pa.array(rank)

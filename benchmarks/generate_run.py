@@ -1,0 +1,136 @@
+"""Generate an MS MARCO dev-sized synthetic run and matching qrels (deterministic).
+
+Shape (MS MARCO passage dev, small): 6,980 topics x 1,000 documents = 6.98 million run
+lines in TREC 6-column format, passage-like numeric doc ids drawn from an 8,841,823
+passage collection, and about 1.07 judged relevant documents per topic (grade 1), most of
+them retrieved somewhere in the top 1,000.
+
+Scores imitate BM25 order statistics: the top score per topic is uniform in [12, 35] and
+the gap between rank i and i+1 is exponential with mean ``1.5 / i`` (spacings of the
+extreme tail), so scores crowd together down the list. They are written with 4 decimals
+(``%.4f``), which makes ties within a topic common in the tail (a few percent of the rows),
+as in real BM25 runs. Run lines are written in rank order, topics in numeric order.
+
+Usage::
+
+    python benchmarks/generate_run.py [--topics 6980] [--depth 1000] [--seed 42] [--out benchmarks/data]
+
+writes ``OUT/run.msmarco-like.txt`` and ``OUT/qrels.msmarco-like.txt`` (for ``--topics``
+other than 6980 the names carry the count, e.g. ``run.msmarco-like.500.txt``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+COLLECTION = 8_841_823  # MS MARCO passage collection size
+QID_SPACE = 1_102_000  # dev qids are spread over 0 .. ~1.1M
+TAG = "bm25-synthetic"
+
+
+def _fixed4(score_1e4: np.ndarray) -> pa.Array:
+    """``%.4f`` of score_1e4 / 10000 for non-negative ints, as an Arrow string array."""
+    ip = pc.cast(pa.array(score_1e4 // 10_000), pa.string())
+    fp = pc.utf8_lpad(pc.cast(pa.array(score_1e4 % 10_000), pa.string()), 4, "0")
+    return pc.binary_join_element_wise(ip, fp, ".")
+
+
+def generate(n_topics: int, depth: int, seed: int) -> tuple[pa.Array, pa.Array]:
+    """Return (run lines, qrels lines) as Arrow string arrays, each line ending in a newline."""
+    rng = np.random.default_rng(seed)
+    qids = np.sort(rng.choice(QID_SPACE, size=n_topics, replace=False))
+
+    # ---- documents: `depth` distinct passage ids per topic
+    docs = np.empty((n_topics, depth), dtype=np.int64)
+    for t in range(n_topics):
+        docs[t] = rng.choice(COLLECTION, size=depth, replace=False)
+
+    # ---- BM25-like scores, 4 decimals
+    top = rng.uniform(12.0, 35.0, size=n_topics)
+    gaps = rng.exponential(1.0, size=(n_topics, depth - 1)) * (1.5 / np.arange(1, depth))
+    scores = top[:, None] - np.concatenate([np.zeros((n_topics, 1)), np.cumsum(gaps, axis=1)], axis=1)
+    scores = np.maximum(scores, 0.0)
+    score_1e4 = np.rint(scores * 10_000).astype(np.int64)
+
+    # ---- qrels: 1 relevant per topic, ~6% with 2, ~0.5% with 3 (dev: 7,437 for 6,980)
+    n_rel = 1 + (rng.random(n_topics) < 0.06) + (rng.random(n_topics) < 0.005)
+    q_topic, q_doc = [], []
+    retrieved = rng.random(n_rel.sum()) < 0.86  # ~BM25 recall@1000 on dev
+    # rank of a retrieved relevant document: heavy head (MRR@10 around 0.19)
+    ranks = np.minimum(np.floor(np.exp(rng.uniform(0, np.log(depth), size=n_rel.sum()))).astype(np.int64), depth) - 1
+    k = 0
+    for t in range(n_topics):
+        used = set()
+        for _ in range(n_rel[t]):
+            if retrieved[k]:
+                r = int(ranks[k])
+                while r in used:
+                    r = (r + 1) % depth
+                used.add(r)
+                d = int(docs[t, r])
+            else:
+                d = int(rng.integers(COLLECTION))  # unretrieved (a collision is harmless)
+                while d in docs[t]:
+                    d = int(rng.integers(COLLECTION))
+            q_topic.append(int(qids[t]))
+            q_doc.append(d)
+            k += 1
+
+    # ---- format
+    n = n_topics * depth
+    topic_s = pc.cast(pa.array(np.repeat(qids, depth)), pa.string())
+    doc_s = pc.cast(pa.array(docs.reshape(-1)), pa.string())
+    rank_s = pc.cast(pa.array(np.tile(np.arange(1, depth + 1), n_topics)), pa.string())
+    score_s = _fixed4(score_1e4.reshape(-1))
+    run_lines = pc.binary_join_element_wise(
+        topic_s, pa.scalar("Q0"), doc_s, rank_s, score_s, pa.scalar(TAG + "\n"), " "
+    )
+    assert len(run_lines) == n
+
+    qrels_lines = pc.binary_join_element_wise(
+        pc.cast(pa.array(q_topic, pa.int64()), pa.string()),
+        pa.scalar("0"),
+        pc.cast(pa.array(q_doc, pa.int64()), pa.string()),
+        pa.scalar("1\n"),
+        " ",
+    )
+    return run_lines, qrels_lines
+
+
+def _write_lines(lines: pa.Array, path: Path) -> None:
+    """Write the concatenated values of a string array (its data buffer) to ``path``."""
+    lines = pa.concat_arrays([lines])  # fresh, offset 0
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32, count=len(lines) + 1)
+    data = lines.buffers()[2]
+    with open(path, "wb") as f:
+        f.write(memoryview(data)[offsets[0] : offsets[-1]])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--topics", type=int, default=6980)
+    ap.add_argument("--depth", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "data")
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    args.out.mkdir(parents=True, exist_ok=True)
+    suffix = "" if args.topics == 6980 and args.depth == 1000 else f".{args.topics}" + ("" if args.depth == 1000 else f"x{args.depth}")
+    run_path = args.out / f"run.msmarco-like{suffix}.txt"
+    qrels_path = args.out / f"qrels.msmarco-like{suffix}.txt"
+    run_lines, qrels_lines = generate(args.topics, args.depth, args.seed)
+    _write_lines(run_lines, run_path)
+    _write_lines(qrels_lines, qrels_path)
+    print(f"wrote {run_path} ({len(run_lines):,} lines) and {qrels_path} ({len(qrels_lines):,} lines) "
+          f"in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
