@@ -27,7 +27,9 @@ grade gain 0):
   denominators.
 
 The ideal ranking (G, nDCGRel, RnDCG and core nDCG) is trec_eval's: the gain levels of
-the topic (0 .. max judged grade, plus every level of a ``gains`` map, in level order) are
+the topic (every level of a ``gains`` map in ascending level order -- trec_eval keeps the
+command-line order, which matters only under ``trec-int`` for a map written out of
+order -- then the levels 0 .. max judged grade not in the map) are
 sorted by gain with glibc's merge sort, either exactly (``ideal_sort=exact``) or with
 trec_eval's comparator ``(int)(gain1 - gain2)`` (``ideal_sort=trec-int``), and walked
 from the top: each level contributes its documents until the first level holding
@@ -160,17 +162,17 @@ def ideal_levels(p: Prepared, m: Measure, c: Convention) -> Levels:
     has = qcount > 0
     maxlev[has] = p.qgrade[p.qoffsets[:-1][has]]  # qgrade sorted descending within topic
     custom = [int(lv) for lv, _ in (m.param("gains") or ())]
-    top_level = max([int(maxlev.max()) if nt else -1] + custom) if nt or custom else -1
-    nlev = top_level + 1
+    nlev = max([-1, int(maxlev.max(initial=-1)), *custom]) + 1
     # documents per (topic, level >= 0)
     if nlev > 0 and len(p.qgrade):
         counts = np.bincount(p.qrow_topic * nlev + p.qgrade, minlength=nt * nlev).reshape(nt, nlev)
     else:
         counts = np.zeros((nt, max(nlev, 0)), dtype=np.int64)
     cmp = _cmp_trec_int if c.ideal_sort == "trec-int" else _cmp_exact
-    width = len(custom) + max(nlev, 0)
-    slot_level = np.full((nt, max(width, 1)), -10**9, dtype=np.int64)
-    slot_gain = np.zeros((nt, max(width, 1)))
+    width = max(len(custom) + nlev, 1)
+    slot_level = np.full((nt, width), -1, dtype=np.int64)
+    slot_gain = np.zeros((nt, width))
+    valid = np.zeros((nt, width), dtype=bool)
     for v in np.unique(maxlev):
         # setup_gains: the map's levels in order, then levels 0..v not in the map
         levels = custom + [lv for lv in range(int(v) + 1) if lv not in custom]
@@ -180,9 +182,9 @@ def ideal_levels(p: Prepared, m: Measure, c: Convention) -> Levels:
         for s, (lv, g) in enumerate(order):
             slot_level[rows, s] = lv
             slot_gain[rows, s] = g
-    valid = slot_level > -10**9
+            valid[rows, s] = True
     cnt = np.zeros(slot_level.shape, dtype=np.int64)
-    in_range = valid & (slot_level >= 0) & (slot_level < max(nlev, 0))
+    in_range = valid & (slot_level >= 0) & (slot_level < nlev)
     t_idx = np.nonzero(in_range)
     cnt[t_idx] = counts[t_idx[0], slot_level[t_idx]]
     active = cnt > 0
