@@ -30,6 +30,7 @@ class Axis:
     doc: str
     values: dict[str, str]  # value -> which tools/flags use it (empty for numeric axes)
     kind: str = "enum"  # enum | int | float | int-or-all
+    bounds: tuple[float, float] | None = None  # open interval a float value must lie in
 
     def parse(self, text: Any) -> Any:
         """Parse and validate a value given as text (or as a TOML scalar)."""
@@ -56,6 +57,13 @@ class Axis:
                 raise ConventionError(f"axis {self.name!r} needs a number, got {text!r}") from None
             if not math.isfinite(value):
                 raise ConventionError(f"axis {self.name!r} needs a finite number, got {text!r}")
+            if self.bounds is not None and not self.bounds[0] < value < self.bounds[1]:
+                lo, hi = self.bounds
+                raise ConventionError(
+                    f"axis {self.name!r} must be greater than {lo:g}"
+                    + (f" and less than {hi:g}" if math.isfinite(hi) else "")
+                    + f", got {text!r}"
+                )
             return value
         raise AssertionError(self.kind)  # pragma: no cover
 
@@ -145,7 +153,7 @@ AXES: dict[str, Axis] = {
                 "lround": "lround(r*R): trec_eval 10.0 (m_iprec_at_recall.c:71)",
             },
         ),
-        Axis("gm_floor", "floor applied to each value before the geometric mean (trec_eval MIN_GEO_MEAN)", {}, kind="float"),
+        Axis("gm_floor", "floor applied to each value before the geometric mean (trec_eval MIN_GEO_MEAN)", {}, kind="float", bounds=(0.0, math.inf)),
         Axis(
             "gain",
             "nDCG gain of a graded document",
@@ -199,7 +207,7 @@ AXES: dict[str, Axis] = {
                 "not p^n): trec_eval 10 m_rbp_resid.c:81-83",
             },
         ),
-        Axis("rbp_p", "default RBP persistence p (0.9 trec_eval 10; 0.8 ir_measures, trectools)", {}, kind="float"),
+        Axis("rbp_p", "default RBP persistence p (0.9 trec_eval 10; 0.8 ir_measures, trectools)", {}, kind="float", bounds=(0.0, 1.0)),
         Axis(
             "judged_denom",
             "denominator of Judged@k / unj@k",

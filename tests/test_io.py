@@ -256,6 +256,12 @@ def test_unknown_measure_axis_value_profile():
         ae.evaluate(q, r, ["AP"], settings=["gm_floor=nan"])
     assert str(err.value) == "axis 'gm_floor' needs a finite number, got 'nan'"
     with pytest.raises(ae.ConventionError) as err:
+        ae.evaluate(q, r, ["GMAP"], settings=["gm_floor=0"])
+    assert str(err.value) == "axis 'gm_floor' must be greater than 0, got '0'"
+    with pytest.raises(ae.ConventionError) as err:
+        ae.evaluate(q, r, ["RBP"], settings=["rbp_p=1.5"])
+    assert str(err.value) == "axis 'rbp_p' must be greater than 0 and less than 1, got '1.5'"
+    with pytest.raises(ae.ConventionError) as err:
         ae.evaluate(q, r, ["AP"], settings=["ties"])
     assert str(err.value) == "--set needs AXIS=VALUE, got 'ties'"
     with pytest.raises(ae.ConventionError) as err:

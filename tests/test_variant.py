@@ -52,7 +52,8 @@ def measures(draw, name=None):
             elif AXES[axis].kind == "int":
                 params[key] = draw(st.integers(-5, 10))
             else:
-                params[key] = draw(st.one_of(st.integers(0, 1), st.floats(0, 1)))
+                lo, hi = AXES[axis].bounds or (-1e9, 1e9)
+                params[key] = draw(st.floats(lo, min(hi, 1e9), exclude_min=True, exclude_max=True))
     for key, typ in d.params.items():
         if draw(st.booleans()):
             params[key] = draw(PARAM_VALUES[typ])
@@ -73,7 +74,8 @@ def conventions(draw):
         elif axis.kind == "int-or-all":
             changes[name] = draw(st.one_of(st.just("all"), st.integers(1, 10**9)))
         else:
-            changes[name] = draw(finite)
+            lo, hi = axis.bounds or (-1e300, 1e300)
+            changes[name] = draw(st.floats(lo, min(hi, 1e300), exclude_min=True, exclude_max=True))
     return conv.replace(**changes)
 
 
@@ -238,6 +240,9 @@ def caret(reason: str, pos: int, text: str) -> str:
         ("map_cut.0", "AP cutoff must be a positive integer", 8),
         ("P", "P needs a cutoff, e.g. P@10", 1),
         ("Rprec@5", "Rprec takes no @cutoff", 5),
+        ("RBP(p=1.5)", "axis 'rbp_p' must be greater than 0 and less than 1, got 1.5", 6),
+        ("RBP(p=0)", "axis 'rbp_p' must be greater than 0 and less than 1, got 0", 6),
+        ("RBP(p=True)", "parameter 'p' needs a number", 6),
     ],
 )
 def test_syntax_errors(text, reason, pos):
