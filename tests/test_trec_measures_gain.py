@@ -90,6 +90,22 @@ def test_rbp_p_and_trec_eval_10_table():
     assert "rbp_p=0.8" in variant(q, r, "RBP(p=0.8)")
 
 
+def test_rbp_ignores_ndcg_gain_axis():
+    q, r = qrels(RBP_Q), run(RBP_R)
+    assert per_topic(q, r, "RBP", "gain=exp2") == per_topic(q, r, "RBP", "gain=linear")
+    assert "gain=" not in variant(q, r, "RBP").replace("rbp_gain=", "")
+
+
+def test_rbp_custom_gains():
+    # trec_eval 10 -m rbp.2=4: T1 levels 0, 1, 2 -> gains 0, 1, 4, rescaled by 4: a=1, b=.25
+    q, r = qrels(RBP_Q), run(RBP_R)
+    got = per_topic(q, r, "RBP(gains={2:4})")
+    assert got["1"] == pytest.approx(0.1 * (1 + 0.25 * 0.81), abs=1e-15)
+    assert per_topic(q, r, "RBP(gains={2:4})", "rbp_gain=raw")["1"] == pytest.approx(0.1 * (4 + 0.81), abs=1e-15)
+    with pytest.raises(ae.EvaluationError, match="rbp_gain"):
+        per_topic(q, r, "RBP(gains={2:4})", "rbp_gain=binary")
+
+
 def test_rbp_binary_reads_rel():
     # rel=2: only T1's a counts: .1*1; T3 has no grade 2: 0
     got = per_topic(qrels(RBP_Q), run(RBP_R), "RBP", "rbp_gain=binary", "rel=2")

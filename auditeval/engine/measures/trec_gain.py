@@ -338,6 +338,7 @@ def rbp_gain(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
         if m.param("gains"):
             raise EvaluationError("RBP gains={...} needs rbp_gain=minmax or raw (binary gain is grade >= rel)")
         return p.rel_mask(c.rel).astype(np.float64)
+    c = c.replace(gain="linear")  # the nDCG ``gain`` axis is not RBP's: grade or the gains map
     rg = result_gains(p, m, c)
     if c.rbp_gain == "raw":
         return rg
