@@ -627,3 +627,22 @@ def test_profile_axes_and_variants():
         assert (c.ideal_sort, c.rbp_resid) == ("exact", "always")
     m, c = fold(parse_measure("rbp_resid"), load_profile(TE10).convention)
     assert m.name == "RBPResid" and c.rbp_p == 0.9
+
+
+@pytest.mark.parametrize("run_name", ["humR03dc", "Sel50"])
+def test_robust03_judged_vs_ir_measures(run_name):
+    # ir_measures' judged provider: docid-ascending ties, any qrels entry judged, / min(k, retrieved)
+    import ir_measures
+
+    qrels_list = list(ir_measures.read_trec_qrels(str(ROBUST / "qrels.robust03.txt")))
+    with gzip.open(ROBUST / "runs" / f"input.{run_name}.gz", "rt") as f:
+        run_list = list(ir_measures.read_trec_run(f))
+    for k in (5, 100, 1000):
+        want = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.Judged @ k], qrels_list, run_list)}
+        res = ae.evaluate(
+            ROBUST / "qrels.robust03.txt", ROBUST / "runs" / f"input.{run_name}.gz", [f"Judged@{k}"], profile="ir_measures-0.4-msmarco"
+        )
+        got = {v.topic: v.value for v in res.values if v.topic != "all"}
+        assert set(got) == set(want)
+        for t, w in want.items():
+            assert got[t] == pytest.approx(w, abs=1e-12), (k, t)
