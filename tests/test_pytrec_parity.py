@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 import auditeval as ae
@@ -106,3 +107,86 @@ def test_gm_map_aggregate_matches_pytrec(robust, shared):
     want = pytrec_eval.compute_aggregated_measure("gm_map", [v["gm_map"] for v in per_topic.values()])
     got = ae.evaluate(qrels, run, ["gm_map"], profile=PROFILE).get("gm_map").value
     assert got == pytest.approx(want, rel=1e-12)
+
+
+def compare(expected: dict, res: ae.ResultSet, keys) -> list[str]:
+    """Per-topic differences between pytrec_eval's results and ours (empty when equal to TOL)."""
+    got = {(v.measure, v.topic): v.value for v in res.values}
+    out = []
+    for key in keys:
+        topics = sorted(t for (label, t) in got if label == key and t != "all")
+        if topics != sorted(expected):
+            out.append(f"{key}: topics {topics} vs {sorted(expected)}")
+            continue
+        for topic in topics:
+            mine, want = got[(key, topic)], expected[topic][key]
+            if key.startswith("gm_"):
+                mine = math.log(max(mine, 1e-5))
+            if not (abs(mine - want) <= TOL or (math.isnan(mine) and math.isnan(want))):
+                # (trec_eval itself gives NaN for iprec/11pt of a ranking emptied by -J)
+                out.append(f"{key} topic {topic}: auditeval {mine!r} pytrec_eval {want!r}")
+    return out
+
+
+@pytest.mark.parametrize("run_name", ["MU03rob01", "humR03dc"])
+@pytest.mark.parametrize(
+    "kwargs, settings",
+    [
+        ({"relevance_level": 2}, ["rel=2"]),
+        ({"judged_docs_only_flag": True}, ["unjudged=drop"]),
+        ({"relevance_level": 2, "judged_docs_only_flag": True}, ["rel=2", "unjudged=drop"]),
+    ],
+)
+def test_parity_rel_and_judged_only(robust, shared, run_name, kwargs, settings):
+    # trec_eval -l2 / -J through pytrec_eval's relevance_level / judged_docs_only_flag
+    qrels, _ = robust
+    run = ae.read_run(shared / f"data/robust03/runs/input.{run_name}.gz")
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels.to_dict(), pytrec_eval.supported_measures, **kwargs)
+    expected = evaluator.evaluate(run.to_dict())
+    measures = shared_measures(sorted(next(iter(expected.values()))))
+    res = ae.evaluate(qrels, run, list(measures), profile=PROFILE, settings=settings)
+    diffs = compare(expected, res, measures)
+    assert not diffs, f"{len(diffs)} differences, first: " + "; ".join(diffs[:10])
+
+
+def random_case(seed: int) -> tuple[dict, dict]:
+    """Small qrels/run dicts full of edge cases: float32 ties (0.30000001 vs 0.3, 1e8 vs
+    100000001), exact ties, negative grades, unjudged and unretrieved documents, topics
+    without relevant documents, run-only and qrels-only topics."""
+    rng = np.random.default_rng(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for _ in range(int(rng.integers(1, 8))):
+        tid = str(int(rng.integers(1, 200)))
+        docs = [f"d{i}" for i in rng.permutation(40)[: int(rng.integers(1, 40))]]
+        judged = {d: int(rng.choice([-1, 0, 0, 1, 1, 2, 3])) for d in docs[: int(rng.integers(0, len(docs) + 1))]}
+        judged.update({f"e{i}": int(rng.choice([0, 1, 2])) for i in range(int(rng.integers(0, 5)))})
+        if judged:  # pytrec_eval drops empty qrels topics
+            qrels[tid] = judged
+        if rng.random() < 0.9:
+            levels = rng.choice([1.0, 0.5, 0.30000001, 0.3, 2.0, 100000001.0, 1e8], size=len(docs))
+            run[tid] = {
+                d: float(s) if rng.random() < 0.6 else float(rng.normal())
+                for d, s in zip(rng.permutation(docs), levels, strict=True)
+            }
+    return qrels, run
+
+
+def test_random_cases_parity():
+    checked = 0
+    for seed in range(200):
+        qrels, run = random_case(seed)
+        if not set(qrels) & set(run):
+            continue
+        level, judged_only = 1 + seed % 3, bool(seed % 2)
+        evaluator = pytrec_eval.RelevanceEvaluator(
+            qrels, pytrec_eval.supported_measures, relevance_level=level, judged_docs_only_flag=judged_only
+        )
+        expected = evaluator.evaluate(run)
+        measures = shared_measures(sorted(next(iter(expected.values()))))
+        settings = [f"rel={level}", f"unjudged={'drop' if judged_only else 'nonrel'}"]
+        res = ae.evaluate(qrels, run, list(measures), profile=PROFILE, settings=settings)
+        diffs = compare(expected, res, measures)
+        assert not diffs, f"seed {seed}: {len(diffs)} differences, first: " + "; ".join(diffs[:5])
+        checked += 1
+    assert checked > 150
