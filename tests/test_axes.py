@@ -539,3 +539,23 @@ def test_rbp_resid():
     assert value(q, r, "RBPResid", "rbp_resid=always", "rbp_p=0.9", topic="3") == pytest.approx(0.729, abs=1e-12)
     assert value(q, r, "RBPResid", "rbp_resid=if-unjudged", "rbp_p=0.9", topic="3") == 0.0
     assert value(q, r, "rbp_resid", "rbp_resid=always", "rbp_p=0.9") == pytest.approx((0.7461 + 0.729) / 2, abs=1e-12)
+
+
+def test_topics_qrels_matches_trec_eval_c(shared):
+    # case 03: qrels topics 1 (a rel), 2 (c rel), 3 (d, e non-rel); run topics 1, 3, 5, 6.
+    # trec_eval -c: topic 1 AP 1, topic 2 (absent) 0, topic 3 (no relevant doc) 0:
+    #   map = 1/3, gm_map = exp((ln 1 + 2 ln 1e-5) / 3) = 1e-5^(2/3), num_rel 1+1+0, num_ret 2+0+2.
+    case = shared / "reference/cases/03_topic_coverage"
+    q, r = ae.read_qrels(case / "qrels"), ae.read_run(case / "run")
+    res = ae.evaluate(q, r, ["map", "gm_map", "num_rel", "num_ret", "num_q"], profile=BASE, settings=["topics=qrels"])
+    assert res.get("map").value == pytest.approx(1 / 3, abs=1e-15)
+    assert res.get("gm_map").value == pytest.approx(1e-5 ** (2 / 3), rel=1e-12)
+    assert [res.get(m).value for m in ("num_rel", "num_ret", "num_q")] == [2, 4, 3]
+    assert res.get("num_rel", topic="2").value == 1  # trec_eval 10 -c -q prints it
+    # trec_eval's printed summary (4 decimals) agrees
+    out = (case / "trec_eval-9.0.8-double.q.c.all_trec.out").read_text().splitlines()
+    summary = {line.split()[0]: line.split()[2] for line in out if line.split()[1] == "all"}
+    assert summary["map"] == f"{res.get('map').value:.4f}"
+    assert summary["gm_map"] == f"{res.get('gm_map').value:.4f}"
+    # topics=both (trec_eval 9 without -c): topics 1 and 3 -> map 1/2
+    assert value(q, r, "map", "topics=both") == 0.5

@@ -190,3 +190,40 @@ def test_random_cases_parity():
         assert not diffs, f"seed {seed}: {len(diffs)} differences, first: " + "; ".join(diffs[:5])
         checked += 1
     assert checked > 150
+
+
+# ir_measures 0.4: its default pipeline sends these to pytrec_eval (profile ir_measures-0.4:
+# every qrels topic, missing ones 0) and RR@k / Judged@k to its msmarco / judged providers
+# (profile ir_measures-0.4-msmarco: docno-ascending ties, float64, negatives judged).
+# NumRel is left out: ir_measures zero-fills it for topics absent from the run, while
+# topics=qrels (trec_eval -c) keeps R (case 03: trec_eval -c prints num_rel 1 for topic 2).
+IRM_MEASURES = {
+    "ir_measures-0.4": [
+        "AP", "AP@5", "AP(rel=2)", "P@5", "P(rel=2)@5", "R@10", "nDCG", "nDCG@10",
+        "nDCG(gains={0:0,1:1,2:3,3:7})@5", "RR", "Rprec", "Bpref", "infAP", "Success@3",
+        "NumRet", "NumRelRet", "IPrec@0.5",
+    ],
+    "ir_measures-0.4-msmarco": ["RR@3", "RR@10", "Judged@5", "Judged@20"],
+}
+
+
+@pytest.mark.parametrize("profile", sorted(IRM_MEASURES))
+def test_ir_measures_parity_random_cases(profile):
+    ir_measures = pytest.importorskip("ir_measures")
+    checked = 0
+    for seed in range(60):
+        qrels, run = random_case(seed)
+        if not set(qrels) & set(run):
+            continue
+        names = IRM_MEASURES[profile]
+        qs = [ir_measures.Qrel(t, d, g) for t, dd in qrels.items() for d, g in dd.items()]
+        rs = [ir_measures.ScoredDoc(t, d, s) for t, dd in run.items() for d, s in dd.items()]
+        parsed = {str(ir_measures.parse_measure(n)): n for n in names}
+        expected = {(parsed[str(m.measure)], m.query_id): m.value for m in ir_measures.iter_calc(list(map(ir_measures.parse_measure, names)), qs, rs)}
+        res = ae.evaluate(qrels, run, names, profile=profile)
+        got = {(v.measure, v.topic): v.value for v in res.values if v.topic != "all"}
+        assert sorted(got) == sorted(expected), f"seed {seed}: topic sets differ"
+        diffs = [f"{k}: {got[k]!r} vs {expected[k]!r}" for k in expected if not abs(got[k] - expected[k]) <= 1e-9]
+        assert not diffs, f"seed {seed}: " + "; ".join(diffs[:5])
+        checked += 1
+    assert checked > 40
