@@ -559,3 +559,16 @@ def test_topics_qrels_matches_trec_eval_c(shared):
     assert summary["gm_map"] == f"{res.get('gm_map').value:.4f}"
     # topics=both (trec_eval 9 without -c): topics 1 and 3 -> map 1/2
     assert value(q, r, "map", "topics=both") == 0.5
+
+
+def test_ties_docno_asc_numeric_exact():
+    # numeric ids compare as integers of any length (a float64 key would tie 99999999999999999
+    # and 100000000000000000); equal numbers ("0"/"00", "7"/"007") fall back to bytes ascending;
+    # non-numeric ids come last. Order: 0 00 007 7 99999999999999999 100000000000000000 x
+    q = {"1": {"100000000000000000": 1}}
+    r = {"1": {d: 1.0 for d in ["x", "100000000000000000", "7", "99999999999999999", "007", "00", "0"]}}
+    assert value(q, r, "RR", "ties=docno-asc-numeric") == pytest.approx(1 / 6, abs=1e-15)
+    assert value({"1": {"0": 1}}, r, "RR", "ties=docno-asc-numeric") == 1.0
+    assert value({"1": {"007": 1}}, r, "RR", "ties=docno-asc-numeric") == pytest.approx(1 / 3, abs=1e-15)
+    # bytes ascending instead: 0 00 007 100000000000000000 7 99999999999999999 x
+    assert value(q, r, "RR", "ties=docno-asc") == 0.25

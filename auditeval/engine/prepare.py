@@ -508,9 +508,13 @@ def _sort_order(
     elif ties == "docno-asc-numeric":
         numeric = pc.match_substring_regex(doc, r"^[0-9]+$")
         cols["nn"] = pc.invert(numeric)
-        cols["dn"] = pc.cast(pc.if_else(numeric, doc, "0"), pa.float64())
+        # exact numeric order of digit strings of any length: (digits without leading zeros,
+        # shorter first, then bytewise); a float64 key would tie 99999999999999999 and 1e17
+        digits = pc.if_else(numeric, pc.utf8_ltrim(doc, characters="0"), "")
+        cols["nl"] = pc.utf8_length(digits)
+        cols["nd"] = digits
         cols["d"] = doc
-        keys = [("t", "ascending"), ("s", "descending"), ("nn", "ascending"), ("dn", "ascending"), ("d", "ascending")]
+        keys = [("t", "ascending"), ("s", "descending"), ("nn", "ascending"), ("nl", "ascending"), ("nd", "ascending"), ("d", "ascending")]
     else:  # pragma: no cover - Convention validates
         raise AssertionError(ties)
     table = pa.table(cols)
