@@ -393,3 +393,77 @@ def test_write_stdout(capsys):
     write_qrels(parse_qrels(b"1 0 a 1\n"), "-")
     write_run(parse_run(b"1 Q0 a 1 2.5 t\n"), "-")
     assert capsys.readouterr().out == "1 0 a 1\n1 Q0 a 1 2.5 t\n"
+
+
+# ------------------------------------------------------------------------------ reader properties
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_ID = st.text(alphabet="abcXYZ0123456789-_.:#/é", min_size=1, max_size=6).filter(lambda s: not s.startswith("#"))
+_SEP = st.sampled_from([" ", "\t", "  ", " \t ", "\t\t"])
+_SCORE = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False, width=64).map(repr),
+    st.integers(-(10**6), 10**6).map(str),
+    st.sampled_from(["1e-3", "5E-4", ".5", "5.", "-0", "+2.5", "1.0e+10"]),
+)
+
+
+@st.composite
+def run_files(draw):
+    n = draw(st.integers(1, 12))
+    lines, expected = [], []
+    for _ in range(n):
+        if draw(st.integers(0, 5)) == 0:
+            lines.append(draw(st.sampled_from(["", "   ", "# comment", "  # indented comment", "#"])))
+        fields = [draw(_ID), "Q0", draw(_ID), str(draw(st.integers(0, 1000))), draw(_SCORE), draw(_ID)]
+        seps = [draw(_SEP) for _ in range(5)]
+        lead, trail = draw(st.sampled_from(["", " ", "\t"])), draw(st.sampled_from(["", " ", "\t"]))
+        lines.append(lead + "".join(f + s for f, s in zip(fields, seps + [""], strict=True)) + trail)
+        expected.append((fields[0], fields[2], float(fields[4]), int(fields[3]), len(lines)))
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    text = eol.join(lines) + draw(st.sampled_from(["", eol]))
+    return text.encode("utf-8"), expected
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(run_files())
+def test_run_reader_property(case):
+    data, expected = case
+    r = parse_run(data, "r.txt")
+    t = r.table
+    got = list(
+        zip(
+            t.column("topic").to_pylist(),
+            t.column("doc").to_pylist(),
+            t.column("score").to_pylist(),
+            t.column("rank").to_pylist(),
+            t.column("line").to_pylist(),
+            strict=True,
+        )
+    )
+    assert got == expected
+
+
+@st.composite
+def qrels_files(draw):
+    n = draw(st.integers(1, 12))
+    lines, expected = [], []
+    for _ in range(n):
+        if draw(st.integers(0, 5)) == 0:
+            lines.append(draw(st.sampled_from(["", "# comment", "\t# x y z"])))
+        grade = draw(st.integers(-5, 2**40))
+        fields = [draw(_ID), draw(st.sampled_from(["0", "Q0", "1"])), draw(_ID), str(grade)]
+        sep = draw(_SEP)
+        lines.append(sep.join(fields) + draw(st.sampled_from(["", " "])))
+        expected.append((fields[0], fields[2], grade, len(lines)))
+    return "\n".join(lines).encode("utf-8"), expected
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(qrels_files())
+def test_qrels_reader_property(case):
+    data, expected = case
+    q = parse_qrels(data, "q.txt")
+    t = q.table
+    got = list(zip(*(t.column(c).to_pylist() for c in ("topic", "doc", "grade", "line")), strict=True))
+    assert got == expected
