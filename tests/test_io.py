@@ -467,3 +467,37 @@ def test_qrels_reader_property(case):
     t = q.table
     got = list(zip(*(t.column(c).to_pylist() for c in ("topic", "doc", "grade", "line")), strict=True))
     assert got == expected
+
+
+def test_control_whitespace():
+    # \x1f (the line reader's internal delimiter), \x0b, \x0c are whitespace like in str.split()
+    assert error(parse_run, b"1 Q0 a\x1fb 1 1 t\n", "r.txt") == (
+        "r.txt:1: run line has 7 fields, expected 6 (topic Q0 docno rank score tag)"
+    )
+    assert error(parse_run, b"1 Q0 a\x0bb 1 1 t\n", "r.txt") == (
+        "r.txt:1: run line has 7 fields, expected 6 (topic Q0 docno rank score tag)"
+    )
+    q = parse_qrels(b"1\x1f0 a\x1f 1\n\x1f# comment\n1 0 b\x0c2\n", "q.txt")
+    assert rows(q) == [("1", "a", 1), ("1", "b", 2)]
+    assert q.notes == ("q.txt: skipped 1 comment line(s) starting with '#'",)
+
+
+_LINE_BYTES = st.lists(
+    st.one_of(
+        st.sampled_from([b"1 Q0 a 1 1.5 t", b"2\tQ0\tb\t2\t-3e2\tt", b"# c", b"", b"1 0 a 1", b"x Q0 y 1 nan t"]),
+        st.binary(max_size=30),
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(_LINE_BYTES, st.sampled_from([b"\n", b"\r\n"]))
+def test_readers_never_crash(lines, eol):
+    # any bytes: a Run/Qrels or an InputError naming the file, never another exception
+    data = eol.join(lines)
+    for parse in (parse_run, parse_qrels):
+        try:
+            parse(data, "f.txt")
+        except ae.InputError as exc:
+            assert str(exc).startswith("f.txt")
