@@ -120,3 +120,15 @@ def test_measures_lists_table():
     assert code == 0
     for name in ("AP", "nDCG", "P", "RR", "GMAP", "NumQ"):
         assert name in out
+
+
+def test_readme_axis_table_lists_every_axis_and_value():
+    """The README's axis table must name every axis and every enum value of AXES."""
+    from auditeval.conventions import AXES
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip().strip("`"): line for line in readme.splitlines() if line.startswith("| `")}
+    assert set(AXES) <= set(rows), sorted(set(AXES) - set(rows))
+    for name, axis in AXES.items():
+        for value in axis.values:
+            assert f"`{value}`" in rows[name], (name, value)
