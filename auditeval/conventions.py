@@ -266,7 +266,10 @@ class Convention:
         missing = set(AXES) - set(values)
         if missing:
             raise ConventionError(f"{where}: no value for axis {sorted(missing)[0]!r} (every axis must be named)")
-        return cls(**{k: AXES[k].parse(v) for k, v in values.items()})
+        try:
+            return cls(**{k: AXES[k].parse(v) for k, v in values.items()})
+        except ConventionError as exc:
+            raise ConventionError(f"{where}: {exc}") from None
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in AXIS_ORDER}

@@ -6,6 +6,7 @@ import gzip
 import io
 import sys
 import uuid
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,7 @@ from auditeval.io import (
     write_run,
 )
 
+SHARED_CONVENTIONS = Path(__file__).resolve().parents[1] / "conventions"
 QRELS = b"1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 d 1\n"
 RUN = b"1 Q0 a 1 3.5 tag\n1 Q0 x 2 2.25 tag\n1 Q0 c 3 1e-3 tag\n2 Q0 d 1 5E-4 tag\n"
 
@@ -501,3 +503,26 @@ def test_readers_never_crash(lines, eol):
             parse(data, "f.txt")
         except ae.InputError as exc:
             assert str(exc).startswith("f.txt")
+
+
+def test_bad_profile_files(tmp_path):
+    src = (SHARED_CONVENTIONS / "textbook.toml").read_text()
+    cases = {
+        "bad.toml": ("name = [", "not valid TOML ("),
+        "noaxes.toml": ('name = "x"\n', "no [axes] table"),
+        "missing.toml": (src.replace('ties = "docno-asc"\n', ""), "no value for axis 'ties' (every axis must be named)"),
+        "extra.toml": (src.replace('ties = "docno-asc"\n', 'ties = "docno-asc"\ncolour = "red"\n'), "unknown axis 'colour'; axes are: ap_denom, "),
+        "badval.toml": (
+            src.replace('ties = "docno-asc"', 'ties = "up"'),
+            "axis 'ties' has no value 'up'; choose one of: docno-desc, docno-asc, docno-asc-numeric, rank, file-order",
+        ),
+    }
+    for name, (text, message) in cases.items():
+        (tmp_path / name).write_text(text)
+        with pytest.raises(ae.ConventionError) as err:
+            ae.load_profile(tmp_path / name)
+        assert str(err.value).startswith(f"{tmp_path / name}: {message}"), str(err.value)
+    # a valid custom profile works by path, and its name labels the results
+    (tmp_path / "mine.toml").write_text(src.replace('name = "textbook"', 'name = "mine"'))
+    res = ae.evaluate({"1": {"a": 1}}, {"1": {"a": 1.0}}, ["AP"], profile=str(tmp_path / "mine.toml"))
+    assert (res.profile, res.get("AP").value) == ("mine", 1.0)
