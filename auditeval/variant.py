@@ -17,7 +17,7 @@ from typing import Any
 
 from .conventions import AXES, AXIS_ORDER, Convention
 from .errors import ConventionError, MeasureSyntaxError, UnknownMeasureError
-from .measures import _TREC_SPLIT, Measure, parse_syntax, resolve_alias
+from .measures import _TREC_SPLIT, TREC_ALIASES, Measure, parse_syntax, resolve_alias
 
 # measure parameter -> (axis, value mapping or None for identity)
 FOLDED: dict[str, tuple[str, dict[Any, str] | None]] = {
@@ -41,6 +41,11 @@ def parse_measure(text: str) -> Measure:
     """
     text = text.strip()
     alias = resolve_alias(text)
+    family = TREC_ALIASES.get(text)
+    if alias is not None and family is not None and family[1] is not None and text != family[0]:
+        # a bare trec_eval cut-off family (map_cut, ndcg_cut, recall, ...) is not the uncut measure
+        example = f"{text}_10" if family[1] == "int" else f"{text}_0.10"
+        raise MeasureSyntaxError(text, len(text), f"{text} is a family of cut-off measures; name one, e.g. {example}")
     m = alias if alias is not None else parse_syntax(text)
     defs = _registry()
     if m.name not in defs:

@@ -218,8 +218,14 @@ def test_ir_measures_parity_random_cases(profile):
         names = IRM_MEASURES[profile]
         qs = [ir_measures.Qrel(t, d, g) for t, dd in qrels.items() for d, g in dd.items()]
         rs = [ir_measures.ScoredDoc(t, d, s) for t, dd in run.items() for d, s in dd.items()]
-        parsed = {str(ir_measures.parse_measure(n)): n for n in names}
-        expected = {(parsed[str(m.measure)], m.query_id): m.value for m in ir_measures.iter_calc(list(map(ir_measures.parse_measure, names)), qs, rs)}
+        # ir_measures 0.4.3 bug: with nDCG and nDCG(gains=...) in one call, plain nDCG sometimes
+        # gets the remapped gains (it depends on hash order), so a gains measure is computed alone
+        groups = [[n for n in names if "gains" not in n]] + [[n] for n in names if "gains" in n]
+        expected = {}
+        for group in groups:
+            parsed = {str(ir_measures.parse_measure(n)): n for n in group}
+            for m in ir_measures.iter_calc(list(map(ir_measures.parse_measure, group)), qs, rs):
+                expected[(parsed[str(m.measure)], m.query_id)] = m.value
         res = ae.evaluate(qrels, run, names, profile=profile)
         got = {(v.measure, v.topic): v.value for v in res.values if v.topic != "all"}
         assert sorted(got) == sorted(expected), f"seed {seed}: topic sets differ"

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import auditeval as ae
 from auditeval.conventions import AXES, load_profile, profile_names
 from auditeval.engine.measures import MEASURES
-from auditeval.measures import Measure, parse_syntax
+from auditeval.measures import TREC_ALIASES, Measure, parse_syntax
 from auditeval.variant import FOLDED, Variant, parse_measure, parse_variant, variant_axes
 
 PROFILES = profile_names()
@@ -190,11 +190,20 @@ def test_alias_values():
 @pytest.mark.parametrize("name", sorted(n for n, d in MEASURES.items() if d.trec_name))
 def test_every_trec_name_resolves(name):
     d = MEASURES[name]
-    if d.cutoff == "required":
+    if TREC_ALIASES[d.trec_name][1] is not None:  # a cut-off family: P_5, iprec_at_recall_0.50
         text = f"{d.trec_name}_{5 if d.cutoff_type is int else '0.50'}"
     else:
         text = d.trec_name
     assert parse_measure(text).name == name
+
+
+@pytest.mark.parametrize("family", ["map_cut", "ndcg_cut", "recall", "success", "iprec_at_recall"])
+def test_bare_trec_cutoff_family_is_an_error(family):
+    # trec_eval's ndcg_cut is ndcg_cut_5 ... ndcg_cut_1000, never the uncut ndcg
+    example = f"{family}_0.10" if family == "iprec_at_recall" else f"{family}_10"
+    assert syntax_error(family) == caret(
+        f"{family} is a family of cut-off measures; name one, e.g. {example}", len(family), family
+    )
 
 
 # ------------------------------------------------------------------------------ error messages
