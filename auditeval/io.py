@@ -204,6 +204,35 @@ def _dict_values(col: pa.ChunkedArray) -> list[str]:
 
 
 _DICT_STR = pa.dictionary(pa.int32(), pa.string())
+_FAST_TYPES = {
+    "qrels": [pa.string(), _DICT_STR, pa.string(), pa.int64()],
+    "run": [pa.string(), _DICT_STR, pa.string(), pa.int64(), pa.float64(), _DICT_STR],
+}
+_FAST_NAMES = {
+    "qrels": ["topic", "iteration", "doc", "grade"],
+    "run": ["topic", "q0", "doc", "rank", "score", "tag"],
+}
+
+
+def read_regular(data: bytes, kind: str) -> pa.Table | None:
+    """The fields of a *regular* qrels (``kind="qrels"``) or run (``"run"``) file, or None.
+
+    Regular: see :func:`_fast_table` (one space or one tab between fields, exactly 4 or 6
+    fields, integer grade/rank, finite score, no comment/blank line, ASCII). Columns:
+    ``topic, iteration, doc, grade`` or ``topic, q0, doc, rank, score, tag`` (iteration, q0
+    and tag dictionary-encoded); line ``i`` of the file is row ``i - 1``. On None, parse the
+    file the general way: it alone decides and words errors. For readers with other rules
+    (the trec_eval drop-in) that agree on regular files.
+    """
+    table = _fast_table(data, _FAST_TYPES[kind])
+    return None if table is None else table.rename_columns(_FAST_NAMES[kind])
+
+
+def last_value(col: pa.ChunkedArray) -> str:
+    """The last value of a (dictionary-encoded) column, e.g. the run tag of the last line."""
+    last = [c for c in col.chunks if len(c)][-1]
+    v = last[len(last) - 1]
+    return v.as_py()
 
 
 # --------------------------------------------------------------------------- C atof/atol
@@ -322,7 +351,7 @@ def read_qrels(path: str | Path, numbers: str = "strict") -> Qrels:
 
 
 def parse_qrels(data: bytes, name: str = "<qrels>", numbers: str = "strict") -> Qrels:
-    fast = _fast_table(data, [pa.string(), _DICT_STR, pa.string(), pa.int64()])
+    fast = _fast_table(data, _FAST_TYPES["qrels"])
     if fast is not None:
         table = pa.table(
             {
@@ -369,7 +398,7 @@ def parse_run(
     max_fields: int | None = RUN_FIELDS,
 ) -> Run:
     if min_fields <= RUN_FIELDS and (max_fields is None or max_fields >= RUN_FIELDS):
-        fast = _fast_table(data, [pa.string(), _DICT_STR, pa.string(), pa.int64(), pa.float64(), _DICT_STR])
+        fast = _fast_table(data, _FAST_TYPES["run"])
         if fast is not None:
             return _fast_run(fast, name)
     split = _Split(data, name, "run")
@@ -410,8 +439,7 @@ def parse_run(
 def _fast_run(fast: pa.Table, name: str) -> Run:
     """The :class:`Run` of a file read by :func:`_fast_table` (same table and notes as the general path)."""
     tags = fast.column(5)
-    last = [c for c in tags.chunks if len(c)][-1]
-    run_name = last.dictionary[last.indices[len(last) - 1].as_py()].as_py()
+    run_name = last_value(tags)
     table = pa.table(
         {
             "topic": fast.column(0),

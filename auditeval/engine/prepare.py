@@ -26,6 +26,7 @@ all sums run in that order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -79,7 +80,9 @@ class Prepared:
     @cached_property
     def rank(self) -> np.ndarray:
         """1-based rank of each ranked row within its topic."""
-        return np.arange(len(self.grade), dtype=np.int64) - self.offsets[self.row_topic] + 1
+        r = np.arange(1, len(self.grade) + 1, dtype=np.int64)
+        r -= np.repeat(self.offsets[:-1], self.num_ret)
+        return r
 
     @cached_property
     def qrow_topic(self) -> np.ndarray:
@@ -110,8 +113,10 @@ class Prepared:
     def cum_count(self, mask: np.ndarray) -> np.ndarray:
         """Within-topic running count of ``mask`` up to and including each row."""
         c = np.cumsum(mask, dtype=np.int64)
-        base = np.concatenate(([0], c))[self.offsets[:-1]]
-        return c - base[self.row_topic]
+        starts = self.offsets[:-1]
+        base = np.where(starts > 0, c[np.maximum(starts - 1, 0)], 0) if len(c) else np.zeros(len(starts), np.int64)
+        c -= np.repeat(base, self.num_ret)
+        return c
 
     def at_cutoff(self, k: int) -> np.ndarray:
         """Mask of ranked rows within the top ``k`` of their topic."""
@@ -129,18 +134,27 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
     q_topic = _combined(qt.column("topic"))
     r_topic = rt.column("topic")
     q_topics = pc.unique(q_topic).to_pylist()
-    r_topics, r_tcode_of = _run_topic_codes(r_topic)
+    r_doc = rt.column("doc")
+    ri = _run_index(r_topic, r_doc)
+    r_topics, r_blocks = ri.topics, ri.blocks
     all_topics = sorted(set(q_topics) | set(r_topics), key=lambda s: s.encode("utf-8"))
     code_of = {t: i for i, t in enumerate(all_topics)}
     topic_values = pa.array(all_topics, pa.string())
     q_tcode = _codes(q_topic, topic_values)
-    r_tcode = r_tcode_of(code_of, topic_values)
+    r_tcode = ri.codes(code_of, topic_values)
 
     # ---- qrels keys: (topic, doc) with doc coded among the qrels' own documents
     q_doc = _combined(qt.column("doc"))
     qd_values = pc.unique(q_doc)
     nqd = max(len(qd_values), 1)
     q_key = q_tcode * nqd + _codes(q_doc, qd_values)
+    # integer doc ids on both sides: join on topic * span + doc (no string hashing of the run)
+    q_ints = _canonical_ints(q_doc) if ri.ints is not None and len(q_doc) else None
+    span = 0
+    if q_ints is not None:
+        span = max(ri.ints_max, int(q_ints.max())) + 1
+        if span * len(all_topics) >= 2**62 or int(q_ints.max()) - int(q_ints.min()) > 50_000_000:
+            q_ints = None
     q_grade = qt.column("grade").to_numpy().astype(np.int64)
     q_line = qt.column("line").to_numpy()
 
@@ -160,13 +174,19 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
         keep = ~_duplicated(q_key, conv.dups)
         notes.append(f"{qrels.source}: {int((~keep).sum())} duplicate judgment line(s) dropped (dups={conv.dups})")
         q_key, q_tcode, q_grade, q_line = q_key[keep], q_tcode[keep], q_grade[keep], q_line[keep]
+        if q_ints is not None:
+            q_ints = q_ints[keep]
 
     # ---- each run row's judgment (looked up once, in file order; rows move with it below)
-    r_doc = rt.column("doc")
-    r_qdoc = pc.fill_null(pc.index_in(r_doc, value_set=qd_values), -1).to_numpy().astype(np.int64)
-    cand = np.flatnonzero(r_qdoc >= 0)  # rows whose doc is judged for some topic
-    ckey = r_tcode[cand] * nqd + r_qdoc[cand]
-    del r_qdoc
+    if q_ints is not None:
+        cand = np.flatnonzero(np.isin(ri.ints, q_ints, kind="table"))  # doc judged for some topic
+        ckey = r_tcode[cand] * span + ri.ints[cand]
+        q_key = q_tcode * span + q_ints
+    else:
+        r_qdoc = pc.fill_null(pc.index_in(r_doc, value_set=qd_values), -1).to_numpy()
+        cand = np.flatnonzero(r_qdoc >= 0)  # rows whose doc is judged for some topic
+        ckey = r_tcode[cand] * nqd + r_qdoc[cand].astype(np.int64)
+        del r_qdoc
     qorder = np.argsort(q_key, kind="stable")
     q_sorted = q_key[qorder]
     r_found = np.zeros(n_run, bool)
@@ -184,9 +204,9 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
         if same.any():
             notes.append(f"{run.source}: {int(same.sum())} row(s) whose doc id equals the topic id dropped (self_hits=drop)")
             rows = np.flatnonzero(~same)
-    doc_keys = _DocKeys(r_doc, r_tcode, len(all_topics))
-    if conv.dups in ("first", "last"):
-        dup = doc_keys.duplicated(rows, conv.dups, grouped=False)
+    doc_keys = None if ri.unique else _DocKeys(r_doc, r_tcode, len(all_topics))
+    if conv.dups in ("first", "last") and doc_keys is not None:
+        dup = doc_keys.duplicated(rows, conv.dups) if doc_keys.any(rows, r_blocks if rows is None else None) else None
         if dup is not None:
             notes.append(f"{run.source}: {int(dup.sum())} duplicate result line(s) dropped (dups={conv.dups})")
             rows = np.flatnonzero(~dup) if rows is None else rows[~dup]
@@ -220,8 +240,12 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
             counts = np.minimum(counts, conv.depth)
 
     # ---- duplicates as errors (after depth, as trec_eval)
-    if conv.dups == "error":
-        dup = doc_keys.duplicated(rows, False, grouped=counts)
+    if conv.dups == "error" and doc_keys is not None:
+        if len(rows) == n_run:  # every row (any order): look in file order, by file blocks
+            found = doc_keys.any(None, r_blocks)
+        else:
+            found = doc_keys.any(rows, counts)
+        dup = doc_keys.duplicated(rows, False) if found else None
         if dup is not None:
             idx = np.flatnonzero(dup)
             same = idx[doc_keys.same_as(rows, idx)]
@@ -339,12 +363,59 @@ def _codes(arr: pa.Array | pa.ChunkedArray, values: pa.Array) -> np.ndarray:
     return pc.index_in(arr, value_set=values).to_numpy().astype(np.int64)
 
 
+@dataclass(eq=False)
+class _RunIndex:
+    """What :func:`prepare` needs from a run's topic and doc columns, computed once per run
+    (the trec_eval drop-in checks duplicates before preparing: the same work)."""
+
+    topics: list[str]  # distinct topics, by first appearance
+    codes: Callable[[dict, pa.Array], np.ndarray]  # (code_of, values) -> topic code per row
+    blocks: np.ndarray | None  # sizes of the one-topic blocks in file order, if contiguous
+    ints: np.ndarray | None  # doc ids as int64 when all are canonical decimal
+    ints_max: int
+    unique: bool  # no (topic, doc) pair occurs twice
+
+
+_RUN_INDEX: list = []  # one entry: (topic column, doc column, identity, _RunIndex)
+
+
+def _identity(col: pa.ChunkedArray) -> tuple:
+    return tuple(
+        (c.offset, len(c), tuple(0 if b is None else b.address for b in c.buffers())) for c in col.chunks
+    )
+
+
+def _run_index(topic: pa.ChunkedArray, doc: pa.ChunkedArray) -> _RunIndex:
+    ident = (_identity(topic), _identity(doc))
+    if _RUN_INDEX and _RUN_INDEX[0][2] == ident:
+        return _RUN_INDEX[0][3]
+    topics, codes, blocks = _run_topic_codes(topic)
+    ints = _canonical_ints(doc)
+    ints_max = int(ints.max()) if ints is not None and len(ints) else 0
+    n_t = max(len(topics), 1)
+    if ints is not None and (ints_max + 1) * n_t >= 2**62:
+        ints = None
+    local = {t: i for i, t in enumerate(topics)}
+    if ints is not None:
+        def key() -> np.ndarray:
+            return codes(local, pa.array(topics, pa.string())) * (ints_max + 1) + ints
+
+        unique = not _any_dup_int(ints, blocks, key)
+    else:
+        tcode = codes(local, pa.array(topics, pa.string()))
+        unique = _DocKeys(doc, tcode, 0, ints=False).duplicated(None, False) is None
+    ri = _RunIndex(topics, codes, blocks, ints, ints_max, unique)
+    _RUN_INDEX[:] = [(topic, doc, ident, ri)]  # the columns are held: their buffers stay put
+    return ri
+
+
 def _run_topic_codes(col: pa.ChunkedArray):
     """The run's distinct topics and a function giving every row's topic code.
 
     Runs list each topic in one contiguous block (almost always): the blocks are found by
     comparing neighbours and the codes repeated per block, which avoids hashing every row.
-    Otherwise rows are looked up in the topic dictionary.
+    Otherwise rows are looked up in the topic dictionary. Also returns the block sizes in
+    file order (None when a topic appears in several blocks).
     """
     n = len(col)
     if n:
@@ -357,8 +428,15 @@ def _run_topic_codes(col: pa.ChunkedArray):
             def by_block(code_of, values):
                 return np.repeat(np.array([code_of[h] for h in heads], dtype=np.int64), lengths)
 
-            return heads, by_block
-    return pc.unique(col).to_pylist(), lambda code_of, values: _codes(col, values)
+            return heads, by_block, lengths
+    return pc.unique(col).to_pylist(), lambda code_of, values: _codes(col, values), None
+
+
+def has_duplicate_pairs(topic: pa.ChunkedArray | pa.Array, doc: pa.ChunkedArray | pa.Array) -> bool:
+    """Whether some (topic, doc) pair occurs twice (fast: no per-row Python, no hashing)."""
+    if isinstance(topic, pa.Array):
+        topic, doc = pa.chunked_array([topic]), pa.chunked_array([doc])
+    return not _run_index(topic, doc).unique
 
 
 def _duplicated(keys: np.ndarray, keep) -> np.ndarray:
@@ -390,27 +468,33 @@ class _DocKeys:
     strings through an Arrow sort.
     """
 
-    def __init__(self, doc: pa.ChunkedArray, tcode: np.ndarray, n_topics: int):
+    def __init__(self, doc: pa.ChunkedArray, tcode: np.ndarray, n_topics: int, ints: bool = True):
         self.doc = doc
         self.tcode = tcode
         self.key = None
-        ints = _canonical_ints(doc)
+        ints = _canonical_ints(doc) if ints else None
         if ints is not None and len(ints):
             span = int(ints.max()) + 1
             if span * max(n_topics, 1) < 2**62:
                 self.key = tcode * span + ints
 
-    def duplicated(self, rows: np.ndarray | None, keep, grouped) -> np.ndarray | None:
-        """Duplicate mask over ``rows`` (all rows when None), or None when there is none.
+    def any(self, rows: np.ndarray | None, blocks) -> bool:
+        """Whether a (topic, doc) pair repeats among ``rows`` (all rows when None).
 
-        ``grouped``: per-topic row counts when ``rows`` are grouped by ascending topic code
-        (then each block is sorted on its own), else False.
+        ``blocks``: sizes of the consecutive one-topic blocks ``rows`` fall into (each block is
+        then sorted on its own), or None.
         """
         if self.key is not None:
             key = self.key if rows is None else self.key[rows]
-            if not _any_dup_int(key, grouped):
-                return None
-            return _duplicated(key, keep)
+            return _any_dup_int(key, blocks, lambda: key)
+        return self.duplicated(rows, False) is not None
+
+    def duplicated(self, rows: np.ndarray | None, keep) -> np.ndarray | None:
+        """Duplicate mask over ``rows`` (all rows when None; ``keep`` as pandas), or None when there is none."""
+        if self.key is not None:
+            key = self.key if rows is None else self.key[rows]
+            mask = _duplicated(key, keep)
+            return mask if mask.any() else None
         n = len(self.tcode) if rows is None else len(rows)
         if n < 2:
             return None
@@ -468,18 +552,21 @@ def _canonical_ints(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
     return ints.to_numpy()
 
 
-def _any_dup_int(key: np.ndarray, grouped) -> bool:
-    """Whether ``key`` holds a repeated value."""
-    if len(key) < 2:
+def _any_dup_int(values: np.ndarray, blocks, key: Callable[[], np.ndarray]) -> bool:
+    """Whether a (topic, doc) pair repeats: ``values`` identify docs within a one-topic block
+    (``blocks``: see :meth:`_DocKeys.any`), ``key()`` gives (topic, doc) keys for the general case."""
+    if len(values) < 2:
         return False
-    if grouped is not False:
-        sizes = np.asarray(grouped)
+    if blocks is not None:
+        sizes = np.asarray(blocks)
         sizes = sizes[sizes > 0]
-        if len(sizes) and (sizes == sizes[0]).all() and sizes[0] * len(sizes) == len(key):
+        if len(sizes) and (sizes == sizes[0]).all() and sizes[0] * len(sizes) == len(values):
             # equal-sized topic blocks (a run of k documents per topic): sort each block
-            s = np.sort(key.reshape(len(sizes), int(sizes[0])), axis=1)
+            if values.max() < 2**31 and values.min() >= -(2**31):
+                values = values.astype(np.int32)  # sorts several times faster
+            s = np.sort(values.reshape(len(sizes), int(sizes[0])), axis=1)
             return bool((s[:, 1:] == s[:, :-1]).any())
-    s = np.sort(key)
+    s = np.sort(key())
     return bool((s[1:] == s[:-1]).any())
 
 

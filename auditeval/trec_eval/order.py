@@ -16,11 +16,17 @@
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..engine.prepare import has_duplicate_pairs
 from ..model import Qrels, Run
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _key(s: str) -> bytes:
@@ -59,10 +65,10 @@ def glibc_msort(items: list, cmp) -> list:
 
 def fix_nan_topics(run: Run, float32: bool) -> Run:
     """Replace the scores of topics containing NaN by trec_eval's resulting order."""
+    if not pc.any(pc.is_nan(run.table.column("score"))).as_py():
+        return run  # (checked without copying the column)
     score = run.table.column("score").to_numpy()
     nan = np.isnan(score)
-    if not nan.any():
-        return run
     topics = run.table.column("topic").to_pylist()
     docs = run.table.column("doc").to_pylist()
     sims = score.astype(np.float32).astype(np.float64) if float32 else score
@@ -93,9 +99,11 @@ def _order_within_topic(df: pd.DataFrame) -> pd.DataFrame:
 def duplicate_errors(qrels: Qrels, run: Run, depth: int | None, float32: bool) -> dict[str, str]:
     """topic -> the stderr text trec_eval prints when it evaluates that topic."""
     errors: dict[str, str] = {}
-    rt = run.table.select(["topic", "doc", "score"]).to_pandas()
-    dup = rt.duplicated(["topic", "doc"], keep=False)
-    if dup.any():
+    dup = None
+    if has_duplicate_pairs(run.table.column("topic"), run.table.column("doc")):
+        rt = run.table.select(["topic", "doc", "score"]).to_pandas()
+        dup = rt.duplicated(["topic", "doc"], keep=False)
+    if dup is not None and dup.any():
         sub = rt[rt["topic"].isin(set(rt.loc[dup, "topic"]))].copy()
         if float32:
             sub["score"] = sub["score"].astype(np.float32).astype(np.float64)

@@ -137,8 +137,8 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
     ten = is_10(a.version)
     float32 = conv.sim == "float32"
     run = fix_nan_topics(run, float32)
-    q_topics = sort_topics(set(qrels.table.column("topic").to_pylist()))
-    r_set = set(run.table.column("topic").to_pylist())
+    q_topics = sort_topics(set(pc.unique(qrels.table.column("topic")).to_pylist()))
+    r_set = set(pc.unique(run.table.column("topic")).to_pylist())
     q_set = set(q_topics)
     loop = q_topics if ten else [t for t in sort_topics(r_set) if t in q_set]
 
