@@ -427,7 +427,7 @@ def run_files(draw):
     return text.encode("utf-8"), expected
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(run_files())
 def test_run_reader_property(case):
     data, expected = case
@@ -461,7 +461,7 @@ def qrels_files(draw):
     return "\n".join(lines).encode("utf-8"), expected
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(qrels_files())
 def test_qrels_reader_property(case):
     data, expected = case
@@ -493,7 +493,7 @@ _LINE_BYTES = st.lists(
 )
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_LINE_BYTES, st.sampled_from([b"\n", b"\r\n"]))
 def test_readers_never_crash(lines, eol):
     # any bytes: a Run/Qrels or an InputError naming the file, never another exception

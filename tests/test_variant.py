@@ -80,14 +80,14 @@ def conventions(draw):
 
 
 # ------------------------------------------------------------------------------ round trips
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(measures())
 def test_measure_round_trip(m):
     assert parse_measure(str(m)) == m
     assert str(parse_measure(str(m))) == str(m)
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(measures(), conventions())
 def test_variant_round_trip(m, conv):
     v = Variant.of(m, conv)
