@@ -601,9 +601,25 @@ def qrels_from_irds(dataset_id: str) -> Qrels:
 
 
 # --------------------------------------------------------------------------- writers
+_UNWRITABLE = r"^$|[\s\x0b\x1c-\x1f\x85\p{Z}]"  # what the readers would split on (or lose)
+
+
+def _check_writable(path: str | Path, what: str, col: pa.Array | pa.ChunkedArray, topic: bool = False) -> None:
+    """Refuse ids the readers could not read back: empty, holding whitespace, or (topics) starting with '#'."""
+    pattern = _UNWRITABLE + (r"|^#" if topic else "")
+    bad = pc.match_substring_regex(col, pattern)
+    if pc.any(bad).as_py():
+        value = pc.filter(col, bad)[0].as_py()
+        why = "starts with '#' (read back as a comment)" if topic and value.startswith("#") else "is empty or holds whitespace"
+        raise InputError(str(path), None, f"cannot write {what} {value!r}: it {why}")
+
+
 def write_run(run: Run, path: str | Path) -> None:
     """Write a run in TREC format (6 columns, ``.gz`` when the name ends so)."""
     t = run.table
+    _check_writable(path, "topic id", t.column("topic"), topic=True)
+    _check_writable(path, "doc id", t.column("doc"))
+    _check_writable(path, "run tag", pa.array([run.name], pa.string()))
     lines = [
         f"{q} Q0 {d} {r} {s!r} {run.name}\n"
         for q, d, r, s in zip(
@@ -616,6 +632,8 @@ def write_run(run: Run, path: str | Path) -> None:
 def write_qrels(qrels: Qrels, path: str | Path) -> None:
     """Write qrels in TREC format (4 columns, ``.gz`` when the name ends so)."""
     t = qrels.table
+    _check_writable(path, "topic id", t.column("topic"), topic=True)
+    _check_writable(path, "doc id", t.column("doc"))
     lines = [
         f"{q} 0 {d} {g}\n"
         for q, d, g in zip(t.column("topic").to_pylist(), t.column("doc").to_pylist(), t.column("grade").to_pylist(), strict=True)

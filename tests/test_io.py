@@ -526,3 +526,23 @@ def test_bad_profile_files(tmp_path):
     (tmp_path / "mine.toml").write_text(src.replace('name = "textbook"', 'name = "mine"'))
     res = ae.evaluate({"1": {"a": 1}}, {"1": {"a": 1.0}}, ["AP"], profile=str(tmp_path / "mine.toml"))
     assert (res.profile, res.get("AP").value) == ("mine", 1.0)
+
+
+def test_writers_refuse_unreadable_ids(tmp_path):
+    # an id the readers would split, lose or read as a comment is refused, not written
+    out = tmp_path / "out.txt"
+    cases = [
+        (write_run, run_from({"1": {"a b": 1.0}}), "cannot write doc id 'a b': it is empty or holds whitespace"),
+        (write_run, run_from({"1": {"": 1.0}}), "cannot write doc id '': it is empty or holds whitespace"),
+        (write_run, run_from({"1": {"a\u00a0b": 1.0}}), "cannot write doc id 'a\\xa0b': it is empty or holds whitespace"),
+        (write_run, run_from({"#1": {"a": 1.0}}), "cannot write topic id '#1': it starts with '#' (read back as a comment)"),
+        (write_run, run_from({"1": {"a": 1.0}}, name="my run"), "cannot write run tag 'my run': it is empty or holds whitespace"),
+        (write_qrels, qrels_from({"1": {"a\tb": 1}}), "cannot write doc id 'a\\tb': it is empty or holds whitespace"),
+        (write_qrels, qrels_from({"1 2": {"a": 1}}), "cannot write topic id '1 2': it is empty or holds whitespace"),
+    ]
+    for write, obj, reason in cases:
+        assert error(write, obj, out) == f"{out}: {reason}"
+    assert not out.exists()
+    # '#' inside a doc id is fine
+    write_run(run_from({"1": {"doc#1": 1.0}}), out)
+    assert read_run(out).to_dict() == {"1": {"doc#1": 1.0}}
