@@ -123,6 +123,8 @@ def variant_axes(m: Measure, depth: Any = "all") -> tuple[str, ...]:
     axes = set(d.axes)
     if "depth" in axes and depth != "all":
         axes |= {"ties", "sim"}
+    if m.cutoff is None:
+        axes.discard("recall_denom")  # min(R, k) needs a k: R without a cut-off divides by R
     if m.param("gains") is not None:
         axes.discard("gain")
     else:

@@ -319,3 +319,24 @@ def test_variant_rejects_folded_parameter():
     with pytest.raises(ae.MeasureSyntaxError) as err:
         parse_variant("AP(rel=2)|ap_denom=R")
     assert str(err.value) == caret("in a variant string 'rel' is written as axis 'rel'", 3, "AP(rel=2)")
+
+
+def test_variant_names_only_axes_that_can_change_the_value():
+    conv = load_profile("trec_eval-9.0.8").convention
+    # recall_denom needs a cut-off; R without one divides by R under either value
+    assert "recall_denom" not in str(Variant.of(parse_measure("R"), conv))
+    assert "|recall_denom=R|" in str(Variant.of(parse_measure("R@10"), conv))
+    # counts do not read the order, unless a finite depth decides which documents survive
+    assert "ties=" not in str(Variant.of(parse_measure("NumRelRet"), conv))
+    assert "|ties=docno-desc|" in str(Variant.of(parse_measure("NumRelRet"), conv.replace(depth=100)))
+    q = {"1": {"a": 1, "b": 1, "c": 1}}
+    r = {"1": {"a": 2.0, "x": 1.0}}
+    res = [
+        ae.evaluate(q, r, ["R", "R@2"], profile="trec_eval-9.0.8", settings=[f"recall_denom={v}"])
+        for v in ("R", "min-R-k")
+    ]
+    # R: 1/3 either way, same variant; R@2: 1/3 vs 1/min(3, 2), different variants
+    assert res[0].get("R").variant == res[1].get("R").variant
+    assert res[0].get("R").value == res[1].get("R").value == pytest.approx(1 / 3)
+    assert res[0].get("R@2").variant != res[1].get("R@2").variant
+    assert (res[0].get("R@2").value, res[1].get("R@2").value) == (pytest.approx(1 / 3), 0.5)
