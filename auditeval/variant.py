@@ -65,6 +65,11 @@ def parse_measure(text: str) -> Measure:
             raise MeasureSyntaxError(text, cpos, f"{m.name} cutoff must be a positive integer")
         if d.cutoff_type is float:
             m = m.with_cutoff(float(m.cutoff))
+            lo, hi = d.cutoff_range
+            if not lo <= m.cutoff <= hi:
+                at = text.find("@")
+                cpos = at + 1 if at >= 0 else _TREC_SPLIT.match(text).start("arg")
+                raise MeasureSyntaxError(text, cpos, f"{m.name} cutoff must lie in [{lo:g}, {hi:g}]")
     for key, value in m.params:
         pos = text.find(key + "=")
         vpos = pos + len(key) + 1 if pos >= 0 else 0  # the value, for type errors

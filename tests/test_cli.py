@@ -132,3 +132,21 @@ def test_readme_axis_table_lists_every_axis_and_value():
     for name, axis in AXES.items():
         for value in axis.values:
             assert f"`{value}`" in rows[name], (name, value)
+
+
+def test_runs_with_the_same_tag_stay_apart():
+    import auditeval as ae
+
+    qrels = {"1": {"a": 1, "b": 0}}
+    # run 1 ranks a first (AP 1); run 2 ranks b first (AP 1/2); both are named "run".
+    res = ae.evaluate(qrels, [{"1": {"a": 2.0, "b": 1.0}}, {"1": {"a": 1.0, "b": 2.0}}], ["AP"])
+    assert [(v.run, v.value) for v in res.aggregates()] == [("run", 1.0), ("run#2", 0.5)]
+    assert "<dict>: run tag 'run' already used by an earlier run; reported as 'run#2'" in res.notes
+
+
+def test_iprec_level_outside_unit_interval_is_a_syntax_error():
+    import auditeval as ae
+
+    with pytest.raises(ae.MeasureSyntaxError) as exc:
+        ae.parse_measure("IPrec@1.5")
+    assert str(exc.value) == "IPrec cutoff must lie in [0, 1] at position 6\n    IPrec@1.5\n          ^"

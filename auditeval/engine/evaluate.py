@@ -74,8 +74,16 @@ def evaluate(
     result = ResultSet(profile=profile_name, convention=conv)
     result.notes.extend(q.notes)
     seen_notes = set(result.notes)
+    names: dict[str, int] = {}
     for r_in in run_list:
         r = run_from(r_in)
+        if r.name in names:  # two runs with one tag: keep them apart, and say so
+            names[r.name] += 1
+            new_name = f"{r.name}#{names[r.name]}"
+            result.notes.append(f"{r.source}: run tag {r.name!r} already used by an earlier run; reported as {new_name!r}")
+            r = Run(r.table, name=new_name, source=r.source, notes=r.notes, skipped=r.skipped)
+        else:
+            names[r.name] = 1
         rows = evaluate_prepared(q, r, parsed, conv)
         for label, (_m, variant, p, vals, agg) in zip(labels, rows, strict=True):
             d = MEASURES[variant.measure.name]

@@ -34,7 +34,7 @@ class MeasureDef:
     """One row of the measure table.
 
     ``cutoff``: ``"none"`` (no ``@k``), ``"optional"`` or ``"required"``; ``cutoff_type``
-    ``int`` or ``float``. ``params``: the measure's own parameters and their types
+    ``int`` or ``float`` (a float cut-off must lie in ``cutoff_range``). ``params``: the measure's own parameters and their types
     (``rel`` and ``judged_only`` are folded into axes and accepted by every measure whose
     axes include ``rel`` / ``unjudged``). ``agg``: ``mean``, ``sum``, ``gmean``
     (geometric mean with the ``gm_floor`` axis) or ``none`` (no aggregate, e.g. relstring).
@@ -47,6 +47,7 @@ class MeasureDef:
     doc: str
     cutoff: str = "none"
     cutoff_type: type = int
+    cutoff_range: tuple[float, float] = (0.0, float("inf"))  # float cut-offs only
     params: dict[str, type] = field(default_factory=dict)
     agg: str = "mean"
     fmt: str = "float"

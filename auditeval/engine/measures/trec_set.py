@@ -313,7 +313,7 @@ DEFS: dict[str, MeasureDef] = {
         MeasureDef("Bpref", bpref, RANKING_REL, "binary preference: relevant docs above judged non-relevant ones (judged docs only)", trec_name="bpref"),
         MeasureDef("GMBpref", bpref, RANKING_REL | {"gm_floor"}, "geometric mean of bpref, each floored at gm_floor", agg="gmean", trec_name="gm_bpref"),
         MeasureDef("infAP", inf_ap, RANKING_REL, "inferred AP (Yilmaz & Aslam): pooled-unjudged docs assumed relevant in proportion", trec_name="infAP"),
-        MeasureDef("IPrec", iprec_at_recall, RANKING_REL | {"iprec"}, "interpolated precision at recall level r", cutoff="required", cutoff_type=float, trec_name="iprec_at_recall"),
+        MeasureDef("IPrec", iprec_at_recall, RANKING_REL | {"iprec"}, "interpolated precision at recall level r", cutoff="required", cutoff_type=float, cutoff_range=(0.0, 1.0), trec_name="iprec_at_recall"),
         MeasureDef("11pt", eleven_pt_avg, RANKING_REL | {"iprec"}, "interpolated precision averaged over recall 0, 0.1, ..., 1 (or levels='0.2,0.5,0.8')", params={"levels": str}, trec_name="11pt_avg"),
         MeasureDef("RprecMult", rprec_mult, RANKING_REL, "precision at rank (long)(x*R + 0.9)", cutoff="required", cutoff_type=float, trec_name="Rprec_mult"),
         MeasureDef("Utility", utility, SET_COUNTS, "set utility a*relret + b*nonrelret + c*relnotret + d*nonrelnotret", params={"a": float, "b": float, "c": float, "d": float, "num_docs": int}, trec_name="utility"),
