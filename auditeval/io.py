@@ -26,6 +26,7 @@ from __future__ import annotations
 import gzip
 import io
 import math
+import os
 import re
 import sys
 from collections.abc import Mapping
@@ -135,36 +136,58 @@ class _Split:
 
 
 # --------------------------------------------------------------------------- fast path
-# Bytes that the general path treats as whitespace or line breaks besides the delimiter
-# (Arrow's utf8_split_whitespace splits on \x1c-\x1f too); any of them -> general path.
-_IRREGULAR_BYTES = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+_SNIFF = 1 << 16
 
 
-def _fast_table(data: bytes, types: list[pa.DataType]) -> pa.Table | None:
+def _fast_table(source: bytes | str | Path, types: list[pa.DataType], lone_cr_ok: bool = True) -> pa.Table | None:
     """Parse a *regular* file in one pass with Arrow's CSV reader, or return None.
 
-    Regular: ASCII, fields separated by exactly one space (or exactly one tab, when the file
-    holds no space), no comment or blank line, no empty field, exactly ``len(types)`` fields
-    on every line, every number accepted by Arrow (no null spellings such as ``nan``, all
-    finite). Such a file has the same fields, line numbers and values on the general path,
-    which is taken for anything else and alone decides (and words) every error.
+    ``source``: the file's bytes, or its path (read by Arrow block by block, so the whole
+    file is never held as one Python object; compressed files, stdin and anything that is
+    not a plain file return None: the caller reads bytes and calls again or goes general).
+
+    Regular: fields separated by exactly one space (or exactly one tab when the first 64 KiB
+    hold no space), exactly ``len(types)`` fields on every line, every field non-empty and
+    made of printable ASCII (no whitespace, control or non-ASCII byte inside a field), no
+    comment (a first field starting with ``#``) or blank line, every number accepted by
+    Arrow (no null spelling such as ``nan``) and finite. Lines end with LF, CRLF or CR as on
+    the general path, which reads lines with the same Arrow reader (``lone_cr_ok=False``
+    returns None on any CR not followed by LF, for readers that split lines on LF only).
+    Such a file has the same fields, line numbers and values on the general path, which is
+    taken for anything else and alone decides (and words) every error.
     """
-    if len(data) < 2 or not data.isascii():
-        return None
-    if b"\t" in data:
-        if b" " in data:
+    if isinstance(source, bytes | bytearray | memoryview):
+        data = bytes(source) if not isinstance(source, bytes) else source
+        if len(data) < 2 or data[:2] == b"\x1f\x8b":
+            return None
+        if not lone_cr_ok and b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+            return None
+        sniff = data[:_SNIFF]
+        stream = pa.BufferReader(data)
+    else:
+        name = str(source)
+        if name == "-" or not os.path.isfile(name):
+            return None
+        try:
+            with open(name, "rb") as fh:
+                sniff = fh.read(_SNIFF)
+                if len(sniff) < 2 or sniff[:2] == b"\x1f\x8b":
+                    return None
+                if not lone_cr_ok and not _crlf_only(fh, sniff):
+                    return None
+            stream = pa.OSFile(name)
+        except OSError:
+            return None
+    if b"\t" in sniff:
+        if b" " in sniff:
             return None
         delimiter = "\t"
     else:
         delimiter = " "
-    if any(b in data for b in _IRREGULAR_BYTES):
-        return None
-    if b"#" in data and (data[:1] == b"#" or b"\n#" in data):
-        return None
     names = [f"f{i}" for i in range(len(types))]
     try:
         table = pacsv.read_csv(
-            pa.BufferReader(data),
+            stream,
             read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 23),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter, quote_char=False, escape_char=False, ignore_empty_lines=False
@@ -175,11 +198,13 @@ def _fast_table(data: bytes, types: list[pa.DataType]) -> pa.Table | None:
                 quoted_strings_can_be_null=False,
             ),
         )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
         return None
+    finally:
+        stream.close()
     if table.num_rows == 0:
         return None
-    for col, typ in zip(table.columns, types, strict=True):
+    for k, (col, typ) in enumerate(zip(table.columns, types, strict=True)):
         if col.null_count:  # blank line, or a null spelling in a number column
             return None
         if pa.types.is_dictionary(typ):
@@ -190,9 +215,39 @@ def _fast_table(data: bytes, types: list[pa.DataType]) -> pa.Table | None:
             if pa.types.is_floating(typ) and not pc.all(pc.is_finite(col)).as_py():
                 return None  # inf: the general path decides (strict rejects it)
             continue
-        if any(len(c) and pc.min(pc.binary_length(c)).as_py() == 0 for c in chunks):
-            return None  # an empty field (doubled or trailing delimiter)
+        if not all(_plain_field_values(c, first_field=k == 0) for c in chunks):
+            return None
     return table
+
+
+def _crlf_only(fh, head: bytes) -> bool:
+    """Whether every CR in the file (``head`` already read from ``fh``) is followed by LF."""
+    carry = b""
+    block = head
+    while block:
+        buf = carry + block
+        carry = b""
+        n_cr = buf.count(b"\r")
+        if n_cr:
+            carry = b"\r" if buf.endswith(b"\r") else b""
+            if n_cr - len(carry) != buf.count(b"\r\n"):
+                return False
+        block = fh.read(1 << 24)
+    return not carry
+
+
+def _plain_field_values(arr: pa.Array, first_field: bool) -> bool:
+    """Every value non-empty printable ASCII (0x21-0x7e); a first field not starting with ``#``."""
+    if len(arr) == 0:
+        return True
+    if arr.null_count or pc.min(pc.binary_length(arr)).as_py() == 0:
+        return False
+    offs = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)
+    body = data[offs[0] : offs[-1]]
+    if body.min() <= 0x20 or body.max() >= 0x7F:
+        return False
+    return not (first_field and (data[offs[:-1]] == ord("#")).any())
 
 
 def _dict_values(col: pa.ChunkedArray) -> list[str]:
@@ -214,17 +269,18 @@ _FAST_NAMES = {
 }
 
 
-def read_regular(data: bytes, kind: str) -> pa.Table | None:
+def read_regular(source: bytes | str | Path, kind: str, lone_cr_ok: bool = True) -> pa.Table | None:
     """The fields of a *regular* qrels (``kind="qrels"``) or run (``"run"``) file, or None.
 
-    Regular: see :func:`_fast_table` (one space or one tab between fields, exactly 4 or 6
-    fields, integer grade/rank, finite score, no comment/blank line, ASCII). Columns:
+    ``source``: the file's bytes or its path (see :func:`_fast_table`). Regular: one space
+    or one tab between fields, exactly 4 or 6 fields, integer grade/rank, finite score, no
+    comment/blank line, printable ASCII. Columns:
     ``topic, iteration, doc, grade`` or ``topic, q0, doc, rank, score, tag`` (iteration, q0
     and tag dictionary-encoded); line ``i`` of the file is row ``i - 1``. On None, parse the
     file the general way: it alone decides and words errors. For readers with other rules
     (the trec_eval drop-in) that agree on regular files.
     """
-    table = _fast_table(data, _FAST_TYPES[kind])
+    table = _fast_table(source, _FAST_TYPES[kind], lone_cr_ok=lone_cr_ok)
     return None if table is None else table.rename_columns(_FAST_NAMES[kind])
 
 
@@ -346,22 +402,47 @@ def read_qrels(path: str | Path, numbers: str = "strict") -> Qrels:
     """Read a TREC qrels file (plain, ``.gz`` or ``-`` for stdin), or an ``irds:`` id."""
     if str(path).startswith("irds:"):
         return qrels_from_irds(str(path)[5:])
+    plain = _is_plain_file(path)
+    if plain:
+        fast = _fast_table(path, _FAST_TYPES["qrels"])
+        if fast is not None:
+            return _fast_qrels(fast, str(path))
     data, name = _read_bytes(path)
-    return parse_qrels(data, name, numbers=numbers)
+    return _parse_qrels(data, name, numbers, try_fast=not plain)
 
 
 def parse_qrels(data: bytes, name: str = "<qrels>", numbers: str = "strict") -> Qrels:
-    fast = _fast_table(data, _FAST_TYPES["qrels"])
-    if fast is not None:
-        table = pa.table(
-            {
-                "topic": fast.column(0),
-                "doc": fast.column(2),
-                "grade": fast.column(3),
-                "line": pa.array(np.arange(1, fast.num_rows + 1, dtype=np.int64)),
-            }
-        )
-        return Qrels(table=table, source=name, notes=(), skipped={"blank": (), "comment": ()})
+    return _parse_qrels(data, name, numbers, try_fast=True)
+
+
+def _is_plain_file(path: str | Path) -> bool:
+    """A regular file that is not gzip: the fast path may read it by path."""
+    if str(path) == "-":
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return os.path.isfile(path) and fh.read(2) != b"\x1f\x8b"
+    except OSError:
+        return False
+
+
+def _fast_qrels(fast: pa.Table, name: str) -> Qrels:
+    table = pa.table(
+        {
+            "topic": fast.column(0),
+            "doc": fast.column(2),
+            "grade": fast.column(3),
+            "line": pa.array(np.arange(1, fast.num_rows + 1, dtype=np.int64)),
+        }
+    )
+    return Qrels(table=table, source=name, notes=(), skipped={"blank": (), "comment": ()})
+
+
+def _parse_qrels(data: bytes, name: str, numbers: str, try_fast: bool) -> Qrels:
+    if try_fast:
+        fast = _fast_table(data, _FAST_TYPES["qrels"])
+        if fast is not None:
+            return _fast_qrels(fast, name)
     split = _Split(data, name, "qrels")
     _bad_field_count(split, split.nfields == QRELS_FIELDS, "4 (topic iteration docno grade)", "qrels")
     grade, coerced = _parse_numbers(split.column(3), split, "relevance grade", "int", numbers)
@@ -386,8 +467,14 @@ def read_run(path: str | Path, numbers: str = "strict", min_fields: int = RUN_FI
     trec_eval accepts more than 6 fields and ignores the extra ones; pass
     ``max_fields=None`` for that behaviour (the drop-in does). The default is strict.
     """
+    fast_ok = min_fields <= RUN_FIELDS and (max_fields is None or max_fields >= RUN_FIELDS)
+    plain = fast_ok and _is_plain_file(path)
+    if plain:
+        fast = _fast_table(path, _FAST_TYPES["run"])
+        if fast is not None:
+            return _fast_run(fast, str(path))
     data, name = _read_bytes(path)
-    return parse_run(data, name, numbers=numbers, min_fields=min_fields, max_fields=max_fields)
+    return _parse_run(data, name, numbers, min_fields, max_fields, try_fast=fast_ok and not plain)
 
 
 def parse_run(
@@ -397,7 +484,12 @@ def parse_run(
     min_fields: int = RUN_FIELDS,
     max_fields: int | None = RUN_FIELDS,
 ) -> Run:
-    if min_fields <= RUN_FIELDS and (max_fields is None or max_fields >= RUN_FIELDS):
+    fast_ok = min_fields <= RUN_FIELDS and (max_fields is None or max_fields >= RUN_FIELDS)
+    return _parse_run(data, name, numbers, min_fields, max_fields, try_fast=fast_ok)
+
+
+def _parse_run(data: bytes, name: str, numbers: str, min_fields: int, max_fields: int | None, try_fast: bool) -> Run:
+    if try_fast:
         fast = _fast_table(data, _FAST_TYPES["run"])
         if fast is not None:
             return _fast_run(fast, name)

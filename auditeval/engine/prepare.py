@@ -222,7 +222,11 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
     sel_line = sub(rt.column("line").to_numpy()) if conv.ties in ("rank", "file-order") else None
 
     # ---- sort (ties)
-    order = _sort_order(sub(r_tcode), r_score, sel_doc, sel_rank, sel_line, conv.ties)
+    sel_tcode = sub(r_tcode)
+    order = _presorted_order(sel_tcode, r_score, sel_doc, sel_line, conv.ties)
+    if order is None:
+        order = _sort_order(sel_tcode, r_score, sel_doc, sel_rank, sel_line, conv.ties)
+    del sel_tcode
     del r_score, sel_doc
     rows = order if rows is None else rows[order]
     r_tcode = r_tcode[rows]
@@ -568,6 +572,48 @@ def _any_dup_int(values: np.ndarray, blocks, key: Callable[[], np.ndarray]) -> b
             return bool((s[:, 1:] == s[:, :-1]).any())
     s = np.sort(key())
     return bool((s[1:] == s[:-1]).any())
+
+
+def _presorted_order(
+    tcode: np.ndarray, score: np.ndarray, doc: pa.Array | pa.ChunkedArray, line: np.ndarray | None, ties: str
+) -> np.ndarray | None:
+    """:func:`_sort_order` for a run already ranked the usual way, or None.
+
+    Usual: each topic in one block of rows, scores non-increasing within it (no NaN). Then
+    the order is the blocks by topic code, rows in place, except runs of tied scores, which
+    alone are sorted (by docno; for ``file-order`` they stay). Equal to the full stable sort.
+    """
+    n = len(tcode)
+    if ties not in ("docno-desc", "docno-asc", "file-order") or n < 2:
+        return None
+    if ties == "file-order" and not (np.diff(line) > 0).all():
+        return None
+    same = tcode[1:] == tcode[:-1]
+    starts = np.concatenate(([0], np.flatnonzero(~same) + 1))
+    btopic = tcode[starts]
+    if len(np.unique(btopic)) != len(btopic):
+        return None  # a topic in several blocks
+    if np.isnan(score).any() or (same & (score[1:] > score[:-1])).any():
+        return None
+    perm = np.arange(n)
+    tie = same & (score[1:] == score[:-1])  # row i and i + 1 tied
+    if ties != "file-order" and tie.any():
+        in_group = np.zeros(n, bool)
+        in_group[:-1] |= tie
+        in_group[1:] |= tie
+        idx = np.flatnonzero(in_group)
+        head = np.ones(len(idx), bool)  # a tie group starts where row i is not tied to i - 1
+        head[1:] = ~tie[idx[1:] - 1]
+        gid = np.cumsum(head)
+        sub = pa.table({"g": gid, "d": doc.take(pa.array(idx)), "i": idx})
+        direction = "descending" if ties == "docno-desc" else "ascending"
+        o = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", direction), ("i", "ascending")]).to_numpy()
+        perm[idx] = idx[o]
+    border = np.argsort(btopic, kind="stable")
+    lengths = np.diff(np.append(starts, n))[border]
+    new_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    pos = np.arange(n) + np.repeat(starts[border] - new_starts, lengths)
+    return perm[pos]
 
 
 def _sort_order(

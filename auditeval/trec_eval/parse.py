@@ -149,13 +149,12 @@ def read_qrels(path: str, version: str) -> Qrels:
 
 
 def _read_qrels(path: str, version: str) -> Qrels:
-    data = _read(path, "qrels")
-    fast = read_regular(data, "qrels")  # plain 4-field lines: every build reads them alike
+    fast = read_regular(path, "qrels", lone_cr_ok=False)  # plain 4-field lines: every build reads them alike
     if fast is not None:
         line = pa.array(np.arange(1, fast.num_rows + 1, dtype=np.int64))
         cols = {"topic": fast["topic"], "doc": fast["doc"], "grade": fast["grade"], "line": line}
         return Qrels(pa.table(cols), source=path)
-    lines = _lines(data)
+    lines = _lines(_read(path, "qrels"))
     rows: list[list[bytes]] = []
     linenos: list[int] = []
     if is_10(version) and any(line[:1] == b"#" for line in lines):
@@ -186,13 +185,12 @@ def _read_qrels(path: str, version: str) -> Qrels:
 
 
 def read_run(path: str, version: str) -> Run:
-    data = _read(path, "run")
-    fast = read_regular(data, "run")  # plain 6-field lines: every build reads them alike
+    fast = read_regular(path, "run", lone_cr_ok=False)  # plain 6-field lines: every build reads them alike
     if fast is not None:
         seq = pa.array(np.arange(1, fast.num_rows + 1, dtype=np.int64))
         cols = {"topic": fast["topic"], "doc": fast["doc"], "score": fast["score"], "rank": seq, "line": seq}
         return Run(pa.table(cols), name=last_value(fast["tag"]), source=path)
-    lines = _lines(data)
+    lines = _lines(_read(path, "run"))
     skip_comments = is_10(version)
     rows: list[list[bytes]] = []
     linenos: list[int] = []
