@@ -100,6 +100,11 @@ def parse_measure(text: str) -> Measure:
         ok = isinstance(value, want) if want is not float else isinstance(value, int | float) and not isinstance(value, bool)
         if not ok:
             raise MeasureSyntaxError(text, vpos, f"parameter {key!r} needs a {want.__name__}")
+    if d.check is not None:
+        problem = d.check(m)
+        if problem:
+            pos = text.find("(")
+            raise MeasureSyntaxError(text, max(pos + 1, 0), problem)
     return m
 
 

@@ -96,6 +96,14 @@ PARAMS = [
     ("12_recall_rprec_bpref_rr_success_p", "9.0.8", ["-m", "map", "-m", "bpref", "-m", "P.10,3"],
      "map                   \tall\t0.3021\nbpref                 \tall\t0.7969\n"
      "P_3                   \tall\t0.2500\nP_10                  \tall\t0.1000\n"),
+    # R = 3 relevant at ranks 2, 5, 8 of 10 (ret 10, relret 3, nonrelret 7).
+    # 11pt_avg at levels 0.2, 0.5: count (long)(0.6+0.9) = 1 -> 0.5; (long)(1.5+0.9) = 2 -> 0.4;
+    # lround(0.6) = 1, lround(1.5) = 2 in 10.0 likewise: mean 0.45 in both.
+    ("08_iprec_11pt", "9.0.8", ["-m", "11pt_avg.0.2,0.5"], "11pt_avg_0.2,0.5      \tall\t0.4500\n"),
+    ("08_iprec_11pt", "10.0", ["-m", "11pt_avg.0.2,0.5"], "11pt_avg_0.2,0.5      \tall\t0.4500\n"),
+    # utility a=1 b=-1 c=0 d=1: 3 - 7 + 0 + 1 * (N + relret - ret - R); N = 0: -14; -N 100: 86.
+    ("08_iprec_11pt", "9.0.8", ["-m", "utility.1,-1,0,1"], "utility_1,-1,0,1      \tall\t-14.0000\n"),
+    ("08_iprec_11pt", "10.0", ["-N", "100", "-m", "utility.1,-1,0,1"], "utility_1,-1,0,1      \tall\t86.0000\n"),
 ]
 
 

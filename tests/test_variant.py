@@ -34,6 +34,12 @@ PARAM_VALUES = {
 }
 
 
+# Parameters whose text has a grammar of its own (checked at parse time).
+PARAM_OVERRIDES = {
+    "levels": st.lists(st.floats(0, 1), min_size=1, max_size=4).map(lambda xs: ",".join(repr(x) for x in xs)),
+}
+
+
 @st.composite
 def measures(draw, name=None):
     name = name or draw(st.sampled_from(sorted(MEASURES)))
@@ -56,7 +62,7 @@ def measures(draw, name=None):
                 params[key] = draw(st.floats(lo, min(hi, 1e9), exclude_min=True, exclude_max=True))
     for key, typ in d.params.items():
         if draw(st.booleans()):
-            params[key] = draw(PARAM_VALUES[typ])
+            params[key] = draw(PARAM_OVERRIDES.get(key, PARAM_VALUES[typ]))
     return Measure(name, tuple(sorted(params.items())), cutoff)
 
 

@@ -55,6 +55,7 @@ class Args:
     summary: bool = True
     rel_level: int = 1
     max_docs: int | None = None
+    num_docs: int = 0
     measures: list[str] = field(default_factory=list)
     qrels: str = ""
     run: str = ""
@@ -92,8 +93,10 @@ def parse_args(argv: list[str]) -> Args:
             a.version = val
         elif opt == "--variants":
             a.variants = True
-        elif opt in ("-D", "--Debug_level", "-N", "--Number_docs_in_coll"):
-            pass  # no effect on any supported measure
+        elif opt in ("-N", "--Number_docs_in_coll"):
+            a.num_docs = c_atol(val)  # only utility reads it (its d * non-relevant-not-retrieved term)
+        elif opt in ("-D", "--Debug_level"):
+            pass  # debug output only
         else:  # -R -T -o -Z: other formats, not supported
             a.unsupported.append(opt)
     if a.help or a.show_version:

@@ -96,9 +96,9 @@ DOUBLE_PARAM_NAMES: dict[str, tuple[str, ...]] = {
 def _double_params_measure(spec: Spec, values: tuple[float, ...]) -> Measure:
     m = Measure(spec.canonical)
     if spec.name == "11pt_avg":
-        if values != tuple(spec.default):
-            raise ParamError(["auditeval trec-eval: 11pt_avg recall levels other than 0.0,0.1,...,1.0 are not supported"])
-        return m
+        if values == tuple(spec.default):
+            return m
+        return m.with_params(levels=",".join(repr(float(v)) for v in values))
     if spec.name == "relstring":
         return m.with_cutoff(int(values[0])) if int(values[0]) != 10 else m
     names = DOUBLE_PARAM_NAMES.get(spec.name, ())

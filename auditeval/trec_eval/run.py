@@ -26,6 +26,7 @@ such a topic on an empty ranking, which gives the same values for every measure.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import TextIO
 
 import numpy as np
@@ -79,6 +80,11 @@ def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
     qrels = read_qrels(a.qrels, a.version)
     run = read_run(a.run, a.version)
     insts = _init(marked, params, a.version)
+    if a.num_docs:
+        insts = [
+            replace(i, measure=i.measure.with_params(num_docs=a.num_docs)) if i.spec.name == "utility" else i
+            for i in insts
+        ]
     return _evaluate(a, qrels, run, insts, out, err)
 
 

@@ -52,6 +52,8 @@ class MeasureDef:
     agg: str = "mean"
     fmt: str = "float"
     trec_name: str | None = None
+    check: Callable[[Measure], str | None] | None = None
+    """Validates the measure's own parameters at parse time; returns an error text or None."""
 
 
 def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:

@@ -210,6 +210,15 @@ def _levels(m: Measure) -> tuple[float, ...]:
     return levels
 
 
+def _check_levels(m: Measure) -> str | None:
+    """Levels must be numbers; like trec_eval, values outside [0, 1] are allowed (they score 0)."""
+    try:
+        _levels(m)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def iprec_at_recall(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     return _iprec_levels(p, c, (float(m.cutoff),))[0]
 
@@ -314,7 +323,7 @@ DEFS: dict[str, MeasureDef] = {
         MeasureDef("GMBpref", bpref, RANKING_REL | {"gm_floor"}, "geometric mean of bpref, each floored at gm_floor", agg="gmean", trec_name="gm_bpref"),
         MeasureDef("infAP", inf_ap, RANKING_REL, "inferred AP (Yilmaz & Aslam): pooled-unjudged docs assumed relevant in proportion", trec_name="infAP"),
         MeasureDef("IPrec", iprec_at_recall, RANKING_REL | {"iprec"}, "interpolated precision at recall level r", cutoff="required", cutoff_type=float, cutoff_range=(0.0, 1.0), trec_name="iprec_at_recall"),
-        MeasureDef("11pt", eleven_pt_avg, RANKING_REL | {"iprec"}, "interpolated precision averaged over recall 0, 0.1, ..., 1 (or levels='0.2,0.5,0.8')", params={"levels": str}, trec_name="11pt_avg"),
+        MeasureDef("11pt", eleven_pt_avg, RANKING_REL | {"iprec"}, "interpolated precision averaged over recall 0, 0.1, ..., 1 (or levels='0.2,0.5,0.8')", params={"levels": str}, trec_name="11pt_avg", check=_check_levels),
         MeasureDef("RprecMult", rprec_mult, RANKING_REL, "precision at rank (long)(x*R + 0.9)", cutoff="required", cutoff_type=float, trec_name="Rprec_mult"),
         MeasureDef("Utility", utility, SET_COUNTS, "set utility a*relret + b*nonrelret + c*relnotret + d*nonrelnotret", params={"a": float, "b": float, "c": float, "d": float, "num_docs": int}, trec_name="utility"),
         MeasureDef("RelP", relative_p, RANKING_REL, "relevant in top k / min(k, R)", cutoff="required", trec_name="relative_P"),
