@@ -506,11 +506,9 @@ def _parse_run(data: bytes, name: str, numbers: str, min_fields: int, max_fields
     n_extra = int((split.nfields > RUN_FIELDS).sum())
     if n_extra:
         notes.append(f"{name}: ignored fields after the 6th on {n_extra} line(s)")
-    rank_col = split.column(3)
-    try:
-        rank = pc.cast(rank_col, pa.int64()).to_numpy(zero_copy_only=False)
-    except pa.ArrowInvalid:
-        rank = np.array([c_atol(t) for t in rank_col.to_pylist()], dtype=np.int64)
+    rank, rank_coerced = _parse_numbers(split.column(3), split, "rank", "int", numbers)
+    if rank_coerced:
+        notes.append(f"{name}: {rank_coerced} rank(s) read with C atol (non-integer text; only ties=rank reads ranks)")
     tags = split.column(5)
     run_name = tags[len(tags) - 1].as_py()
     table = pa.table(

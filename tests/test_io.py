@@ -213,6 +213,13 @@ def test_bad_qrels(data, message):
     assert error(parse_qrels, data, "q.txt") == message
 
 
+def test_rank_column_must_be_an_integer():
+    assert error(parse_run, b"1 Q0 a 1 2.0 r\n1 Q0 b x 1.0 r\n", "r.txt") == "r.txt:2: rank is not an integer: 'x'"
+    run = parse_run(b"1 Q0 a 1 2.0 r\n1 Q0 b x 1.0 r\n", "r.txt", numbers="atof")
+    assert run.table.column("rank").to_pylist() == [1, 0]  # C atol("x") = 0, as trec_eval would
+    assert run.notes == ("r.txt: 1 rank(s) read with C atol (non-integer text; only ties=rank reads ranks)",)
+
+
 def test_missing_and_corrupt_files(tmp_path):
     assert error(read_run, tmp_path / "nope.txt") == f"{tmp_path / 'nope.txt'}: no such file"
     (tmp_path / "bad.gz").write_bytes(b"\x1f\x8bnot really gzip")
