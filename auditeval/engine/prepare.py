@@ -74,8 +74,8 @@ class Prepared:
 
     @cached_property
     def row_topic(self) -> np.ndarray:
-        """Topic index of each ranked row."""
-        return np.repeat(np.arange(self.n_topics), self.num_ret)
+        """Topic index of each ranked row (int32)."""
+        return np.repeat(np.arange(self.n_topics, dtype=np.int32), self.num_ret)
 
     @cached_property
     def rank(self) -> np.ndarray:
@@ -179,23 +179,27 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
 
     # ---- each run row's judgment (looked up once, in file order; rows move with it below)
     if q_ints is not None:
-        cand = np.flatnonzero(np.isin(ri.ints, q_ints, kind="table"))  # doc judged for some topic
-        ckey = r_tcode[cand] * span + ri.ints[cand]
+        judged = np.zeros(int(q_ints.max()) + 2, bool)  # last entry False: ids beyond the qrels'
+        judged[q_ints] = True
+        cand = np.flatnonzero(np.take(judged, ri.ints, mode="clip"))  # doc judged for some topic
+        ckey = r_tcode[cand].astype(np.int64) * span + ri.ints[cand]
         q_key = q_tcode * span + q_ints
     else:
         r_qdoc = pc.fill_null(pc.index_in(r_doc, value_set=qd_values), -1).to_numpy()
         cand = np.flatnonzero(r_qdoc >= 0)  # rows whose doc is judged for some topic
-        ckey = r_tcode[cand] * nqd + r_qdoc[cand].astype(np.int64)
+        ckey = r_tcode[cand].astype(np.int64) * nqd + r_qdoc[cand].astype(np.int64)
         del r_qdoc
     qorder = np.argsort(q_key, kind="stable")
     q_sorted = q_key[qorder]
-    r_found = np.zeros(n_run, bool)
-    r_grade = np.full(n_run, NONPOOL, dtype=np.int64)
+    r_found = np.zeros(n_run, bool)  # row's (topic, doc) is in the qrels
+    hit_rows = np.zeros(0, np.int64)  # those rows, ascending, and their grades
+    hit_grade = np.zeros(0, np.int64)
     if len(q_sorted) and len(ckey):
         pos = np.minimum(np.searchsorted(q_sorted, ckey), len(q_sorted) - 1)
         hit = q_sorted[pos] == ckey
-        r_found[cand[hit]] = True
-        r_grade[cand[hit]] = q_grade[qorder][pos[hit]]
+        hit_rows = cand[hit]
+        hit_grade = q_grade[qorder][pos[hit]]
+        r_found[hit_rows] = True
 
     # ---- run rows kept (self hits, dups first/last), as indices into the run table
     rows = None
@@ -214,9 +218,8 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
     def sub(a: np.ndarray) -> np.ndarray:
         return a if rows is None else a[rows]
 
-    r_score = sub(rt.column("score").to_numpy())
-    if conv.sim == "float32":
-        r_score = r_score.astype(np.float32).astype(np.float64)
+    # float32: C float sim; comparing float32 values orders exactly as their float64 images
+    r_score = sub(_to_numpy(rt.column("score"), np.float32 if conv.sim == "float32" else np.float64))
     sel_doc = r_doc if rows is None else r_doc.take(pa.array(rows))
     sel_rank = sub(rt.column("rank").to_numpy()) if conv.ties == "rank" else None
     sel_line = sub(rt.column("line").to_numpy()) if conv.ties in ("rank", "file-order") else None
@@ -266,9 +269,11 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
     del doc_keys
 
     # ---- judgments
-    grade = r_grade[rows]
     found = r_found[rows]
-    del r_grade, r_found
+    del r_found
+    grade = np.full(len(rows), NONPOOL, dtype=np.int64)
+    fpos = np.flatnonzero(found)
+    grade[fpos] = hit_grade[np.searchsorted(hit_rows, rows[fpos])]
     if conv.negatives == "pooled":
         grade[found & (grade < 0)] = UNJUDGED
         q_neg = q_grade < 0
@@ -358,6 +363,17 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
 
 
 # ---------------------------------------------------------------------------------- helpers
+def _to_numpy(col: pa.ChunkedArray | pa.Array, dtype) -> np.ndarray:
+    """A numeric column as one numpy array of ``dtype``, filled chunk by chunk (no temporary)."""
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    out = np.empty(len(col), dtype)
+    at = 0
+    for c in chunks:
+        out[at : at + len(c)] = c.to_numpy(zero_copy_only=False)
+        at += len(c)
+    return out
+
+
 def _combined(col: pa.ChunkedArray | pa.Array) -> pa.Array:
     return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
 
@@ -402,7 +418,7 @@ def _run_index(topic: pa.ChunkedArray, doc: pa.ChunkedArray) -> _RunIndex:
     local = {t: i for i, t in enumerate(topics)}
     if ints is not None:
         def key() -> np.ndarray:
-            return codes(local, pa.array(topics, pa.string())) * (ints_max + 1) + ints
+            return codes(local, pa.array(topics, pa.string())).astype(np.int64) * (ints_max + 1) + ints
 
         unique = not _any_dup_int(ints, blocks, key)
     else:
@@ -430,10 +446,10 @@ def _run_topic_codes(col: pa.ChunkedArray):
             lengths = np.diff(np.append(starts, n))
 
             def by_block(code_of, values):
-                return np.repeat(np.array([code_of[h] for h in heads], dtype=np.int64), lengths)
+                return np.repeat(np.array([code_of[h] for h in heads], dtype=np.int32), lengths)
 
             return heads, by_block, lengths
-    return pc.unique(col).to_pylist(), lambda code_of, values: _codes(col, values), None
+    return pc.unique(col).to_pylist(), lambda code_of, values: _codes(col, values).astype(np.int32), None
 
 
 def has_duplicate_pairs(topic: pa.ChunkedArray | pa.Array, doc: pa.ChunkedArray | pa.Array) -> bool:
@@ -480,7 +496,7 @@ class _DocKeys:
         if ints is not None and len(ints):
             span = int(ints.max()) + 1
             if span * max(n_topics, 1) < 2**62:
-                self.key = tcode * span + ints
+                self.key = tcode.astype(np.int64) * span + ints
 
     def any(self, rows: np.ndarray | None, blocks) -> bool:
         """Whether a (topic, doc) pair repeats among ``rows`` (all rows when None).
@@ -535,16 +551,22 @@ def _canonical_ints(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
     """int64 values of doc ids when every id is canonical decimal (``0`` or ``[1-9][0-9]*``)."""
     if doc.null_count or not (pa.types.is_string(doc.type) or pa.types.is_large_string(doc.type)):
         return None
-    try:
-        ints = pc.cast(doc, pa.int64())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
     # Arrow also reads "-5", "007", "0x1F": reject any id starting with '-' or with '0' + more.
     chunks = doc.chunks if isinstance(doc, pa.ChunkedArray) else [doc]
     off_type = np.int64 if pa.types.is_large_string(doc.type) else np.int32
+    out = np.empty(len(doc), np.int32)  # int64 once an id needs it
+    at = 0
     for c in chunks:
         if not len(c):
             continue
+        try:
+            v = pc.cast(c, pa.int64()).to_numpy()
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+        if out.dtype == np.int32 and (v.max() > 2**31 - 1 or v.min() < 0):
+            out = out.astype(np.int64)
+        out[at : at + len(c)] = v
+        at += len(c)
         offs = np.frombuffer(c.buffers()[1], dtype=off_type)[c.offset : c.offset + len(c) + 1]
         data = np.frombuffer(c.buffers()[2], dtype=np.uint8)
         lengths = np.diff(offs)
@@ -553,7 +575,7 @@ def _canonical_ints(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
         first = data[offs[:-1]]
         if ((first == ord("-")) | ((first == ord("0")) & (lengths > 1))).any():
             return None
-    return ints.to_numpy()
+    return out
 
 
 def _any_dup_int(values: np.ndarray, blocks, key: Callable[[], np.ndarray]) -> bool:
@@ -566,7 +588,7 @@ def _any_dup_int(values: np.ndarray, blocks, key: Callable[[], np.ndarray]) -> b
         sizes = sizes[sizes > 0]
         if len(sizes) and (sizes == sizes[0]).all() and sizes[0] * len(sizes) == len(values):
             # equal-sized topic blocks (a run of k documents per topic): sort each block
-            if values.max() < 2**31 and values.min() >= -(2**31):
+            if values.dtype != np.int32 and values.max() < 2**31 and values.min() >= -(2**31):
                 values = values.astype(np.int32)  # sorts several times faster
             s = np.sort(values.reshape(len(sizes), int(sizes[0])), axis=1)
             return bool((s[:, 1:] == s[:, :-1]).any())
@@ -595,7 +617,16 @@ def _presorted_order(
         return None  # a topic in several blocks
     if np.isnan(score).any() or (same & (score[1:] > score[:-1])).any():
         return None
-    perm = np.arange(n)
+    # blocks in topic-code order: position j of new block k holds file row j + shift[k]
+    border = np.argsort(btopic, kind="stable")
+    lengths = np.diff(np.append(starts, n))[border]
+    new_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    shift = starts[border] - new_starts
+    itype = np.int32 if n < 2**31 else np.int64
+    pos = np.ones(n, itype)
+    pos[0] = shift[0]
+    pos[new_starts[1:]] += np.diff(shift).astype(itype)
+    np.cumsum(pos, out=pos)  # j + shift[k]
     tie = same & (score[1:] == score[:-1])  # row i and i + 1 tied
     if ties != "file-order" and tie.any():
         in_group = np.zeros(n, bool)
@@ -608,12 +639,11 @@ def _presorted_order(
         sub = pa.table({"g": gid, "d": doc.take(pa.array(idx)), "i": idx})
         direction = "descending" if ties == "docno-desc" else "ascending"
         o = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", direction), ("i", "ascending")]).to_numpy()
-        perm[idx] = idx[o]
-    border = np.argsort(btopic, kind="stable")
-    lengths = np.diff(np.append(starts, n))[border]
-    new_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    pos = np.arange(n) + np.repeat(starts[border] - new_starts, lengths)
-    return perm[pos]
+        block = np.searchsorted(starts, idx, side="right") - 1
+        new_block = np.empty(len(border), np.int64)
+        new_block[border] = np.arange(len(border))
+        pos[idx - shift[new_block[block]]] = idx[o]  # each tie group reordered in place
+    return pos
 
 
 def _sort_order(
