@@ -26,6 +26,7 @@ from __future__ import annotations
 import gzip
 import io
 import math
+import mmap
 import os
 import re
 import sys
@@ -173,7 +174,7 @@ def _fast_table(source: bytes | str | Path, types: list[pa.DataType], lone_cr_ok
                 sniff = fh.read(_SNIFF)
                 if len(sniff) < 2 or sniff[:2] == b"\x1f\x8b":
                     return None
-                if not lone_cr_ok and not _crlf_only(fh, sniff):
+                if not lone_cr_ok and not _crlf_only(fh):
                     return None
             stream = pa.OSFile(name)
         except OSError:
@@ -220,19 +221,23 @@ def _fast_table(source: bytes | str | Path, types: list[pa.DataType], lone_cr_ok
     return table
 
 
-def _crlf_only(fh, head: bytes) -> bool:
-    """Whether every CR in the file (``head`` already read from ``fh``) is followed by LF."""
+def _crlf_only(fh) -> bool:
+    """Whether every CR in the open file ``fh`` is followed by LF (mapped, not read: no copy)."""
+    size = os.fstat(fh.fileno()).st_size
+    if size == 0:
+        return True
+    with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        if mm.find(b"\r") == -1:
+            return True
+    # some CR: count CRs and CRLFs block by block (a CR ending a block is carried over)
+    fh.seek(0)
     carry = b""
-    block = head
-    while block:
+    while block := fh.read(1 << 24):
         buf = carry + block
-        carry = b""
         n_cr = buf.count(b"\r")
-        if n_cr:
-            carry = b"\r" if buf.endswith(b"\r") else b""
-            if n_cr - len(carry) != buf.count(b"\r\n"):
-                return False
-        block = fh.read(1 << 24)
+        carry = b"\r" if buf.endswith(b"\r") else b""
+        if n_cr - len(carry) != buf.count(b"\r\n"):
+            return False
     return not carry
 
 
