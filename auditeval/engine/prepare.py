@@ -118,6 +118,22 @@ class Prepared:
         c -= np.repeat(base, self.num_ret)
         return c
 
+    def rows_where(self, mask: np.ndarray, k: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rows, topic, rank)`` of the ranked rows where ``mask`` holds (within the top ``k``
+        when given): positions, topic index, 1-based rank; ascending, i.e. by topic in rank order.
+
+        For measures that only add terms from a few rows (relevant ones, the top k): a sum
+        over these rows in this order equals the dense per-row sum exactly (it only skips
+        ``+ 0.0`` terms), without touching every row.
+        """
+        rows = np.flatnonzero(mask)
+        topic = np.searchsorted(self.offsets, rows, side="right") - 1
+        rank = rows - self.offsets[topic] + 1
+        if k is not None:
+            keep = rank <= k
+            rows, topic, rank = rows[keep], topic[keep], rank[keep]
+        return rows, topic, rank
+
     def at_cutoff(self, k: int) -> np.ndarray:
         """Mask of ranked rows within the top ``k`` of their topic."""
         return self.rank <= k

@@ -46,17 +46,26 @@ def num_rel_ret(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     return p.seg_count(p.rel_mask(c.rel)).astype(np.float64)
 
 
+def _relevant(p: Prepared, c: Convention, k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, topic, rank) of the relevant ranked rows (within the top k): the sparse form.
+
+    Sums over them equal the dense per-row sums exactly (zeros skipped, order kept)."""
+    return p.rows_where(p.rel_mask(c.rel), k)
+
+
+def _hits(p: Prepared, topic: np.ndarray) -> np.ndarray:
+    return np.bincount(topic, minlength=p.n_topics).astype(np.int64)
+
+
 def precision(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     k = int(m.cutoff)
-    hits = p.seg_count(p.rel_mask(c.rel) & p.at_cutoff(k))
-    return hits / float(k)
+    _, t, _ = _relevant(p, c, k)
+    return _hits(p, t) / float(k)
 
 
 def recall(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    rel = p.rel_mask(c.rel)
-    if m.cutoff is not None:
-        rel = rel & p.at_cutoff(int(m.cutoff))
-    hits = p.seg_count(rel)
+    _, t, _ = _relevant(p, c, None if m.cutoff is None else int(m.cutoff))
+    hits = _hits(p, t)
     big_r = p.num_rel(c.rel)
     if c.recall_denom == "min-R-k" and m.cutoff is not None:
         big_r = np.minimum(big_r, int(m.cutoff))
@@ -64,45 +73,42 @@ def recall(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 
 
 def _ap_parts(p: Prepared, c: Convention, k: int | None) -> tuple[np.ndarray, np.ndarray]:
-    rel = p.rel_mask(c.rel)
-    if k is not None:
-        rel = rel & p.at_cutoff(k)
-    cum = p.cum_count(rel)
-    prec = np.where(rel, cum / p.rank, 0.0)
-    return p.seg_sum(prec), rel
+    """Per topic: sum of P@i over relevant ranks i (<= k), and the relevant retrieved."""
+    _, t, r = _relevant(p, c, k)
+    cum = np.arange(1, len(t) + 1) - np.searchsorted(t, t, side="left")  # running count in topic
+    return np.bincount(t, weights=cum / r, minlength=p.n_topics), _hits(p, t)
 
 
 def average_precision(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     k = None if m.cutoff is None else int(m.cutoff)
-    total, rel = _ap_parts(p, c, k)
+    total, rel_ret = _ap_parts(p, c, k)
     big_r = p.num_rel(c.rel)
     if c.ap_denom == "min-R-k" and k is not None:
         den = np.minimum(big_r, k)
     elif c.ap_denom == "rel-ret":
-        den = p.seg_count(rel)
+        den = rel_ret
     else:
         den = big_r
     return safe_div(total, den)
 
 
 def reciprocal_rank(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    rel = p.rel_mask(c.rel)
-    if m.cutoff is not None:
-        rel = rel & p.at_cutoff(int(m.cutoff))
-    first = p.cum_count(rel) == 1
-    return p.seg_sum(np.where(rel & first, 1.0 / p.rank, 0.0))
+    _, t, r = _relevant(p, c, None if m.cutoff is None else int(m.cutoff))
+    first = np.ones(len(t), bool)
+    first[1:] = t[1:] != t[:-1]
+    return np.bincount(t[first], weights=1.0 / r[first], minlength=p.n_topics)
 
 
 def r_precision(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     big_r = p.num_rel(c.rel)
-    within = p.rank <= big_r[p.row_topic]
-    hits = p.seg_count(p.rel_mask(c.rel) & within)
+    _, t, r = _relevant(p, c, None)
+    hits = _hits(p, t[r <= big_r[t]])
     return safe_div(hits, big_r)
 
 
 def success(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    hits = p.seg_count(p.rel_mask(c.rel) & p.at_cutoff(int(m.cutoff)))
-    return (hits > 0).astype(np.float64)
+    _, t, _ = _relevant(p, c, int(m.cutoff))
+    return (_hits(p, t) > 0).astype(np.float64)
 
 
 # ----------------------------------------------------------------------------- nDCG
@@ -123,12 +129,10 @@ def gain_of(grades: np.ndarray, m: Measure, c: Convention) -> np.ndarray:
 
 def ndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     k = None if m.cutoff is None else int(m.cutoff)
-    gains = gain_of(p.grade, m, c)
-    disc = 1.0 / np.log2(p.rank + 1.0)
-    contrib = gains * disc
-    if k is not None:
-        contrib = np.where(p.at_cutoff(k), contrib, 0.0)
-    dcg = p.seg_sum(contrib)
+    rows, t, r = p.rows_where(p.grade >= 0, k)  # only judged rows can have a gain (gain_of)
+    gains = gain_of(p.grade[rows], m, c)
+    disc = 1.0 / np.log2(r + 1.0)
+    dcg = np.bincount(t, weights=gains * disc, minlength=p.n_topics)
     # ideal: judged documents by gain descending (trec_eval's level walk under ideal_sort)
     from .trec_gain import ideal_gains
 
