@@ -28,6 +28,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,14 +94,21 @@ def _env() -> dict[str, str]:
     return env
 
 
-def run_child(argv: list[str]) -> tuple[float, int, int, str, str]:
-    """(wall seconds, peak RSS KiB, exit status, stdout, stderr) of one child process."""
+def run_child(argv: list[str], timeout: float | None = None) -> tuple[float, int, int, str, str]:
+    """(wall seconds, peak RSS KiB, exit status, stdout, stderr) of one child process.
+
+    Killed after ``timeout`` seconds (exit status -9)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=str(ROOT))
+    timer = threading.Timer(timeout, proc.kill) if timeout else None
+    if timer:
+        timer.start()
     # read the pipes before reaping the child (outputs are small)
     out, err = proc.stdout.read(), proc.stderr.read()
     _pid, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
+    if timer:
+        timer.cancel()
     proc.returncode = os.waitstatus_to_exitcode(status)
     return wall, int(usage.ru_maxrss), proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
 
@@ -199,7 +207,7 @@ def table_markdown(title: str, tools: list[Tool], repeat: int, base: str = "pytr
     ref_t = statistics.median(ref.times) if ref else None
     ref_m = max(ref.peaks) if ref else None
     lines = [
-        f"**{title}** (median of {repeat} runs; peak = largest RSS high-water mark)",
+        f"**{title}** (wall time: median of {repeat} runs, each in brackets; peak memory: largest RSS high-water mark)",
         "",
         f"| tool | wall time | vs {base} | peak memory | vs {base} | map |",
         "|---|---:|---:|---:|---:|---:|",
@@ -210,8 +218,13 @@ def table_markdown(title: str, tools: list[Tool], repeat: int, base: str = "pytr
             continue
         wt = statistics.median(t.times)
         pk = max(t.peaks)
-        speed = f"{ref_t / wt:.2f}x faster" if ref_t and t is not ref and wt <= ref_t else (f"{wt / ref_t:.2f}x slower" if ref_t and t is not ref else "1x")
-        mem = f"{pk / ref_m:.2f}x" if ref_m else ""
+        if not ref_t:
+            speed = "-"
+        elif t is ref:
+            speed = "1x"
+        else:
+            speed = f"{ref_t / wt:.2f}x faster" if wt <= ref_t else f"{wt / ref_t:.2f}x slower"
+        mem = f"{pk / ref_m:.2f}x" if ref_m else "-"
         runs = ", ".join(f"{x:.2f}" for x in t.times)
         lines.append(f"| {t.label} | {wt:.2f} s ({runs}) | {speed} | {_fmt_mem(pk)} | {mem} | {t.map_value} |")
     return "\n".join(lines)
@@ -228,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-all-trec", action="store_true", help="skip the -m all_trec table")
     ap.add_argument("--trec-eval", default=None, help="trec_eval binary (default: trec_eval on PATH)")
     ap.add_argument("--out", type=Path, default=None, help="also write the markdown to this file")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds before a tool is stopped (reported as such)")
+    ap.add_argument("--slow-once", default="ranx", help="tools measured once only (comma-separated; default ranx)")
     args = ap.parse_args(argv)
 
     if args.qrels and args.run:
@@ -251,11 +266,15 @@ def main(argv: list[str] | None = None) -> int:
         if all_trec and args.no_all_trec:
             continue
         tools = tools_for(qrels, run, all_trec, trec_eval_bin, only)
+        once = {x.strip() for x in args.slow_once.split(",") if x.strip()}
         for rep in range(args.repeat):
             for t in tools:  # interleaved: load changes hit every tool alike
-                if t.argv is None or t.failed:
+                if t.argv is None or t.failed or (rep and t.name in once):
                     continue
-                wall, peak, code, out, err = run_child(t.argv)
+                wall, peak, code, out, err = run_child(t.argv, args.timeout)
+                if code == -9 and wall >= args.timeout:
+                    t.failed = f"stopped after {args.timeout:.0f} s"
+                    continue
                 if code != 0:
                     t.failed = f"failed (exit {code}): {err.strip().splitlines()[-1] if err.strip() else ''}"
                     continue
