@@ -99,8 +99,16 @@ class Prepared:
         return np.bincount(idx[mask], minlength=self.n_topics).astype(np.int64)
 
     def rel_mask(self, rel: int) -> np.ndarray:
-        """Ranked rows that are relevant at threshold ``rel`` (grade >= rel, judged)."""
-        return (self.grade >= rel) & (self.grade >= 0)
+        """Ranked rows that are relevant at threshold ``rel`` (grade >= rel, judged).
+
+        Cached per threshold and read-only (many measures ask for the same mask)."""
+        cache = self.__dict__.setdefault("_rel_masks", {})
+        m = cache.get(rel)
+        if m is None:
+            m = (self.grade >= rel) & (self.grade >= 0)
+            m.flags.writeable = False
+            cache[rel] = m
+        return m
 
     def num_rel(self, rel: int) -> np.ndarray:
         """Relevant documents per topic in the qrels (R), at threshold ``rel``."""
@@ -111,7 +119,20 @@ class Prepared:
         return self.seg_count(self.qgrade < rel, rows="qrels")
 
     def cum_count(self, mask: np.ndarray) -> np.ndarray:
-        """Within-topic running count of ``mask`` up to and including each row."""
+        """Within-topic running count of ``mask`` up to and including each row.
+
+        For a mask from :meth:`rel_mask` the result is cached (read-only)."""
+        for rel, m in self.__dict__.get("_rel_masks", {}).items():
+            if mask is m:
+                cache = self.__dict__.setdefault("_rel_cum", {})
+                if rel not in cache:
+                    c = self._cum_count(mask)
+                    c.flags.writeable = False
+                    cache[rel] = c
+                return cache[rel]
+        return self._cum_count(mask)
+
+    def _cum_count(self, mask: np.ndarray) -> np.ndarray:
         c = np.cumsum(mask, dtype=np.int64)
         starts = self.offsets[:-1]
         base = np.where(starts > 0, c[np.maximum(starts - 1, 0)], 0) if len(c) else np.zeros(len(starts), np.int64)
