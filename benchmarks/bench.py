@@ -165,6 +165,12 @@ def machine_info() -> dict[str, str]:
                 break
     except OSError:
         pass
+    try:
+        mhz = [ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith("cpu MHz")]
+        if mhz:
+            cpu += f" @ {float(mhz[0]) / 1000:.2f} GHz"
+    except (OSError, ValueError):
+        pass
     info["CPU"] = cpu
     info["cores"] = f"{os.cpu_count()} logical"
     try:
