@@ -26,6 +26,7 @@ all sums run in that order.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -172,7 +173,7 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
     r_topic = rt.column("topic")
     q_topics = pc.unique(q_topic).to_pylist()
     r_doc = rt.column("doc")
-    ri = _run_index(r_topic, r_doc)
+    ri = _run_index_of(run)
     r_topics, r_blocks = ri.topics, ri.blocks
     all_topics = sorted(set(q_topics) | set(r_topics), key=lambda s: s.encode("utf-8"))
     code_of = {t: i for i, t in enumerate(all_topics)}
@@ -433,19 +434,19 @@ class _RunIndex:
     unique: bool  # no (topic, doc) pair occurs twice
 
 
-_RUN_INDEX: list = []  # one entry: (topic column, doc column, identity, _RunIndex)
+_RUN_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Run -> _RunIndex
 
 
-def _identity(col: pa.ChunkedArray) -> tuple:
-    return tuple(
-        (c.offset, len(c), tuple(0 if b is None else b.address for b in c.buffers())) for c in col.chunks
-    )
+def _run_index_of(run: Run) -> _RunIndex:
+    """The run's index, computed once while the :class:`Run` object lives."""
+    ri = _RUN_INDEX.get(run)
+    if ri is None:
+        ri = _run_index(run.table.column("topic"), run.table.column("doc"))
+        _RUN_INDEX[run] = ri
+    return ri
 
 
 def _run_index(topic: pa.ChunkedArray, doc: pa.ChunkedArray) -> _RunIndex:
-    ident = (_identity(topic), _identity(doc))
-    if _RUN_INDEX and _RUN_INDEX[0][2] == ident:
-        return _RUN_INDEX[0][3]
     topics, codes, blocks = _run_topic_codes(topic)
     ints = _canonical_ints(doc)
     ints_max = int(ints.max()) if ints is not None and len(ints) else 0
@@ -461,9 +462,7 @@ def _run_index(topic: pa.ChunkedArray, doc: pa.ChunkedArray) -> _RunIndex:
     else:
         tcode = codes(local, pa.array(topics, pa.string()))
         unique = _DocKeys(doc, tcode, 0, ints=False).duplicated(None, False) is None
-    ri = _RunIndex(topics, codes, blocks, ints, ints_max, unique)
-    _RUN_INDEX[:] = [(topic, doc, ident, ri)]  # the columns are held: their buffers stay put
-    return ri
+    return _RunIndex(topics, codes, blocks, ints, ints_max, unique)
 
 
 def _run_topic_codes(col: pa.ChunkedArray):
@@ -489,8 +488,13 @@ def _run_topic_codes(col: pa.ChunkedArray):
     return pc.unique(col).to_pylist(), lambda code_of, values: _codes(col, values).astype(np.int32), None
 
 
-def has_duplicate_pairs(topic: pa.ChunkedArray | pa.Array, doc: pa.ChunkedArray | pa.Array) -> bool:
-    """Whether some (topic, doc) pair occurs twice (fast: no per-row Python, no hashing)."""
+def has_duplicate_pairs(run: Run | pa.ChunkedArray | pa.Array, doc: pa.ChunkedArray | pa.Array | None = None) -> bool:
+    """Whether some (topic, doc) pair of a :class:`Run` (or of two columns, topic and doc)
+    occurs twice; fast (no per-row Python, no string hashing). For a Run the work is
+    shared with :func:`prepare` of the same Run object."""
+    if isinstance(run, Run):
+        return not _run_index_of(run).unique
+    topic = run
     if isinstance(topic, pa.Array):
         topic, doc = pa.chunked_array([topic]), pa.chunked_array([doc])
     return not _run_index(topic, doc).unique

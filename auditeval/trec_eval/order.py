@@ -100,7 +100,7 @@ def duplicate_errors(qrels: Qrels, run: Run, depth: int | None, float32: bool) -
     """topic -> the stderr text trec_eval prints when it evaluates that topic."""
     errors: dict[str, str] = {}
     dup = None
-    if has_duplicate_pairs(run.table.column("topic"), run.table.column("doc")):
+    if has_duplicate_pairs(run):
         rt = run.table.select(["topic", "doc", "score"]).to_pandas()
         dup = rt.duplicated(["topic", "doc"], keep=False)
     if dup is not None and dup.any():
