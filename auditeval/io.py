@@ -140,7 +140,36 @@ class _Split:
 _SNIFF = 1 << 16
 
 
-def _fast_table(source: bytes | str | Path, types: list[pa.DataType], lone_cr_ok: bool = True) -> pa.Table | None:
+_HEADER_KEY = b"auditeval.comment_header_lines"
+
+
+def _comment_header(head: bytes) -> int | None:
+    """Length in bytes of the ``#`` lines opening ``head`` (0 if none); None when they do not
+    end inside ``head`` or hold a CR or bytes that are not UTF-8 (the general path decides)."""
+    pos = 0
+    while head.startswith(b"#", pos):
+        nl = head.find(b"\n", pos)
+        if nl == -1:
+            return None
+        pos = nl + 1
+    if pos:
+        if b"\r" in head[:pos]:
+            return None
+        try:
+            head[:pos].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return pos
+
+
+def header_lines(table: pa.Table) -> int:
+    """Comment lines skipped before the rows of a table from :func:`_fast_table`."""
+    return int((table.schema.metadata or {}).get(_HEADER_KEY, b"0"))
+
+
+def _fast_table(
+    source: bytes | str | Path, types: list[pa.DataType], lone_cr_ok: bool = True, comment_header: bool = False
+) -> pa.Table | None:
     """Parse a *regular* file in one pass with Arrow's CSV reader, or return None.
 
     ``source``: the file's bytes, or its path (read by Arrow block by block, so the whole
@@ -156,6 +185,10 @@ def _fast_table(source: bytes | str | Path, types: list[pa.DataType], lone_cr_ok
     returns None on any CR not followed by LF, for readers that split lines on LF only).
     Such a file has the same fields, line numbers and values on the general path, which is
     taken for anything else and alone decides (and words) every error.
+
+    ``comment_header``: the file may open with lines starting with ``#`` (an ir_metadata
+    header, within the first 64 KiB); they are skipped and counted (:func:`header_lines`),
+    as the general path does. Comment lines anywhere else still mean the general path.
     """
     if isinstance(source, bytes | bytearray | memoryview):
         data = bytes(source) if not isinstance(source, bytes) else source
@@ -163,7 +196,7 @@ def _fast_table(source: bytes | str | Path, types: list[pa.DataType], lone_cr_ok
             return None
         if not lone_cr_ok and b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
             return None
-        sniff = data[:_SNIFF]
+        sniff = data[: 2 * _SNIFF]
         stream = pa.BufferReader(data)
     else:
         name = str(source)
@@ -171,7 +204,7 @@ def _fast_table(source: bytes | str | Path, types: list[pa.DataType], lone_cr_ok
             return None
         try:
             with open(name, "rb") as fh:
-                sniff = fh.read(_SNIFF)
+                sniff = fh.read(2 * _SNIFF)
                 if len(sniff) < 2 or sniff[:2] == b"\x1f\x8b":
                     return None
                 if not lone_cr_ok and not _crlf_only(fh):
@@ -179,8 +212,18 @@ def _fast_table(source: bytes | str | Path, types: list[pa.DataType], lone_cr_ok
             stream = pa.OSFile(name)
         except OSError:
             return None
+    n_header = 0
+    if comment_header:
+        hb = _comment_header(sniff[:_SNIFF])
+        if hb is None:
+            stream.close()
+            return None
+        n_header = sniff[:hb].count(b"\n")
+        sniff = sniff[hb:]
+    sniff = sniff[:_SNIFF]
     if b"\t" in sniff:
         if b" " in sniff:
+            stream.close()
             return None
         delimiter = "\t"
     else:
@@ -189,7 +232,7 @@ def _fast_table(source: bytes | str | Path, types: list[pa.DataType], lone_cr_ok
     try:
         table = pacsv.read_csv(
             stream,
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 23),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 23, skip_rows=n_header),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter, quote_char=False, escape_char=False, ignore_empty_lines=False
             ),
@@ -218,6 +261,8 @@ def _fast_table(source: bytes | str | Path, types: list[pa.DataType], lone_cr_ok
             continue
         if not all(_plain_field_values(c, first_field=k == 0) for c in chunks):
             return None
+    if n_header:
+        table = table.replace_schema_metadata({_HEADER_KEY: str(n_header).encode()})
     return table
 
 
@@ -409,7 +454,7 @@ def read_qrels(path: str | Path, numbers: str = "strict") -> Qrels:
         return qrels_from_irds(str(path)[5:])
     plain = _is_plain_file(path)
     if plain:
-        fast = _fast_table(path, _FAST_TYPES["qrels"])
+        fast = _fast_table(path, _FAST_TYPES["qrels"], comment_header=True)
         if fast is not None:
             return _fast_qrels(fast, str(path))
     data, name = _read_bytes(path)
@@ -431,21 +476,29 @@ def _is_plain_file(path: str | Path) -> bool:
         return False
 
 
+def _header_notes(fast: pa.Table, name: str) -> tuple[int, list[str], dict[str, tuple[int, ...]]]:
+    """(lines skipped, notes, skipped) for a table from :func:`_fast_table`, as :class:`_Split` words them."""
+    k = header_lines(fast)
+    notes = [f"{name}: skipped {k} comment line(s) starting with '#'"] if k else []
+    return k, notes, {"blank": (), "comment": tuple(np.arange(1, k + 1))}
+
+
 def _fast_qrels(fast: pa.Table, name: str) -> Qrels:
+    k, notes, skipped = _header_notes(fast, name)
     table = pa.table(
         {
             "topic": fast.column(0),
             "doc": fast.column(2),
             "grade": fast.column(3),
-            "line": pa.array(np.arange(1, fast.num_rows + 1, dtype=np.int64)),
+            "line": pa.array(np.arange(k + 1, k + fast.num_rows + 1, dtype=np.int64)),
         }
     )
-    return Qrels(table=table, source=name, notes=(), skipped={"blank": (), "comment": ()})
+    return Qrels(table=table, source=name, notes=tuple(notes), skipped=skipped)
 
 
 def _parse_qrels(data: bytes, name: str, numbers: str, try_fast: bool) -> Qrels:
     if try_fast:
-        fast = _fast_table(data, _FAST_TYPES["qrels"])
+        fast = _fast_table(data, _FAST_TYPES["qrels"], comment_header=True)
         if fast is not None:
             return _fast_qrels(fast, name)
     split = _Split(data, name, "qrels")
@@ -475,7 +528,7 @@ def read_run(path: str | Path, numbers: str = "strict", min_fields: int = RUN_FI
     fast_ok = min_fields <= RUN_FIELDS and (max_fields is None or max_fields >= RUN_FIELDS)
     plain = fast_ok and _is_plain_file(path)
     if plain:
-        fast = _fast_table(path, _FAST_TYPES["run"])
+        fast = _fast_table(path, _FAST_TYPES["run"], comment_header=True)
         if fast is not None:
             return _fast_run(fast, str(path))
     data, name = _read_bytes(path)
@@ -495,7 +548,7 @@ def parse_run(
 
 def _parse_run(data: bytes, name: str, numbers: str, min_fields: int, max_fields: int | None, try_fast: bool) -> Run:
     if try_fast:
-        fast = _fast_table(data, _FAST_TYPES["run"])
+        fast = _fast_table(data, _FAST_TYPES["run"], comment_header=True)
         if fast is not None:
             return _fast_run(fast, name)
     split = _Split(data, name, "run")
@@ -535,20 +588,20 @@ def _fast_run(fast: pa.Table, name: str) -> Run:
     """The :class:`Run` of a file read by :func:`_fast_table` (same table and notes as the general path)."""
     tags = fast.column(5)
     run_name = last_value(tags)
+    k, notes, skipped = _header_notes(fast, name)
     table = pa.table(
         {
             "topic": fast.column(0),
             "doc": fast.column(2),
             "score": fast.column(4),
             "rank": fast.column(3),
-            "line": pa.array(np.arange(1, fast.num_rows + 1, dtype=np.int64)),
+            "line": pa.array(np.arange(k + 1, k + fast.num_rows + 1, dtype=np.int64)),
         }
     )
-    notes = []
     n_tags = len(_dict_values(tags))
     if n_tags > 1:
         notes.append(f"{name}: {n_tags} different run tags; using the last one read, {run_name!r} (as trec_eval)")
-    return Run(table=table, name=run_name, source=name, notes=tuple(notes), skipped={"blank": (), "comment": ()})
+    return Run(table=table, name=run_name, source=name, notes=tuple(notes), skipped=skipped)
 
 
 # --------------------------------------------------------------------------- in-memory

@@ -56,6 +56,14 @@ RUNS = {
     "empty": b"",
     "newline-only": b"\n",
     "space-only": b" \n",
+    "header": b"# ir_metadata\n# tag: x\n1 Q0 d1 1 2.5 t\n2 Q0 d 1 1 t\n",
+    "header-crlf": b"# a\r\n1 Q0 d 1 1 t\r\n",
+    "header-utf8": "# é\n1 Q0 d 1 1 t\n".encode(),
+    "header-latin1": b"# \xe9\n1 Q0 d 1 1 t\n",
+    "header-then-blank": b"# a\n\n1 Q0 d 1 1 t\n",
+    "header-indented": b"# a\n  # b\n1 Q0 d 1 1 t\n",
+    "header-only": b"# a\n# b\n",
+    "header-and-later-comment": b"# a\n1 Q0 d 1 1 t\n# b\n2 Q0 d 1 1 t\n",
 }
 
 QRELS = {
@@ -68,6 +76,7 @@ QRELS = {
     "5-fields": b"1 0 d1 1 x\n",
     "comment": b"#x\n1 0 d 1\n",
     "crlf": b"1 0 d 1\r\n2 0 e 0\r\n",
+    "header": b"# a\n# b\n1 0 d 1\n2 0 e 0\n",
 }
 
 
@@ -114,6 +123,11 @@ def test_fast_path_taken_on_regular_files(tmp_path):
         path.write_bytes(RUNS[case])
         assert io_mod._fast_table(path, types) is not None, case
         assert io_mod._fast_table(RUNS[case], types) is not None, case
+    path = tmp_path / "header"
+    path.write_bytes(RUNS["header"])
+    assert io_mod._fast_table(path, types) is None  # '#' lines are data for the drop-in's readers
+    table = io_mod._fast_table(path, types, comment_header=True)
+    assert table is not None and io_mod.header_lines(table) == 2
     path = tmp_path / "lone"
     path.write_bytes(RUNS["lone-cr"])
     assert io_mod._fast_table(path, types) is not None  # CR ends a line on both paths
