@@ -319,7 +319,9 @@ _FAST_NAMES = {
 }
 
 
-def read_regular(source: bytes | str | Path, kind: str, lone_cr_ok: bool = True) -> pa.Table | None:
+def read_regular(
+    source: bytes | str | Path, kind: str, lone_cr_ok: bool = True, comment_header: bool = False
+) -> pa.Table | None:
     """The fields of a *regular* qrels (``kind="qrels"``) or run (``"run"``) file, or None.
 
     ``source``: the file's bytes or its path (see :func:`_fast_table`). Regular: one space
@@ -328,10 +330,14 @@ def read_regular(source: bytes | str | Path, kind: str, lone_cr_ok: bool = True)
     ``topic, iteration, doc, grade`` or ``topic, q0, doc, rank, score, tag`` (iteration, q0
     and tag dictionary-encoded); line ``i`` of the file is row ``i - 1``. On None, parse the
     file the general way: it alone decides and words errors. For readers with other rules
-    (the trec_eval drop-in) that agree on regular files.
+    (the trec_eval drop-in) that agree on regular files. ``comment_header``: skip a leading
+    block of ``#`` lines; their count is :func:`header_lines` (row ``i`` is then line
+    ``i + 1 + count``).
     """
-    table = _fast_table(source, _FAST_TYPES[kind], lone_cr_ok=lone_cr_ok)
-    return None if table is None else table.rename_columns(_FAST_NAMES[kind])
+    table = _fast_table(source, _FAST_TYPES[kind], lone_cr_ok=lone_cr_ok, comment_header=comment_header)
+    if table is None:
+        return None
+    return table.rename_columns(_FAST_NAMES[kind]).replace_schema_metadata(table.schema.metadata)
 
 
 def last_value(col: pa.ChunkedArray) -> str:

@@ -183,3 +183,25 @@ def test_presorted_order_equals_full_sort():
 )
 def test_has_duplicate_pairs(topics, docs, expected):
     assert has_duplicate_pairs(pa.array(topics), pa.array(docs)) is expected
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("case", ["plain", "tabs", "crlf", "lone-cr", "header", "header-crlf", "comment-later", "7-fields", "blank-line"])
+def test_dropin_fast_path_equals_its_parser(case, version, tmp_path, monkeypatch):
+    from auditeval.trec_eval import parse as te_parse
+
+    path = tmp_path / "run"
+    path.write_bytes(RUNS[case])
+
+    def outcome():
+        try:
+            r = te_parse.read_run(str(path), version)
+        except te_parse.TrecError as exc:
+            return ("error", exc.text, exc.code)
+        t = r.table.combine_chunks()
+        return ("ok", repr(t.to_pydict()), str(t.schema), r.name)
+
+    got = outcome()
+    with monkeypatch.context() as m:
+        m.setattr(te_parse, "read_regular", lambda *a, **k: None)
+        assert outcome() == got

@@ -33,7 +33,7 @@ import sys
 import numpy as np
 import pyarrow as pa
 
-from ..io import c_atof, c_atol, last_value, read_regular
+from ..io import c_atof, c_atol, header_lines, last_value, read_regular
 from ..model import Qrels, Run, qrels_table, run_table
 from .catalog import is_10
 
@@ -185,10 +185,13 @@ def _read_qrels(path: str, version: str) -> Qrels:
 
 
 def read_run(path: str, version: str) -> Run:
-    fast = read_regular(path, "run", lone_cr_ok=False)  # plain 6-field lines: every build reads them alike
+    # plain 6-field lines: every build reads them alike (10.0 also skips a '#' header)
+    fast = read_regular(path, "run", lone_cr_ok=False, comment_header=is_10(version))
     if fast is not None:
-        seq = pa.array(np.arange(1, fast.num_rows + 1, dtype=np.int64))
-        cols = {"topic": fast["topic"], "doc": fast["doc"], "score": fast["score"], "rank": seq, "line": seq}
+        n, k = fast.num_rows, header_lines(fast)
+        seq = pa.array(np.arange(1, n + 1, dtype=np.int64))
+        line = seq if not k else pa.array(np.arange(k + 1, k + n + 1, dtype=np.int64))
+        cols = {"topic": fast["topic"], "doc": fast["doc"], "score": fast["score"], "rank": seq, "line": line}
         return Run(pa.table(cols), name=last_value(fast["tag"]), source=path)
     lines = _lines(_read(path, "run"))
     skip_comments = is_10(version)
