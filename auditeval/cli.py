@@ -172,7 +172,7 @@ def _tune_memory() -> None:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    _tune_memory()
+    """Run one command; returns the exit status. Library and test use: no process tuning."""
     argv = list(sys.argv[1:] if argv is None else argv)
     out = out or sys.stdout
     err = err or sys.stderr
@@ -194,5 +194,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         return 2
 
 
-if __name__ == "__main__":  # pragma: no cover
+def entry() -> None:
+    """Console-script entry point (``auditeval``): process-level memory tuning, then :func:`main`."""
+    _tune_memory()
     sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    entry()

@@ -1,0 +1,5 @@
+"""``python -m auditeval`` = the ``auditeval`` command."""
+
+from .cli import entry
+
+entry()
