@@ -356,7 +356,7 @@ def test_dataframe_bad_inputs():
 @pytest.fixture
 def irds_dataset(tmp_path, monkeypatch):
     """A dataset registered in ir_datasets' registry, backed by a local TREC qrels file."""
-    ir_datasets = pytest.importorskip("ir_datasets")
+    import ir_datasets
     from ir_datasets.datasets.base import Dataset
     from ir_datasets.formats import TrecQrels
     from ir_datasets.util import LocalDownload

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import math
 
+import ir_measures
 import numpy as np
 import pytest
+import pytrec_eval
 
 import auditeval as ae
 from auditeval.engine.measures import MEASURES
 from auditeval.errors import UnknownMeasureError
-
-pytrec_eval = pytest.importorskip("pytrec_eval")
 
 PROFILE = "trec_eval-9.0.8"
 TOL = 1e-12
@@ -209,7 +209,6 @@ IRM_MEASURES = {
 
 @pytest.mark.parametrize("profile", sorted(IRM_MEASURES))
 def test_ir_measures_parity_random_cases(profile):
-    ir_measures = pytest.importorskip("ir_measures")
     checked = 0
     for seed in range(60):
         qrels, run = random_case(seed)

@@ -38,7 +38,6 @@ def first_diffs(expected: str, got: str, n: int = 20) -> str:
     return f"{sum(1 for d in diff if d[:1] in '+-') - 2} differing lines; first:\n" + "\n".join(diff[:n])
 
 
-@pytest.mark.skipif(not REF.is_dir(), reason="shared reference outputs not available")
 @pytest.mark.parametrize(("run", "version", "flags"), CASES, ids=[f"{r}-{v}-{f}" for r, v, f in CASES])
 def test_robust03_parity(run: str, version: str, flags: str) -> None:
     ref = REF / f"input.{run}.te{version}.{flags}.txt.gz"
