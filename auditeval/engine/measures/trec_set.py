@@ -70,39 +70,76 @@ def _zero_missing(p: Prepared, values: np.ndarray) -> np.ndarray:
     return values
 
 
-def _judged_nonrel(p: Prepared, rel: int) -> np.ndarray:
-    return (p.grade >= 0) & (p.grade < rel)
+# Sparse forms (``Prepared.rows_where``): every measure below adds terms from the relevant
+# or judged rows only (or counts rows), so it lists those rows -- a few thousand of a
+# 7-million-row run -- instead of building full-length arrays. Each sum runs over the
+# listed rows in rank order, which equals the dense per-row sum exactly (only ``+ 0.0``
+# terms are skipped); each value is computed by the same float64 expression as before.
+def running(topic: np.ndarray) -> np.ndarray:
+    """1-based position of each listed row among its topic's listed rows (``topic`` ascending)."""
+    return np.arange(1, len(topic) + 1) - np.searchsorted(topic, topic, side="left")
+
+
+def running_flag(topic: np.ndarray, flag: np.ndarray) -> np.ndarray:
+    """Within-topic running count of ``flag`` over listed rows, up to and including each row."""
+    cs = np.cumsum(flag, dtype=np.int64)
+    first = np.searchsorted(topic, topic, side="left")
+    return cs - cs[first] + flag[first]
+
+
+def judged_rows(p: Prepared) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, topic, rank)`` of the judged ranked rows (grade >= 0; ``rel_mask(0)`` is cached)."""
+    return p.rows_where(p.rel_mask(0))
+
+
+def count_before(p: Prepared, marked: np.ndarray, rows: np.ndarray, topic: np.ndarray) -> np.ndarray:
+    """Per listed row: rows of ``marked`` (ascending row positions) above it in its topic."""
+    return np.searchsorted(marked, rows) - np.searchsorted(marked, p.offsets[topic])
+
+
+def _relevant(p: Prepared, c: Convention, k: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return p.rows_where(p.rel_mask(c.rel), k)
+
+
+def _hits(p: Prepared, topic: np.ndarray) -> np.ndarray:
+    return np.bincount(topic, minlength=p.n_topics).astype(np.int64)
+
+
+def _rel_and_nonrel_above(p: Prepared, c: Convention) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For the relevant ranked rows: (rows, topic, rank, relevant so far incl. the row,
+    judged non-relevant above), from the judged rows alone."""
+    rows, t, r = judged_rows(p)
+    is_rel = p.grade[rows] >= c.rel
+    nonrel_so_far = running_flag(t, ~is_rel)
+    rel_so_far = running_flag(t, is_rel)
+    return rows[is_rel], t[is_rel], r[is_rel], rel_so_far[is_rel], nonrel_so_far[is_rel]
 
 
 # ------------------------------------------------------------------------ bpref, infAP
 def bpref(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    rel = p.rel_mask(c.rel)
     big_r = p.num_rel(c.rel)
     n_nonrel = p.num_judged_nonrel(c.rel)
-    above = p.cum_count(_judged_nonrel(p, c.rel))  # judged non-relevant ranked above (and at) the row
-    t = p.row_topic
+    _, t, _, _, above = _rel_and_nonrel_above(p, c)  # judged non-relevant ranked above the row
     r_row = big_r[t]
     penalty = safe_div(np.minimum(above, r_row), np.minimum(n_nonrel[t], r_row))
-    contrib = np.where(rel, np.where(above > 0, 1.0 - penalty, 1.0), 0.0)
-    total = p.seg_sum(contrib)
+    contrib = np.where(above > 0, 1.0 - penalty, 1.0)
+    total = np.bincount(t, weights=contrib, minlength=p.n_topics)
     out = np.where(big_r > 0, safe_div(total, big_r), total)
     return _zero_missing(p, out)
 
 
 def inf_ap(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    rel = p.rel_mask(c.rel)
-    r_so_far = p.cum_count(rel)
-    n_so_far = p.cum_count(_judged_nonrel(p, c.rel))
-    u_so_far = p.cum_count(p.grade == UNJUDGED)
-    fj = (p.rank - 1).astype(np.float64)
+    rows, t, rank, r_so_far, n_so_far = _rel_and_nonrel_above(p, c)
+    u_so_far = count_before(p, np.flatnonzero(p.grade == UNJUDGED), rows, t)
+    fj = (rank - 1).astype(np.float64)
     rm1 = (r_so_far - 1).astype(np.float64)
     judged_above = (r_so_far - 1 + n_so_far + u_so_far).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (judged_above / fj) * (
             (rm1 + INFAP_EPSILON) / (rm1 + n_so_far + 2 * INFAP_EPSILON)
         )
-    contrib = np.where(rel, np.where(fj == 0, 1.0, term), 0.0)
-    total = p.seg_sum(contrib)
+    contrib = np.where(fj == 0, 1.0, term)
+    total = np.bincount(t, weights=contrib, minlength=p.n_topics)
     big_r = p.num_rel(c.rel)
     out = np.where(big_r > 0, safe_div(total, big_r), total)
     return _zero_missing(p, out)
@@ -139,11 +176,9 @@ def _interpolated(p: Prepared, c: Convention) -> tuple[np.ndarray, np.ndarray, n
 
     Returns (ip, start of each topic's relevant docs in ``ip``, relret, empty-ranking value).
     """
-    rel = p.rel_mask(c.rel)
-    k = p.cum_count(rel)[rel]
-    prec = k / p.rank[rel]
-    t = p.row_topic[rel]
-    relret = np.bincount(t, minlength=p.n_topics).astype(np.int64)
+    _, t, rank = _relevant(p, c)
+    prec = running(t) / rank
+    relret = _hits(p, t)
     start = np.concatenate(([0], np.cumsum(relret)))[:-1]
     # reverse cumulative max within topics, exact: max over integer codes of the values,
     # each topic offset by a block larger than every code
@@ -236,20 +271,21 @@ def eleven_pt_avg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 def rprec_mult(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     big_r = p.num_rel(c.rel)
     cut = np.trunc(float(m.cutoff) * big_r.astype(np.float64) + 0.9).astype(np.int64)
-    hits = p.seg_count(p.rel_mask(c.rel) & (p.rank <= cut[p.row_topic]))
+    _, t, r = _relevant(p, c)
+    hits = _hits(p, t[r <= cut[t]])
     return _zero_missing(p, safe_div(hits, np.maximum(cut, 0)))
 
 
 def relative_p(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     k = int(m.cutoff)
-    hits = p.seg_count(p.rel_mask(c.rel) & p.at_cutoff(k))
-    return safe_div(hits, np.minimum(p.num_rel(c.rel), k))
+    _, t, _ = _relevant(p, c, k)
+    return safe_div(_hits(p, t), np.minimum(p.num_rel(c.rel), k))
 
 
 # ------------------------------------------------------------------------ set measures
 def _set_counts(p: Prepared, c: Convention) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ret = p.num_ret.astype(np.float64)
-    relret = p.seg_count(p.rel_mask(c.rel)).astype(np.float64)
+    relret = _hits(p, _relevant(p, c)[1]).astype(np.float64)
     big_r = p.num_rel(c.rel).astype(np.float64)
     return ret, relret, big_r
 
@@ -291,12 +327,13 @@ def set_f(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 
 
 def num_nonrel_judged_ret(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    return p.seg_count(_judged_nonrel(p, c.rel)).astype(np.float64)
+    rows, t, _ = judged_rows(p)
+    return _hits(p, t[p.grade[rows] < c.rel]).astype(np.float64)
 
 
 def yaap(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    rel = p.rel_mask(c.rel)
-    s = p.seg_sum(np.where(rel, p.cum_count(rel) / p.rank, 0.0))
+    _, t, r = _relevant(p, c)
+    s = np.bincount(t, weights=running(t) / r, minlength=p.n_topics)
     big_r = p.num_rel(c.rel).astype(np.float64)
     return _zero_missing(p, np.log((1.0 + s) / (1.0 + big_r - s)))
 
@@ -306,12 +343,14 @@ def relstring(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     n = 10 if m.cutoff is None else max(int(m.cutoff), 0)  # trec_eval: len < 0 -> 0
     if n == 0:
         return np.full(p.n_topics, "", dtype=object)
-    keep = p.rank <= n
-    g = p.grade[keep]
+    shown = np.minimum(p.num_ret, n)  # the first n rows of each topic
+    t = np.repeat(np.arange(p.n_topics), shown)
+    col = np.arange(len(t)) - np.repeat(np.cumsum(shown) - shown, shown)
+    g = p.grade[p.offsets[t] + col]
     ch = np.where(g > 9, ord(">"), np.where(g >= 0, ord("0") + np.clip(g, 0, 9), ord("<")))
     ch = np.where(g == -1, ord("-"), np.where(g == UNJUDGED, ord("."), ch))
     buf = np.zeros((p.n_topics, n), dtype=np.uint8)
-    buf[p.row_topic[keep], p.rank[keep] - 1] = ch
+    buf[t, col] = ch
     strings = buf.view(f"S{n}").ravel()  # one row per topic; unfilled (NUL) tail dropped
     return strings.astype(str).astype(object)
 
