@@ -26,6 +26,7 @@ from .errors import (
 )
 from .io import qrels_from, read_qrels, read_run, run_from, write_qrels, write_run
 from .measures import Measure
+from .model import Qrels, Run
 from .results import ResultSet, Value
 from .variant import Variant, parse_measure, parse_variant
 
@@ -37,7 +38,9 @@ __all__ = [
     "InputError",
     "Measure",
     "MeasureSyntaxError",
+    "Qrels",
     "ResultSet",
+    "Run",
     "UnknownMeasureError",
     "Value",
     "Variant",

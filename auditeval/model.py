@@ -1,7 +1,8 @@
 """Columnar qrels and runs.
 
 Both are thin wrappers around a :class:`pyarrow.Table`; topic and document ids are
-strings (dictionary-encoded when the engine needs integer codes), grades are int64,
+Arrow string columns (the engine builds integer codes for them once per run, in
+:mod:`auditeval.engine.prepare`), grades are int64,
 scores float64 exactly as written (float32 storage is a *convention* applied later, in
 :mod:`auditeval.engine.prepare`, never at load time). Each row keeps the line number it
 came from so every later decision (duplicates, dropped topics) can name it.
@@ -15,8 +16,35 @@ import numpy as np
 import pyarrow as pa
 
 
+class _Columns:
+    """Shared by :class:`Qrels` and :class:`Run`: size, topics, dict-of-dicts view."""
+
+    table: pa.Table
+    _value_column: str = ""
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    @property
+    def topics(self) -> list[str]:
+        """Distinct topic ids, sorted."""
+        return sorted(set(self.table.column("topic").to_pylist()))
+
+    def to_dict(self) -> dict[str, dict[str, float | int]]:
+        """The pytrec_eval / ranx dict-of-dicts form (last line wins on duplicates)."""
+        out: dict[str, dict[str, float | int]] = {}
+        for t, d, v in zip(
+            self.table.column("topic").to_pylist(),
+            self.table.column("doc").to_pylist(),
+            self.table.column(self._value_column).to_pylist(),
+            strict=True,
+        ):
+            out.setdefault(t, {})[d] = v
+        return out
+
+
 @dataclass(frozen=True, eq=False)
-class Qrels:
+class Qrels(_Columns):
     """Relevance judgments: columns ``topic``, ``doc`` (str), ``grade`` (int64), ``line`` (int64)."""
 
     table: pa.Table
@@ -24,33 +52,14 @@ class Qrels:
     notes: tuple[str, ...] = field(default=())
     skipped: dict[str, tuple[int, ...]] = field(default_factory=dict)
     """Line numbers of lines that held no judgment, by kind (``blank``, ``comment``)."""
-
-    def __len__(self) -> int:
-        return self.table.num_rows
-
-    @property
-    def topics(self) -> list[str]:
-        return sorted(set(self.table.column("topic").to_pylist()))
-
-    def to_dict(self) -> dict[str, dict[str, int]]:
-        """The pytrec_eval / ranx dict-of-dicts form (last line wins on duplicates)."""
-        out: dict[str, dict[str, int]] = {}
-        for t, d, g in zip(
-            self.table.column("topic").to_pylist(),
-            self.table.column("doc").to_pylist(),
-            self.table.column("grade").to_pylist(),
-            strict=True,
-        ):
-            out.setdefault(t, {})[d] = int(g)
-        return out
+    _value_column = "grade"
 
 
 @dataclass(frozen=True, eq=False)
-class Run:
+class Run(_Columns):
     """A ranked result list: ``topic``, ``doc`` (str), ``score`` (float64), ``rank`` (int64), ``line`` (int64).
 
-    ``name`` is the run tag (trec_eval reports the last one read); ``score_text`` keeps the
-    score strings when a reader was asked to, so float32/float64 questions can be audited.
+    ``name`` is the run tag (trec_eval reports the last one read).
     """
 
     table: pa.Table
@@ -58,25 +67,7 @@ class Run:
     source: str = "<memory>"
     notes: tuple[str, ...] = field(default=())
     skipped: dict[str, tuple[int, ...]] = field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return self.table.num_rows
-
-    @property
-    def topics(self) -> list[str]:
-        return sorted(set(self.table.column("topic").to_pylist()))
-
-    def to_dict(self) -> dict[str, dict[str, float]]:
-        """The pytrec_eval / ranx dict-of-dicts form (last line wins on duplicates)."""
-        out: dict[str, dict[str, float]] = {}
-        for t, d, s in zip(
-            self.table.column("topic").to_pylist(),
-            self.table.column("doc").to_pylist(),
-            self.table.column("score").to_pylist(),
-            strict=True,
-        ):
-            out.setdefault(t, {})[d] = float(s)
-        return out
+    _value_column = "score"
 
 
 def qrels_table(topic, doc, grade, line=None) -> pa.Table:
