@@ -101,6 +101,14 @@ PARAMS = [
     # lround(0.6) = 1, lround(1.5) = 2 in 10.0 likewise: mean 0.45 in both.
     ("08_iprec_11pt", "9.0.8", ["-m", "11pt_avg.0.2,0.5"], "11pt_avg_0.2,0.5      \tall\t0.4500\n"),
     ("08_iprec_11pt", "10.0", ["-m", "11pt_avg.0.2,0.5"], "11pt_avg_0.2,0.5      \tall\t0.4500\n"),
+    # -J with -M: trec_eval truncates first, then drops unjudged docs (form_res_rels.c).
+    # Ranking u1 a(R) u2 b(N) c(R), R = 3: -M3 keeps u1 a u2, -J leaves [a]: num_ret 1,
+    # AP = (1/1)/3 = 0.3333, P_5 = 1/5. (The other order would keep a b c: AP 0.5556.)
+    *[
+        ("04_unjudged", v, ["-J", "-M3", "-m", "num_ret", "-m", "map", "-m", "P.5"],
+         "num_ret               \tall\t1\nmap                   \tall\t0.3333\nP_5                   \tall\t0.2000\n")
+        for v in ("9.0.8", "9.0.8-double", "10.0")
+    ],
     # utility a=1 b=-1 c=0 d=1: 3 - 7 + 0 + 1 * (N + relret - ret - R); N = 0: -14; -N 100: 86.
     ("08_iprec_11pt", "9.0.8", ["-m", "utility.1,-1,0,1"], "utility_1,-1,0,1      \tall\t-14.0000\n"),
     ("08_iprec_11pt", "10.0", ["-N", "100", "-m", "utility.1,-1,0,1"], "utility_1,-1,0,1      \tall\t86.0000\n"),
