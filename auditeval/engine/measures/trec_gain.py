@@ -51,6 +51,7 @@ from ...errors import EvaluationError
 from ...measures import Measure
 from ..prepare import Prepared
 from .base import RANKING, RANKING_REL, MeasureDef, safe_div
+from .trec_set import judged_rows, running
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -131,10 +132,60 @@ def level_gains(levels: np.ndarray, m: Measure, c: Convention) -> np.ndarray:
     return lv.astype(np.float64)
 
 
-def result_gains(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    """Gain of each ranked row (trec_eval get_gain: unknown levels, i.e. grade < 0, gain 0)."""
-    # grades < 0 are sentinels (not in the qrels / pooled-unjudged), never a level of the map
-    return np.where(p.grade < 0, 0.0, level_gains(np.maximum(p.grade, 0), m, c))
+class Gained(NamedTuple):
+    """The ranked rows that may have a non-zero gain (the judged ones), sparse form."""
+
+    rows: np.ndarray  # row positions, ascending
+    topic: np.ndarray
+    rank: np.ndarray  # 1-based
+    gain: np.ndarray  # float64 gain of the row's grade
+
+
+def result_gains(p: Prepared, m: Measure, c: Convention) -> Gained:
+    """Gain of each judged ranked row; every other row gains 0 (trec_eval get_gain: unknown
+    levels, i.e. the sentinels grade < 0, gain 0)."""
+    rows, t, r = judged_rows(p)
+    return Gained(rows, t, r, level_gains(p.grade[rows], m, c))
+
+
+def _nonzero(g: Gained) -> Gained:
+    keep = g.gain != 0
+    return Gained(g.rows[keep], g.topic[keep], g.rank[keep], g.gain[keep])
+
+
+def _sparse_offsets(p: Prepared, topic: np.ndarray) -> np.ndarray:
+    """CSR offsets of listed rows (``topic`` ascending) per topic."""
+    return np.concatenate(([0], np.cumsum(np.bincount(topic, minlength=p.n_topics))))
+
+
+def _add_ones(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``x + 1.0 + 1.0 + ...`` (``n`` additions, each rounded, as a C loop adds) for x >= 0.
+
+    Below 2**53 adding 1.0 to x is exact while x + 1 stays in x's binade (x and 1 are
+    multiples of its ulp); only the step that crosses into the next binade rounds. So the
+    additions go binade by binade: jump to just below the next power of two exactly, then
+    add the crossing 1.0 in floating point. From 2**53 on, each step is taken as it is
+    until x + 1.0 == x.
+    """
+    x = np.array(x, dtype=np.float64)
+    n = np.array(n, dtype=np.int64)
+    todo = np.flatnonzero((n > 0) & np.isfinite(x))
+    while len(todo):
+        xa, na = x[todo], n[todo]
+        big = xa >= 2.0**53
+        top = np.ldexp(1.0, np.frexp(xa)[1])  # the power of two above xa (1 for xa = 0)
+        k = np.ceil(top - xa).astype(np.int64)  # additions until >= top (top - xa is exact)
+        short = ~big & (na < k)
+        cross = ~big & ~short
+        xa = np.where(short, xa + na.astype(np.float64), xa)
+        xa = np.where(cross, (xa + (k - 1).astype(np.float64)) + 1.0, xa)
+        step = np.where(big, xa + 1.0, xa)
+        stuck = big & (step + 1.0 == step)
+        xa = np.where(big, step, xa)
+        na = np.where(short | stuck, 0, np.where(cross, na - k, na - big))
+        x[todo], n[todo] = xa, na
+        todo = todo[na > 0]
+    return x
 
 
 class Levels(NamedTuple):
@@ -226,56 +277,78 @@ def _at(values: np.ndarray, offsets: np.ndarray, t: np.ndarray, j: np.ndarray) -
 # ------------------------------------------------------------------------------ measures
 def bin_g(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     """binG (m_binG.c): mean over the R relevant of 1 / log2(2 + nonrelevant retrieved before)."""
-    rel = p.rel_mask(c.rel)
-    rel_so_far = p.cum_count(rel)
+    _, t, rank = p.rows_where(p.rel_mask(c.rel))
     # trec_eval: log2(3 + i - rel_so_far) with i 0-based = log2(2 + rank - rel_so_far)
-    contrib = np.where(rel, 1.0 / np.log2((2 + p.rank - rel_so_far).astype(np.float64)), 0.0)
-    total = p.seg_sum(contrib)
-    return np.where(p.seg_count(rel) > 0, safe_div(total, p.num_rel(c.rel)), 0.0)
+    contrib = 1.0 / np.log2((2 + rank - running(t)).astype(np.float64))
+    total = np.bincount(t, weights=contrib, minlength=p.n_topics)
+    relret = np.bincount(t, minlength=p.n_topics)
+    return np.where(relret > 0, safe_div(total, p.num_rel(c.rel)), 0.0)
 
 
 def g_measure(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     """G (m_G.c): gain / log2(2 + ideal cost so far - gain so far), normalised by the ideal gain."""
     ig, length = ideal_gains(p, m, c)
-    rg = result_gains(p, m, c)
-    t, j = p.row_topic, p.rank - 1
-    in_ideal = j < length[t]
-    ideal_here = np.zeros(len(rg))
-    ideal_here[in_ideal] = _at(ig, p.qoffsets, t[in_ideal], j[in_ideal])
-    cost = np.where(in_ideal & (ideal_here >= 1.0), ideal_here, 1.0)
-    sum_cost = _seg_cumsum(cost, p.offsets)
-    sum_results = _seg_cumsum(rg, p.offsets)
+    # only rows with a non-zero gain add a term; the running sums they need:
+    g = _nonzero(result_gains(p, m, c))
+    t, j = g.topic, g.rank - 1
+    # gained so far (zero gains skipped: + 0.0 changes nothing)
+    sum_results = _seg_cumsum(g.gain, _sparse_offsets(p, t))
+    # ideal cost so far: per rank, the ideal gain at that position when >= 1, else 1 (also
+    # past the ideal ranking). The qrels rows give the positions < Q (judged docs of the
+    # topic, Q >= L); beyond them 1.0 is added once per rank, as the C loop does.
+    qt = p.qrow_topic
+    jq = np.arange(len(ig)) - p.qoffsets[qt]
+    qcost = np.where((jq < length[qt]) & (ig >= 1.0), ig, 1.0)
+    qcum = _seg_cumsum(qcost, p.qoffsets)
+    nq = np.diff(p.qoffsets)[t]
+    inside = j < nq
+    sum_cost = np.zeros(len(t))
+    sum_cost[inside] = _at(qcum, p.qoffsets, t[inside], j[inside])
+    out = ~inside
+    base = np.where(nq[out] > 0, qcum[np.maximum(p.qoffsets[t[out]] + nq[out] - 1, 0)] if len(qcum) else 0.0, 0.0)
+    sum_cost[out] = _add_ones(base, j[out] - nq[out] + 1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        contrib = np.where(rg != 0, rg / np.log2((2.0 + sum_cost) - sum_results), 0.0)
-    results_g = p.seg_sum(contrib)
+        contrib = g.gain / np.log2((2.0 + sum_cost) - sum_results)
+    results_g = np.bincount(t, weights=contrib, minlength=p.n_topics)
     sum_ideal = p.seg_sum(np.where(ig > 0, ig, 0.0), rows="qrels")
     return np.where(sum_ideal > 0, safe_div(results_g, sum_ideal), 0.0)
 
 
-def _dcg_prefix(p: Prepared, rg: np.ndarray) -> np.ndarray:
-    return _seg_cumsum(np.where(rg != 0, rg / np.log2(p.rank + 1.0), 0.0), p.offsets)
+def _dcg_prefix(p: Prepared, g: Gained) -> np.ndarray:
+    """DCG through each listed row of ``g`` (its non-zero-gain rows), summed sequentially."""
+    return _seg_cumsum(g.gain / np.log2(g.rank + 1.0), _sparse_offsets(p, g.topic))
+
+
+def _dcg_through(p: Prepared, g: Gained, dcg: np.ndarray, t: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """DCG of topic ``t`` through rank ``k`` (k <= N; 0 for k = 0), from the listed rows."""
+    last = p.offsets[t] + k - 1  # the row at rank k
+    pos = np.searchsorted(g.rows, last, side="right") - 1  # last listed row at or above it
+    ok = (k > 0) & (pos >= 0)
+    pos = np.maximum(pos, 0)
+    if len(g.rows):
+        ok &= g.topic[pos] == t
+        return np.where(ok, dcg[pos] if len(dcg) else 0.0, 0.0)
+    return np.zeros(len(t))
 
 
 def ndcg_rel(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     """nDCGRel (m_ndcg_rel.c): nDCG averaged over the positive-gain documents of the ideal ranking."""
     ig, length = ideal_gains(p, m, c)
     icum = _ideal_prefix(p, ig)
-    rg = result_gains(p, m, c)
-    dcg = _dcg_prefix(p, rg)
-    t, j = p.row_topic, p.rank - 1
-    hit = rg > 0
+    g = _nonzero(result_gains(p, m, c))
+    dcg = _dcg_prefix(p, g)
+    hit = g.gain > 0
+    t, j, dcg_hit = g.topic[hit], g.rank[hit] - 1, dcg[hit]
     has = length > 0
     # IDCG when the document is reached: through rank i, frozen at the end of the ideal
     # ranking; 0 when the ideal ranking is empty (C then divides by 0: inf/NaN, as here)
-    idcg_here = np.zeros(len(rg))
-    sel = hit & has[t]
+    idcg_here = np.zeros(len(t))
+    sel = has[t]
     idcg_here[sel] = _at(icum, p.qoffsets, t[sel], np.minimum(j, length[t] - 1)[sel])
     with np.errstate(divide="ignore", invalid="ignore"):
-        total = p.seg_sum(np.where(hit, dcg / idcg_here, 0.0))
-        n_hit = p.seg_count(hit)
-        dcg_end = np.zeros(p.n_topics)
-        nz = p.num_ret > 0
-        dcg_end[nz] = dcg[p.offsets[1:][nz] - 1]
+        total = np.bincount(t, weights=dcg_hit / idcg_here, minlength=p.n_topics)
+        n_hit = np.bincount(t, minlength=p.n_topics).astype(np.int64)
+        dcg_end = _dcg_through(p, g, dcg, np.arange(p.n_topics), p.num_ret)
         idcg_full = np.zeros(p.n_topics)
         idcg_full[has] = icum[p.qoffsets[:-1][has] + length[has] - 1]
         # the ideal documents not retrieved with positive gain each add nDCG at the end
@@ -287,8 +360,8 @@ def rndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     """RnDCG (m_Rndcg.c): nDCG averaged at the points where the ideal gain changes."""
     ig, length = ideal_gains(p, m, c)
     icum = _ideal_prefix(p, ig)
-    rg = result_gains(p, m, c)
-    dcg = _dcg_prefix(p, rg)
+    g = _nonzero(result_gains(p, m, c))
+    dcg = _dcg_prefix(p, g)
     nt = p.n_topics
     n = p.num_ret
     # change points i = 1..L (0-based step i compares ideal gain at i with that at i-1);
@@ -300,11 +373,7 @@ def rndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     step = inside & (jq >= 1) & (ig != prev)  # change between positions jq-1 and jq (< L)
     # value added at step i: DCG over ranks < min(i, N) / IDCG over positions < i
     def dcg_before(tt: np.ndarray, i: np.ndarray) -> np.ndarray:
-        k = np.minimum(i, n[tt])
-        out = np.zeros(len(tt))
-        nz = k > 0
-        out[nz] = dcg[p.offsets[tt[nz]] + k[nz] - 1]
-        return out
+        return _dcg_through(p, g, dcg, tt, np.minimum(i, n[tt]))
 
     t_in = qt[step]
     i_in = jq[step]
@@ -332,48 +401,67 @@ def rndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     return np.where(p.num_rel(c.rel) == 0, 0.0, value)
 
 
-def rbp_gain(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    """Gain of each ranked row under ``rbp_gain`` (minmax per topic over its gain levels)."""
+def rbp_gain(p: Prepared, m: Measure, c: Convention) -> Gained:
+    """Gain of the ranked rows under ``rbp_gain`` (minmax per topic over its gain levels),
+    for the rows that may gain (relevant or judged); every other row gains 0."""
     if c.rbp_gain == "binary":
         if m.param("gains"):
             raise EvaluationError("RBP gains={...} needs rbp_gain=minmax or raw (binary gain is grade >= rel)")
-        return p.rel_mask(c.rel).astype(np.float64)
+        rows, t, r = p.rows_where(p.rel_mask(c.rel))
+        return Gained(rows, t, r, np.ones(len(rows)))
     c = c.replace(gain="linear")  # the nDCG ``gain`` axis is not RBP's: grade or the gains map
-    rg = result_gains(p, m, c)
+    g = result_gains(p, m, c)
     if c.rbp_gain == "raw":
-        return rg
+        return g
     # minmax (m_rbp.c:68-82): min/max over the topic's levels (0..max grade, plus the map's)
     # (trec_eval 10 leaves min/max uninitialised; this is the value it intends and prints)
     lv = ideal_levels(p, m, c)
     lo = np.where(lv.valid, lv.gain, np.inf).min(axis=1)
     hi = np.where(lv.valid, lv.gain, -np.inf).max(axis=1)
     rescale = (lo < 0) | (hi > 1)
-    t = p.row_topic
-    known = p.grade >= 0  # get_gain of an unknown level is 0, never rescaled
+    t, rg = g.topic, g.gain  # judged rows only: get_gain of an unknown level is 0, never rescaled
     with np.errstate(divide="ignore", invalid="ignore"):
         scaled = (rg - lo[t]) / (hi[t] - lo[t])
-    return np.where(rescale[t] & known, scaled, rg)
+    return g._replace(gain=np.where(rescale[t], scaled, rg))
 
 
 def rbp(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     """RBP (m_rbp.c): (1 - p) * sum gain_i * p^(rank-1)."""
     prob = float(c.rbp_p)
-    gain = rbp_gain(p, m, c)
+    g = rbp_gain(p, m, c)
     pw = _powers(prob, int(p.num_ret.max(initial=0)))
-    total = p.seg_sum(np.where(gain != 0, gain * pw[p.rank - 1], 0.0))
+    total = np.bincount(g.topic, weights=np.where(g.gain != 0, g.gain * pw[g.rank - 1], 0.0), minlength=p.n_topics)
     return (1.0 - prob) * total
 
 
 def rbp_resid(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     """RBPResid (m_rbp_resid.c): p^N + (1 - p) * sum over unjudged ranks of p^(rank-1)."""
     prob = float(c.rbp_p)
-    unj = p.grade < 0
     pw = _powers(prob, int(p.num_ret.max(initial=0)))
-    total = p.seg_sum(np.where(unj, pw[p.rank - 1], 0.0))
+    # nearly every row may be unjudged: dense, but a block of whole topics at a time
+    total = np.zeros(p.n_topics)
+    n_unj = np.zeros(p.n_topics, dtype=np.int64)
+    for t0, t1 in _topic_blocks(p):
+        lo, hi = p.offsets[t0], p.offsets[t1]
+        counts = p.num_ret[t0:t1]
+        starts = p.offsets[t0:t1] - lo
+        local = np.repeat(np.arange(t1 - t0), counts)
+        unj = p.grade[lo:hi] < 0
+        idx = np.arange(hi - lo) - np.repeat(starts, counts)  # rank - 1
+        total[t0:t1] = np.bincount(local, weights=np.where(unj, pw[idx], 0.0), minlength=t1 - t0)
+        n_unj[t0:t1] = np.bincount(local[unj], minlength=t1 - t0)
     value = pw[p.num_ret] + (1 - prob) * total
     if c.rbp_resid == "if-unjudged":
-        value = np.where(p.seg_count(unj) > 0, value, 0.0)
+        value = np.where(n_unj > 0, value, 0.0)
     return value
+
+
+def _topic_blocks(p: Prepared, rows: int = 1 << 20) -> list[tuple[int, int]]:
+    """Consecutive topic ranges ``[t0, t1)`` of about ``rows`` ranked rows each (whole topics:
+    per-topic sums over a block equal those over the whole array)."""
+    cuts = np.searchsorted(p.offsets, np.arange(rows, int(p.offsets[-1]), rows), side="right")
+    bounds = np.unique(np.concatenate(([0], cuts, [p.n_topics])))
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 def _judged_denom(p: Prepared, k: int, c: Convention) -> np.ndarray:
@@ -385,15 +473,19 @@ def _judged_denom(p: Prepared, k: int, c: Convention) -> np.ndarray:
 def unjudged_at(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     """Unj@k (m_unjudged.c): documents not in the qrels (or negative grade under negatives=pooled) in the top k."""
     k = int(m.cutoff)
-    n = p.seg_count((p.grade < 0) & p.at_cutoff(k))
+    n = np.minimum(p.num_ret, k) - _judged_in_top(p, k)  # rows in the top k minus judged ones
     return safe_div(n, _judged_denom(p, k, c))
 
 
 def judged_at(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     """Judged@k (ir_measures judged_provider.py): judged documents in the top k."""
     k = int(m.cutoff)
-    n = p.seg_count((p.grade >= 0) & p.at_cutoff(k))
-    return safe_div(n, _judged_denom(p, k, c))
+    return safe_div(_judged_in_top(p, k), _judged_denom(p, k, c))
+
+
+def _judged_in_top(p: Prepared, k: int) -> np.ndarray:
+    _, t, _ = p.rows_where(p.rel_mask(0), k)
+    return np.bincount(t, minlength=p.n_topics).astype(np.int64)
 
 
 GAINS = {"gains": tuple}
