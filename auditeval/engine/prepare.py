@@ -502,13 +502,21 @@ def has_duplicate_pairs(run: Run | pa.ChunkedArray | pa.Array, doc: pa.ChunkedAr
 
 def _duplicated(keys: np.ndarray, keep) -> np.ndarray:
     """``pandas.Series(keys).duplicated(keep=keep)`` (keep: ``"first"``, ``"last"`` or False)."""
-    n = len(keys)
-    out = np.zeros(n, bool)
-    if n < 2:
-        return out
+    if len(keys) < 2:
+        return np.zeros(len(keys), bool)
     order = np.argsort(keys, kind="stable")
     s = keys[order]
-    eq = s[1:] == s[:-1]  # row i+1 repeats row i (stable: file order within equal keys)
+    return _repeats_mask(s[1:] == s[:-1], order, keep)  # stable: file order within equal keys
+
+
+def _repeats_mask(eq: np.ndarray, order: np.ndarray, keep) -> np.ndarray:
+    """Duplicate mask in original row order, from ``eq[i]`` = sorted row i+1 repeats row i.
+
+    ``order`` maps sorted positions to rows (stable, so file order within a repeated key);
+    ``keep`` as pandas: ``"first"`` marks every repeat but the first, ``"last"`` all but the
+    last, False all of them.
+    """
+    n = len(order)
     m = np.zeros(n, bool)
     if keep == "first":
         m[1:] = eq
@@ -517,6 +525,7 @@ def _duplicated(keys: np.ndarray, keep) -> np.ndarray:
     else:
         m[1:] = eq
         m[:-1] |= eq
+    out = np.zeros(n, bool)
     out[order] = m
     return out
 
@@ -567,17 +576,7 @@ class _DocKeys:
         eq = (t[1:] == t[:-1]) & pc.equal(d.slice(1), d.slice(0, n - 1)).to_numpy(zero_copy_only=False)
         if not eq.any():
             return None
-        m = np.zeros(n, bool)
-        if keep == "first":
-            m[1:] = eq
-        elif keep == "last":
-            m[:-1] = eq
-        else:
-            m[1:] = eq
-            m[:-1] |= eq
-        out = np.zeros(n, bool)
-        out[order] = m
-        return out
+        return _repeats_mask(eq, order, keep)
 
     def same_as(self, rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Mask over ``idx`` (positions in ``rows``): same (topic, doc) as ``idx[0]``."""

@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..engine.glibc_sort import glibc_msort
 from ..engine.prepare import has_duplicate_pairs
 from ..model import Qrels, Run
 
@@ -39,28 +40,6 @@ def _cmp_sim_docno(a: tuple[float, bytes], b: tuple[float, bytes]) -> int:
     if a[0] < b[0]:
         return 1
     return (b[1] > a[1]) - (b[1] < a[1])
-
-
-def glibc_msort(items: list, cmp) -> list:
-    """glibc ``msort_with_tmp``: top-down merge sort, left run wins when ``cmp <= 0``."""
-    n = len(items)
-    if n <= 1:
-        return list(items)
-    n1 = n // 2
-    left = glibc_msort(items[:n1], cmp)
-    right = glibc_msort(items[n1:], cmp)
-    out = []
-    i = j = 0
-    while i < len(left) and j < len(right):
-        if cmp(left[i], right[j]) <= 0:
-            out.append(left[i])
-            i += 1
-        else:
-            out.append(right[j])
-            j += 1
-    out.extend(left[i:])
-    out.extend(right[j:])
-    return out
 
 
 def fix_nan_topics(run: Run, float32: bool) -> Run:

@@ -49,6 +49,7 @@ import numpy as np
 from ...conventions import Convention
 from ...errors import EvaluationError
 from ...measures import Measure
+from ..glibc_sort import glibc_msort
 from ..prepare import Prepared
 from .base import RANKING, RANKING_REL, MeasureDef, safe_div
 from .trec_set import judged_rows, running
@@ -91,23 +92,6 @@ def _powers(p: float, n: int) -> np.ndarray:
     out[0] = 1.0
     out[1:] = np.multiply.accumulate(np.full(n, p))
     return out
-
-
-def _msort(items: list, cmp) -> list:
-    """glibc ``qsort`` (msort_with_tmp): top-down merge sort, left half first, stable for cmp == 0."""
-    if len(items) <= 1:
-        return list(items)
-    n1 = len(items) // 2
-    a, b = _msort(items[:n1], cmp), _msort(items[n1:], cmp)
-    out, i, j = [], 0, 0
-    while i < len(a) and j < len(b):
-        if cmp(a[i], b[j]) <= 0:
-            out.append(a[i])
-            i += 1
-        else:
-            out.append(b[j])
-            j += 1
-    return out + a[i:] + b[j:]
 
 
 def _cmp_exact(x: tuple[int, float], y: tuple[int, float]) -> int:
@@ -228,7 +212,7 @@ def ideal_levels(p: Prepared, m: Measure, c: Convention) -> Levels:
         # setup_gains: the map's levels in order, then levels 0..v not in the map
         levels = custom + [lv for lv in range(int(v) + 1) if lv not in custom]
         gains = level_gains(np.array(levels, dtype=np.int64), m, c) if levels else np.zeros(0)
-        order = _msort(list(zip(levels, gains.tolist(), strict=True)), cmp)[::-1]  # top first
+        order = glibc_msort(list(zip(levels, gains.tolist(), strict=True)), cmp)[::-1]  # top first
         rows = maxlev == v
         for s, (lv, g) in enumerate(order):
             slot_level[rows, s] = lv
