@@ -31,7 +31,8 @@ def _eval_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help=f"measure (ir_measures spelling or trec_eval name); repeatable; default: {' '.join(DEFAULT_MEASURES)}")
-    p.add_argument("--profile", default="trec_eval-9.0.8", help="convention profile name or TOML path (default trec_eval-9.0.8)")
+    p.add_argument("--profile", action="append", dest="profiles", metavar="PROFILE",
+                   help="convention profile name or TOML path (default trec_eval-9.0.8); repeat to compare profiles side by side")
     p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE", help="override one axis; repeatable")
     p.add_argument("-q", "--per-topic", action="store_true", help="print per-topic values too")
     p.add_argument("--format", choices=("text", "tsv", "json"), default="text")
@@ -39,13 +40,28 @@ def _eval_parser(p: argparse.ArgumentParser) -> None:
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .engine.evaluate import evaluate
+    from .io import qrels_from, run_from
     from .report import RENDERERS
+    from .results import ResultSet
 
-    res = evaluate(args.qrels, args.runs, args.measures or DEFAULT_MEASURES, profile=args.profile, settings=args.settings)
-    RENDERERS[args.format](res, out, per_topic=args.per_topic)
-    if args.format != "text":
-        for n in res.notes:
-            err.write(f"auditeval: note: {n}\n")
+    qrels = qrels_from(args.qrels)  # read once, evaluated under every profile
+    runs = [run_from(r) for r in args.runs]
+    results = [
+        evaluate(qrels, runs, args.measures or DEFAULT_MEASURES, profile=prof, settings=args.settings)
+        for prof in args.profiles or ["trec_eval-9.0.8"]
+    ]
+    if args.format == "text":  # one table per profile, each titled with it
+        for res in results:
+            RENDERERS["text"](res, out, per_topic=args.per_topic)
+        return 0
+    merged = ResultSet(
+        values=[v for res in results for v in res.values],
+        notes=list(dict.fromkeys(n for res in results for n in res.notes)),
+        profile=" | ".join(res.profile for res in results),
+    )
+    RENDERERS[args.format](merged, out, per_topic=args.per_topic)
+    for n in merged.notes:
+        err.write(f"auditeval: note: {n}\n")
     return 0
 
 

@@ -150,3 +150,22 @@ def test_iprec_level_outside_unit_interval_is_a_syntax_error():
     with pytest.raises(ae.MeasureSyntaxError) as exc:
         ae.parse_measure("IPrec@1.5")
     assert str(exc.value) == "IPrec cutoff must lie in [0, 1] at position 6\n    IPrec@1.5\n          ^"
+
+
+def test_eval_compares_profiles_side_by_side(tmp_path):
+    # a (relevant) and b tie at score 1: trec_eval orders docno descending (b, a): AP = 1/2;
+    # textbook orders docno ascending (a, b): AP = 1.
+    q = tmp_path / "qrels"
+    q.write_text("1 0 a 1\n1 0 b 0\n")
+    r = tmp_path / "run"
+    r.write_text("1 Q0 a 1 1 t\n1 Q0 b 2 1 t\n")
+    code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "--profile", "trec_eval-9.0.8", "--profile", "textbook", "--format", "tsv")
+    assert code == 0
+    rows = [line.split("\t") for line in out.strip().split("\n")[1:]]
+    assert [(float(row[3]), "ties=docno-desc" in row[4], "ties=docno-asc" in row[4]) for row in rows] == [
+        (0.5, True, False),
+        (1.0, False, True),
+    ]
+    code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "--profile", "trec_eval-9.0.8", "--profile", "textbook")
+    assert code == 0
+    assert "profile trec_eval-9.0.8" in out and "profile textbook" in out
