@@ -169,3 +169,16 @@ def test_eval_compares_profiles_side_by_side(tmp_path):
     code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "--profile", "trec_eval-9.0.8", "--profile", "textbook")
     assert code == 0
     assert "profile trec_eval-9.0.8" in out and "profile textbook" in out
+
+
+def test_readme_python_example_runs(monkeypatch, capsys):
+    """The README's Python block runs as written (from the repo root)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(ROOT)
+    exec(compile(block, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    # rerank lacks topic 105; under topics=qrels it counts as 0 and the note says so
+    assert "1 qrels topic(s) absent from the run scored as empty rankings (topics=qrels): '105'" in out
+    assert "AP|ap_denom=R|depth=all|dups=error|negatives=pooled|rel=1|self_hits=keep|sim=float64|ties=docno-desc|topics=qrels|unjudged=nonrel" in out
+    assert "P@5|depth=all|dups=error|negatives=pooled|rel=2|" in out
