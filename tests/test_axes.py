@@ -737,3 +737,19 @@ def test_engine_matches_reference_model(case):
         for topic, (grades, qgrades) in expected.items():
             want = _reference_value(m, conv, grades, qgrades)
             assert got[topic] == pytest.approx(want, abs=1e-12), (m, topic, conv, grades, qgrades)
+
+
+def test_prepared_run_row_points_at_the_ranked_lines():
+    """Prepared.run_row: each ranked row's index in run.table, after sort, depth and -J."""
+    import auditeval as ae
+    from auditeval.conventions import resolve
+    from auditeval.engine.prepare import prepare
+
+    q = ae.qrels_from({"q1": {"a": 1, "b": 0}, "q2": {"x": 1}})
+    r = ae.run_from({"q1": {"a": 1.0, "b": 2.0, "c": 2.0, "u": 3.0}, "q2": {"x": 1.0}, "q9": {"z": 1.0}})
+    docs = r.table.column("doc").to_pylist()
+    p = prepare(q, r, resolve("trec_eval-9.0.8"))
+    # q1 by score desc, ties docno desc: u(3) c(2) b(2) a(1); q2: x; q9 not in qrels
+    assert [docs[i] for i in p.run_row] == ["u", "c", "b", "a", "x"]
+    p = prepare(q, r, resolve("trec_eval-9.0.8", ["unjudged=drop", "depth=3"]))
+    assert [docs[i] for i in p.run_row] == ["b", "x"]  # top 3 = u c b; u, c unjudged dropped

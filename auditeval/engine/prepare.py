@@ -64,6 +64,7 @@ class Prepared:
     qgrade: np.ndarray  # int64 per judged doc (>= 0), sorted desc within topic
     missing: np.ndarray  # bool per topic: not in the run
     n_pooled_unjudged: np.ndarray  # int64 per topic: qrels entries with negative grade
+    run_row: np.ndarray  # int64 per ranked row: its row in ``run.table`` (line, doc, score from there)
     run_name: str = "run"
     notes: list[str] = field(default_factory=list)
 
@@ -328,7 +329,7 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
         n_drop = int((~keep).sum())
         if n_drop:
             notes.append(f"{run.source}: {n_drop} unjudged result(s) removed before measuring (unjudged=drop)")
-        r_tcode, grade = r_tcode[keep], grade[keep]
+        r_tcode, grade, rows = r_tcode[keep], grade[keep], rows[keep]
 
     # ---- topic set
     in_run = np.zeros(len(all_topics), bool)
@@ -375,7 +376,7 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
         rt_new = r_tcode  # every topic evaluated: codes unchanged
     else:
         rsel = newcode[r_tcode] >= 0
-        grade = grade[rsel]
+        grade, rows = grade[rsel], rows[rsel]
         rt_new = newcode[r_tcode[rsel]]  # already grouped by topic in ascending code order
     offsets = np.concatenate(([0], np.cumsum(np.bincount(rt_new, minlength=len(chosen_idx)))))
 
@@ -398,6 +399,7 @@ def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
         qgrade=qgrade,
         missing=~in_run[chosen_idx],
         n_pooled_unjudged=n_pooled_unjudged,
+        run_row=rows.astype(np.int64, copy=False),
         run_name=run.name,
         notes=notes,
     )
