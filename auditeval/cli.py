@@ -18,7 +18,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 
-from . import __version__
+from ._version import __version__
 from .conventions import AXES, AXIS_ORDER, diff, load_profile, profile_names, resolve
 from .errors import AuditEvalError
 
@@ -39,7 +39,7 @@ def _eval_parser(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .engine.evaluate import evaluate
+    from .api import evaluate
     from .io import qrels_from, run_from
     from .report import RENDERERS
     from .results import ResultSet

@@ -26,7 +26,7 @@ import numpy as np
 
 from ...conventions import Convention
 from ...measures import Measure
-from ..prepare import Prepared
+from ..prepared import Prepared
 from .base import RANKING, RANKING_REL, UNORDERED, MeasureDef, safe_div
 
 

@@ -50,7 +50,7 @@ from ...conventions import Convention
 from ...errors import EvaluationError
 from ...measures import Measure
 from ..glibc_sort import glibc_msort
-from ..prepare import Prepared
+from ..prepared import Prepared
 from .base import RANKING, RANKING_REL, MeasureDef, safe_div
 from .trec_set import judged_rows, running
 
