@@ -13,7 +13,7 @@ Public API::
 from __future__ import annotations
 
 from ._version import __version__
-from .api import evaluate
+from .api import evaluate, sweep
 from .conventions import Convention, load_profile, profile_names
 from .errors import (
     AuditEvalError,
@@ -45,6 +45,7 @@ __all__ = [
     "Variant",
     "__version__",
     "evaluate",
+    "sweep",
     "load_profile",
     "parse_measure",
     "parse_variant",

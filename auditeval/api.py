@@ -5,13 +5,14 @@ module reads them and hands it :class:`~auditeval.model.Qrels` and :class:`~audi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from .conventions import Convention, load_profile, resolve
 from .engine.evaluate import ENGINE, staged_for
 from .engine.measures import MEASURES
+from .engine.sweep import SweepResult, run_sweep, vary_values
 from .io import qrels_from, run_from
 from .measures import Measure
 from .model import Run
@@ -88,3 +89,34 @@ def _typed(x, fmt: str) -> float | int | str:
     if fmt == "str":
         return str(x)
     return int(round(x)) if fmt == "int" else float(x)
+
+
+def sweep(
+    qrels: Any,
+    runs: Any,
+    measures: Iterable[str | Measure],
+    profile: str | Path | Convention = "trec_eval-9.0.8",
+    vary: dict[str, Any] | str | None = None,
+    settings: list[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> SweepResult:
+    """Evaluate runs under every variant of a profile that ``vary`` spans.
+
+    ``vary``: axis -> ``"all"`` (its grid, see :mod:`auditeval.engine.sweep`) or a list of
+    values, e.g. ``{"ties": "all", "rel": [1, 2]}``; ``"all"`` varies every axis. Only axes a
+    measure reads multiply its variants; equal variant strings are computed once. Returns a
+    :class:`~auditeval.engine.sweep.SweepResult`: per measure a (variant x run x topic) array
+    with the variant strings and aggregates, and ``.to_frame()``.
+    """
+    q = qrels_from(qrels)
+    read = read_runs(runs)
+    base = resolve(profile, settings)
+    name = "custom" if isinstance(profile, Convention) else load_profile(profile).name
+    if settings:
+        name += " with " + ", ".join(settings)
+    measure_list = list(measures)
+    parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measure_list]
+    values = vary_values(vary, q)
+    res = run_sweep(q, [r for r, _ in read], parsed, [str(m) for m in measure_list], base, values, name, progress)
+    res.notes[:0] = [n for _, n in read if n]
+    return res

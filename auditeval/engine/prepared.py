@@ -38,6 +38,10 @@ class Prepared:
     run_row: np.ndarray  # int64 per ranked row: its row in ``run.table`` (line, doc, score from there)
     run_name: str = "run"
     notes: list[str] = field(default_factory=list)
+    qcache: dict = field(default_factory=dict)
+    """Memo for what depends on the qrels side alone (``qoffsets``, ``qgrade``: ideal
+    rankings): shared by every Prepared of one StagedRun with the same evaluated topics
+    and judgments. Entries are read-only."""
 
     # ------------------------------------------------------------------ shape
     @property
@@ -62,7 +66,17 @@ class Prepared:
 
     @cached_property
     def qrow_topic(self) -> np.ndarray:
-        return np.repeat(np.arange(self.n_topics), np.diff(self.qoffsets))
+        """Topic index of each judged (qrels) row (shared through ``qcache``, read-only)."""
+        return self._qmemo(("qrow_topic",), lambda: np.repeat(np.arange(self.n_topics), np.diff(self.qoffsets)))
+
+    def _qmemo(self, key: tuple, compute) -> np.ndarray:
+        """``compute()`` memoised in ``qcache`` (it must read the qrels side only), read-only."""
+        hit = self.qcache.get(key)
+        if hit is None:
+            hit = compute()
+            hit.flags.writeable = False
+            self.qcache[key] = hit
+        return hit
 
     # ------------------------------------------------------------------ helpers for measures
     def seg_sum(self, values: np.ndarray, rows: str = "ranked") -> np.ndarray:
@@ -87,12 +101,12 @@ class Prepared:
         return m
 
     def num_rel(self, rel: int) -> np.ndarray:
-        """Relevant documents per topic in the qrels (R), at threshold ``rel``."""
-        return self.seg_count(self.qgrade >= rel, rows="qrels")
+        """Relevant documents per topic in the qrels (R), at threshold ``rel`` (read-only)."""
+        return self._qmemo(("num_rel", rel), lambda: self.seg_count(self.qgrade >= rel, rows="qrels"))
 
     def num_judged_nonrel(self, rel: int) -> np.ndarray:
-        """Judged non-relevant documents per topic (0 <= grade < rel)."""
-        return self.seg_count(self.qgrade < rel, rows="qrels")
+        """Judged non-relevant documents per topic (0 <= grade < rel) (read-only)."""
+        return self._qmemo(("num_judged_nonrel", rel), lambda: self.seg_count(self.qgrade < rel, rows="qrels"))
 
     def cum_count(self, mask: np.ndarray) -> np.ndarray:
         """Within-topic running count of ``mask`` up to and including each row.

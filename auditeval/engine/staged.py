@@ -60,6 +60,7 @@ class StagedRun:
         self._qsides: dict[tuple, QrelsSide] = {}
         self._prepared: dict[tuple, Prepared] = {}
         self._kernels: dict[tuple, tuple[np.ndarray, float | None]] = {}
+        self._keys: dict[Convention, tuple] = {}
 
     # ------------------------------------------------------------------ stages
     @property
@@ -108,7 +109,14 @@ class StagedRun:
         return self._qsides[key]
 
     def prepare_key(self, c: Convention) -> tuple:
-        """The key of the :class:`Prepared` lists ``c`` gives on this input."""
+        """The key of the :class:`Prepared` lists ``c`` gives on this input (memoised per
+        convention)."""
+        key = self._keys.get(c)
+        if key is None:
+            key = self._keys[c] = self._prepare_key(c)
+        return key
+
+    def _prepare_key(self, c: Convention) -> tuple:
         rk = self._ranking_for(c)
         j = self.join
         depth = c.depth
@@ -138,10 +146,11 @@ class StagedRun:
         m = parse_measure(measure) if isinstance(measure, str) else measure
         variant = Variant.of(m, convention)
         m2, c2 = fold(m, convention)
-        p = self.prepared(c2)
+        pkey = self.prepare_key(c2)
         own = tuple((a, v) for a, v in variant.axes if a not in PREPARE_AXES)
-        key = (self.prepare_key(c2), m2, own)
+        key = (pkey, m2, own)
         hit = self._kernels.get(key)
+        p = self.prepared(c2)
         if hit is None:
             d = MEASURES[m2.name]
             values = np.asarray(d.fn(p, m2, c2))

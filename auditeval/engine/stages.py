@@ -16,7 +16,7 @@ key (see :mod:`auditeval.engine.prepare` for the order of operations and the sou
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -265,6 +265,7 @@ class QrelsSide:
     qgrade: np.ndarray
     n_pooled_unjudged: np.ndarray
     notes: list[str]
+    cache: dict = field(default_factory=dict)  # Prepared.qcache of every cut on this side
 
 
 def qrels_side(j: Join, jd: Judgments, negatives: str, topics: str) -> QrelsSide:
@@ -365,6 +366,7 @@ def cut(j: Join, rk: Ranking, qs: QrelsSide, doc_keys: DocKeys | None, conv, bas
         run_row=rows,
         run_name=run.name,
         notes=notes,
+        qcache=qs.cache,
     )
 
 
