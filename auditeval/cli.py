@@ -4,6 +4,7 @@ Commands:
   eval         evaluate runs under a profile; every number printed with its variant string
   conventions  list | show NAME | diff A B: explain the profiles and axes
   measures     list the measures, their trec_eval names and the axes each reads
+  sweep        evaluate runs under every variant along the varied axes (auditeval.sweep)
   trec-eval    drop-in for the trec_eval command line (--as 9.0.8 | 9.0.8-double | 10.0)
 """
 
@@ -144,11 +145,25 @@ def _no_args(p: argparse.ArgumentParser) -> None:
     return None
 
 
+def _lazy(module: str, build: str, run: str) -> tuple[Callable[[argparse.ArgumentParser], None], Callable[..., int]]:
+    """A command whose code lives in ``auditeval.<module>`` (imported when used)."""
+    import importlib
+
+    def b(p: argparse.ArgumentParser) -> None:
+        getattr(importlib.import_module(f"auditeval.{module}"), build)(p)
+
+    def r(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+        return getattr(importlib.import_module(f"auditeval.{module}"), run)(args, out, err)
+
+    return b, r
+
+
 # ----------------------------------------------------------------------------- dispatch
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {
     "eval": ("evaluate runs; every number carries its variant string", _eval_parser, cmd_eval),
     "conventions": ("explain profiles and axes: list | show NAME | diff A B", _conv_parser, cmd_conventions),
     "measures": ("list measures and the axes each reads", _no_args, cmd_measures),
+    "sweep": ("evaluate under every variant along the varied axes", *_lazy("sweep_cli", "build_parser", "cmd_sweep")),
 }
 
 
