@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import textwrap
 from typing import Any, TextIO
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
 from .conventions import AXES
 from .engine.sweep import DEPTH_GRID, SweepBlock, SweepResult
@@ -138,39 +138,45 @@ def departures(block: SweepBlock, res: SweepResult) -> list[str]:
 
 
 def render_text(res: SweepResult, out: TextIO) -> None:
-    console = Console(file=out, width=WIDTH, soft_wrap=False, highlight=False)
-    console.print(f"[bold]sweep[/] · profile {res.profile} · engine {res.engine}")
+    """Per measure: its variant under the profile, then one row per variant naming the axes
+    that depart from it, one column per run (``r1``, ``r2``, ... listed on top), at most
+    :data:`RUNS_PER_TABLE` runs side by side; every line fits :data:`WIDTH` columns."""
+    w = out.write
+    w(f"sweep · profile {res.profile} · engine {res.engine}\n")
     varied = " · ".join(f"{a}={','.join(AXES[a].format(v) for v in vs)}" for a, vs in res.varied.items())
-    console.print(f"varied: {varied or '(nothing)'}")
+    w("".join(line + "\n" for line in textwrap.wrap(f"varied: {varied or '(nothing)'}", WIDTH, subsequent_indent="  ")))
     blocks = list(res.blocks.items())
     runs = blocks[0][1].runs if blocks else []
-    console.print("runs: " + ", ".join(f"r{i + 1} = {name}" for i, name in enumerate(runs)))
+    listing = ", ".join(f"r{i + 1} = {name}" for i, name in enumerate(runs))
+    w("".join(line + "\n" for line in textwrap.wrap(f"runs: {listing}", WIDTH, subsequent_indent="  ")))
     for label, b in blocks:
         m = parse_measure(b.measure)
-        console.print()
-        console.print(f"[bold]{label}[/]: {len(b.variants)} variant(s); under the profile:")
+        w(f"\n{label}: {len(b.variants)} variant(s); under the profile:\n")
         for part in wrap_variant(str(Variant.of(m, res.convention)), WIDTH - 2):
-            console.print(f"  {part}", overflow="fold")
+            w(f"  {part}\n")
         dep = departures(b, res)
         for g0 in range(0, max(len(runs), 1), RUNS_PER_TABLE):
-            group = range(g0, min(g0 + RUNS_PER_TABLE, len(runs)))
-            t = Table(show_edge=False, pad_edge=False, box=None)
-            t.add_column("departs from the profile", overflow="fold", ratio=1)
-            for ri in group:
-                t.add_column(f"r{ri + 1}", justify="right", no_wrap=True)
-            for vi, d in enumerate(dep):
-                cells = []
-                for ri in group:
-                    if (vi, ri) in b.errors:
-                        cells.append("error")
-                    elif b.fmt == "str":
-                        cells.append("(per topic)")
-                    else:
-                        cells.append(_value_text(b.aggregates[vi, ri], b.fmt))
-                t.add_row(d, *cells)
-            console.print(t)
+            group = list(range(g0, min(g0 + RUNS_PER_TABLE, len(runs))))
+            cells = [[_cell(b, vi, ri) for ri in group] for vi in range(len(dep))]
+            widths = [max([len(f"r{ri + 1}"), *(len(row[j]) for row in cells)]) for j, ri in enumerate(group)]
+            room = WIDTH - sum(wd + 2 for wd in widths)
+            head = "departs from the profile"
+            dw = min(max([len(head), *(len(d) for d in dep)]), room)
+            w(head.ljust(dw) + "".join(f"  {f'r{ri + 1}':>{wd}}" for ri, wd in zip(group, widths, strict=True)) + "\n")
+            for d, row in zip(dep, cells, strict=True):
+                lines = textwrap.wrap(d, dw) or [""]
+                w(lines[0].ljust(dw) + "".join(f"  {c:>{wd}}" for c, wd in zip(row, widths, strict=True)) + "\n")
+                w("".join(f"  {more}\n" for more in lines[1:]))
     for n in res.notes:
-        console.print(f"note: {n}")
+        w("".join(line + "\n" for line in textwrap.wrap(f"note: {n}", WIDTH, subsequent_indent="  ")))
+
+
+def _cell(b: SweepBlock, vi: int, ri: int) -> str:
+    if (vi, ri) in b.errors:
+        return "error"
+    if b.fmt == "str":
+        return "(per topic)"
+    return _value_text(b.aggregates[vi, ri], b.fmt)
 
 
 def _records(res: SweepResult, per_topic: bool):

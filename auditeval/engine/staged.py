@@ -18,6 +18,7 @@ their variant strings still differ (they name the convention, not the work done)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,15 @@ class TopicValues:
     topics: np.ndarray  # object array of topic ids
     values: np.ndarray  # float64 (object for str measures), read-only
     aggregate: float | None
+
+
+@lru_cache(maxsize=1 << 16)
+def _resolved(m: Measure, conv: Convention) -> tuple[Variant, Measure, Convention, tuple]:
+    """The variant of ``m`` under ``conv``, the folded measure and convention, and the
+    variant's axes beyond the prepared lists (memoised: a sweep asks once per run)."""
+    variant = Variant.of(m, conv)
+    m2, c2 = fold(m, conv)
+    return variant, m2, c2, tuple((a, v) for a, v in variant.axes if a not in PREPARE_AXES)
 
 
 class StagedRun:
@@ -78,7 +88,7 @@ class StagedRun:
         return self._doc_keys  # type: ignore[return-value]
 
     def _qdups(self, c: Convention) -> str | None:
-        return c.dups if self.join.q_dup.any() else None
+        return c.dups if self.join.q_has_dup else None
 
     def _judgments_for(self, c: Convention) -> Judgments:
         key = self._qdups(c)
@@ -89,8 +99,8 @@ class StagedRun:
     def ranking_key(self, c: Convention) -> tuple:
         """(ties, sim, dups, self_hits), leaving out what cannot change the ranking here."""
         j = self.join
-        dups = c.dups if (self.doc_keys is not None or j.q_dup.any()) else "-"
-        self_hits = "drop" if c.self_hits == "drop" and j.self_hits.any() else "keep"
+        dups = c.dups if (self.doc_keys is not None or j.q_has_dup) else "-"
+        self_hits = "drop" if c.self_hits == "drop" and j.has_self_hits else "keep"
         return (c.ties, c.sim, dups, self_hits)
 
     def _ranking_for(self, c: Convention) -> Ranking:
@@ -102,7 +112,7 @@ class StagedRun:
     def _qside_for(self, c: Convention) -> QrelsSide:
         j = self.join
         negatives = c.negatives if j.q_has_negative else "-"
-        topics = c.topics if (j.in_run != j.in_qrels).any() else "-"
+        topics = c.topics if j.topics_differ else "-"
         key = (self._qdups(c), negatives, topics)
         if key not in self._qsides:
             self._qsides[key] = qrels_side(j, self._judgments_for(c), c.negatives, c.topics)
@@ -120,10 +130,10 @@ class StagedRun:
         rk = self._ranking_for(c)
         j = self.join
         depth = c.depth
-        if depth != "all" and depth >= int(rk.counts.max(initial=0)):
+        if depth != "all" and depth >= rk.max_count:
             depth = "all"  # nothing below the depth
         negatives = c.negatives if j.q_has_negative else "-"
-        topics = c.topics if (j.in_run != j.in_qrels).any() else "-"
+        topics = c.topics if j.topics_differ else "-"
         return (*self.ranking_key(c), depth, c.unjudged, negatives, topics, self._qdups(c))
 
     def prepared(self, convention: Convention) -> Prepared:
@@ -144,11 +154,8 @@ class StagedRun:
         """One measure under one convention; equal (prepared lists, measure, measure axes)
         are computed once."""
         m = parse_measure(measure) if isinstance(measure, str) else measure
-        variant = Variant.of(m, convention)
-        m2, c2 = fold(m, convention)
-        pkey = self.prepare_key(c2)
-        own = tuple((a, v) for a, v in variant.axes if a not in PREPARE_AXES)
-        key = (pkey, m2, own)
+        variant, m2, c2, own = _resolved(m, convention)
+        key = (self.prepare_key(c2), m2, own)
         hit = self._kernels.get(key)
         p = self.prepared(c2)
         if hit is None:
@@ -158,3 +165,7 @@ class StagedRun:
             hit = (values, aggregate(values, d.agg, c2.gm_floor))
             self._kernels[key] = hit
         return TopicValues(variant, p.topics, hit[0], hit[1])
+
+    def notes(self, measure: Measure, convention: Convention) -> list[str]:
+        """The notes of the lists ``measure`` is evaluated on under ``convention``."""
+        return self.prepared(_resolved(measure, convention)[2]).notes

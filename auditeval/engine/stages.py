@@ -73,6 +73,19 @@ class Join:
         return bool((self.q_grade < 0).any())
 
     @cached_property
+    def q_has_dup(self) -> bool:
+        return bool(self.q_dup.any())
+
+    @cached_property
+    def topics_differ(self) -> bool:
+        """Some topic is in the run or the qrels only (then the ``topics`` axis matters)."""
+        return bool((self.in_run != self.in_qrels).any())
+
+    @cached_property
+    def has_self_hits(self) -> bool:
+        return bool(self.self_hits.any())
+
+    @cached_property
     def self_hits(self) -> np.ndarray:
         """Run rows whose doc id equals the topic id (computed once, when asked)."""
         rt = self.run.table
@@ -179,6 +192,10 @@ class Ranking:
     found: np.ndarray | None  # per ranked row: in the qrels (kept only when grades can be < 0)
     counts: np.ndarray  # ranked rows per topic code
     notes: list[str]
+
+    @cached_property
+    def max_count(self) -> int:
+        return int(self.counts.max(initial=0))
 
     @cached_property
     def pos(self) -> np.ndarray:
