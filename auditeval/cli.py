@@ -3,7 +3,7 @@
 Commands:
   eval         evaluate runs under a profile; every number printed with its variant string
   conventions  list | show NAME | diff A B: explain the profiles and axes
-  measures     list the measures, their trec_eval names and the axes each reads
+  measures     list the measures, their trec_eval names and the axes each reads; NAME: one in full
   sweep        evaluate runs under every variant along the varied axes (auditeval.sweep)
   trec-eval    drop-in for the trec_eval command line (--as 9.0.8 | 9.0.8-double | 10.0)
 """
@@ -128,17 +128,54 @@ def cmd_conventions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 # ----------------------------------------------------------------------------- measures
-def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .engine.measures import MEASURES
+def _measures_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", nargs="?", help="one measure (auditeval or trec_eval name): its formula, source and axes")
 
+
+def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .specs import SPECS, TREC_ALIASES
+
+    if args.name:
+        spec = SPECS.get(args.name) or SPECS.get(TREC_ALIASES.get(args.name, ("",))[0])
+        if spec is None:
+            from .errors import UnknownMeasureError
+
+            raise UnknownMeasureError(f"unknown measure {args.name!r} (auditeval measures lists them)")
+        out.write(_measure_help(spec))
+        return 0
     console = Console(file=out, width=160)
     t = Table(title="measures", title_justify="left")
     for c in ("name", "trec_eval", "cutoff", "aggregate", "axes read", "definition"):
         t.add_column(c)
-    for name, d in sorted(MEASURES.items(), key=lambda kv: kv[0].lower()):
+    for name, d in sorted(SPECS.items(), key=lambda kv: kv[0].lower()):
         t.add_row(name, d.trec_name or "", d.cutoff, d.agg, " ".join(a for a in AXIS_ORDER if a in d.axes), d.doc)
     console.print(t)
     return 0
+
+
+def _measure_help(spec) -> str:
+    """One measure's row of the spec table, as trec_eval's per-measure help prints it."""
+    import textwrap
+
+    from .specs import CONDITIONS
+
+    trec = ", ".join(t + {"int": ".K", "float": ".X"}.get(k or "", "") for t, k in spec.trec_names) or "(none)"
+    cut = {"none": "none", "optional": "optional", "required": "required"}[spec.cutoff]
+    if spec.cutoff != "none":
+        cut += f" (@k, {spec.cutoff_type.__name__})"
+    params = ", ".join(f"{k} ({v.__name__})" for k, v in spec.params.items()) or "none"
+    axes = " ".join(a + (f" ({CONDITIONS[spec.only_if[a]]})" if a in spec.only_if else "")
+                    for a in AXIS_ORDER if a in spec.axes)
+    agg = {"mean": "mean over topics", "sum": "sum over topics", "gmean": "geometric mean (gm_floor)",
+           "none": "none (per topic only)"}[spec.agg]
+    missing = "computed on an empty ranking" if spec.missing is None else repr(spec.missing)
+    rows = [("formula", spec.formula), ("source", spec.source), ("trec_eval", trec), ("cut-off", cut),
+            ("parameters", params), ("aggregate", agg), ("format", spec.fmt), ("axes read", axes),
+            ("absent topic", missing)]
+    lines = [f"{spec.name}: {spec.doc}"]
+    for k, v in rows:
+        lines += textwrap.wrap(v, 98, initial_indent=f"  {k + ':':<14}", subsequent_indent=" " * 16)
+    return "\n".join(lines) + "\n"
 
 
 def _no_args(p: argparse.ArgumentParser) -> None:
@@ -162,7 +199,7 @@ def _lazy(module: str, build: str, run: str) -> tuple[Callable[[argparse.Argumen
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {
     "eval": ("evaluate runs; every number carries its variant string", _eval_parser, cmd_eval),
     "conventions": ("explain profiles and axes: list | show NAME | diff A B", _conv_parser, cmd_conventions),
-    "measures": ("list measures and the axes each reads", _no_args, cmd_measures),
+    "measures": ("list measures; NAME: its formula, source and axes", _measures_parser, cmd_measures),
     "sweep": ("evaluate under every variant along the varied axes", *_lazy("sweep_cli", "build_parser", "cmd_sweep")),
 }
 

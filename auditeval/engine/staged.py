@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..conventions import Convention
+from ..errors import EvaluationError
 from ..measures import Measure
 from ..model import Qrels, Run
 from ..variant import Variant, fold, parse_measure
@@ -155,12 +156,18 @@ class StagedRun:
         are computed once."""
         m = parse_measure(measure) if isinstance(measure, str) else measure
         variant, m2, c2, own = _resolved(m, convention)
+        d = MEASURES[m2.name]
+        if d.check_convention is not None:
+            problem = d.check_convention(m2, c2)
+            if problem:
+                raise EvaluationError(problem)
         key = (self.prepare_key(c2), m2, own)
         hit = self._kernels.get(key)
         p = self.prepared(c2)
         if hit is None:
-            d = MEASURES[m2.name]
-            values = np.asarray(d.fn(p, m2, c2))
+            values = np.asarray(d.fn(p, m2, c2.replace(**d.fixed) if d.fixed else c2))
+            if d.missing is not None and p.missing.any():  # the spec's value for a topic absent from the run
+                values = np.where(p.missing, d.missing, values)
             values.flags.writeable = False
             hit = (values, aggregate(values, d.agg, c2.gm_floor))
             self._kernels[key] = hit

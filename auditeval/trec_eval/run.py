@@ -19,8 +19,10 @@ The control flow follows trec_eval.c ``main``:
 5. no topic evaluated (9.0.8): exit 7; otherwise the summary (unless ``-n``).
 
 After a 10.0 ``-c`` bogus evaluation trec_eval resets ``num_ret``, ``utility``,
-``relstring``, ``unj*`` and ``rbp_resid`` (exact names, trec_eval.c); the engine evaluates
-such a topic on an empty ranking, which gives the same values for every measure.
+``relstring``, ``unj*`` and ``rbp_resid`` (exact names, trec_eval.c); the engine gives a
+topic absent from the run the value its spec row names (``missing``: utility 0) or the
+value of an empty ranking (num_ret 0, relstring '', unj 0, rbp_resid 0 under
+``rbp_resid=if-unjudged``), which is what the reset leaves: the drop-in prints it as is.
 """
 
 from __future__ import annotations
@@ -44,7 +46,6 @@ from .params import Instance, ParamError, instances
 from .parse import TrecError, read_qrels, read_run
 
 NOT_FORM_RES_RELS = ("runid", "num_q")  # measures whose calc never builds the ranked list
-BOGUS_RESET = ("num_ret", "utility", "relstring", "rbp_resid")  # trec_eval.c clean-up, plus "unj*"
 
 
 def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -206,8 +207,6 @@ def _print(a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: Te
                     continue
                 _m, variant, p2, vals, _agg = res[id(inst)]
                 v = vals[ti] if p2 is p else vals[list(p2.topics).index(t)]
-                if missing[ti] and (inst.name in BOGUS_RESET or inst.name.startswith("unj")):
-                    v = "" if inst.spec.fmt == "str" else 0.0
                 chunks.append(line(inst.name, t, value_text(v, inst.spec.fmt), str(variant) if variants else None))
     if summary:
         for inst in insts:
