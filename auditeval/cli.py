@@ -21,6 +21,7 @@ from rich.table import Table
 from ._version import __version__
 from .conventions import AXES, AXIS_ORDER, diff, load_profile, profile_names, resolve
 from .errors import AuditEvalError
+from .stats.cli import cmd_compare, compare_parser
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
 
@@ -149,6 +150,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
     "eval": ("evaluate runs; every number carries its variant string", _eval_parser, cmd_eval),
     "conventions": ("explain profiles and axes: list | show NAME | diff A B", _conv_parser, cmd_conventions),
     "measures": ("list measures and the axes each reads", _no_args, cmd_measures),
+    "compare": ("paired bootstrap, tests, rank intervals, topic-set size", compare_parser, cmd_compare),
 }
 
 
