@@ -1,0 +1,104 @@
+"""A note when tied scores can change a measure: the tie rule (axis ``ties``) then decides.
+
+Tied block: consecutive ranked documents of one topic with equal scores (as the ``sim``
+axis stores them: float32 under trec_eval 9 / pytrec_eval). A block is *mixed* when its
+documents are not interchangeable for the measure: a relevant and a non-relevant one
+(grade >= ``rel`` or not) for binary measures, different grades (unjudged read as 0) for
+graded ones (nDCG, RBP, ...). A topic counts for a measure when a mixed block
+
+* straddles the cut-off k (ranks k and k+1 in one block) for measures that count the top k
+  as a set (P, R, Success, RelP, Judged, Unj), or
+* starts within the top k for the other cut measures (AP@k, nDCG@k, RR@k: the order inside
+  the top k matters), or
+* exists anywhere in the ranking for uncut measures,
+
+except for RR, which only the block holding the first relevant document can change.
+
+Measures whose variant does not read ``ties`` (order-free counts) never get a note. The
+count is an upper bound on the topics whose value another tie rule changes; the exact
+range per topic is the audit's tie envelope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..conventions import Convention
+from ..measures import Measure
+from ..model import Qrels, Run
+from ..variant import fold, variant_axes
+
+SET_AT_K = frozenset({"P", "R", "Success", "RelP", "Judged", "Unj"})
+
+
+def tie_counts(qrels: Qrels, run: Run, measures: Sequence[tuple[str, Measure]], conv: Convention) -> list[tuple[str, int, int]]:
+    """(label, topics where ties can change the measure, topics evaluated) per measure."""
+    from ..engine.evaluate import _prepare_key
+    from ..engine.prepare import prepare
+
+    cache: dict = {}
+    out = []
+    score_all = run.table.column("score").to_numpy()
+    for label, m in measures:
+        m2, c2 = fold(m, conv)
+        if "ties" not in variant_axes(m2, c2.depth):
+            continue
+        key = _prepare_key(c2)
+        if key not in cache:
+            cache[key] = prepare(qrels, run, c2)
+        p = cache[key]
+        n = len(p.grade)
+        if n == 0:
+            out.append((label, 0, p.n_topics))
+            continue
+        score = score_all[p.run_row]
+        if c2.sim == "float32":
+            score = score.astype(np.float32)
+        topic = p.row_topic
+        start = np.ones(n, bool)
+        start[1:] = (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])
+        first = np.flatnonzero(start)
+        if "rel" in variant_axes(m2, c2.depth):
+            g = p.rel_mask(c2.rel).astype(np.int8)
+        else:
+            g = np.maximum(p.grade, 0)
+        mixed = np.minimum.reduceat(g, first) != np.maximum.reduceat(g, first)
+        size = np.diff(np.append(first, n))
+        rank_first = p.rank[first]
+        k = m2.cutoff if isinstance(m2.cutoff, int) else None
+        if m2.name == "RR":  # only the block of the first relevant document matters
+            rel = p.rel_mask(c2.rel)
+            block = np.cumsum(start) - 1
+            first_rel = np.zeros(len(first), bool)
+            rel_rows = np.flatnonzero(rel)
+            if len(rel_rows):
+                is_first = np.ones(len(rel_rows), bool)
+                is_first[1:] = topic[rel_rows[1:]] != topic[rel_rows[:-1]]
+                first_rel[block[rel_rows[is_first]]] = True
+            mixed &= first_rel
+        if k is None:
+            hit = mixed
+        elif m2.name in SET_AT_K:
+            hit = mixed & (rank_first <= k) & (rank_first + size - 1 > k)
+        else:
+            hit = mixed & (rank_first <= k)
+        out.append((label, int(np.unique(topic[first[hit]]).size), p.n_topics))
+    return out
+
+
+def tie_note(run_name: str, counts: list[tuple[str, int, int]], ties: str) -> str | None:
+    """One note per run naming each measure that ties can change (grouped by topic count), or None."""
+    groups: dict[tuple[int, int], list[str]] = {}
+    for label, c, t in counts:
+        if c:
+            groups.setdefault((c, t), []).append(label)
+    if not groups:
+        return None
+    parts = [f"{', '.join(labels)} in {c} of {t} topic(s)" for (c, t), labels in groups.items()]
+    return (
+        f"{run_name}: tied scores mix documents of different relevance where the order matters for "
+        + "; ".join(parts)
+        + f" (ordered by ties={ties}; another tie rule can change these values)"
+    )
