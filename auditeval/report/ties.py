@@ -43,49 +43,68 @@ def tie_counts(qrels: Qrels, run: Run, measures: Sequence[tuple[str, Measure]], 
     score_all = run.table.column("score").to_numpy()
     for label, m in measures:
         m2, c2 = fold(m, conv)
-        if "ties" not in variant_axes(m2, c2.depth):
+        axes = variant_axes(m2, c2.depth)
+        if "ties" not in axes:
             continue
         key = _prepare_key(c2)
         if key not in cache:
-            cache[key] = prepare(qrels, run, c2)
-        p = cache[key]
-        n = len(p.grade)
-        if n == 0:
-            out.append((label, 0, p.n_topics))
+            cache[key] = _Blocks(prepare(qrels, run, c2), score_all)
+        b = cache[key]
+        if len(b.first) == 0:
+            out.append((label, 0, b.p.n_topics))
             continue
-        score = score_all[p.run_row]
-        if c2.sim == "float32":
-            score = score.astype(np.float32)
-        topic = p.row_topic
-        start = np.ones(n, bool)
-        start[1:] = (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])
-        first = np.flatnonzero(start)
-        if "rel" in variant_axes(m2, c2.depth):
-            g = p.rel_mask(c2.rel).astype(np.int8)
-        else:
-            g = np.maximum(p.grade, 0)
-        mixed = np.minimum.reduceat(g, first) != np.maximum.reduceat(g, first)
-        size = np.diff(np.append(first, n))
-        rank_first = p.rank[first]
-        k = m2.cutoff if isinstance(m2.cutoff, int) else None
+        mixed = b.mixed(c2.rel if "rel" in axes else None)
         if m2.name == "RR":  # only the block of the first relevant document matters
-            rel = p.rel_mask(c2.rel)
-            block = np.cumsum(start) - 1
-            first_rel = np.zeros(len(first), bool)
-            rel_rows = np.flatnonzero(rel)
-            if len(rel_rows):
-                is_first = np.ones(len(rel_rows), bool)
-                is_first[1:] = topic[rel_rows[1:]] != topic[rel_rows[:-1]]
-                first_rel[block[rel_rows[is_first]]] = True
-            mixed &= first_rel
+            mixed = mixed & b.holds_first_relevant(c2.rel)
+        k = m2.cutoff if isinstance(m2.cutoff, int) else None
         if k is None:
             hit = mixed
         elif m2.name in SET_AT_K:
-            hit = mixed & (rank_first <= k) & (rank_first + size - 1 > k)
+            hit = mixed & (b.rank_first <= k) & (b.rank_last > k)
         else:
-            hit = mixed & (rank_first <= k)
-        out.append((label, int(np.unique(topic[first[hit]]).size), p.n_topics))
+            hit = mixed & (b.rank_first <= k)
+        out.append((label, int(np.unique(b.topic_first[hit]).size), b.p.n_topics))
     return out
+
+
+class _Blocks:
+    """Tied blocks of one prepared ranking, and which of them mix relevance (cached)."""
+
+    def __init__(self, p, score_all: np.ndarray):
+        self.p = p
+        n = len(p.grade)
+        score = score_all[p.run_row]
+        if p.convention.sim == "float32":
+            score = score.astype(np.float32)
+        topic = p.row_topic
+        self.start = np.ones(n, bool)
+        self.start[1:] = (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])
+        self.first = np.flatnonzero(self.start)
+        size = np.diff(np.append(self.first, n))
+        self.rank_first = p.rank[self.first] if n else np.zeros(0, np.int64)
+        self.rank_last = self.rank_first + size - 1
+        self.topic_first = topic[self.first] if n else np.zeros(0, np.int32)
+        self._mixed: dict = {}
+
+    def mixed(self, rel: int | None) -> np.ndarray:
+        """Blocks holding a relevant and a non-relevant document (``rel`` given) or two grades."""
+        if rel not in self._mixed:
+            g = self.p.rel_mask(rel).view(np.int8) if rel is not None else np.maximum(self.p.grade, 0)
+            m = np.minimum.reduceat(g, self.first) != np.maximum.reduceat(g, self.first)
+            self._mixed[rel] = m
+        return self._mixed[rel]
+
+    def holds_first_relevant(self, rel: int) -> np.ndarray:
+        mask = self.p.rel_mask(rel)
+        rows = np.flatnonzero(mask)
+        out = np.zeros(len(self.first), bool)
+        if len(rows):
+            topic = self.p.row_topic
+            is_first = np.ones(len(rows), bool)
+            is_first[1:] = topic[rows[1:]] != topic[rows[:-1]]
+            block = np.cumsum(self.start) - 1
+            out[block[rows[is_first]]] = True
+        return out
 
 
 def tie_note(run_name: str, counts: list[tuple[str, int, int]], ties: str) -> str | None:
