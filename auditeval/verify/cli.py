@@ -84,3 +84,87 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for n in res.notes:
         c.print(f"[yellow]note:[/] {n}")
     return 0
+
+
+# ----------------------------------------------------------------------------- diff
+def diff_parser(p: argparse.ArgumentParser) -> None:
+    from .tool_output import FORMATS
+
+    p.add_argument("a", help="first tool's output file")
+    p.add_argument("b", help="second tool's output file")
+    p.add_argument("--qrels", help="qrels the outputs were computed from (with --run: explain each difference)")
+    p.add_argument("--run", help="the run the outputs were computed from")
+    p.add_argument("--format-a", choices=FORMATS, help="format of A (default: detected)")
+    p.add_argument("--format-b", choices=FORMATS, help="format of B (default: detected)")
+    p.add_argument("--summary", action="store_true", help="one line per measure, not every differing value")
+    p.add_argument("--json", action="store_true", help="JSON instead of tables")
+
+
+def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..errors import InputError
+    from ..io import qrels_from, run_from
+    from .diff import diff_outputs, explain
+    from .tool_output import read_output
+
+    if (args.qrels is None) != (args.run is None):
+        raise InputError("--qrels/--run", None, "give both --qrels and --run to explain differences, or neither")
+    a, b = read_output(args.a, args.format_a), read_output(args.b, args.format_b)
+    res = diff_outputs(a, b)
+    if args.qrels is not None and res.differences:
+        explain(qrels_from(args.qrels), run_from(args.run), res)
+    status = 1 if (res.differences or res.only_a or res.only_b) else 0
+    if args.json:
+        json.dump(res.as_dict(), out, indent=1)
+        out.write("\n")
+        return status
+    c = console(out)
+    c.print(f"A: {a.path} ({a.format})\nB: {b.path} ({b.format})")
+    c.print(f"{res.compared} values compared at printed precision: {len(res.differences)} differ, in "
+            f"{len(res.differing_measures)} measure(s)" + (f"; {len(res.only_a)} measure(s) only in A, "
+                                                           f"{len(res.only_b)} only in B" if res.only_a or res.only_b else ""))
+    if res.differing_measures:
+        t = Table(title="differing measures", title_justify="left")
+        for col, just in (("measure", "left"), ("values", "right"), ("A all", "right"), ("B all", "right"),
+                          ("max |A-B|", "right")):
+            t.add_column(col, justify=just)
+        if res.explanations:
+            t.add_column("explained by (axis: A -> B)", overflow="fold")
+        for m in res.differing_measures:
+            ds = [d for d in res.differences if d.measure == m]
+            agg = next((d for d in ds if d.topic == "all"), None)
+            gaps = [abs(d.a.value - d.b.value) for d in ds if d.kind == "value"
+                    and not isinstance(d.a.value, str) and not isinstance(d.b.value, str)]
+            names = dict.fromkeys(e.raw for d in ds for e in (d.a, d.b) if e is not None)
+            row = [m + ("" if list(names) == [m] else f" ({' / '.join(names)})"), str(len(ds)), _shown(agg.a) if agg else "=", _shown(agg.b) if agg else "=",
+                   fmt(max(gaps)) if gaps else "-"]
+            if res.explanations:
+                row.append(res.explanations[m].summary() if m in res.explanations else "")
+            t.add_row(*row)
+        c.print(t)
+    if not args.summary and res.differences:
+        t = Table(title="every differing value", title_justify="left")
+        for col in ("measure", "topic", "A", "B", "A line", "B line"):
+            t.add_column(col, justify="right" if col in ("A", "B") else "left")
+        for d in res.differences:
+            t.add_row(d.measure, d.topic, _shown(d.a), _shown(d.b), _line(d.a), _line(d.b))
+        c.print(t)
+    for side, ms in (("A", res.only_a), ("B", res.only_b)):
+        if ms:
+            c.print(f"only in {side}: {', '.join(ms)}")
+    for n in res.notes:
+        c.print(f"[yellow]note:[/] {n}")
+    return status
+
+
+def _shown(e) -> str:
+    if e is None:
+        return "(absent)"
+    if isinstance(e.value, str):
+        return e.value
+    if e.decimals is None:
+        return repr(e.value)
+    return f"{e.value:.{e.decimals}f}"
+
+
+def _line(e) -> str:
+    return "" if e is None or e.line is None else str(e.line)
