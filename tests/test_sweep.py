@@ -136,7 +136,7 @@ def test_sampled_sweep_values_equal_evaluate(robust):
             settings = [f"{a}={v}" for a, v in conv.as_dict().items() if v != getattr(res.convention, a)]
             ev = ae.evaluate(q, r, [m], settings=settings)
             agg = ev.get(m)
-            assert agg.variant == b.variants[vi]
+            assert str(agg.variant) == b.variants[vi]
             assert b.aggregates[vi, 0] == agg.value
             per = {v.topic: v.value for v in ev.per_topic()}
             got = {t: b.values[vi, 0, ti] for ti, t in enumerate(b.topics) if not np.isnan(b.values[vi, 0, ti])}
