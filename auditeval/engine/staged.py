@@ -29,6 +29,7 @@ from ..measures import Measure
 from ..model import Qrels, Run
 from ..variant import Variant, fold, parse_measure
 from .aggregate import aggregate
+from .duplicates import qrels_duplicates, ranked_duplicates
 from .ids import DocKeys
 from .measures import MEASURES
 from .prepared import Prepared
@@ -176,3 +177,18 @@ class StagedRun:
     def notes(self, measure: Measure, convention: Convention) -> list[str]:
         """The notes of the lists ``measure`` is evaluated on under ``convention``."""
         return self.prepared(_resolved(measure, convention)[2]).notes
+
+    def duplicates(self, convention: Convention) -> dict[str, str]:
+        """Topic -> smallest doc id (byte order) of a (topic, doc) pair the run repeats within
+        ``convention.depth``, in the ranking ``convention`` gives with nothing collapsed."""
+        c = convention.replace(dups="error")
+        if self.join.q_has_dup:  # the order needs no grade: any kept judgment will do (not cached)
+            jd = self._judgments_for(convention.replace(dups="first"))
+            rk = ranking(self.join, jd, self.doc_keys, c.ties, c.sim, "error", self.ranking_key(c)[3])
+        else:
+            rk = self._ranking_for(c)
+        return ranked_duplicates(self.join, rk, self.doc_keys, convention.depth)
+
+    def qrels_duplicates(self) -> dict[str, str]:
+        """Topic -> smallest doc id the qrels judge twice for it."""
+        return qrels_duplicates(self.join)

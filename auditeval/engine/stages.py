@@ -35,7 +35,7 @@ from .ids import (
     run_index_of,
     to_numpy,
 )
-from .ordering import presorted_order, sort_order
+from .ordering import presorted_order, sort_order, trec_nan_scores
 from .prepared import NONPOOL, UNJUDGED, Prepared
 
 
@@ -251,6 +251,8 @@ def ranking(j: Join, jd: Judgments, doc_keys: DocKeys | None, ties: str, sim: st
     sel_rank = sub(rt.column("rank").to_numpy()) if ties == "rank" else None
     sel_line = sub(rt.column("line").to_numpy()) if ties in ("rank", "file-order") else None
     sel_tcode = sub(j.r_tcode)
+    if ties == "docno-desc" and np.isnan(r_score).any():
+        r_score = trec_nan_scores(sel_tcode, r_score, sel_doc)  # trec_eval's qsort order for NaN
     order = presorted_order(sel_tcode, r_score, sel_doc, sel_line, ties)
     if order is None:
         order = sort_order(sel_tcode, r_score, sel_doc, sel_rank, sel_line, ties)

@@ -36,12 +36,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..conventions import load_profile
+from ..engine.evaluate import evaluate_prepared, staged_for
 from ..errors import AuditEvalError
 from ..model import Qrels, Run
 from .args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
 from .catalog import PROFILES, VERSION_IDS, is_10, nicknames, table
 from .format import line, value_text
-from .order import duplicate_errors, fix_nan_topics, sort_topics
+from .order import duplicate_errors, sort_topics
 from .params import Instance, ParamError, instances
 from .parse import TrecError, read_qrels, read_run
 
@@ -142,15 +143,14 @@ def _convention(a: Args):
 def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextIO, err: TextIO) -> int:
     conv = _convention(a)
     ten = is_10(a.version)
-    float32 = conv.sim == "float32"
-    run = fix_nan_topics(run, float32)
+    cache: dict = {}  # one StagedRun: duplicates found on the ranking the evaluation uses
     q_topics = sort_topics(set(pc.unique(qrels.table.column("topic")).to_pylist()))
     r_set = set(pc.unique(run.table.column("topic")).to_pylist())
     q_set = set(q_topics)
     loop = q_topics if ten else [t for t in sort_topics(r_set) if t in q_set]
 
     first_calc = next((i.spec.name for i in insts if i.spec.name not in NOT_FORM_RES_RELS), None)
-    dups = duplicate_errors(qrels, run, a.max_docs, float32) if first_calc else {}
+    dups = duplicate_errors(staged_for(qrels, run, cache), conv) if first_calc else {}
     stop: tuple[int, str] | None = None
     for i, t in enumerate(loop):
         missing = t not in r_set
@@ -173,21 +173,23 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
     if not loop:
         err.write("trec_eval: No queries with both results and relevance info\n")
         return 7
-    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary)
+    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary, cache=cache)
 
 
 def _filter(tbl: pa.Table, keep: set[str]) -> pa.Table:
     return tbl.filter(pc.is_in(tbl.column("topic"), value_set=pa.array(sorted(keep), pa.string())))
 
 
-def _print(a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: TextIO, err: TextIO, summary: bool) -> int:
-    from ..engine.evaluate import evaluate_prepared
+def _print(
+    a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: TextIO, err: TextIO, summary: bool,
+    cache: dict | None = None,
+) -> int:
     from ..engine.measures import MEASURES
 
     todo = [i for i in insts if i.measure is not None and i.measure.name in MEASURES]
     absent = [i.name for i in insts if i.measure is not None and i.measure.name not in MEASURES]
     try:
-        rows = evaluate_prepared(qrels, run, [i.measure for i in todo], conv, cache={})
+        rows = evaluate_prepared(qrels, run, [i.measure for i in todo], conv, cache={} if cache is None else cache)
     except AuditEvalError as exc:
         err.write(f"auditeval trec-eval: {exc}\n")
         return 3
