@@ -256,8 +256,8 @@ def test_unknown_measure_axis_value_profile():
         "axis 'ties' has no value 'random'; choose one of: docno-desc, docno-asc, docno-asc-numeric, rank, file-order"
     )
     with pytest.raises(ae.ConventionError) as err:
-        ae.evaluate(q, r, ["AP"], settings=["depth=0"])
-    assert str(err.value) == "axis 'depth' must be a positive integer or 'all', got '0'"
+        ae.evaluate(q, r, ["AP"], settings=["depth=-1"])
+    assert str(err.value) == "axis 'depth' must be a non-negative integer or 'all', got '-1'"
     with pytest.raises(ae.ConventionError) as err:
         ae.evaluate(q, r, ["AP"], settings=["rel=high"])
     assert str(err.value) == "axis 'rel' needs an integer, got 'high'"
