@@ -30,6 +30,7 @@ import mmap
 import os
 import re
 import sys
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ from .model import Qrels, Run, qrels_table, run_table
 
 QRELS_FIELDS = 4
 RUN_FIELDS = 6
+BOM = b"\xef\xbb\xbf"  # UTF-8 byte order mark
 
 
 # --------------------------------------------------------------------------- raw bytes
@@ -57,12 +59,17 @@ def _read_bytes(path: str | Path) -> tuple[bytes, str]:
         p = Path(path)
         if not p.exists():
             raise InputError(name, None, "no such file")
-        data = p.read_bytes()
+        if p.is_dir():
+            raise InputError(name, None, "is a directory, not a file")
+        try:
+            data = p.read_bytes()
+        except OSError as exc:
+            raise InputError(name, None, f"cannot read ({exc.strerror or exc})") from None
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise InputError(name, None, f"corrupt gzip data ({exc})") from exc
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(name, None, f"corrupt gzip data ({exc})") from None
     return data, name
 
 
@@ -102,6 +109,12 @@ class _Split:
     def __init__(self, data: bytes, name: str, kind: str):
         self.name = name
         self.notes: list[str] = []
+        if data.startswith(BOM):
+            data = data[len(BOM):]
+            self.notes.append(
+                f"{name}: removed the UTF-8 byte order mark (EF BB BF) opening the file "
+                "(trec_eval keeps it as part of the first topic id)"
+            )
         _check_utf8(data, name)
         lines = _lines_column(data)
         if len(lines) == 0 or not data.strip():
@@ -212,6 +225,9 @@ def _fast_table(
             stream = pa.OSFile(name)
         except OSError:
             return None
+    if sniff.startswith(BOM):  # Arrow would drop it silently; the general path notes it
+        stream.close()
+        return None
     n_header = 0
     if comment_header:
         hb = _comment_header(sniff[:_SNIFF])

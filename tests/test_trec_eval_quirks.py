@@ -163,3 +163,117 @@ def test_negative_max_docs_crashes_cleanly(trec_eval_bins, tmp_path) -> None:
     real, mine = _both(trec_eval_bins, "10.0", ["-M", "-1", "-m", "map", q, r])
     assert real[2] == -11
     assert (mine[0], mine[2]) == ("", 2) and "crashes here" in mine[1]
+
+
+# ---------------------------------------------------------------- issue 6 input defects
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+def test_bom_stays_in_the_first_topic_id(trec_eval_bins, tmp_path, version) -> None:
+    """trec_eval reads a UTF-8 byte order mark as part of the first topic id: a BOM in the
+    run alone makes run topic '\\ufeff1' differ from qrels topic '1' (9.0.8: topic 1 not
+    evaluated; 10.0: qrels topic 1 has no results, exit 4); in both files, the topics agree
+    again and '\\ufeff1' sorts after '2' (byte 0xEF)."""
+    qrels, run = b"1 0 a 1\n2 0 b 1\n", b"1 Q0 a 1 1.0 r\n2 Q0 b 1 1.0 r\n"
+    q, r = _files(tmp_path, qrels, BOM + run)
+    expected = ((_line("map", "2", "1.0000") + _line("map", "all", "1.0000"), "", 0) if version == "9.0.8"
+                else ("", "trec_eval: result qid '1' not found in qrels\n", 4))
+    real, mine = _both(trec_eval_bins, version, ["-q", "-m", "map", q, r])
+    assert real == expected
+    assert mine == expected
+    q, r = _files(tmp_path, BOM + qrels, BOM + run)
+    expected = (_line("map", "2", "1.0000") + _line("map", "\ufeff1", "1.0000") + _line("map", "all", "1.0000"), "", 0)
+    real, mine = _both(trec_eval_bins, version, ["-q", "-m", "map", q, r])
+    assert real == expected
+    assert mine == expected
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+def test_huge_grade_cannot_be_calculated(trec_eval_bins, tmp_path, version) -> None:
+    """Grade 99999999999: rel_levels needs 8e11 bytes, malloc refuses, exit 4."""
+    q, r = _files(tmp_path, "1 0 a 99999999999\n1 0 b 0\n", "1 Q0 a 1 1.0 r\n")
+    expected = ("", "trec_eval: Can't calculate measure 'map'\n", 4)
+    real, mine = _both(trec_eval_bins, version, ["-m", "map", q, r])
+    assert real == expected
+    assert mine == expected
+
+
+def test_run_of_comments_only_under_10(trec_eval_bins, tmp_path) -> None:
+    """10.0 skips '#' lines: no result at all, so qrels topic 1 is missing (exit 4); with -c
+    both topics are evaluated on bogus rankings: map 0, num_ret 0 (reset)."""
+    q, r = _files(tmp_path, "1 0 a 1\n2 0 b 1\n", "# only a comment\n# and another\n")
+    real, mine = _both(trec_eval_bins, "10.0", ["-m", "map", q, r])
+    assert real == mine == ("", "trec_eval: result qid '1' not found in qrels\n", 4)
+    real, mine = _both(trec_eval_bins, "10.0", ["-c", "-m", "num_ret", "-m", "map", q, r])
+    assert real == mine == (_line("num_ret", "all", "0") + _line("map", "all", "0.0000"), "", 0)
+
+
+@pytest.mark.parametrize(("flag", "message"), [
+    ("-x", "trec_eval: invalid option -- 'x'\n"),
+    ("--bogus", "trec_eval: unrecognized option '--bogus'\n"),
+    ("--R", "trec_eval: option '--R' is ambiguous; possibilities: '--Rel_info_format' '--Results_format'\n"),
+    ("--help=2", "trec_eval: option '--help' doesn't allow an argument\n"),
+])
+def test_getopt_messages(trec_eval_bins, tmp_path, flag, message) -> None:
+    """glibc getopt names the refused flag (with argv[0], here a copy named trec_eval), then
+    trec_eval prints its usage text: exit 1."""
+    exe = tmp_path / "trec_eval"
+    exe.write_bytes(trec_eval_bins["10.0"].read_bytes())
+    exe.chmod(0o755)
+    q, r = _files(tmp_path, "1 0 a 1\n", "1 Q0 a 1 1.0 r\n")
+    p = subprocess.run(["trec_eval", flag, q, r], capture_output=True, text=True, env={"PATH": str(tmp_path)})
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["--as", "10.0", flag, q, r], out, err)
+    assert p.stderr.startswith(message + "Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file\n")
+    assert (out.getvalue(), err.getvalue(), code) == (p.stdout, p.stderr, p.returncode) == ("", p.stderr, 1)
+
+
+def test_overflowing_float32_score_is_silent(trec_eval_bins, tmp_path) -> None:
+    """-1e308 is -inf as a C float (9.0.8): doc a ranks last, b (relevant) first: map 1,
+    and nothing on stderr (no numpy overflow warning)."""
+    q, r = _files(tmp_path, "1 0 a 0\n1 0 b 1\n", "1 Q0 a 1 -1e308 r\n1 Q0 b 2 1.0 r\n")
+    expected = (_line("map", "all", "1.0000") + _line("recip_rank", "all", "1.0000"), "", 0)
+    real, mine = _both(trec_eval_bins, "9.0.8", ["-m", "map", "-m", "recip_rank", q, r])
+    assert real == expected
+    assert mine == expected
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+def test_directory_as_input(trec_eval_bins, tmp_path, version) -> None:
+    q, _r = _files(tmp_path, "1 0 a 1\n", "1 Q0 a 1 1.0 r\n")
+    d = tmp_path / "adir"
+    d.mkdir()
+    real, mine = _both(trec_eval_bins, version, [q, str(d)])
+    assert real == mine == ("", f"trec_eval.get_results: Cannot read results file '{d}'\ntrec_eval: Quit in file '{d}'\n", 2)
+    real, mine = _both(trec_eval_bins, version, [str(d), _r])
+    assert real == mine == ("", f"trec_eval.get_qrels: Cannot read qrels file '{d}'\ntrec_eval: Quit in file '{d}'\n", 2)
+
+
+def corrupt_gzip(path: Path) -> Path:
+    """A gzip file whose deflate stream is broken (zlib: invalid block type), not truncated."""
+    import gzip
+
+    data = gzip.compress(b"".join(b"%d Q0 d%d 1 1.0 r\n" % (i, i) for i in range(200)))
+    path.write_bytes(data[:10] + b"\xff" * 8 + data[18:])
+    return path
+
+
+def test_corrupt_gzip_is_read_as_bytes(trec_eval_bins, tmp_path) -> None:
+    """trec_eval does not decompress: 10.0 finds line 1 malformed (9.0.8 crashes on the
+    binary bytes). The drop-in, which decompresses gzip, falls back to the raw bytes."""
+    q, _r = _files(tmp_path, "1 0 a 1\n", "1 Q0 a 1 1.0 r\n")
+    bad = str(corrupt_gzip(tmp_path / "run.gz"))
+    expected = ("", f"trec_eval.get_results: Malformed line 1\ntrec_eval: Quit in file '{bad}'\n", 2)
+    real, mine = _both(trec_eval_bins, "10.0", [q, bad])
+    assert real == expected
+    assert mine == expected
+    real, mine = _both(trec_eval_bins, "9.0.8", [q, bad])
+    assert real[2] == -11 and mine == expected
+
+
+def test_help_lists_every_flag() -> None:
+    out = io.StringIO()
+    assert main(["--help"], out, io.StringIO()) == 0
+    for flag in ("-q", "-c", "-J", "-n", "-M N", "-l N", "-N N", "-m MEASURE", "--as", "--variants"):
+        assert flag in out.getvalue(), flag

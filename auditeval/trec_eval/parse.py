@@ -8,7 +8,9 @@ Line rules (get_qrels.c ``te_get_qrels``/``parse_qrels_line``, get_trec_results.
   file 'X'``, then ``trec_eval: Quit in file 'X'``, exit 2.
 * qrels: every line must have exactly 4 whitespace-separated fields (blank lines too are
   "Malformed"). Relevance is read with C ``atol`` (``1.0`` -> 1).
-* results: blank lines are skipped; a line needs at least 6 fields (qid iter docno rank sim
+* results: blank lines are skipped (a file of blank or, in 10.0, comment lines only has no
+  results: 9.0.8 finds no topic to evaluate, exit 7; 10.0 misses the first qrels topic,
+  exit 4, or with ``-c`` evaluates every topic on its bogus ranking); a line needs at least 6 fields (qid iter docno rank sim
   run_id), later fields are ignored; sim is C ``atof`` (``abc`` -> 0, ``0x10`` -> 16,
   ``nan`` kept); the run id is the 6th field of the last line.
 * ``Malformed line N`` counts the lines parsed so far (skipped lines are not counted).
@@ -29,6 +31,7 @@ import gzip
 import os
 import re
 import sys
+import zlib
 
 import numpy as np
 import pyarrow as pa
@@ -62,8 +65,8 @@ def _read(path: str, kind: str) -> bytes:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError):
-            pass
+        except (OSError, EOFError, zlib.error):
+            pass  # corrupt: read the bytes as they are, as trec_eval does (Malformed line)
     if not data:
         raise TrecError(
             f"trec_eval.{where}: Cannot read {what} file '{path}'\ntrec_eval: Quit in file '{path}'\n", 2
@@ -205,8 +208,8 @@ def read_run(path: str, version: str) -> Run:
             raise _malformed("run", len(rows) + 1, path)
         rows.append(f)
         linenos.append(i + 1)
-    if not rows:
-        raise _crash(path, "no results (only blank or comment lines)")
+    if not rows:  # no result line: every qrels topic is missing (10.0: exit 4, or -c bogus rankings)
+        return Run(run_table([], [], np.zeros(0)), name="", source=path)
     topic = _decode_column([f[0] for f in rows])
     doc = _decode_column([f[2] for f in rows])
     score = _floats([f[4] for f in rows])

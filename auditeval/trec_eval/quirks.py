@@ -15,14 +15,19 @@ m_num_rel.c), found by the differential test against the three builds
   ``te_chk_and_malloc``, which returns the old buffer when the request is not larger.
   The first evaluated topic with every grade negative (``max_rel + 1 <= 0``) gets NULL:
   ``Can't calculate measure`` (exit 4). A later topic with ``max_rel <= -2`` passes a
-  negative size to ``memset``: segmentation fault. :func:`rel_levels_fault` finds the first
-  such topic in evaluation order.
+  negative size to ``memset``: segmentation fault. A grade so large that ``malloc`` refuses
+  the ``(max_rel + 1) * 8`` bytes (``99999999999``: 800 GB) fails as NULL does. When malloc
+  refuses is the machine's business; here: more than its RAM and swap together, which is
+  what Linux's default (heuristic) overcommit refuses. :func:`rel_levels_fault` finds the
+  first such topic in evaluation order.
 * **``num_rel`` summary under ``-c``** (m_num_rel.c ``te_calc_avg_num_rel``): the number of
   qrels lines with grade > 0 over every qrels topic, whatever ``-l`` says (the per-topic
   values do honour ``-l``). :func:`complete_num_rel`.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pyarrow as pa
@@ -70,13 +75,27 @@ def rel_levels_fault(qrels: Qrels, loop: list[str]) -> tuple[int, bool] | None:
         [("grade", "max")]
     )
     max_rel = dict(zip(grouped.column("topic").to_pylist(), grouped.column("grade_max").to_pylist(), strict=True))
+    limit = _malloc_limit() // 8
     for i, topic in enumerate(loop):
         m = max_rel[topic]
-        if i == 0 and m < 0:
-            return 0, False
+        if (i == 0 and m < 0) or m + 1 > limit:
+            return i, False
         if m <= -2:
             return i, True
     return None
+
+
+def _malloc_limit() -> int:
+    """Bytes one malloc may get here: physical memory plus swap (Linux heuristic overcommit)."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("SwapTotal:"):
+                    total += int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return total
 
 
 def complete_num_rel(qrels: Qrels) -> int:

@@ -60,7 +60,10 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     out = sys.stdout if stdout is None else stdout
     err = sys.stderr if stderr is None else stderr
     try:
-        return _main(list(sys.argv[1:] if argv is None else argv), out, err)
+        # C arithmetic is silent: a score such as -1e308 overflows the float32 cast to -inf
+        # there, and numpy must not warn on stderr about it (the library notes it instead)
+        with np.errstate(all="ignore"):
+            return _main(list(sys.argv[1:] if argv is None else argv), out, err)
     except TrecError as exc:
         err.write(exc.text)
         return exc.code
@@ -72,8 +75,8 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
 def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
     try:
         a = parse_args(argv)
-    except UsageError:
-        err.write(USAGE)
+    except UsageError as exc:
+        err.write(exc.message + USAGE)
         return 1
     if a.show_version:
         err.write(f"trec_eval version {VERSION_IDS[a.version]}\n")
@@ -262,6 +265,8 @@ def _print(
                 continue
             if inst.measure is None:
                 chunks.append(line("runid", "all", run.name, "-" if variants else None))
+                if len(run.table) == len(bogus):  # no result line: trec_eval reads results[0]
+                    err.write("auditeval trec-eval: no result lines; trec_eval prints uninitialised memory as the runid\n")
                 continue
             if id(inst) not in res:
                 continue
