@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..conventions import load_profile
-from ..engine.prepare import has_duplicate_pairs
+from ..engine.ids import has_duplicate_pairs
 from ..errors import AuditEvalError
 from ..model import Qrels, Run
 from .args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
