@@ -34,7 +34,6 @@ import sys
 import zlib
 
 import numpy as np
-import pyarrow as pa
 
 from ..io import c_atof, c_atol, header_lines, last_value, read_regular
 from ..model import Qrels, Run, qrels_table, run_table
@@ -154,9 +153,7 @@ def read_qrels(path: str, version: str) -> Qrels:
 def _read_qrels(path: str, version: str) -> Qrels:
     fast = read_regular(path, "qrels", lone_cr_ok=False)  # plain 4-field lines: every build reads them alike
     if fast is not None:
-        line = pa.array(np.arange(1, fast.num_rows + 1, dtype=np.int64))
-        cols = {"topic": fast["topic"], "doc": fast["doc"], "grade": fast["grade"], "line": line}
-        return Qrels(pa.table(cols), source=path)
+        return Qrels(qrels_table(fast["topic"], fast["doc"], fast["grade"]), source=path)
     lines = _lines(_read(path, "qrels"))
     rows: list[list[bytes]] = []
     linenos: list[int] = []
@@ -190,12 +187,9 @@ def _read_qrels(path: str, version: str) -> Qrels:
 def read_run(path: str, version: str) -> Run:
     # plain 6-field lines: every build reads them alike (10.0 also skips a '#' header)
     fast = read_regular(path, "run", lone_cr_ok=False, comment_header=is_10(version))
-    if fast is not None:
-        n, k = fast.num_rows, header_lines(fast)
-        seq = pa.array(np.arange(1, n + 1, dtype=np.int64))
-        line = seq if not k else pa.array(np.arange(k + 1, k + n + 1, dtype=np.int64))
-        cols = {"topic": fast["topic"], "doc": fast["doc"], "score": fast["score"], "rank": seq, "line": line}
-        return Run(pa.table(cols), name=last_value(fast["tag"]), source=path)
+    if fast is not None:  # rank: file order (trec_eval never reads the rank field)
+        table = run_table(fast["topic"], fast["doc"], fast["score"], first_line=header_lines(fast) + 1)
+        return Run(table, name=last_value(fast["tag"]), source=path)
     lines = _lines(_read(path, "run"))
     skip_comments = is_10(version)
     rows: list[list[bytes]] = []
