@@ -16,7 +16,7 @@ pair's reversal rate is exactly its swap probability.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -148,7 +148,7 @@ def _pair_stats(x: np.ndarray, reps: np.ndarray, pairs: list[tuple[int, int]], m
     return {"family": family, "correction": s.correction, "level": s.level, "rows": rows,
             "methods": {"randomization": f"two-sided paired randomization test, {rand_method}",
                         "t": "paired t-test (two-sided)",
-                        "wilcoxon": "Wilcoxon signed-rank (scipy, zero_method=wilcox, method=auto)",
+                        "wilcoxon": "Wilcoxon signed-rank (zeros dropped; exact for <= 20 non-zero, else scipy)",
                         "sign": "two-sided sign test (ties dropped)"}}
 
 
@@ -177,21 +177,36 @@ def _topicset(x: np.ndarray, pairs: list[tuple[int, int]], mm: MeasureMatrix, s:
 
 
 def _agreement(mm: MeasureMatrix, mm_b: MeasureMatrix, swaps: np.ndarray, s: Settings, qrels_b: str) -> dict:
-    notes = []
-    common = [t for t in mm.topics if t in set(mm_b.topics)]
+    return agreement_between(mm, mm_b, s.trials, s.seed, s.threshold, qrels_b, swaps)
+
+
+def agreement_between(mm: MeasureMatrix, mm_b: MeasureMatrix, trials: int = 10000, seed: int = 0,
+                      threshold: float = ranks.THRESHOLD, qrels_b: str = "", swaps: np.ndarray | None = None) -> dict:
+    """Agreement of the run orderings under qrels A (``mm``) and B (``mm_b``), as a dict.
+
+    On the topics evaluated under both. A's swap probabilities come from ``swaps`` when given
+    for exactly those topics, else from the stream ``("bootstrap", variant, "agreement")``.
+    """
     if mm_b.runs != mm.runs:
         raise ValueError("agreement needs the same runs under both qrels")
-    xa = mm.scores[:, [mm.topics.index(t) for t in common]]
+    in_b = set(mm_b.topics)
+    common = [t for t in mm.topics if t in in_b]
+    if not common:
+        raise ValueError("no topic is evaluated under both qrels")
+    pos_a = {t: k for k, t in enumerate(mm.topics)}
     pos_b = {t: k for k, t in enumerate(mm_b.topics)}
+    xa = mm.scores[:, [pos_a[t] for t in common]]
     xb = mm_b.scores[:, [pos_b[t] for t in common]]
+    notes = []
     if len(common) != len(mm.topics) or len(common) != len(mm_b.topics):
         notes.append(f"agreement on the {len(common)} topics evaluated under both qrels "
-                     f"({len(mm.topics)} under A, {len(mm_b.topics)} under B); A's swap probabilities "
-                     "recomputed on them")
-        swaps = bs.swap_probabilities_labelled(xa, s.trials, s.seed, ("bootstrap", mm.variant, "agreement"))
-    ag = agreement(xa.mean(1), xb.mean(1), swaps, s.threshold)
-    return {"qrels_b": qrels_b, "variant_b": mm_b.variant, "topics": len(common), **{
-        k: v for k, v in asdict(ag).items() if k != "disagreements"},
-        "disagreements": [{"a": mm.runs[g.a], "b": mm.runs[g.b], "swap": g.swap, "within_noise": g.within_noise}
-                          for g in ag.disagreements],
-        "notes": notes}
+                     f"({len(mm.topics)} under A, {len(mm_b.topics)} under B)")
+        swaps = None
+    if swaps is None:
+        swaps = bs.swap_probabilities_labelled(xa, trials, seed, ("bootstrap", mm.variant, "agreement"))
+    ag = agreement(xa.mean(1), xb.mean(1), swaps, threshold)
+    return {"qrels_b": qrels_b, "variant_b": mm_b.variant, "topics": len(common), "tau": ag.tau, "rho": ag.rho,
+            "same_order": ag.same_order, "pairs": ag.pairs, "threshold": ag.threshold,
+            "disagreements": [{"a": mm.runs[g.a], "b": mm.runs[g.b], "swap": g.swap, "within_noise": g.within_noise}
+                              for g in ag.disagreements],
+            "notes": notes}
