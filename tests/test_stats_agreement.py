@@ -61,3 +61,21 @@ def test_agreement_degrades_with_the_flip_rate(robust03):
     small = got[0.02]["disagreements"]
     assert small and all(g["within_noise"] for g in small)
     assert sum(not g["within_noise"] for g in got[0.5]["disagreements"]) > 0
+
+
+def test_kendall_spearman_midranks_match_scipy():
+    from scipy import stats as sps
+
+    from auditeval.stats.agreement import kendall_tau_b, spearman_rho
+    from auditeval.stats.ranks import competition_ranks
+    from auditeval.stats.significance import midranks
+
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        x = rng.integers(0, 5, 9).astype(float)  # many ties
+        y = rng.integers(0, 5, 9).astype(float)
+        assert kendall_tau_b(x, y) == pytest.approx(sps.kendalltau(x, y).statistic, rel=1e-12)
+        assert spearman_rho(x, y) == pytest.approx(sps.spearmanr(x, y).statistic, rel=1e-12)
+        np.testing.assert_array_equal(midranks(x), sps.rankdata(x))
+    m = rng.integers(0, 4, (6, 50)).astype(float)
+    np.testing.assert_array_equal(competition_ranks(m), sps.rankdata(-m, method="min", axis=0))

@@ -62,6 +62,7 @@ def sections(m: dict) -> list[Section]:
                    header=["rank", "interval", "run", "mean", f"{lvl} interval"], right={0, 1, 3})
     if left_out:
         runs.header.append(f"mean, {d['kept']} topics")
+        runs.right.add(5)
         runs.lines.append(f"last column: mean without the {left_out} topics on which every run is within "
                           f"{d['near']} of 0 or 1 (no discriminating power); tau to the full ranking "
                           f"{num(d['tau_filtered'], 3)}")
@@ -180,7 +181,7 @@ def render_text(measures: list[dict], notes: list[str], out: TextIO) -> None:
         console.print(Text(f"note: {n}"))
 
 
-_MD = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+_MD = re.compile(r"([\\`*_\[\]<>|~])")  # inline specials; no cell or item starts a line
 
 
 def md_escape(s: str) -> str:
@@ -190,7 +191,8 @@ def md_escape(s: str) -> str:
 def render_markdown(measures: list[dict], notes: list[str], out: TextIO) -> None:
     for m in measures:
         for k, sec in enumerate(sections(m)):
-            out.write(("## " if k == 0 else "### ") + md_escape(sec.title) + "\n\n")
+            title = sec.title.removeprefix("== ")
+            out.write(("## " if k == 0 else "### ") + md_escape(title) + "\n\n")
             for line in sec.lines:
                 out.write(f"- {md_escape(line)}\n")
             if sec.lines:

@@ -30,7 +30,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
+from scipy import special
 
 from .rng import blocks, generator
 
@@ -109,9 +109,15 @@ def paired_t(diffs: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.nda
     se = diffs.std(-1, ddof=1) / np.sqrt(n)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / se
-    p = 2 * sps.t.sf(np.abs(t), n - 1)
-    half = sps.t.ppf((1 + level) / 2, n - 1) * se
+    p = 2 * special.stdtr(n - 1, -np.abs(t))
+    half = special.stdtrit(n - 1, (1 + level) / 2) * se
     return t, p, np.stack([mean - half, mean + half], axis=-1)
+
+
+def midranks(v: np.ndarray) -> np.ndarray:
+    """Ranks 1..n of ``v``, ties sharing their mean rank (``scipy.stats.rankdata`` "average")."""
+    _, inverse, counts = np.unique(v, return_inverse=True, return_counts=True)
+    return (np.cumsum(counts) - (counts - 1) / 2.0)[inverse]
 
 
 def wilcoxon(diffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -129,7 +135,7 @@ def wilcoxon(diffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         nz = row[row != 0]
         if nz.size == 0:
             continue
-        r = sps.rankdata(np.abs(nz))
+        r = midranks(np.abs(nz))
         w_plus = r[nz > 0].sum()
         w[k] = min(w_plus, r.sum() - w_plus)
         if nz.size <= EXACT_MAX:
@@ -137,6 +143,8 @@ def wilcoxon(diffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             continue
         ties = np.unique(np.abs(nz)).size < nz.size
         method = "exact" if not ties and nz.size <= 50 else "asymptotic"
+        from scipy import stats as sps  # imported here: a second of start-up, rarely needed
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             p[k] = sps.wilcoxon(nz, zero_method="wilcox", method=method).pvalue
@@ -149,7 +157,8 @@ def sign_test(diffs: np.ndarray) -> np.ndarray:
     wins = (diffs > 0).sum(-1)
     losses = (diffs < 0).sum(-1)
     n = wins + losses
-    return np.minimum(1.0, 2 * sps.binom.cdf(np.minimum(wins, losses), n, 0.5))
+    p = np.minimum(1.0, 2 * special.bdtr(np.minimum(wins, losses), n, 0.5))
+    return np.where(n == 0, 1.0, p)
 
 
 @dataclass(frozen=True)
