@@ -64,6 +64,23 @@ def test_compare_json_hand_checked(tmp_path):
     # bad vs mid: d = -1 on topics 07-10 (4), 0 elsewhere: exact p = 2 / 2^4
     assert rows[1]["p"]["randomization"] == 2 / 16
     assert m["bootstrap"]["trials"] == 2000 and m["bootstrap"]["seed"] == 0
+    assert good["median_topic_diff"] == 0.0 and good["boot_median"] == pytest.approx(1 / 6, abs=0.09)
+
+
+def test_compare_qrels_b_agreement(tmp_path):
+    qrels, runs = _write(tmp_path)
+    # qrels B: 'n' is the relevant doc on topics 07-12 instead of 'r' -> P@1 of bad = 1 there
+    b = tmp_path / "qrels_b"
+    b.write_text("".join(f"{t} 0 r {int(k < 6)}\n{t} 0 n {int(k >= 6)}\n" for k, t in enumerate(TOPICS)))
+    code, out, err = _run([qrels, *runs, "-m", "P@1", "--trials", "500", "--format", "json", "--qrels-b", str(b)])
+    assert code == 0, err
+    ag = json.loads(out)["measures"][0]["agreement"]
+    # A: good 1, mid 10/12, bad 1/2; B: good 6/12, mid 8/12 (01-06 and 11-12), bad 12/12
+    assert ag["pairs"] == 3 and ag["same_order"] == 0.0 and ag["tau"] == pytest.approx(-1.0)
+    assert {(g["a"], g["b"]) for g in ag["disagreements"]} == {("good_run&1", "mid"), ("good_run&1", "bad"),
+                                                              ("mid", "bad")}
+    code, text, _ = _run([qrels, *runs, "-m", "P@1", "--trials", "500", "--qrels-b", str(b)])
+    assert "Kendall tau -1.000" in text and "3 disagreements" in text
 
 
 def test_compare_text_fits_100_columns_and_names_settings(tmp_path):

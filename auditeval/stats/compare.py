@@ -116,6 +116,7 @@ def _pair_stats(x: np.ndarray, reps: np.ndarray, pairs: list[tuple[int, int]], m
     ib = np.array([p[1] for p in pairs])
     d = x[ia] - x[ib]
     iv = bs.summarize(d, reps[ia] - reps[ib], s.level)
+    med = np.median(d, axis=-1)
     n_top = x.shape[1]
     scale = np.abs(x[ia]).sum(-1) + np.abs(x[ib]).sum(-1)
     if n_top <= significance.EXACT_MAX:
@@ -135,7 +136,7 @@ def _pair_stats(x: np.ndarray, reps: np.ndarray, pairs: list[tuple[int, int]], m
     for k, (i, j) in enumerate(pairs):
         rows.append({
             "a": mm.runs[i], "b": mm.runs[j], "mean_diff": _f(iv.observed[k]),
-            "boot_median": _f(iv.median[k]),
+            "boot_median": _f(iv.median[k]), "median_topic_diff": _f(med[k]),
             "percentile": [_f(iv.percentile[k, 0]), _f(iv.percentile[k, 1])],
             "bca": [_f(iv.bca[k, 0]), _f(iv.bca[k, 1])],
             "t_interval": [_f(eff.interval[k, 0]), _f(eff.interval[k, 1])],

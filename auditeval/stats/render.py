@@ -95,7 +95,7 @@ def sections(m: dict) -> list[Section]:
     out.append(_topicset(m["topicset"]))
     out.append(_diagnostics(m, d))
     if "agreement" in m:
-        out.append(_agreement(m["agreement"]))
+        out.append(_agreement(m["agreement"], m["variant"]))
     if m["notes"]:
         out.append(Section("notes", [*m["notes"]]))
     return out
@@ -143,13 +143,13 @@ def _diagnostics(m: dict, d: dict) -> Section:
     return s
 
 
-def _agreement(ag: dict) -> Section:
+def _agreement(ag: dict, variant_a: str) -> Section:
     s = Section(f"agreement with qrels B ({ag['qrels_b']}), {ag['topics']} topics")
     noise = sum(1 for g in ag["disagreements"] if g["within_noise"])
     s.lines.append(f"Kendall tau {num(ag['tau'], 3)}, Spearman rho {num(ag['rho'], 3)}, "
                    f"same order {pct(ag['same_order'])} of {ag['pairs']} pairs; {len(ag['disagreements'])} "
                    f"disagreements, {noise} within noise (A's swap probability > {pct(ag['threshold'])})")
-    if ag["variant_b"]:
+    if ag["variant_b"] != variant_a:
         s.lines.append(f"variant B: {ag['variant_b']}")
     s.lines.extend(f"{g['a']} vs {g['b']}: swap {pct(g['swap'])}, "
                    + ("within noise" if g["within_noise"] else "beyond noise") for g in ag["disagreements"])
