@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import EvaluationError
 from . import bootstrap as bs
 from . import corrections, diagnostics, ranks, significance, topicset
 from .agreement import agreement
@@ -49,8 +50,9 @@ class Settings:
 
 
 def _f(x) -> float | None:
+    """A JSON number; None for NaN and infinities (e.g. d_z of a constant difference)."""
     x = float(x)
-    return None if np.isnan(x) else x
+    return x if np.isfinite(x) else None
 
 
 def _pairs(runs: list[str], baseline: str | None) -> list[tuple[int, int]]:
@@ -65,6 +67,9 @@ def analyze(mm: MeasureMatrix, s: Settings, strata: dict[str, str] | None = None
     """The full comparison of one measure (see the module docstring)."""
     x = mm.scores
     n_sys, n_top = x.shape
+    if n_top < 2:
+        raise EvaluationError(f"{mm.measure}: statistics over topics need at least 2 topics evaluated for every run, "
+                              f"got {n_top}")
     codes = bs.stratum_codes(mm.topics, strata, s.strata_source or "strata") if strata else None
     reps = bs.replicate_means(x, s.trials, generator(s.seed, "bootstrap", mm.variant), codes)
     obs = x.mean(axis=1)
