@@ -66,6 +66,9 @@ def _seed(text: str) -> int:
 def compare_parser(p: argparse.ArgumentParser) -> None:
     from ..cli_eval import DEFAULT_MEASURES
 
+    p.description = ("paired statistics per measure: bootstrap intervals and reversal rates, randomization, t, "
+                     "Wilcoxon and sign tests with corrections, rank intervals, topic-set size, topic diagnostics, "
+                     "agreement with a second qrels")
     p.add_argument("qrels", help="qrels file (plain, .gz) or irds:DATASET_ID")
     p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
