@@ -130,7 +130,7 @@ def test_compare_errors_are_clean(tmp_path):
 def test_compare_stratified_and_plots(tmp_path):
     qrels, runs = _write(tmp_path)
     strata = tmp_path / "strata.csv"
-    strata.write_text("".join(f"{t},{'easy' if k < 6 else 'hard'}\n" for k, t in enumerate(TOPICS)))
+    strata.write_text("".join(f"{t},{'easy' if k < 6 else 'hard'}\n" for k, t in enumerate(TOPICS)) + "99,hard\n")
     png, svg = tmp_path / "r.png", tmp_path / "r.svg"
     code, out, err = _run([qrels, *runs, "-m", "P@1", "--trials", "400", "--strata", str(strata),
                            "--plot", str(png), "--format", "json"])
@@ -138,6 +138,7 @@ def test_compare_stratified_and_plots(tmp_path):
     m = json.loads(out)["measures"][0]
     assert "stratified by" in m["bootstrap"]["method"] and "(2 strata)" in m["bootstrap"]["method"]
     # 6 easy topics where every run scores 1: the stratified mean of 'bad' is always 0.5
+    assert m["notes"] == [f"{strata}: 1 topic(s) with a stratum are not among the evaluated topics, unused: 99"]
     bad = next(s for s in m["systems"] if s["run"] == "bad")
     assert bad["ci"] == [0.5, 0.5]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -55,6 +55,16 @@ def _f(x) -> float | None:
     return x if np.isfinite(x) else None
 
 
+def _strata_notes(topics: list[str], strata: dict[str, str] | None, source: str | None) -> list[str]:
+    if not strata:
+        return []
+    extra = sorted(set(strata) - set(topics))
+    if not extra:
+        return []
+    shown = ", ".join(extra[:10]) + (" ..." if len(extra) > 10 else "")
+    return [f"{source}: {len(extra)} topic(s) with a stratum are not among the evaluated topics, unused: {shown}"]
+
+
 def _pairs(runs: list[str], baseline: str | None) -> list[tuple[int, int]]:
     if baseline is None:
         return [(i, j) for i in range(len(runs)) for j in range(i + 1, len(runs))]
@@ -82,7 +92,7 @@ def analyze(mm: MeasureMatrix, s: Settings, strata: dict[str, str] | None = None
                                         if codes is not None else "")
     out: dict = {
         "measure": mm.measure, "variant": mm.variant, "engine": mm.engine, "topics": n_top,
-        "runs": mm.runs, "notes": mm.notes(),
+        "runs": mm.runs, "notes": mm.notes() + _strata_notes(mm.topics, strata, s.strata_source),
         "bootstrap": {"method": boot_method, "trials": s.trials, "seed": s.seed, "level": s.level,
                       "stream": "generator(seed, 'bootstrap', variant)", **rng_settings()},
         "systems": [
