@@ -19,8 +19,10 @@ The control flow follows trec_eval.c ``main``:
 5. no topic evaluated (9.0.8): exit 7; otherwise the summary (unless ``-n``).
 
 After a 10.0 ``-c`` bogus evaluation trec_eval resets ``num_ret``, ``utility``,
-``relstring``, ``unj*`` and ``rbp_resid`` (exact names, trec_eval.c); the engine evaluates
-such a topic on an empty ranking, which gives the same values for every measure.
+``relstring``, ``unj*`` and ``rbp_resid`` (exact names, trec_eval.c); the engine gives a
+topic absent from the run the value its spec row names (``missing``: utility 0) or the
+value of an empty ranking (num_ret 0, relstring '', unj 0, rbp_resid 0 under
+``rbp_resid=if-unjudged``), which is what the reset leaves: the drop-in prints it as is.
 """
 
 from __future__ import annotations
@@ -34,17 +36,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..conventions import load_profile
+from ..engine.evaluate import evaluate_prepared, staged_for
 from ..errors import AuditEvalError
 from ..model import Qrels, Run
 from .args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
 from .catalog import PROFILES, VERSION_IDS, is_10, nicknames, table
 from .format import line, value_text
-from .order import duplicate_errors, fix_nan_topics, sort_topics
+from .order import duplicate_errors, sort_topics
 from .params import Instance, ParamError, instances
 from .parse import TrecError, read_qrels, read_run
 
 NOT_FORM_RES_RELS = ("runid", "num_q")  # measures whose calc never builds the ranked list
-BOGUS_RESET = ("num_ret", "utility", "relstring", "rbp_resid")  # trec_eval.c clean-up, plus "unj*"
 
 
 def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -141,15 +143,14 @@ def _convention(a: Args):
 def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextIO, err: TextIO) -> int:
     conv = _convention(a)
     ten = is_10(a.version)
-    float32 = conv.sim == "float32"
-    run = fix_nan_topics(run, float32)
+    cache: dict = {}  # one StagedRun: duplicates found on the ranking the evaluation uses
     q_topics = sort_topics(set(pc.unique(qrels.table.column("topic")).to_pylist()))
     r_set = set(pc.unique(run.table.column("topic")).to_pylist())
     q_set = set(q_topics)
     loop = q_topics if ten else [t for t in sort_topics(r_set) if t in q_set]
 
     first_calc = next((i.spec.name for i in insts if i.spec.name not in NOT_FORM_RES_RELS), None)
-    dups = duplicate_errors(qrels, run, a.max_docs, float32) if first_calc else {}
+    dups = duplicate_errors(staged_for(qrels, run, cache), conv) if first_calc else {}
     stop: tuple[int, str] | None = None
     for i, t in enumerate(loop):
         missing = t not in r_set
@@ -172,21 +173,23 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
     if not loop:
         err.write("trec_eval: No queries with both results and relevance info\n")
         return 7
-    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary)
+    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary, cache=cache)
 
 
 def _filter(tbl: pa.Table, keep: set[str]) -> pa.Table:
     return tbl.filter(pc.is_in(tbl.column("topic"), value_set=pa.array(sorted(keep), pa.string())))
 
 
-def _print(a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: TextIO, err: TextIO, summary: bool) -> int:
-    from ..engine.evaluate import evaluate_prepared
+def _print(
+    a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: TextIO, err: TextIO, summary: bool,
+    cache: dict | None = None,
+) -> int:
     from ..engine.measures import MEASURES
 
     todo = [i for i in insts if i.measure is not None and i.measure.name in MEASURES]
     absent = [i.name for i in insts if i.measure is not None and i.measure.name not in MEASURES]
     try:
-        rows = evaluate_prepared(qrels, run, [i.measure for i in todo], conv, cache={})
+        rows = evaluate_prepared(qrels, run, [i.measure for i in todo], conv, cache={} if cache is None else cache)
     except AuditEvalError as exc:
         err.write(f"auditeval trec-eval: {exc}\n")
         return 3
@@ -206,8 +209,6 @@ def _print(a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: Te
                     continue
                 _m, variant, p2, vals, _agg = res[id(inst)]
                 v = vals[ti] if p2 is p else vals[list(p2.topics).index(t)]
-                if missing[ti] and (inst.name in BOGUS_RESET or inst.name.startswith("unj")):
-                    v = "" if inst.spec.fmt == "str" else 0.0
                 chunks.append(line(inst.name, t, value_text(v, inst.spec.fmt), str(variant) if variants else None))
     if summary:
         for inst in insts:
