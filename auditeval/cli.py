@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ._version import __version__
+from .audit.cli import audit_parser, cmd_audit
 from .cli_eval import DEFAULT_MEASURES, cmd_eval, eval_parser
 from .conventions import AXES, AXIS_ORDER, diff, load_profile, profile_names, resolve
 from .errors import AuditEvalError
@@ -156,6 +157,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
     "conventions": ("explain profiles and axes: list | show NAME | diff A B", _conv_parser, cmd_conventions),
     "measures": ("list measures and the axes each reads", _no_args, cmd_measures),
     "compare": ("paired bootstrap, tests, rank intervals, topic-set size", compare_parser, cmd_compare),
+    "audit": ("run reference tools beside the native engine; explain every difference", audit_parser, cmd_audit),
 }
 
 

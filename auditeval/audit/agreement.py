@@ -61,7 +61,7 @@ def matches(a: Adapter, tool: dict[str, Any], tv: TopicValues, m: Measure, conv:
             if agg_bad:
                 detail += ("; " if detail else "") + f"aggregate {float(agg_t)!r} vs {agg_n!r}"
             return False, detail, len(mine), worst
-        return True, f"{len(mine)} topics to {TOL:g}", len(mine), worst
+        return True, f"{len(mine)} topics, doubles to {TOL:g}", len(mine), worst
     digits = a.printed_digits or 4
     topics = {t: v if isinstance(v, str) else printed(float(v), digits) for t, v in topics.items()}
     topics_shown = set(topics)
@@ -83,7 +83,7 @@ def matches(a: Adapter, tool: dict[str, Any], tv: TopicValues, m: Measure, conv:
         if agg_bad:
             detail += ("; " if detail else "") + f"aggregate {agg_t} vs {printed(tv.aggregate, digits)}"
         return False, detail, len(mine), None
-    return True, f"{len(mine)} topics and the mean, as printed ({digits} decimals)", len(mine), None
+    return True, f"{len(mine)} topics, as printed ({digits} dp)", len(mine), None
 
 
 def _topic_sets(only_tool: list[str], only_native: list[str]) -> str:

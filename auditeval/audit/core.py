@@ -23,11 +23,11 @@ import numpy as np
 from ..adapters import references
 from ..adapters.base import Adapter
 from ..adapters.runner import Outcome, Request, start
+from ..api import read_runs
 from ..conventions import AXES, Convention, load_profile, resolve
 from ..engine.evaluate import ENGINE
-from ..io import qrels_from, run_from
+from ..io import qrels_from
 from ..measures import Measure
-from ..model import Run
 from ..variant import Variant, parse_measure
 from . import agreement, attribution, diagnostics, official
 from .inputs import rewritten_run, tool_file
@@ -51,7 +51,7 @@ TIE_TOPICS_SHOWN = 20  # per run and measure, widest envelopes first
 
 def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, against: list[str] | str | None = None,
           profile: str | Path | Convention | None = None, trec_eval: list[str] | None = None,
-          progress: bool | None = None, seed: int = 0, samples: int = 100, timeout: float | None = None) -> AuditReport:
+          progress: bool | None = None, seed: int = 0, samples: int = 50, timeout: float | None = None) -> AuditReport:
     """Audit ``runs`` against ``qrels`` with every reference in ``against`` (default: all installed).
 
     ``profile`` is the chosen convention (default trec_eval-9.0.8) that the sensitivity sweep
@@ -62,7 +62,8 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     t0 = time.perf_counter()
     q = qrels_from(qrels)
     run_in = list(runs) if isinstance(runs, list | tuple) else [runs]
-    run_objs = _load_runs(run_in)
+    loaded = read_runs(run_in)
+    run_objs = [r for r, _ in loaded]
     labels = [str(m) for m in (measures or DEFAULT_MEASURES)]
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in (measures or DEFAULT_MEASURES)]
     base = resolve(profile if profile is not None else DEFAULT_PROFILE)
@@ -72,6 +73,7 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     refs = references([a.strip() for a in against_list] if against_list else None, trec_eval)
     rep = AuditReport(qrels=q.source, runs=names, measures=labels, profile=base_name, native_engine=ENGINE)
     rep.notes.extend(q.notes)
+    rep.notes.extend(n for _, n in loaded if n)
     nat = Native(q, run_objs)
     max_grade = int(q.table.column("grade").to_numpy().max()) if len(q) else 1
     show = sys.stderr.isatty() if progress is None else progress
@@ -127,19 +129,6 @@ def _profile_name(profile: Any) -> str:
     return load_profile(profile).name
 
 
-def _load_runs(run_in: list[Any]) -> list[Run]:
-    out, seen = [], {}
-    for r_in in run_in:
-        r = run_from(r_in)
-        if r.name in seen:
-            seen[r.name] += 1
-            r = Run(r.table, name=f"{r.name}#{seen[r.name]}", source=r.source, notes=r.notes, skipped=r.skipped)
-        else:
-            seen[r.name] = 1
-        out.append(r)
-    return out
-
-
 def _progress(show: bool):
     if not show:
         return nullcontext(None)
@@ -183,12 +172,13 @@ def _plan(refs: list[Adapter], measures: list[Measure], labels: list[str], base:
                     key = f"{ri}|{mode}|{label}"
                     reqs.append(Request(key, run_file, plan.tool_measure, plan.options))
                     requested[(a.name, key)] = (ri, label, m, conv, mode, plan.rewrite)
-        info = EngineInfo(a.name, a.engine(), a.profile, "ok", "; ".join(skipped))
+        info = EngineInfo(a.name, a.engine(), a.profile, "ok", "", computes=list(dict.fromkeys(
+            requested[(a.name, r.key)][1] for r in reqs)), unsupported=skipped)
         rep.engines.append(info)
         if reqs:
             tasks.append((a, qfile, reqs))
         else:
-            info.status = "nothing to compute"
+            info.status, info.message = "nothing to compute", "computes none of the requested measures"
     return tasks, requested
 
 
@@ -202,7 +192,7 @@ def _agreement(rep, nat, outcomes, adapters, requested, parsed, labels, names, m
         e.engine, e.seconds = out.engine, out.seconds
         if out.status != "ok":
             e.status = out.status
-            e.message = (out.message + ("; " + e.message if e.message else "")).strip("; ")
+            e.message = out.message
         for (aname, key), (ri, label, m, conv, mode, rewrite) in requested.items():
             if aname != a.name:
                 continue

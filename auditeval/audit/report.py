@@ -31,6 +31,8 @@ class EngineInfo:
     status: str  # ok | not installed | failed | timeout | unsupported
     message: str = ""
     seconds: float = 0.0
+    computes: list[str] = field(default_factory=list)  # measures it was asked for
+    unsupported: list[str] = field(default_factory=list)  # "MEASURE: unsupported: ..." per variant it cannot compute
 
 
 @dataclass

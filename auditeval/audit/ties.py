@@ -110,6 +110,26 @@ def _reorder(p: Prepared, blocks: np.ndarray, key: np.ndarray) -> Prepared:
 
 
 SAMPLE_ROWS = 2_000_000  # rows evaluated at once when sampling (copies stacked as topics)
+# measures that read only the rows down to the last relevant document (rows below it can go)
+TAIL_FREE = frozenset({"AP", "GMAP", "Bpref", "GMBpref", "11pt", "IPrec", "RR"})
+
+
+def _head(sub: Prepared, blk: np.ndarray, mixed_rows: np.ndarray, c: Convention) -> tuple[Prepared, np.ndarray, np.ndarray]:
+    """``sub`` cut after the block holding each topic's last relevant document."""
+    rel = sub.rel_mask(c.rel)
+    keep_to = np.zeros(sub.n_topics, np.int64)  # rows kept per topic
+    rows = np.flatnonzero(rel)
+    if len(rows):
+        last = np.full(sub.n_topics, -1, np.int64)
+        np.maximum.at(last, sub.row_topic[rows], rows)
+        has = last >= 0
+        end_of_block = np.searchsorted(blk, blk[last[has]], side="right")  # blk ascends with rows
+        keep_to[has] = end_of_block - sub.offsets[:-1][has]
+    keep = (sub.rank <= keep_to[sub.row_topic])
+    counts = np.bincount(sub.row_topic[keep], minlength=sub.n_topics)
+    cut = replace(sub, offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64), grade=sub.grade[keep],
+                  run_row=sub.run_row[keep])
+    return cut, blk[keep], mixed_rows[keep]
 
 
 def _sampled(sub: Prepared, blk: np.ndarray, mixed_rows: np.ndarray, fn, m: Measure, c: Convention, samples: int,
@@ -118,6 +138,8 @@ def _sampled(sub: Prepared, blk: np.ndarray, mixed_rows: np.ndarray, fn, m: Meas
 
     The copies are stacked as extra topics of one prepared list, so each batch is one
     vectorized measure call; only rows of mixed blocks are permuted."""
+    if m.name in TAIL_FREE and m.cutoff is None:
+        sub, blk, mixed_rows = _head(sub, blk, mixed_rows, c)
     n, t = len(sub.grade), sub.n_topics
     idx = np.flatnonzero(mixed_rows)
     vals = sub.grade[idx]
@@ -158,7 +180,7 @@ class Envelope:
     agg_method: str
 
 
-def envelope(p: Prepared, run: Run, m: Measure, conv: Convention, samples: int = 100, seed: int = 0) -> Envelope:
+def envelope(p: Prepared, run: Run, m: Measure, conv: Convention, samples: int = 50, seed: int = 0) -> Envelope:
     """The tie envelope of measure ``m`` on prepared lists ``p`` (see the module docstring)."""
     m2, c2 = fold(m, conv)
     d = MEASURES[m2.name]

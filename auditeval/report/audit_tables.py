@@ -82,10 +82,22 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
     V = Variants(rep, legend)  # noqa: N806 - a callable used like a function
     out: list[Section] = []
 
-    s = Section("engines", "Engines", ["engine", "version", "profile", "status", "s", "note"])
+    s = Section("engines", "Engines", ["engine", "version", "profile", "status", "seconds", "computes / note"])
     for e in rep.engines:
-        s.rows.append([e.name, e.engine, e.profile, e.status, f"{e.seconds:.1f}", e.message])
+        note = e.message or (", ".join(e.computes) if e.computes else "")
+        s.rows.append([e.name, e.engine, e.profile, e.status, f"{e.seconds:.1f}", note])
         s.status.append(e.status if e.status != "ok" else "")
+    out.append(s)
+
+    s = Section("unsupported", "Not computed (each reference says why)", ["engine", "measures", "reason"])
+    for e in rep.engines:
+        groups: dict[str, list[str]] = {}
+        for u in e.unsupported:
+            measure, reason = u.split(": ", 1)
+            groups.setdefault(reason.replace(f"compute {measure.split(' ')[0]}", "compute it"), []).append(measure)
+        for reason, ms in groups.items():
+            s.rows.append([e.name, ", ".join(ms), reason])
+            s.status.append("")
     out.append(s)
 
     s = Section("agreement", "Agreement: each reference beside the native engine under that reference's own variant",
@@ -96,18 +108,21 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
     out.append(s)
 
     s = Section("conv_diff", "Convention diff: axes on which the engines' settings differ",
-                ["axis", "settings (engines)", "value", "run", "measure", "delta", "topics moved", "variant"])
+                ["axis", "setting", "engines"])
     for c in rep.conv_diff:
         by_val: dict[str, list[str]] = {}
         for eng, val in c.settings.items():
             by_val.setdefault(val, []).append(eng)
-        settings = "; ".join(f"{val}: {', '.join(engs)}" for val, engs in by_val.items())
-        if not c.effects:
-            s.rows.append([c.axis, settings, "", "", "", "", "", ""])
+        for i, (val, engs) in enumerate(by_val.items()):
+            s.rows.append([c.axis if i == 0 else "", val + (" (chosen)" if val == c.base else ""), ", ".join(engs)])
             s.status.append("")
-        for i, e in enumerate(c.effects):
-            s.rows.append([c.axis if i == 0 else "", settings if i == 0 else "", e.to_value, e.run, e.measure,
-                           e.error or fmt_delta(e.delta), str(e.topics_moved), V(e.variant)])
+    out.append(s)
+    s = Section("conv_effect", "What each differing axis alone changes (from the chosen profile)",
+                ["axis", "value", "run", "measure", "aggregate", "delta", "topics moved", "variant"])
+    for c in rep.conv_diff:
+        for e in c.effects:
+            s.rows.append([c.axis, e.to_value, e.run, e.measure, fmt(e.aggregate), e.error or fmt_delta(e.delta),
+                           str(e.topics_moved), V(e.variant)])
             s.status.append("")
     out.append(s)
 
@@ -128,12 +143,25 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
     out.append(s)
 
     s = Section("sensitivity", f"Sensitivity: one axis at a time from {rep.profile}",
-                ["run", "measure", "axis", "value", "aggregate", "delta", "topics", "largest change", "variant"])
+                ["run", "measure", "axis", "value", "aggregate", "delta", "topics", "largest change", "variant"],
+                intro="Values that change nothing on this input are listed together per run and measure.")
+    inert: dict[tuple[str, str], list[str]] = {}
     for r in rep.sensitivity:
+        key = (r.run, r.measure)
+        if not r.is_base and not r.error and r.topics_changed == 0 and not r.delta:
+            inert.setdefault(key, []).append(f"{r.axis}={r.value}")
+            continue
         big = f"{fmt_delta(r.largest_change)} (topic {r.largest_topic})" if r.largest_topic else "-"
-        s.rows.append([r.run, r.measure, r.axis, r.value + (" (chosen)" if r.is_base else ""),
-                       r.error or fmt(r.aggregate), "" if r.is_base else fmt_delta(r.delta),
-                       "" if r.is_base else str(r.topics_changed), "" if r.is_base else big, V(r.variant)])
+        if r.is_base:
+            if any(x.is_base and (x.run, x.measure) == key for x in rep.sensitivity[:rep.sensitivity.index(r)]):
+                continue
+            s.rows.append([r.run, r.measure, "(chosen)", rep.profile, fmt(r.aggregate), "", "", "", V(r.variant)])
+        else:
+            s.rows.append([r.run, r.measure, r.axis, r.value, r.error or fmt(r.aggregate), fmt_delta(r.delta),
+                           str(r.topics_changed), big, V(r.variant)])
+        s.status.append("")
+    for (run, measure), vals in inert.items():
+        s.rows.append([run, measure, "(no change)", " ".join(vals), "", "0", "0", "", ""])
         s.status.append("")
     out.append(s)
 

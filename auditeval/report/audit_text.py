@@ -17,7 +17,7 @@ from ..audit.report import AuditReport
 from .audit_tables import BAD, WARN, sections, verdict
 
 STYLE = {**{s: "bold red" for s in BAD}, **{s: "yellow" for s in WARN}}
-SKIP_EMPTY = {"evidence", "notes", "attribution", "conv_diff"}
+SKIP_EMPTY = {"evidence", "notes", "attribution", "conv_diff", "conv_effect", "unsupported"}
 
 
 def render(rep: AuditReport, width: int = 100, color: bool = False) -> str:
