@@ -88,8 +88,14 @@ def topic_evidence(nat: Native, ri: int, m: Measure, ca: Convention, flips: tupl
             out.append(f"{axis}: {base.error or alone.error}")
             continue
         da, db = base.as_dict(), alone.as_dict()
-        topics = sorted(set(da) | set(db), key=lambda t: -_gap(da.get(t), db.get(t)))
+        topics = sorted(set(da) | set(db), key=lambda t: (-_gap(da.get(t), db.get(t)), t))  # largest change first
         topics = [t for t in topics if _gap(da.get(t), db.get(t)) > 1e-12]
+        if not topics and axis == "gm_floor":  # per-topic values equal; the floor acts in the aggregate
+            ca2, cb2 = fold(m, ca)[1], fold(m, c1)[1]
+            low = [t for t, v in da.items() if v < max(ca2.gm_floor, cb2.gm_floor)]
+            out += [f"gm_floor: topic {t}: {m} {da[t]:.4g} is floored at {ca2.gm_floor!r} vs {cb2.gm_floor!r} before "
+                    "the geometric mean" for t in low[:limit]]
+            continue
         if not topics:
             continue
         pa_, pb = nat.prepared(ri, ca, m), nat.prepared(ri, c1, m)

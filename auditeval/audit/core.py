@@ -272,7 +272,7 @@ def _attributions(rep, nat, effective, parsed, labels, names, base, base_name):
             groups = _groups(effective, ri, label, m)
             bv = str(Variant.of(m, base))
             groups.setdefault(bv, ([], base))[0].insert(0, f"native ({base_name})")
-            items = sorted(groups.items())
+            items = [(bv, groups[bv])] + sorted((k, g) for k, g in groups.items() if k != bv)  # chosen profile first
             for i in range(len(items)):
                 for j in range(i + 1, len(items)):
                     (va, (ea, ca)), (vb, (eb, cb)) = items[i], items[j]

@@ -166,7 +166,10 @@ DESCRIBERS = {"ties": ties, "sim": sim, "topics": topics, "iprec": iprec, "negat
 def explain(axis: str, topic: str, run: Run, pa_: Prepared, pb: Prepared, ca: Convention, cb: Convention,
             before: float | None, after: float | None, measure: str) -> str:
     """One line of evidence for ``topic`` (falls back to the value change)."""
-    change = f"{measure} {_fmt(before)} -> {_fmt(after)}"
+    digits = 4
+    if before is not None and after is not None and 0 < abs(after - before) < 5e-5:
+        digits = min(12, 4 - int(math.floor(math.log10(abs(after - before)))))  # show the digits that moved
+    change = f"{measure} {_fmt(before, digits)} -> {_fmt(after, digits)}"
     fn = DESCRIBERS.get(axis)
     text = fn(topic, run, pa_, pb, ca, cb) if fn is not None else None
     if text is None:
@@ -174,5 +177,5 @@ def explain(axis: str, topic: str, run: Run, pa_: Prepared, pb: Prepared, ca: Co
     return f"{text} ({change})"
 
 
-def _fmt(v: float | None) -> str:
-    return "not evaluated" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"
+def _fmt(v: float | None, digits: int = 4) -> str:
+    return "not evaluated" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"

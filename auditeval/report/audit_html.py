@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import io
+import re
 
 from ..audit.report import AuditReport
 from .audit_tables import BAD, WARN, sections, verdict
@@ -20,7 +21,7 @@ body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1.5em
 h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.6em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;font-size:12px;margin:.4em 0}
 th,td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
-th{background:#f3f3f3}td.v{font-family:ui-monospace,Menlo,monospace;font-size:11px;color:#555}
+th{background:#f3f3f3}td.v{font-family:ui-monospace,Menlo,monospace;font-size:11px;color:#555;word-break:break-all;min-width:18em}
 tr.bad td{background:#fdd;font-weight:bold}tr.warn td{background:#fff4d6}
 .verdict{font-weight:bold;padding:.4em .6em;display:inline-block;border-radius:4px}
 .ok{background:#dfd}.no{background:#fdd}.plot svg{max-width:100%;height:auto}
@@ -61,7 +62,8 @@ def delta_plot(rep: AuditReport) -> str:
         fig.savefig(buf, format="svg", metadata={"Date": None})
     plt.close(fig)
     svg = buf.getvalue()
-    return svg[svg.index("<svg"):]
+    svg = re.sub(r"<metadata>.*?</metadata>", "", svg[svg.index("<svg"):], flags=re.S)  # RDF block: not needed
+    return svg
 
 
 def render(rep: AuditReport) -> str:
