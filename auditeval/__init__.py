@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ._version import __version__
 from .api import evaluate, sweep
+from .audit import AuditReport, audit
 from .conventions import Convention, load_profile, profile_names
 from .errors import (
     AuditEvalError,
@@ -30,6 +31,7 @@ from .results import ResultSet, Value
 from .variant import Variant, parse_measure, parse_variant
 
 __all__ = [
+    "AuditReport",
     "AuditEvalError",
     "Convention",
     "ConventionError",
@@ -44,6 +46,7 @@ __all__ = [
     "Value",
     "Variant",
     "__version__",
+    "audit",
     "evaluate",
     "sweep",
     "load_profile",

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ._version import __version__
+from .audit.cli import audit_parser, cmd_audit
 from .cli_eval import DEFAULT_MEASURES, cmd_eval, eval_parser
 from .conventions import AXES, AXIS_ORDER, diff, load_profile, profile_names, resolve
 from .errors import AuditEvalError
@@ -228,6 +229,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
     "compare": ("paired bootstrap, tests, rank intervals, topic-set size", compare_parser, cmd_compare),
     "reproduce": ("how closely a re-run reproduces a run: KTU, RBO, RMSE, ER, DRI, t-test", *_verify("reproduce")),
     "diff": ("align two tools' output files; every difference, explained by axis", *_verify("diff")),
+    "audit": ("run reference tools beside the native engine; explain every difference", audit_parser, cmd_audit),
 }
 
 
