@@ -21,6 +21,7 @@ from rich.table import Table
 from . import __version__
 from .conventions import AXES, AXIS_ORDER, diff, load_profile, profile_names, resolve
 from .errors import AuditEvalError
+from .pooling.cli import cmd_pool, pool_parser
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
 
@@ -149,6 +150,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
     "eval": ("evaluate runs; every number carries its variant string", _eval_parser, cmd_eval),
     "conventions": ("explain profiles and axes: list | show NAME | diff A B", _conv_parser, cmd_conventions),
     "measures": ("list measures and the axes each reads", _no_args, cmd_measures),
+    "pool": ("judgment pools: stats coverage todo add qrels judge bias growth", pool_parser, cmd_pool),
 }
 
 

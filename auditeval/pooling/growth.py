@@ -85,7 +85,10 @@ def pool_growth(
     n_orders: int = 500,
     seed: int = 0,
     orders: np.ndarray | None = None,
+    engine: bool = False,
 ) -> GrowthReport:
+    """Simulate pool growth over ``n_orders`` random orders (or the given ``orders``);
+    ``engine=True`` evaluates every step through the engine even where the fast sums apply."""
     pools = build_pools(runs, depth, conv, qrels)
     q = QrelsKeys.of(qrels, pools.space, conv.dups)
     judged = judge_runs(qrels, runs, measure, conv, pools.space, q)
@@ -102,7 +105,7 @@ def pool_growth(
         notes.append(f"{outside} judged pair(s) lie outside the depth-{depth} pool of these runs: "
                      "never judged in the simulation")
     c2 = judged[0].conv if judged else conv
-    fast = measure.name in FAST and c2.unjudged == "nonrel"
+    fast = measure.name in FAST and c2.unjudged == "nonrel" and not engine
     if fast:
         r_cache: dict[bytes, np.ndarray] = {}
         scores = np.stack([_fast_scores(j, q, q_set, e_set, n, r_cache) for j in judged], axis=2)
