@@ -127,8 +127,8 @@ def run_judge(
 ) -> JudgeCost:
     """Judge the pairs (``topics[i]``, ``docs[i]``) and store each batch as it is answered.
 
-    Stops submitting after the first batch that fails all its retries (or on Ctrl-C), stores
-    what the batches in flight return, and returns the cost; ``cost.failed_batches`` > 0 then.
+    After the first batch that fails all its retries (or on Ctrl-C) no new batch is sent
+    (queued ones are cancelled), what the calls in flight return is stored, and returns the cost; ``cost.failed_batches`` > 0 then.
     ``progress``: a terminal stream for a rich progress bar (None: no bar)."""
     t0 = time.monotonic()
     pairs = list(zip(topics, docs, strict=True))
@@ -162,6 +162,8 @@ def run_judge(
                         cost.failed_batches += 1
                         cost.errors.append(f"{type(exc).__name__}: {exc}")
                         stop = True
+                        for queued in [q for q in pending if q.cancel()]:  # not started: never sent
+                            del pending[queued]
                         continue
                     cost.calls += calls
                     cost.retries += calls - 1
