@@ -113,10 +113,15 @@ def swap_probabilities(scores: np.ndarray, trials: int = 1000, seed: int = 0) ->
     ``generator(seed, "bootstrap")`` (see :mod:`auditeval.stats.rng`); ties as in the module
     docstring.
     """
+    return swap_probabilities_labelled(scores, trials, seed, ("bootstrap",))
+
+
+def swap_probabilities_labelled(scores: np.ndarray, trials: int, seed: int, labels: tuple[str, ...]) -> np.ndarray:
+    """:func:`swap_probabilities` from the stream ``generator(seed, *labels)``."""
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim != 2 or scores.shape[1] < 1:
         raise ValueError(f"scores must be (systems, topics) with at least one topic, got {scores.shape}")
-    reps = replicate_means(scores, trials, generator(seed, "bootstrap"))
+    reps = replicate_means(scores, trials, generator(seed, *labels))
     return swap_matrix(scores.mean(axis=1), reps)
 
 
@@ -131,6 +136,25 @@ class Intervals:
     reversal_rate: np.ndarray
     level: float
     trials: int
+
+
+def sorted_quantiles(sorted_reps: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Per row ``p``, the quantiles ``q[p, :]`` of ``sorted_reps[p]`` (sorted ascending).
+
+    numpy's ``method="linear"`` (Hyndman & Fan type 7) including its interpolation formula
+    (``a + (b - a) t``, from ``b`` when ``t >= 0.5``), vectorized over rows; NaN for NaN q.
+    """
+    n = sorted_reps.shape[-1]
+    ok = np.isfinite(q)
+    h = np.where(ok, q, 0.0) * (n - 1)
+    lo = np.clip(np.floor(h).astype(np.int64), 0, n - 1)
+    hi = np.minimum(lo + 1, n - 1)
+    t = h - lo
+    a = np.take_along_axis(sorted_reps, lo, axis=-1)
+    b = np.take_along_axis(sorted_reps, hi, axis=-1)
+    diff = b - a
+    out = np.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
+    return np.where(ok, out, np.nan)
 
 
 def jackknife_means(diffs: np.ndarray) -> np.ndarray:
@@ -150,7 +174,8 @@ def summarize(diffs: np.ndarray, replicates: np.ndarray, level: float) -> Interv
     replicates = np.atleast_2d(replicates)
     alpha = (1 - level) / 2
     obs = diffs.mean(axis=-1)
-    pct = np.quantile(replicates, [alpha, 1 - alpha], axis=-1).T
+    ordered = np.sort(replicates, axis=-1)
+    pct = sorted_quantiles(ordered, np.broadcast_to([alpha, 1 - alpha], (replicates.shape[0], 2)))
     share = ((replicates < obs[:, None]).sum(-1) + (replicates <= obs[:, None]).sum(-1)) / (2 * replicates.shape[-1])
     z0 = ndtri(share)
     if diffs.shape[-1] > 1:
@@ -162,11 +187,8 @@ def summarize(diffs: np.ndarray, replicates: np.ndarray, level: float) -> Interv
         a = np.divide(num, 6 * den, out=np.zeros_like(num), where=den > 0)
     else:
         a = np.zeros_like(obs)
-    bca = np.empty_like(pct)
-    for j, z in enumerate((ndtri(alpha), -ndtri(alpha))):
-        q = ndtr(z0 + (z0 + z) / (1 - a * (z0 + z)))
-        for p in range(len(q)):  # one quantile per pair (P is small: pairs, not trials)
-            bca[p, j] = np.quantile(replicates[p], q[p]) if np.isfinite(q[p]) else np.nan
+    qs = np.stack([ndtr(z0 + (z0 + z) / (1 - a * (z0 + z))) for z in (ndtri(alpha), -ndtri(alpha))], axis=-1)
+    bca = sorted_quantiles(ordered, qs)
     rev = reversal_counts(obs, replicates) / (2.0 * replicates.shape[-1])
     return Intervals(obs, np.median(replicates, axis=-1), pct, bca, rev, level, replicates.shape[-1])
 
