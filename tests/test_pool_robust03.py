@@ -173,7 +173,7 @@ def test_growth_fast_sums_equal_the_engine_path(data):
     runs = data["runs"][:3]
     for m in ("AP", "RR"):
         fast = pool_growth(data["qrels"], runs, 30, data["conv"], ae.parse_measure(m), n_orders=3, seed=1)
-        slow = pool_growth(data["qrels"], runs, 30, data["conv"], ae.parse_measure(m), n_orders=3, seed=1, engine=True)
+        slow = pool_growth(data["qrels"], runs, 30, data["conv"], ae.parse_measure(m), n_orders=3, seed=1, via_engine=True)
         assert (fast.method, slow.method) == ("frozen-label sums", "engine on relabelled lists")
         np.testing.assert_array_equal(fast.scores, slow.scores)
 

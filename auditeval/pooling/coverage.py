@@ -24,7 +24,7 @@ from ..measures import Measure
 from ..model import Qrels, Run
 from ..variant import parse_measure
 from .pools import Pools, build_pools
-from .rankings import in_sorted, measure_values, prepared_for, variant_of
+from .rankings import Engine, in_sorted, measure_values, variant_of
 
 
 def judged_keys(pools: Pools, qrels: Qrels | None, conv: Convention, extra: Sequence[tuple[pa.Array, pa.Array]] = ()) -> np.ndarray:
@@ -71,13 +71,14 @@ class Coverage:
 
 
 def coverage(qrels: Qrels, runs: Sequence[Run], depth: int, conv: Convention) -> Coverage:
-    pools = build_pools(runs, depth, conv, qrels)
+    engine = Engine(qrels)
+    pools = build_pools(runs, depth, conv, qrels, engine=engine)
     judged = judged_keys(pools, qrels, conv)
     m: Measure = parse_measure(f"Judged@{depth}")
     values: list[float | None] = []
     notes = list(pools.notes)
     for run in runs:
-        p = prepared_for(qrels, run, m, conv)
+        p = engine.for_measure(run, m, conv)
         values.append(measure_values(p, m, conv)[1] if p.n_topics else None)
         notes.extend(n for n in p.notes if "without judgments not evaluated" in n)
     unjudged = np.array([int((~in_sorted(c, judged)).sum()) for c in pools.contrib], np.int64)

@@ -32,7 +32,7 @@ from ..measures import Measure
 from ..model import Qrels, Run
 from .labels import Judged, QrelsKeys, judge_runs, relabel
 from .pools import Pools, build_pools, random_orders
-from .rankings import in_sorted, measure_values, variant_of
+from .rankings import Engine, in_sorted, measure_values, variant_of
 
 FAST = ("AP", "P", "R", "RR", "Success")
 
@@ -85,13 +85,14 @@ def pool_growth(
     n_orders: int = 500,
     seed: int = 0,
     orders: np.ndarray | None = None,
-    engine: bool = False,
+    via_engine: bool = False,
 ) -> GrowthReport:
     """Simulate pool growth over ``n_orders`` random orders (or the given ``orders``);
-    ``engine=True`` evaluates every step through the engine even where the fast sums apply."""
-    pools = build_pools(runs, depth, conv, qrels)
+    ``via_engine=True`` evaluates every step through the engine even where the fast sums apply."""
+    engine = Engine(qrels)
+    pools = build_pools(runs, depth, conv, qrels, engine=engine)
     q = QrelsKeys.of(qrels, pools.space, conv.dups)
-    judged = judge_runs(qrels, runs, measure, conv, pools.space, q)
+    judged = judge_runs(engine, runs, measure, conv, pools.space, q)
     n = len(runs)
     orders = random_orders(n, n_orders, seed) if orders is None else np.atleast_2d(np.asarray(orders, np.int64))
     e_set = pools.set_entry_steps(orders)
@@ -105,7 +106,7 @@ def pool_growth(
         notes.append(f"{outside} judged pair(s) lie outside the depth-{depth} pool of these runs: "
                      "never judged in the simulation")
     c2 = judged[0].conv if judged else conv
-    fast = measure.name in FAST and c2.unjudged == "nonrel" and not engine
+    fast = measure.name in FAST and c2.unjudged == "nonrel" and not via_engine
     if fast:
         r_cache: dict[bytes, np.ndarray] = {}
         scores = np.stack([_fast_scores(j, q, q_set, e_set, n, r_cache) for j in judged], axis=2)

@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from ..conventions import Convention
 from ..model import Qrels, Run
-from .rankings import NO_QRELS, KeySpace, pool_convention, pool_variant, ranked
+from .rankings import Engine, KeySpace, pool_convention, pool_variant
 
 
 @dataclass(eq=False)
@@ -151,19 +151,21 @@ def random_orders(n_systems: int, n_orders: int, seed: int) -> np.ndarray:
 
 
 def build_pools(
-    runs: Sequence[Run], depth: int, conv: Convention, qrels: Qrels | None = None, extra_docs: Sequence[pa.Array] = ()
+    runs: Sequence[Run], depth: int, conv: Convention, qrels: Qrels | None = None, extra_docs: Sequence[pa.Array] = (),
+    engine: Engine | None = None,
 ) -> Pools:
     """Rank each run under :func:`pool_convention` and code its top ``depth`` as keys.
 
     The key space also holds the documents of ``qrels`` and ``extra_docs``, so judgments can
-    be looked up in it."""
+    be looked up in it. ``engine`` (for ``qrels``) lets later evaluations share the ranking."""
     pconv = pool_convention(conv, depth)
+    engine = engine or Engine(qrels)
     notes: list[str] = []
     preps = []
     for run in runs:
-        p = ranked(NO_QRELS, run, pconv)
+        p = engine.prepared(run, pconv)
         preps.append(p)
-        notes.extend(n for n in p.notes if "below depth" not in n)
+        notes.extend(n for n in p.notes if "below depth" not in n and "without judgments" not in n)
     topic_ids = [str(t) for p in preps for t in p.topics]
     docs = [run.table.column("doc").take(pa.array(p.run_row)) for run, p in zip(runs, preps, strict=True)]
     more = list(extra_docs)
