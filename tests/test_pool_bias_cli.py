@@ -121,3 +121,17 @@ def test_growth_hand_checked(tmp_path):
         assert got == pytest.approx([3 / 4, 19 / 24])
     else:  # B came before: R = 3
         assert got == pytest.approx([(1 / 3 + 1) / 2, (7 / 18 + 1) / 2])
+
+
+def test_text_views_fit_100_columns_and_carry_the_pool_variant(files):
+    q, runs, _ = files
+    for argv in (["stats", *runs, "--depth", "2", "--per-topic"], ["growth", q, *runs, "--depth", "2"],
+                 ["coverage", q, *runs, "--depth", "2"]):
+        code, out, err = run_cli("pool", *argv)
+        assert code == 0, err
+        assert max(len(x) for x in out.splitlines()) <= 100
+        assert out.startswith("pool: pool|depth=2|dups=error|self_hits=keep|sim=float32|ties=docno-desc\n")
+    code, out, _ = run_cli("pool", "stats", *runs, "--depth", "2", "--orders", "10")
+    # A {a, c}, B {b, a}, C {x, a} on topic 1 and {y} each on topic 2: 9 pairs unpooled,
+    # 5 pooled (a, b, c, x, y): reuse 1 - 5/9
+    assert "unpooled cost 9 pairs" in out and "pooled cost 5 pairs; reuse rate 1 - pooled / unpooled = 44.44%" in out

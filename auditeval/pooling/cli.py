@@ -168,7 +168,7 @@ def _todo_pairs(args, store) -> tuple[list[str], list[str], dict, list[str]]:
     runs, notes = load_runs(args.runs)
     qrels = qrels_from(args.qrels) if getattr(args, "qrels", None) else None
     stored = store.pairs()
-    pools = build_pools(runs, args.depth, conv, qrels, extra_docs=[stored[1]])
+    pools = build_pools(runs, args.depth, conv, qrels)  # stored docs outside the pool cannot matter
     topics, docs = todo_pairs(pools, judged_keys(pools, qrels, conv, [stored]))
     info = {"pool": pools.variant, "depth": args.depth, "ties": conv.ties, "profile": args.profile,
             "pool_pairs": pools.pooled, "stored": len(stored[0]), "todo": len(topics)}
@@ -258,9 +258,16 @@ def _judge(args, err) -> tuple[dict, int]:
 
 
 def _measures(names: Sequence[str] | None, default: str) -> list:
+    """Parsed measures; each must have a numeric aggregate (scores are compared across runs)."""
+    from ..engine.measures import MEASURES
+    from ..errors import EvaluationError
     from ..variant import parse_measure
 
-    return [parse_measure(m) for m in (names or [default])]
+    out = [parse_measure(m) for m in (names or [default])]
+    for m in out:
+        if MEASURES[m.name].agg == "none" or MEASURES[m.name].fmt == "str":
+            raise EvaluationError(f"{m} has no aggregate score to compare runs by; choose a numeric measure")
+    return out
 
 
 def _bias(args, err) -> tuple[dict, int]:

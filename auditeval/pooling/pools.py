@@ -151,13 +151,12 @@ def random_orders(n_systems: int, n_orders: int, seed: int) -> np.ndarray:
 
 
 def build_pools(
-    runs: Sequence[Run], depth: int, conv: Convention, qrels: Qrels | None = None, extra_docs: Sequence[pa.Array] = (),
-    engine: Engine | None = None,
+    runs: Sequence[Run], depth: int, conv: Convention, qrels: Qrels | None = None, engine: Engine | None = None
 ) -> Pools:
     """Rank each run under :func:`pool_convention` and code its top ``depth`` as keys.
 
-    The key space also holds the documents of ``qrels`` and ``extra_docs``, so judgments can
-    be looked up in it. ``engine`` (for ``qrels``) lets later evaluations share the ranking."""
+    The key space also holds the documents of ``qrels``, so judgments can be looked up in it
+    (pairs whose doc is outside the space are outside every pool). ``engine`` (for ``qrels``) lets later evaluations share the ranking."""
     pconv = pool_convention(conv, depth)
     engine = engine or Engine(qrels)
     notes: list[str] = []
@@ -168,7 +167,7 @@ def build_pools(
         notes.extend(n for n in p.notes if "below depth" not in n and "without judgments" not in n)
     topic_ids = [str(t) for p in preps for t in p.topics]
     docs = [run.table.column("doc").take(pa.array(p.run_row)) for run, p in zip(runs, preps, strict=True)]
-    more = list(extra_docs)
+    more = []
     if qrels is not None:
         topic_ids += qrels.table.column("topic").unique().to_pylist()
         more.append(qrels.table.column("doc"))
