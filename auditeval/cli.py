@@ -24,6 +24,7 @@ from .audit.cli import audit_parser, cmd_audit
 from .cli_eval import DEFAULT_MEASURES, cmd_eval, eval_parser
 from .conventions import AXES, AXIS_ORDER, diff, load_profile, profile_names, resolve
 from .errors import AuditEvalError
+from .pooling.cli import cmd_pool, pool_parser
 from .stats.cli import cmd_compare, compare_parser
 
 DESCRIPTION = """\
@@ -226,6 +227,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
     "conventions": ("explain profiles and axes: list | show NAME | diff A B", _conv_parser, cmd_conventions),
     "measures": ("list measures; NAME: its formula, source and axes", _measures_parser, cmd_measures),
     "sweep": ("evaluate under every variant along the varied axes", *_lazy("sweep_cli", "build_parser", "cmd_sweep")),
+    "pool": ("judgment pools: stats coverage todo add qrels judge bias growth", pool_parser, cmd_pool),
     "compare": ("paired bootstrap, tests, rank intervals, topic-set size", compare_parser, cmd_compare),
     "reproduce": ("how closely a re-run reproduces a run: KTU, RBO, RMSE, ER, DRI, t-test", *_verify("reproduce")),
     "diff": ("align two tools' output files; every difference, explained by axis", *_verify("diff")),
