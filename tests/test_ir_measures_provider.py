@@ -1,0 +1,128 @@
+"""auditeval as an ir_measures provider.
+
+ir_measures' own test cases for its pytrec_eval provider (copied verbatim into
+``tests/ir_measures_cases``, see the README there) run against ``registry['auditeval']``:
+the only change is the provider they call. On the 12 robust03 runs the provider's
+``calc_aggregate`` equals ir_measures' pytrec_eval provider to 1e-12.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ir_measures
+import pytest
+from ir_measures import AP, RR, Bpref, IPrec, Metric, NumRet, P, Rprec, SetF, Success, infAP, nDCG
+
+import auditeval as ae
+from auditeval.integrations.ir_measures_provider import (
+    AuditevalProvider,
+    VariantMetric,
+    to_auditeval,
+)
+
+CASES = Path(__file__).parent / "ir_measures_cases"
+PROVIDER = "ir_measures.providers.registry['auditeval']"
+
+
+def _load(name: str, replacements: list[tuple[str, str]], namespace: dict | None = None) -> dict:
+    """Exec an upstream case file with ``replacements`` (each must occur) applied."""
+    src = (CASES / name).read_text(encoding="utf-8")
+    for old, new in replacements:
+        assert old in src, (name, old)
+        src = src.replace(old, new)
+    ns = dict(namespace or {}, __name__=f"ir_measures_cases.{name[:-3]}")
+    exec(compile(src, str(CASES / name), "exec"), ns)
+    return ns
+
+
+_base = _load("base_cases.py", [])
+_pytrec = _load(
+    "pytrec_eval_cases.py",
+    [
+        ("from .base import BaseMeasureTest", ""),
+        ("ir_measures.providers.PytrecEvalProvider()", PROVIDER),
+        ("provider = ir_measures.pytrec_eval", f"provider = {PROVIDER}"),
+    ],
+    {"BaseMeasureTest": _base["BaseMeasureTest"]},
+)
+# collected by pytest as unittest cases: every case ir_measures runs on its pytrec_eval provider
+TestIrMeasuresPytrecEvalCasesOnAuditeval = _pytrec["TestPytrecEval"]
+
+
+def test_registered_on_import():
+    prov = ir_measures.providers.registry["auditeval"]
+    assert isinstance(prov, AuditevalProvider) and prov.profile == "ir_measures-0.4"
+    assert prov.supports(nDCG(dcg="exp-log2") @ 10) and prov.supports(SetF(beta=0.5))
+    assert not prov.supports(ir_measures.alpha_nDCG @ 10)  # needs subtopic qrels
+
+
+QRELS = list(ir_measures.read_trec_qrels("0 0 D0 0\n0 0 D1 1\n0 0 D2 1\n0 0 D3 2\n0 0 D4 0\n1 0 D0 1\n1 0 D3 2\n1 0 D5 2\n"))
+RUN = list(
+    ir_measures.read_trec_run(
+        "0 0 D0 1 0.8 run\n0 0 D2 2 0.7 run\n0 0 D1 3 0.3 run\n0 0 D3 4 0.4 run\n0 0 D4 5 0.1 run\n"
+        "1 0 D1 1 0.8 run\n1 0 D3 2 0.7 run\n1 0 D4 3 0.3 run\n1 0 D2 4 0.4 run\n"
+    )
+)
+
+
+def test_empty_and_partial_inputs_as_ir_measures_test_providers():
+    # ir_measures tests/test_providers.py::test_empty, the pytrec_eval lines
+    prov = ir_measures.providers.registry["auditeval"]
+    partial_qrels = [q for q in QRELS if q.query_id == "0"]
+    partial_run = [r for r in RUN if r.query_id == "0"]
+    assert set(prov.iter_calc([P @ 5], QRELS, [])) == {Metric("0", P @ 5, 0.0), Metric("1", P @ 5, 0.0)}
+    assert set(prov.iter_calc([P @ 5], QRELS, partial_run)) == {Metric("0", P @ 5, 0.6), Metric("1", P @ 5, 0.0)}
+    assert list(prov.iter_calc([P @ 5], [], RUN)) == []
+    assert set(prov.iter_calc([P @ 5], partial_qrels, RUN)) == {Metric("0", P @ 5, 0.6)}
+
+
+def test_every_metric_carries_its_variant():
+    ev = ir_measures.providers.registry["auditeval"].evaluator([AP(rel=2), nDCG(dcg="exp-log2") @ 10], QRELS)
+    metrics = list(ev.iter_calc(RUN))
+    assert metrics and all(isinstance(m, VariantMetric) for m in metrics)
+    for m in metrics:
+        assert m.variant == ev.variants[m.measure]
+        assert ae.parse_variant(str(m.variant)) == m.variant
+    assert "|rel=2|" in str(ev.variants[AP(rel=2)]) and "|topics=qrels|" in str(ev.variants[AP(rel=2)])
+    assert "|gain=exp2|" in str(ev.variants[nDCG(dcg="exp-log2") @ 10])
+
+
+def test_using_another_profile():
+    # topic 0 ranks D0 D2 D1 D3 D4; topic 1: D1 D3 D4 D2, D0 and D5 (relevant) not retrieved.
+    # trec_eval-10.0 and ir_measures-0.4 agree here (no ties, no float32 effect): AP is the same.
+    base = ir_measures.providers.registry["auditeval"]
+    other = base.using("trec_eval-10.0")
+    assert other.profile == "trec_eval-10.0"
+    assert other.calc_aggregate([AP], QRELS, RUN)[AP] == base.calc_aggregate([AP], QRELS, RUN)[AP]
+    assert "|sim=float64|" in str(other.evaluator([AP], QRELS).variants[AP])
+    with pytest.raises(ae.ConventionError):
+        base.using("trec_eval-8")
+
+
+def test_translation_of_spellings():
+    assert str(to_auditeval(ir_measures.SetRelP)[0]) == "SetRelP"
+    assert str(to_auditeval(NumRet(rel=2))[0]) == "NumRelRet(rel=2)"
+    assert to_auditeval(nDCG(dcg="exp-log2") @ 10) == (ae.parse_measure("nDCG@10"), ["gain=exp2"])
+    assert str(to_auditeval(IPrec @ 0.25)[0]) == "IPrec@0.25"
+    assert str(to_auditeval(nDCG(gains={0: 1, 1: 4}))[0]) == "nDCG(gains={0:1,1:4})"
+
+
+ROBUST_MEASURES = [
+    AP, AP(rel=2), AP @ 100, nDCG, nDCG @ 10, nDCG(gains={0: 0, 1: 1, 2: 3}) @ 20, P @ 10, P(judged_only=True) @ 10,
+    ir_measures.R @ 1000, RR, Rprec, Bpref, infAP, SetF(beta=0.5), IPrec @ 0.2, NumRet(rel=1), Success @ 5,
+]
+
+
+def test_calc_aggregate_equals_pytrec_eval_on_robust03(shared):
+    d = shared / "data" / "robust03"
+    qrels = ae.read_qrels(d / "qrels.robust03.txt")
+    ours = ir_measures.providers.registry["auditeval"].evaluator(ROBUST_MEASURES, qrels)
+    theirs = ir_measures.pytrec_eval.evaluator(ROBUST_MEASURES, qrels.to_dict())
+    runs = sorted((d / "runs").glob("input.*.gz"))
+    assert len(runs) == 12
+    for path in runs:
+        run = ae.read_run(path)  # the provider also takes auditeval's own Run; pytrec_eval a dict
+        a, b = ours.calc_aggregate(run), theirs.calc_aggregate(run.to_dict())
+        for m in ROBUST_MEASURES:
+            assert a[m] == pytest.approx(b[m], abs=1e-12, rel=0), (path.name, str(m))
