@@ -18,10 +18,11 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 
-from . import __version__
+from ._version import __version__
 from .cli_eval import DEFAULT_MEASURES, cmd_eval, eval_parser
 from .conventions import AXES, AXIS_ORDER, diff, load_profile, profile_names, resolve
 from .errors import AuditEvalError
+from .stats.cli import cmd_compare, compare_parser
 
 DESCRIPTION = """\
 auditeval: information-retrieval evaluation numbers that carry their conventions.
@@ -154,6 +155,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
     "eval": ("evaluate runs; every number carries its variant string", eval_parser, cmd_eval),
     "conventions": ("explain profiles and axes: list | show NAME | diff A B", _conv_parser, cmd_conventions),
     "measures": ("list measures and the axes each reads", _no_args, cmd_measures),
+    "compare": ("paired bootstrap, tests, rank intervals, topic-set size", compare_parser, cmd_compare),
 }
 
 

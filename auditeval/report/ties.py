@@ -35,9 +35,9 @@ SET_AT_K = frozenset({"P", "R", "Success", "RelP", "Judged", "Unj"})
 
 def tie_counts(qrels: Qrels, run: Run, measures: Sequence[tuple[str, Measure]], conv: Convention) -> list[tuple[str, int, int]]:
     """(label, topics where ties can change the measure, topics evaluated) per measure."""
-    from ..engine.evaluate import _prepare_key
-    from ..engine.prepare import prepare
+    from ..engine.staged import StagedRun
 
+    staged = StagedRun(qrels, run)
     cache: dict = {}
     out = []
     score_all = run.table.column("score").to_numpy()
@@ -46,9 +46,10 @@ def tie_counts(qrels: Qrels, run: Run, measures: Sequence[tuple[str, Measure]], 
         axes = variant_axes(m2, c2.depth)
         if "ties" not in axes:
             continue
-        key = _prepare_key(c2)
+        p = staged.prepared(c2)
+        key = id(p)
         if key not in cache:
-            cache[key] = _Blocks(prepare(qrels, run, c2), score_all)
+            cache[key] = _Blocks(p, score_all)
         b = cache[key]
         if len(b.first) == 0:
             out.append((label, 0, b.p.n_topics))
