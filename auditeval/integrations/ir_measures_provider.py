@@ -163,7 +163,7 @@ class AuditevalEvaluator(Evaluator):
         }
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
-        from ..engine.evaluate import evaluate
+        from ..api import evaluate
 
         r = _table(run, "run")
         if r is None or self.qrels is None:

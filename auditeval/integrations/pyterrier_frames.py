@@ -55,7 +55,7 @@ def audit_frames(
 ) -> ResultSet:
     """Evaluate result frames (``{system name: frame}``) against a qrels frame (or any qrels
     auditeval reads). Values are labelled with the system names and the measure as given."""
-    from ..engine.evaluate import evaluate
+    from ..api import evaluate
 
     q = qrels_from(qrels)
     runs = [run_from(frame, name=str(name)) for name, frame in frames.items()]
