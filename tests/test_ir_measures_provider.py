@@ -126,3 +126,43 @@ def test_calc_aggregate_equals_pytrec_eval_on_robust03(shared):
         a, b = ours.calc_aggregate(run), theirs.calc_aggregate(run.to_dict())
         for m in ROBUST_MEASURES:
             assert a[m] == pytest.approx(b[m], abs=1e-12, rel=0), (path.name, str(m))
+
+
+def _gdeval_precision(src: str) -> str:
+    """gdeval prints 5 decimals: its cases compare values to that precision (5e-6), not exactly."""
+    import re
+
+    return re.sub(r"self\.assertEqual\((.*(?:\.value|\]), ([0-9.]+))\)$", r"self.assertAlmostEqual(\1, delta=5e-6)", src, flags=re.M)
+
+
+def _load_gdeval() -> dict:
+    src = (CASES / "gdeval_cases.py").read_text(encoding="utf-8")
+    src = _gdeval_precision(src.replace("provider = ir_measures.gdeval", f"provider = {PROVIDER}.using('ir_measures-0.4-gdeval')"))
+    assert src.count("assertAlmostEqual") == 17 and f"{PROVIDER}.using" in src
+    ns = {"__name__": "ir_measures_cases.gdeval_cases"}
+    exec(compile(src, str(CASES / "gdeval_cases.py"), "exec"), ns)
+    return ns
+
+
+# ir_measures' gdeval provider cases (nDCG(dcg='exp-log2')@k and ERR@k) under the gdeval profile
+TestIrMeasuresGdevalCasesOnAuditeval = _load_gdeval()["TestPytrecEval"]
+
+
+def test_err_and_exp_ndcg_equal_gdeval_printed_digits_on_robust03(shared):
+    """ERR@20 and nDCG(dcg='exp-log2')@20 print gdeval.pl's 5 decimals exactly on MU03rob01
+    (integer scores: many ties, so gdeval's docno-descending order is exercised), its first
+    30 topics to keep the Perl run short (all 12 runs, 2,400 values, agreed when checked)."""
+    if not ir_measures.gdeval.is_available():
+        pytest.skip("perl is not installed: ir_measures' gdeval provider cannot run")
+    d = shared / "data" / "robust03"
+    q = ae.read_qrels(d / "qrels.robust03.txt").to_dict()
+    r = ae.read_run(d / "runs" / "input.MU03rob01.gz").to_dict()
+    topics = sorted(r)[:30]
+    q, r = {t: q[t] for t in topics}, {t: r[t] for t in topics}
+    measures = [ir_measures.ERR @ 20, nDCG(dcg="exp-log2") @ 20]
+    theirs = list(ir_measures.gdeval.iter_calc(measures, q, r))
+    prov = ir_measures.providers.registry["auditeval"].using("ir_measures-0.4-gdeval")
+    ours = {(m.query_id, m.measure): m.value for m in prov.iter_calc(measures, q, r)}
+    assert len(theirs) == 60 and len(ours) == 60
+    for m in theirs:
+        assert f"{ours[(m.query_id, m.measure)]:.5f}" == f"{m.value:.5f}", m

@@ -48,7 +48,7 @@ NAMES = {
     "P": "P", "RR": "RR", "Rprec": "Rprec", "AP": "AP", "nDCG": "nDCG", "R": "R", "Bpref": "Bpref",
     "NumQ": "NumQ", "NumRel": "NumRel", "NumRet": "NumRet", "SetAP": "SetAP", "SetF": "SetF",
     "SetP": "SetP", "SetR": "SetR", "Success": "Success", "IPrec": "IPrec", "infAP": "infAP",
-    "Judged": "Judged", "RBP": "RBP",
+    "Judged": "Judged", "RBP": "RBP", "ERR": "ERR",
 }
 # ir_measures nDCG ``dcg=`` -> auditeval gain axis
 DCG_GAIN = {"log2": "linear", "exp-log2": "exp2"}
@@ -74,6 +74,7 @@ SUPPORTED = [
     irm._infAP(rel=AnyParam()),
     irm._Judged(cutoff=AnyParam(required=True)),
     irm._RBP(cutoff=Choices(NOT_PROVIDED), p=AnyParam(), rel=AnyParam()),
+    irm._ERR(cutoff=AnyParam()),
 ]
 
 

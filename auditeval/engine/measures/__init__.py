@@ -7,13 +7,14 @@ the module is listed here.
 
 from __future__ import annotations
 
-from . import core, trec_gain, trec_set
+from . import cascade, core, trec_gain, trec_set
 from .base import MeasureDef
 
 MEASURES: dict[str, MeasureDef] = {
     **core.DEFS,
     **trec_set.DEFS,
     **trec_gain.DEFS,
+    **cascade.DEFS,
 }
 
 __all__ = ["MEASURES", "MeasureDef"]
