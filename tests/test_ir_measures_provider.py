@@ -166,3 +166,23 @@ def test_err_and_exp_ndcg_equal_gdeval_printed_digits_on_robust03(shared):
     assert len(theirs) == 60 and len(ours) == 60
     for m in theirs:
         assert f"{ours[(m.query_id, m.measure)]:.5f}" == f"{m.value:.5f}", m
+
+
+def test_dataframe_inputs_with_ir_measures_and_pyterrier_column_names():
+    import pandas as pd
+
+    # ir_measures' DataFrame form (query_id, doc_id, relevance / score) and PyTerrier's
+    # (qid, docno, label / score) give the same numbers as the namedtuple lists above.
+    qdf = pd.DataFrame(QRELS)
+    rdf = pd.DataFrame(RUN)
+    assert list(qdf.columns)[:3] == ["query_id", "doc_id", "relevance"]
+    prov = ir_measures.providers.registry["auditeval"]
+    want = prov.calc_aggregate([AP, nDCG @ 3], QRELS, RUN)
+    assert prov.calc_aggregate([AP, nDCG @ 3], qdf, rdf) == want
+    pt_q = qdf.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "label"})
+    pt_r = rdf.rename(columns={"query_id": "qid", "doc_id": "docno"})
+    res = ae.evaluate(pt_q, pt_r, ["AP", "nDCG@3"], profile="ir_measures-0.4")
+    assert res.get("AP").value == want[AP] and res.get("nDCG@3").value == want[nDCG @ 3]
+    # AP by hand: topic 0 by score D0 D2 D3 D1 D4, relevant D2, D3, D1 at ranks 2, 3, 4
+    # -> (1/2 + 2/3 + 3/4) / 3; topic 1 D1 D3 D2 D4, relevant D0, D3, D5: D3 at rank 2 -> (1/2) / 3
+    assert want[AP] == pytest.approx(((1 / 2 + 2 / 3 + 3 / 4) / 3 + (1 / 2) / 3) / 2, abs=1e-15)
