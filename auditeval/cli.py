@@ -150,12 +150,30 @@ def _no_args(p: argparse.ArgumentParser) -> None:
     return None
 
 
+def _verify(name: str) -> tuple[Callable[[argparse.ArgumentParser], None], Callable[..., int]]:
+    """(parser, command) of a command in :mod:`auditeval.verify.cli`, imported when called."""
+
+    def build(p: argparse.ArgumentParser) -> None:
+        from .verify import cli
+
+        getattr(cli, f"{name}_parser")(p)
+
+    def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+        from .verify import cli
+
+        return getattr(cli, f"cmd_{name}")(args, out, err)
+
+    return build, run
+
+
 # ----------------------------------------------------------------------------- dispatch
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {
     "eval": ("evaluate runs; every number carries its variant string", eval_parser, cmd_eval),
     "conventions": ("explain profiles and axes: list | show NAME | diff A B", _conv_parser, cmd_conventions),
     "measures": ("list measures and the axes each reads", _no_args, cmd_measures),
     "compare": ("paired bootstrap, tests, rank intervals, topic-set size", compare_parser, cmd_compare),
+    "reproduce": ("how closely a re-run reproduces a run: KTU, RBO, RMSE, ER, DRI, t-test", *_verify("reproduce")),
+    "diff": ("align two tools' output files; every difference, explained by axis", *_verify("diff")),
 }
 
 

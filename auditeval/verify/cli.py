@@ -1,0 +1,170 @@
+"""The ``reproduce``, ``diff``, ``verify`` and ``card`` commands (parsers + functions).
+
+Each is registered with one line in :data:`auditeval.cli.COMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from rich.console import Console
+from rich.table import Table
+
+WIDTH = 120  # every table fits a 120-column terminal; variant strings fold
+
+
+def console(out: TextIO) -> Console:
+    return Console(file=out, width=WIDTH, soft_wrap=False, highlight=False)
+
+
+def fmt(x: float) -> str:
+    return "nan" if x != x else f"{x:.4f}"
+
+
+# ----------------------------------------------------------------------------- reproduce
+def reproduce_parser(p: argparse.ArgumentParser) -> None:
+    from .reproduce import KTU_FORMS, RBO_FORMS
+
+    p.add_argument("original", help="the original run")
+    p.add_argument("reproduced", help="the re-run")
+    p.add_argument("--qrels", required=True, help="qrels file")
+    p.add_argument("--baseline-original", metavar="RUN", help="the original baseline (for ER and DRI)")
+    p.add_argument("--baseline-reproduced", metavar="RUN", help="the re-run baseline (for ER and DRI)")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help="measure for RMSE / t-test / ER / DRI; repeatable (default AP nDCG@10 P@10 R@1000 RR)")
+    p.add_argument("--profile", default="trec_eval-9.0.8", help="profile the scores are computed under")
+    p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE")
+    p.add_argument("--depth", type=int, default=1000, help="documents compared per topic (KTU, RBO; default 1000)")
+    p.add_argument("--rbo-p", type=float, default=0.95, help="RBO persistence (default 0.95, as repro_eval)")
+    p.add_argument("--ties", default="docno-desc", help="tie rule for the document order (default docno-desc)")
+    p.add_argument("--sim", default="float64", choices=("float32", "float64"), help="score precision for the order")
+    p.add_argument("--ktu", default="tied-last", choices=KTU_FORMS, help="KTU form (see README)")
+    p.add_argument("--rbo", default="trunc-norm", choices=RBO_FORMS, help="RBO form (see README)")
+    p.add_argument("-q", "--per-topic", action="store_true", help="per-topic KTU and RBO too")
+    p.add_argument("--json", action="store_true", help="JSON records instead of a table")
+
+
+def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..conventions import AXES
+    from .reproduce import reproduce
+
+    AXES["ties"].parse(args.ties)
+    res = reproduce(
+        args.qrels, args.original, args.reproduced, measures=args.measures or ["AP", "nDCG@10", "P@10", "R@1000", "RR"],
+        profile=args.profile, settings=args.settings, baseline_original=args.baseline_original,
+        baseline_reproduced=args.baseline_reproduced, depth=args.depth, rbo_p=args.rbo_p, ties=args.ties,
+        sim=args.sim, ktu_form=args.ktu, rbo_form=args.rbo, per_topic=args.per_topic,
+    )
+    if args.json:
+        json.dump({"values": [v.as_dict() for v in res.values], "notes": res.notes}, out, indent=1)
+        out.write("\n")
+        return 0
+    c = console(out)
+    t = Table(title=f"document order: {args.original} vs {args.reproduced}", title_justify="left")
+    for col in ("statistic",) + (("topic",) if args.per_topic else ()) + ("value", "variant"):
+        t.add_column(col, justify="right" if col == "value" else "left", overflow="fold")
+    for v in res.values:
+        if v.statistic in ("KTU", "RBO"):
+            t.add_row(v.statistic, *((v.topic,) if args.per_topic else ()), fmt(v.value), v.variant)
+    c.print(t)
+    stats = [s for s in ("RMSE", "t", "p_value", "ER", "DRI") if any(v.statistic == s for v in res.values)]
+    by = {(v.measure, v.statistic): v for v in res.values if v.measure}
+    t = Table(title=f"per-topic scores under {args.profile}: RMSE, paired t-test"
+              + (", effect ratio, delta RI" if "ER" in stats else ""), title_justify="left")
+    t.add_column("measure")
+    for s in stats:
+        t.add_column(s, justify="right")
+    t.add_column("variant", overflow="fold")
+    for m in dict.fromkeys(v.measure for v in res.values if v.measure):
+        t.add_row(m, *(fmt(by[m, s].value) for s in stats), by[m, stats[0]].variant)
+    c.print(t)
+    c.print(f"engines: {', '.join(sorted({v.engine for v in res.values}))}")
+    for n in res.notes:
+        c.print(f"[yellow]note:[/] {n}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- diff
+def diff_parser(p: argparse.ArgumentParser) -> None:
+    from .tool_output import FORMATS
+
+    p.add_argument("a", help="first tool's output file")
+    p.add_argument("b", help="second tool's output file")
+    p.add_argument("--qrels", help="qrels the outputs were computed from (with --run: explain each difference)")
+    p.add_argument("--run", help="the run the outputs were computed from")
+    p.add_argument("--format-a", choices=FORMATS, help="format of A (default: detected)")
+    p.add_argument("--format-b", choices=FORMATS, help="format of B (default: detected)")
+    p.add_argument("--summary", action="store_true", help="one line per measure, not every differing value")
+    p.add_argument("--json", action="store_true", help="JSON instead of tables")
+
+
+def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..errors import InputError
+    from ..io import qrels_from, run_from
+    from .diff import diff_outputs, explain
+    from .tool_output import read_output
+
+    if (args.qrels is None) != (args.run is None):
+        raise InputError("--qrels/--run", None, "give both --qrels and --run to explain differences, or neither")
+    a, b = read_output(args.a, args.format_a), read_output(args.b, args.format_b)
+    res = diff_outputs(a, b)
+    if args.qrels is not None and res.differences:
+        explain(qrels_from(args.qrels), run_from(args.run), res)
+    status = 1 if (res.differences or res.only_a or res.only_b) else 0
+    if args.json:
+        json.dump(res.as_dict(), out, indent=1)
+        out.write("\n")
+        return status
+    c = console(out)
+    c.print(f"A: {a.path} ({a.format})\nB: {b.path} ({b.format})")
+    c.print(f"{res.compared} values compared at printed precision: {len(res.differences)} differ, in "
+            f"{len(res.differing_measures)} measure(s)" + (f"; {len(res.only_a)} measure(s) only in A, "
+                                                           f"{len(res.only_b)} only in B" if res.only_a or res.only_b else ""))
+    if res.differing_measures:
+        t = Table(title="differing measures", title_justify="left")
+        for col, just in (("measure", "left"), ("values", "right"), ("A all", "right"), ("B all", "right"),
+                          ("max |A-B|", "right")):
+            t.add_column(col, justify=just)
+        if res.explanations:
+            t.add_column("explained by (axis: A -> B)", overflow="fold")
+        for m in res.differing_measures:
+            ds = [d for d in res.differences if d.measure == m]
+            agg = next((d for d in ds if d.topic == "all"), None)
+            gaps = [abs(d.a.value - d.b.value) for d in ds if d.kind == "value"
+                    and not isinstance(d.a.value, str) and not isinstance(d.b.value, str)]
+            names = dict.fromkeys(e.raw for d in ds for e in (d.a, d.b) if e is not None)
+            row = [m + ("" if list(names) == [m] else f" ({' / '.join(names)})"), str(len(ds)), _shown(agg.a) if agg else "=", _shown(agg.b) if agg else "=",
+                   fmt(max(gaps)) if gaps else "-"]
+            if res.explanations:
+                row.append(res.explanations[m].summary() if m in res.explanations else "")
+            t.add_row(*row)
+        c.print(t)
+    if not args.summary and res.differences:
+        t = Table(title="every differing value", title_justify="left")
+        for col in ("measure", "topic", "A", "B", "A line", "B line"):
+            t.add_column(col, justify="right" if col in ("A", "B") else "left")
+        for d in res.differences:
+            t.add_row(d.measure, d.topic, _shown(d.a), _shown(d.b), _line(d.a), _line(d.b))
+        c.print(t)
+    for side, ms in (("A", res.only_a), ("B", res.only_b)):
+        if ms:
+            c.print(f"only in {side}: {', '.join(ms)}")
+    for n in res.notes:
+        c.print(f"[yellow]note:[/] {n}")
+    return status
+
+
+def _shown(e) -> str:
+    if e is None:
+        return "(absent)"
+    if isinstance(e.value, str):
+        return e.value
+    if e.decimals is None:
+        return repr(e.value)
+    return f"{e.value:.{e.decimals}f}"
+
+
+def _line(e) -> str:
+    return "" if e is None or e.line is None else str(e.line)

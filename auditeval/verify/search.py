@@ -1,0 +1,142 @@
+"""Which conventions reproduce a number: candidate variants of a measure, simplest first,
+evaluated natively with the work shared across them.
+
+A **candidate** is a named profile plus a few *departures* (``axis=value`` changes). Only
+axes that can change the measure are varied (its variant axes, with ``depth``, so ``ties``
+and ``sim`` join for order-free counts), and candidates whose variant strings coincide
+compute the same number, so only the simplest of them is kept: fewest departures, then
+profile order (:data:`PROFILE_ORDER`). Simplicity is exactly "fewest departures from a
+named profile, that profile named", the order ``verify`` lists reproducing variants in.
+
+Axis value domains (:func:`axis_values`): every value of an enumerated axis; ``rel`` from 1
+to the highest grade in the qrels; ``depth`` ``all`` and the usual submission / ``-M``
+depths; ``rbp_p`` 0.5, 0.8, 0.9, 0.95; ``gm_floor`` trec_eval's 1e-05 only.
+
+:func:`evaluate_candidates` is the one place candidates are evaluated: the engine's
+shared-stage evaluation (``evaluate_prepared`` with one cache per run, backed by
+``StagedRun`` in the staged engine: one sort per distinct ranking key, masks per cut,
+one kernel call per distinct variant).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..conventions import AXES, Convention, load_profile
+from ..engine.evaluate import evaluate_prepared
+from ..errors import EvaluationError
+from ..measures import Measure
+from ..model import Qrels, Run
+from ..variant import Variant, variant_axes
+
+PROFILE_ORDER = ("trec_eval-9.0.8", "trec_eval-10.0", "trec_eval-9.0.8-double", "ir_measures-0.4",
+                 "ir_measures-0.4-msmarco", "ranx-0.3", "textbook")
+DEPTHS: tuple[int | str, ...] = ("all", 1000, 500, 200, 100, 50, 20, 10)
+RBP_P = (0.5, 0.8, 0.9, 0.95)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A profile and the axes changed from it; ``variant`` is the measure's variant string."""
+
+    profile: str
+    departures: tuple[tuple[str, Any], ...]
+    convention: Convention
+    variant: str
+
+    @property
+    def label(self) -> str:
+        if not self.departures:
+            return self.profile
+        return self.profile + " with " + ", ".join(f"{a}={AXES[a].format(v)}" for a, v in self.departures)
+
+    @property
+    def settings(self) -> list[str]:
+        return [f"{a}={AXES[a].format(v)}" for a, v in self.departures]
+
+
+def axis_values(axis: str, qrels: Qrels | None = None) -> list[Any]:
+    """The values of ``axis`` a search tries."""
+    ax = AXES[axis]
+    if ax.kind == "enum":
+        return list(ax.values)
+    if axis == "rel":
+        top = 2
+        if qrels is not None and qrels.table.num_rows:
+            top = max(int(np.max(qrels.table.column("grade").to_numpy())), 1)
+        return list(range(1, top + 1))
+    if axis == "depth":
+        return list(DEPTHS)
+    if axis == "rbp_p":
+        return list(RBP_P)
+    if axis == "gm_floor":
+        return [1e-05]
+    raise AssertionError(axis)  # pragma: no cover
+
+
+def searched_axes(m: Measure) -> tuple[str, ...]:
+    """The axes that can change ``m`` under some depth (its variant axes at a finite depth)."""
+    return tuple(sorted(set(variant_axes(m, 1000)) | {"depth"}))
+
+
+def candidates(m: Measure, max_departures: int = 1, qrels: Qrels | None = None,
+               profiles: Sequence[str] = PROFILE_ORDER, axes: Sequence[str] | None = None) -> list[Candidate]:
+    """Every profile with up to ``max_departures`` changed axes, one candidate per distinct
+    variant string, simplest first."""
+    axes = tuple(axes) if axes is not None else searched_axes(m)
+    values = {a: axis_values(a, qrels) for a in axes}
+    seen: dict[str, Candidate] = {}
+    for k in range(max_departures + 1):
+        for name in profiles:
+            base = load_profile(name).convention
+            for combo in itertools.combinations(axes, k):
+                choices = [[v for v in values[a] if v != getattr(base, a)] for a in combo]
+                for vals in itertools.product(*choices):
+                    dep = tuple(zip(combo, vals, strict=True))
+                    conv = base.replace(**dict(dep)) if dep else base
+                    var = str(Variant.of(m, conv))
+                    if var not in seen:
+                        seen[var] = Candidate(name, dep, conv, var)
+    return list(seen.values())
+
+
+@dataclass
+class Evaluated:
+    """Candidates' values: ``values[v, t]`` for ``topics[t]`` (NaN: topic not evaluated)."""
+
+    candidates: list[Candidate]
+    topics: list[str]
+    values: np.ndarray  # (V, T)
+    aggregates: np.ndarray  # (V,) NaN where the measure has no aggregate
+
+
+def evaluate_candidates(qrels: Qrels, run: Run, m: Measure, cands: Sequence[Candidate],
+                        cache: dict | None = None) -> Evaluated:
+    """Evaluate ``m`` under every candidate on one run, the engine's stages shared through
+    one ``cache`` (pass the same dict for several measures of the same run)."""
+    cache = {} if cache is None else cache
+    per: list[tuple[np.ndarray, np.ndarray, float]] = []
+    topic_index: dict[str, int] = {}
+    for c in cands:
+        try:
+            (_m, _v, p, vals, agg), = evaluate_prepared(qrels, run, [m], c.convention, cache)
+        except EvaluationError:  # e.g. topics=strict on a run lacking a qrels topic: no value
+            per.append((np.zeros(0, dtype=np.int64), np.zeros(0), np.nan))
+            continue
+        ids = [str(t) for t in p.topics]
+        for t in ids:
+            topic_index.setdefault(t, len(topic_index))
+        per.append((np.array([topic_index[t] for t in ids], dtype=np.int64), np.asarray(vals, dtype=np.float64),
+                    np.nan if agg is None else float(agg)))
+    topics = sorted(topic_index, key=lambda s: s.encode("utf-8"))
+    order = np.empty(len(topic_index), dtype=np.int64)
+    order[[topic_index[t] for t in topics]] = np.arange(len(topics))
+    values = np.full((len(cands), len(topics)), np.nan)
+    for i, (idx, vals, _agg) in enumerate(per):
+        values[i, order[idx]] = vals
+    return Evaluated(list(cands), topics, values, np.array([a for _, _, a in per], dtype=np.float64))
