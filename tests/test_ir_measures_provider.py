@@ -186,3 +186,21 @@ def test_dataframe_inputs_with_ir_measures_and_pyterrier_column_names():
     # AP by hand: topic 0 by score D0 D2 D3 D1 D4, relevant D2, D3, D1 at ranks 2, 3, 4
     # -> (1/2 + 2/3 + 3/4) / 3; topic 1 D1 D3 D2 D4, relevant D0, D3, D5: D3 at rank 2 -> (1/2) / 3
     assert want[AP] == pytest.approx(((1 / 2 + 2 / 3 + 3 / 4) / 3 + (1 / 2) / 3) / 2, abs=1e-15)
+
+
+def test_msmarco_and_judged_providers_on_robust03(shared):
+    """RR@10 (ir_measures' msmarco provider) and Judged@10 (its judged provider) per topic,
+    under ir_measures-0.4-msmarco, on MU03rob01 (integer scores, many ties: both providers
+    order ties by docno ascending). All 12 runs agreed when checked."""
+    from ir_measures import Judged
+
+    d = shared / "data" / "robust03"
+    q = ae.read_qrels(d / "qrels.robust03.txt")
+    r = ae.read_run(d / "runs" / "input.MU03rob01.gz")
+    prov = ir_measures.providers.registry["auditeval"].using("ir_measures-0.4-msmarco")
+    for m, ref in ((RR @ 10, ir_measures.msmarco), (Judged @ 10, ir_measures.judged)):
+        theirs = {x.query_id: x.value for x in ref.iter_calc([m], q.to_dict(), r.to_dict())}
+        ours = {x.query_id: x.value for x in prov.iter_calc([m], q, r)}
+        assert len(theirs) == 100 and set(ours) == set(theirs)
+        for t, value in theirs.items():
+            assert ours[t] == pytest.approx(value, abs=1e-12), (str(m), t)
