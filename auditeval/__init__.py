@@ -12,10 +12,9 @@ Public API::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
+from ._version import __version__
+from .api import evaluate, sweep
 from .conventions import Convention, load_profile, profile_names
-from .engine.evaluate import evaluate
 from .errors import (
     AuditEvalError,
     ConventionError,
@@ -46,6 +45,7 @@ __all__ = [
     "Variant",
     "__version__",
     "evaluate",
+    "sweep",
     "load_profile",
     "parse_measure",
     "parse_variant",

@@ -18,51 +18,28 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 
-from . import __version__
+from ._version import __version__
+from .cli_eval import DEFAULT_MEASURES, cmd_eval, eval_parser
 from .conventions import AXES, AXIS_ORDER, diff, load_profile, profile_names, resolve
 from .errors import AuditEvalError
+from .stats.cli import cmd_compare, compare_parser
+from .verify import cli as vcli
 
-DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
+DESCRIPTION = """\
+auditeval: information-retrieval evaluation numbers that carry their conventions.
+Every number is printed with its variant string: the measure and every convention
+(axis) that can change it, e.g. how tied scores are ordered or whether missing topics count."""
 
+EPILOG = """\
+examples:
+  auditeval eval qrels.txt run1.txt run2.txt          evaluate (AP nDCG@10 P@10 R@1000 RR)
+  auditeval eval qrels.txt run.txt --profile trec_eval-9.0.8 --profile ir_measures-0.4
+  auditeval conventions diff trec_eval-9.0.8 trec_eval-10.0
+  auditeval trec-eval -q -m all_trec qrels.txt run.txt   exactly trec_eval's output
 
-# ----------------------------------------------------------------------------- eval
-def _eval_parser(p: argparse.ArgumentParser) -> None:
-    p.add_argument("qrels", help="qrels file (plain, .gz, - for stdin) or irds:DATASET_ID")
-    p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
-    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                   help=f"measure (ir_measures spelling or trec_eval name); repeatable; default: {' '.join(DEFAULT_MEASURES)}")
-    p.add_argument("--profile", action="append", dest="profiles", metavar="PROFILE",
-                   help="convention profile name or TOML path (default trec_eval-9.0.8); repeat to compare profiles side by side")
-    p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE", help="override one axis; repeatable")
-    p.add_argument("-q", "--per-topic", action="store_true", help="print per-topic values too")
-    p.add_argument("--format", choices=("text", "tsv", "json"), default="text")
+'auditeval COMMAND --help' describes each command."""
 
-
-def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .engine.evaluate import evaluate
-    from .io import qrels_from, run_from
-    from .report import RENDERERS
-    from .results import ResultSet
-
-    qrels = qrels_from(args.qrels)  # read once, evaluated under every profile
-    runs = [run_from(r) for r in args.runs]
-    results = [
-        evaluate(qrels, runs, args.measures or DEFAULT_MEASURES, profile=prof, settings=args.settings)
-        for prof in args.profiles or ["trec_eval-9.0.8"]
-    ]
-    if args.format == "text":  # one table per profile, each titled with it
-        for res in results:
-            RENDERERS["text"](res, out, per_topic=args.per_topic)
-        return 0
-    merged = ResultSet(
-        values=[v for res in results for v in res.values],
-        notes=list(dict.fromkeys(n for res in results for n in res.notes)),
-        profile=" | ".join(res.profile for res in results),
-    )
-    RENDERERS[args.format](merged, out, per_topic=args.per_topic)
-    for n in merged.notes:
-        err.write(f"auditeval: note: {n}\n")
-    return 0
+__all__ = ["COMMANDS", "DEFAULT_MEASURES", "main"]
 
 
 # ----------------------------------------------------------------------------- conventions
@@ -76,8 +53,20 @@ def _conv_parser(p: argparse.ArgumentParser) -> None:
     d.add_argument("b")
 
 
+def _console(out: TextIO) -> Console:
+    from .report.text import make_console
+
+    return make_console(out)
+
+
+def _flush(console: Console, out: TextIO) -> None:
+    from .report.text import flush
+
+    flush(console, out)
+
+
 def cmd_conventions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    console = Console(file=out, width=160)
+    console = _console(out)
     if args.action == "list":
         t = Table(title="profiles", title_justify="left")
         t.add_column("name", style="bold")
@@ -95,6 +84,7 @@ def cmd_conventions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             vals = "\n".join(f"{v}: {w}" for v, w in ax.values.items()) or f"({ax.kind})"
             a.add_row(name, ax.doc, vals)
         console.print(a)
+        _flush(console, out)
         return 0
     if args.action == "show":
         prof = load_profile(args.name)
@@ -108,6 +98,7 @@ def cmd_conventions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             src = prof.sources.get(k)
             t.add_row(k, AXES[k].format(v), meaning + (f"\n[dim]{src}[/]" if src else ""))
         console.print(t)
+        _flush(console, out)
         return 0
     if args.action == "diff":
         a, b = resolve(args.a), resolve(args.b)
@@ -122,21 +113,37 @@ def cmd_conventions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for k, (va, vb) in d.items():
             t.add_row(k, f"{AXES[k].format(va)}: {AXES[k].values.get(str(va), '')}", f"{AXES[k].format(vb)}: {AXES[k].values.get(str(vb), '')}")
         console.print(t)
+        _flush(console, out)
         return 0
     raise AssertionError(args.action)  # pragma: no cover
 
 
 # ----------------------------------------------------------------------------- measures
 def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .engine.measures import MEASURES
+    from rich import box
 
-    console = Console(file=out, width=160)
-    t = Table(title="measures", title_justify="left")
-    for c in ("name", "trec_eval", "cutoff", "aggregate", "axes read", "definition"):
-        t.add_column(c)
+    from .engine.measures import MEASURES
+    from .engine.measures.base import RANKING
+
+    console = _console(out)
+    ranking = " ".join(a for a in AXIS_ORDER if a in RANKING)
+    console.print(f"[bold]measures[/] (ir_measures spelling; the trec_eval name is an alias). Every "
+                  f"measure that ranks also reads the ranking axes: {ranking}.")
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    t.add_column("name", style="bold", no_wrap=True)
+    t.add_column("trec_eval", overflow="fold")
+    t.add_column("@k", no_wrap=True)
+    t.add_column("agg", no_wrap=True)
+    t.add_column("axes read", overflow="fold", ratio=1)
+    t.add_column("definition", overflow="fold", ratio=2)
+    cutoff = {"none": "", "optional": "opt", "required": "req"}
     for name, d in sorted(MEASURES.items(), key=lambda kv: kv[0].lower()):
-        t.add_row(name, d.trec_name or "", d.cutoff, d.agg, " ".join(a for a in AXIS_ORDER if a in d.axes), d.doc)
+        ranks = RANKING - {"ties", "sim"} <= d.axes
+        extra = [a for a in AXIS_ORDER if a in d.axes and not (ranks and a in RANKING)]
+        axes = ("ranking " if RANKING <= d.axes else "ranking (no order) " if ranks else "") + " ".join(extra)
+        t.add_row(name, d.trec_name or "", cutoff.get(d.cutoff, d.cutoff), d.agg, axes.strip(), d.doc)
     console.print(t)
+    _flush(console, out)
     return 0
 
 
@@ -144,29 +151,14 @@ def _no_args(p: argparse.ArgumentParser) -> None:
     return None
 
 
-def _verify(name: str) -> tuple[Callable[[argparse.ArgumentParser], None], Callable[..., int]]:
-    """(parser, command) of a command in :mod:`auditeval.verify.cli`, imported when called."""
-
-    def build(p: argparse.ArgumentParser) -> None:
-        from .verify import cli
-
-        getattr(cli, f"{name}_parser")(p)
-
-    def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-        from .verify import cli
-
-        return getattr(cli, f"cmd_{name}")(args, out, err)
-
-    return build, run
-
-
 # ----------------------------------------------------------------------------- dispatch
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {
-    "eval": ("evaluate runs; every number carries its variant string", _eval_parser, cmd_eval),
+    "eval": ("evaluate runs; every number carries its variant string", eval_parser, cmd_eval),
     "conventions": ("explain profiles and axes: list | show NAME | diff A B", _conv_parser, cmd_conventions),
     "measures": ("list measures and the axes each reads", _no_args, cmd_measures),
-    "reproduce": ("how closely a re-run reproduces a run: KTU, RBO, RMSE, ER, DRI, t-test", *_verify("reproduce")),
-    "diff": ("align two tools' output files; every difference, explained by axis", *_verify("diff")),
+    "compare": ("paired bootstrap, tests, rank intervals, topic-set size", compare_parser, cmd_compare),
+    "reproduce": ("how closely a re-run reproduces a run: KTU, RBO, RMSE, ER, DRI", vcli.reproduce_parser, vcli.cmd_reproduce),
+    "diff": ("align two tools' outputs; every difference, explained by axis", vcli.diff_parser, vcli.cmd_diff),
 }
 
 
@@ -214,7 +206,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         from .trec_eval import main as trec_main
 
         return trec_main(argv[1:], out, err)
-    parser = argparse.ArgumentParser(prog="auditeval", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="auditeval", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=f"auditeval {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (help_text, build, _) in COMMANDS.items():

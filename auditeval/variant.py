@@ -161,8 +161,10 @@ class Variant:
         return dict(self.axes)[axis]
 
 
-def parse_variant(text: str) -> Variant:
-    """Parse a variant string back into a :class:`Variant` (``parse_variant(str(v)) == v``)."""
+def parse_variant(text: str | Variant) -> Variant:
+    """Parse a variant string back into a :class:`Variant` (``parse_variant(str(v)) == v``;
+    a :class:`Variant` is accepted as its string)."""
+    text = str(text)
     parts = text.strip().split("|")
     m = parse_measure(parts[0])
     m, _ = _unfold_check(m, parts[0])

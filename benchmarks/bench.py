@@ -2,11 +2,15 @@
 
 Every tool runs in its own child process (a fresh interpreter or the binary itself), so
 imports, parsing and evaluation are all counted, and each peak RSS is that child's own
-(``os.wait4`` resource usage, ``ru_maxrss``). Each measurement is repeated ``--repeat``
-times; the table shows the median wall time and the largest peak.
+(``os.wait4`` resource usage, ``ru_maxrss``; Linux carries a parent's RSS into its
+child's high-water mark across fork and exec, so this script imports nothing heavy). Each measurement is repeated ``--repeat``
+times; the table shows the smallest wall time and the smallest peak (the machine is
+shared: the minimum is the least disturbed run), each run in brackets.
 
-Tools: ``auditeval trec-eval`` (the CLI), the ``trec_eval`` binary if on PATH (or
-``--trec-eval PATH``), pytrec_eval (its ``parse_qrel``/``parse_run`` readers +
+Tools: ``auditeval trec-eval --as 10.0`` (the CLI; ``--as`` picks the build it behaves as),
+the real trec_eval binaries (10.0 and 9.0.8, built by ``../shared/tools/build-trec-eval``
+into ``.bin/trec_eval``; ``.ci/run`` builds them, else this script does; or ``--trec-eval
+PATH`` for another one), pytrec_eval (its ``parse_qrel``/``parse_run`` readers +
 ``RelevanceEvaluator``), ir_measures (``read_trec_*`` + ``calc_aggregate``) and ranx
 (``Qrels``/``Run.from_file`` + ``evaluate``), for the five measures
 ``map ndcg_cut.10 P.10 recall.1000 recip_rank``, then ``-m all_trec`` for the tools that
@@ -17,6 +21,7 @@ Usage::
     python benchmarks/bench.py            # 6,980 x 1,000 MS MARCO dev-sized run (generated if missing)
     python benchmarks/bench.py --quick    # 500 topics, to smoke-test
     python benchmarks/bench.py --repeat 5 --only auditeval,pytrec_eval --no-all-trec
+    python benchmarks/bench.py --ids string   # the same run with D3312019 / LA052390-0089 doc ids
 """
 
 from __future__ import annotations
@@ -24,8 +29,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import shutil
-import statistics
 import subprocess
 import sys
 import threading
@@ -35,7 +38,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
 
 FIVE_TREC = ["map", "ndcg_cut.10", "P.10", "recall.1000", "recip_rank"]
 
@@ -86,6 +88,14 @@ class Tool:
     map_value: str = ""
     failed: str = ""
 
+    @property
+    def best(self) -> float:
+        return min(self.times)
+
+    @property
+    def peak(self) -> int:
+        return min(self.peaks)
+
 
 def _env() -> dict[str, str]:
     env = dict(os.environ)
@@ -118,26 +128,47 @@ def _map_from(tool: str, out: str) -> str:
         parts = line.split()
         if not parts:
             continue
-        if tool in ("auditeval", "trec_eval") and parts[0] == "map" and len(parts) >= 3 and parts[1] == "all":
+        if tool.startswith(("auditeval", "trec_eval")) and parts[0] == "map" and len(parts) >= 3 and parts[1] == "all":
             return parts[2]
-        if tool not in ("auditeval", "trec_eval") and parts[0] == "map" and len(parts) >= 2:
+        if not tool.startswith(("auditeval", "trec_eval")) and parts[0] == "map" and len(parts) >= 2:
             return f"{float(parts[1]):.4f}"
     return ""
 
 
-def tools_for(qrels: Path, run: Path, all_trec: bool, trec_eval_bin: str | None, only: set[str] | None) -> list[Tool]:
+BIN_DIR = ROOT / ".bin" / "trec_eval"
+
+
+def trec_eval_binaries(extra: str | None) -> dict[str, str]:
+    """name -> path of the trec_eval binaries to measure (built into .bin/trec_eval if missing)."""
+    bins = {f"trec_eval-{v}": BIN_DIR / f"trec_eval-{v}" for v in ("10.0", "9.0.8")}
+    if not all(p.is_file() for p in bins.values()):
+        build = ROOT.parent / "shared" / "tools" / "build-trec-eval"
+        if build.is_file():
+            subprocess.run(["bash", str(build), str(BIN_DIR)], capture_output=True)
+    out = {k: str(p) for k, p in bins.items() if p.is_file()}
+    if extra:
+        out["trec_eval"] = extra
+    return out
+
+
+def tools_for(
+    qrels: Path, run: Path, all_trec: bool, bins: dict[str, str], only: set[str] | None, version: str = "10.0"
+) -> list[Tool]:
     py = sys.executable
     five_m = [a for m in FIVE_TREC for a in ("-m", m)]
     ms = ["-m", "all_trec"] if all_trec else five_m
     what = "all_trec" if all_trec else "5 measures"
     out = [
-        Tool("auditeval", f"auditeval trec-eval ({what})", [py, "-c", AUDITEVAL_CLI, "trec-eval", *ms, str(qrels), str(run)]),
         Tool(
-            "trec_eval",
-            f"trec_eval binary ({what})",
-            [trec_eval_bin, *ms, str(qrels), str(run)] if trec_eval_bin else None,
-            "" if trec_eval_bin else "not on PATH (skipped)",
+            "auditeval",
+            f"auditeval trec-eval --as {version} ({what})",
+            [py, "-c", AUDITEVAL_CLI, "trec-eval", "--as", version, *ms, str(qrels), str(run)],
         ),
+        *[Tool(name, f"{name} binary ({what})", [path, *ms, str(qrels), str(run)]) for name, path in bins.items()],
+    ]
+    if not bins:
+        out.append(Tool("trec_eval", f"trec_eval binary ({what})", None, "no binary (skipped)"))
+    out += [
         Tool(
             "pytrec_eval",
             f"pytrec_eval parse+evaluate ({'all supported measures' if all_trec else '5 measures'})",
@@ -149,7 +180,7 @@ def tools_for(qrels: Path, run: Path, all_trec: bool, trec_eval_bin: str | None,
             Tool("ir_measures", "ir_measures calc_aggregate (5 measures)", [py, "-c", IR_MEASURES, str(qrels), str(run)]),
             Tool("ranx", "ranx from_file+evaluate (5 measures)", [py, "-c", RANX, str(qrels), str(run)]),
         ]
-    return [t for t in out if only is None or t.name in only]
+    return [t for t in out if only is None or t.name in only or t.name.split("-")[0] in only]
 
 
 # --------------------------------------------------------------------------- machine
@@ -181,15 +212,18 @@ def machine_info() -> dict[str, str]:
         pass
     info["OS"] = f"{platform.system()} {platform.release()}"
     info["Python"] = platform.python_version()
-    sys.path.insert(0, str(ROOT))
-    import auditeval
+    # in a child: this process stays small (a child's peak RSS starts at its parent's, fork + exec)
+    version = subprocess.run(
+        [sys.executable, "-c", "import auditeval; print(auditeval.__version__)"], capture_output=True, text=True,
+        env=_env(),
+    ).stdout.strip()
 
     rev = ""
     try:
         rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     except OSError:
         pass
-    vers = [f"auditeval {auditeval.__version__}" + (f" (git {rev})" if rev else "")]
+    vers = [f"auditeval {version}" + (f" (git {rev})" if rev else "")]
     for pkg in ("numpy", "pyarrow", "pandas", "pytrec-eval-terrier", "ir-measures", "ranx", "numba"):
         try:
             vers.append(f"{pkg} {metadata.version(pkg)}")
@@ -208,31 +242,26 @@ def _fmt_mem(kib: int) -> str:
     return f"{kib / 1024:,.0f} MB"
 
 
-def table_markdown(title: str, tools: list[Tool], repeat: int, base: str = "pytrec_eval") -> str:
+def table_markdown(title: str, tools: list[Tool], repeat: int, base: str = "trec_eval-10.0") -> str:
+    """Markdown table; times and peaks relative to ``base`` (the trec_eval 10.0 binary, else pytrec_eval)."""
     ref = next((t for t in tools if t.name == base and t.times), None)
-    ref_t = statistics.median(ref.times) if ref else None
-    ref_m = max(ref.peaks) if ref else None
+    if ref is None:
+        base = "pytrec_eval"
+        ref = next((t for t in tools if t.name == base and t.times), None)
     lines = [
-        f"**{title}** (wall time: median of {repeat} runs, each in brackets; peak memory: largest RSS high-water mark)",
+        f"**{title}** (wall time: minimum of {repeat} runs, each in brackets; peak memory: smallest RSS high-water mark)",
         "",
-        f"| tool | wall time | vs {base} | peak memory | vs {base} | map |",
+        f"| tool | wall time | time / {base} | peak memory | memory / {base} | map |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for t in tools:
         if t.argv is None or t.failed:
             lines.append(f"| {t.label} | - | - | - | - | {t.note or t.failed} |")
             continue
-        wt = statistics.median(t.times)
-        pk = max(t.peaks)
-        if not ref_t:
-            speed = "-"
-        elif t is ref:
-            speed = "1x"
-        else:
-            speed = f"{ref_t / wt:.2f}x faster" if wt <= ref_t else f"{wt / ref_t:.2f}x slower"
-        mem = f"{pk / ref_m:.2f}x" if ref_m else "-"
+        speed = f"{t.best / ref.best:.2f}x" if ref else "-"
+        mem = f"{t.peak / ref.peak:.2f}x" if ref else "-"
         runs = ", ".join(f"{x:.2f}" for x in t.times)
-        lines.append(f"| {t.label} | {wt:.2f} s ({runs}) | {speed} | {_fmt_mem(pk)} | {mem} | {t.map_value} |")
+        lines.append(f"| {t.label} | {t.best:.2f} s ({runs}) | {speed} | {_fmt_mem(t.peak)} | {mem} | {t.map_value} |")
     return "\n".join(lines)
 
 
@@ -245,7 +274,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", default="", help="comma-separated tool names (auditeval,trec_eval,pytrec_eval,ir_measures,ranx)")
     ap.add_argument("--no-all-trec", action="store_true", help="skip the -m all_trec table")
-    ap.add_argument("--trec-eval", default=None, help="trec_eval binary (default: trec_eval on PATH)")
+    ap.add_argument("--trec-eval", default=None, help="another trec_eval binary to measure (besides .bin/trec_eval)")
+    ap.add_argument("--ids", choices=("numeric", "string"), default="numeric", help="document ids of the generated run")
+    ap.add_argument("--as", dest="version", default="10.0", help="trec_eval build auditeval behaves as (--as)")
     ap.add_argument("--out", type=Path, default=None, help="also write the markdown to this file")
     ap.add_argument("--timeout", type=float, default=600, help="seconds before a tool is stopped (reported as such)")
     ap.add_argument("--slow-once", default="ranx", help="tools measured once only (comma-separated; default ranx)")
@@ -254,16 +285,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.qrels and args.run:
         qrels, run = args.qrels, args.run
     else:
-        import generate_run
-
         n = args.topics or (500 if args.quick else 6980)
-        suffix = "" if n == 6980 else f".{n}"
+        suffix = ("" if n == 6980 else f".{n}") + (".strid" if args.ids == "string" else "")
         qrels = HERE / "data" / f"qrels.msmarco-like{suffix}.txt"
         run = HERE / "data" / f"run.msmarco-like{suffix}.txt"
         if not (qrels.exists() and run.exists()):
-            generate_run.main(["--topics", str(n)])
+            # in a child, as above: numpy and pyarrow stay out of this process
+            subprocess.run([sys.executable, str(HERE / "generate_run.py"), "--topics", str(n), "--ids", args.ids], check=True)
     n_lines = sum(1 for _ in open(run, "rb"))
-    trec_eval_bin = args.trec_eval or shutil.which("trec_eval")
+    bins = trec_eval_binaries(args.trec_eval)
     only = {x.strip() for x in args.only.split(",") if x.strip()} or None
 
     info = machine_info()
@@ -271,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     for all_trec in (False, True):
         if all_trec and args.no_all_trec:
             continue
-        tools = tools_for(qrels, run, all_trec, trec_eval_bin, only)
+        tools = tools_for(qrels, run, all_trec, bins, only, args.version)
         once = {x.strip() for x in args.slow_once.split(",") if x.strip()}
         for rep in range(args.repeat):
             for t in tools:  # interleaved: load changes hit every tool alike

@@ -11,12 +11,20 @@ extreme tail), so scores crowd together down the list. They are written with 4 d
 (``%.4f``), which makes ties within a topic common in the tail (a few percent of the rows),
 as in real BM25 runs. Run lines are written in rank order, topics in numeric order.
 
+Document ids: ``--ids numeric`` (default) writes the passage number (``7067032``, MS MARCO);
+``--ids string`` writes the same documents under TREC newswire-shaped ids, what most
+collections use: even numbers as ``D`` + 7 digits (``D3312019``, GOV/Disks 4-5 style), odd
+ones as ``LA`` + MMDDYY + ``-`` + 4 digits (``LA052390-0089``, LA Times style); the
+mapping is one to one, so every measure has the same value under both.
+
 Usage::
 
-    python benchmarks/generate_run.py [--topics 6980] [--depth 1000] [--seed 42] [--out benchmarks/data]
+    python benchmarks/generate_run.py [--topics 6980] [--depth 1000] [--seed 42] [--ids numeric|string]
+                                      [--out benchmarks/data]
 
 writes ``OUT/run.msmarco-like.txt`` and ``OUT/qrels.msmarco-like.txt`` (for ``--topics``
-other than 6980 the names carry the count, e.g. ``run.msmarco-like.500.txt``).
+other than 6980 the names carry the count, e.g. ``run.msmarco-like.500.txt``; string ids
+add ``.strid``: ``run.msmarco-like.strid.txt``).
 """
 
 from __future__ import annotations
@@ -41,7 +49,31 @@ def _fixed4(score_1e4: np.ndarray) -> pa.Array:
     return pc.binary_join_element_wise(ip, fp, ".")
 
 
-def generate(n_topics: int, depth: int, seed: int) -> tuple[pa.Array, pa.Array]:
+def _pad(values: np.ndarray, width: int) -> pa.Array:
+    """Decimal strings of non-negative ints, zero-padded to ``width``."""
+    return pc.utf8_lpad(pc.cast(pa.array(values), pa.string()), width, "0")
+
+
+def string_ids(doc: np.ndarray) -> pa.Array:
+    """TREC-shaped string ids, one to one with ``doc`` (ints in ``[0, COLLECTION)``).
+
+    Even ``doc``: ``D`` + ``doc // 2`` in 7 digits (``D3312019``); odd: ``LA`` + MMDDYY +
+    ``-`` + 4 digits (``LA052390-0089``) spelling ``doc // 2`` as (year 89/90, month, day,
+    sequence number): 2 x 12 x 31 x 10,000 = 7.44M > COLLECTION / 2 distinct ids.
+    """
+    doc = np.asarray(doc, dtype=np.int64)
+    half = doc // 2
+    seq, rest = half % 10_000, half // 10_000
+    day, rest = rest % 31 + 1, rest // 31
+    month, year = rest % 12 + 1, 89 + rest // 12
+    la = pc.binary_join_element_wise(
+        pa.scalar("LA"), _pad(month, 2), _pad(day, 2), _pad(year, 2), pa.scalar("-"), _pad(seq, 4), ""
+    )
+    d = pc.binary_join_element_wise(pa.scalar("D"), _pad(half, 7), "")
+    return pc.if_else(pa.array(doc % 2 == 0), d, la)
+
+
+def generate(n_topics: int, depth: int, seed: int, ids: str = "numeric") -> tuple[pa.Array, pa.Array]:
     """Return (run lines, qrels lines) as Arrow string arrays, each line ending in a newline."""
     rng = np.random.default_rng(seed)
     qids = np.sort(rng.choice(QID_SPACE, size=n_topics, replace=False))
@@ -85,7 +117,7 @@ def generate(n_topics: int, depth: int, seed: int) -> tuple[pa.Array, pa.Array]:
     # ---- format
     n = n_topics * depth
     topic_s = pc.cast(pa.array(np.repeat(qids, depth)), pa.string())
-    doc_s = pc.cast(pa.array(docs.reshape(-1)), pa.string())
+    doc_s = string_ids(docs.reshape(-1)) if ids == "string" else pc.cast(pa.array(docs.reshape(-1)), pa.string())
     rank_s = pc.cast(pa.array(np.tile(np.arange(1, depth + 1), n_topics)), pa.string())
     score_s = _fixed4(score_1e4.reshape(-1))
     run_lines = pc.binary_join_element_wise(
@@ -96,7 +128,7 @@ def generate(n_topics: int, depth: int, seed: int) -> tuple[pa.Array, pa.Array]:
     qrels_lines = pc.binary_join_element_wise(
         pc.cast(pa.array(q_topic, pa.int64()), pa.string()),
         pa.scalar("0"),
-        pc.cast(pa.array(q_doc, pa.int64()), pa.string()),
+        string_ids(np.asarray(q_doc)) if ids == "string" else pc.cast(pa.array(q_doc, pa.int64()), pa.string()),
         pa.scalar("1\n"),
         " ",
     )
@@ -117,14 +149,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--topics", type=int, default=6980)
     ap.add_argument("--depth", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--ids", choices=("numeric", "string"), default="numeric", help="document id shape")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "data")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     args.out.mkdir(parents=True, exist_ok=True)
     suffix = "" if args.topics == 6980 and args.depth == 1000 else f".{args.topics}" + ("" if args.depth == 1000 else f"x{args.depth}")
+    suffix += ".strid" if args.ids == "string" else ""
     run_path = args.out / f"run.msmarco-like{suffix}.txt"
     qrels_path = args.out / f"qrels.msmarco-like{suffix}.txt"
-    run_lines, qrels_lines = generate(args.topics, args.depth, args.seed)
+    run_lines, qrels_lines = generate(args.topics, args.depth, args.seed, args.ids)
     _write_lines(run_lines, run_path)
     _write_lines(qrels_lines, qrels_path)
     print(f"wrote {run_path} ({len(run_lines):,} lines) and {qrels_path} ({len(qrels_lines):,} lines) "

@@ -37,7 +37,7 @@ def value(q, r, measure: str, *settings: str, profile: str = BASE, topic: str = 
 
 def variant(q, r, measure: str, *settings: str, profile: str = BASE) -> str:
     res = ae.evaluate(q, r, [measure], profile=profile, settings=list(settings))
-    return res.get(measure).variant
+    return str(res.get(measure).variant)
 
 
 # ------------------------------------------------------------------------------ ties

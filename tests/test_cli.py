@@ -40,8 +40,11 @@ def test_eval_json_records_have_provenance(tiny):
     q, r = tiny
     code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "-m", "P@2", "--format", "json", "-q")
     assert code == 0
-    recs = json.loads(out)
-    assert all(set(rec) == {"run", "measure", "variant", "engine", "topic", "value"} for rec in recs)
+    doc = json.loads(out)
+    assert set(doc) == {"profiles", "values", "notes"}
+    assert doc["profiles"][0]["name"] == "trec_eval-9.0.8" and doc["profiles"][0]["axes"]["ties"] == "docno-desc"
+    recs = doc["values"]
+    assert all(set(rec) == {"run", "measure", "variant", "engine", "topic", "value", "profile"} for rec in recs)
     by = {(rec["measure"], rec["topic"]): rec for rec in recs}
     assert by[("AP", "1")]["value"] == pytest.approx((1 + 2 / 3) / 2, abs=1e-15)
     assert by[("AP", "2")]["value"] == 0.5
@@ -53,9 +56,9 @@ def test_eval_json_records_have_provenance(tiny):
         assert rec["run"] == "tiny"
 
 
-def test_eval_text_prints_variant_on_every_row(tiny):
+def test_eval_text_full_variants_prints_every_variant_string(tiny):
     q, r = tiny
-    code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "-m", "nDCG@10")
+    code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "-m", "nDCG@10", "--variants", "full", "--width", "200")
     assert code == 0
     assert "0.6667" in out
     assert "AP|ap_denom=R|depth=all|dups=error|negatives=pooled|rel=1|self_hits=keep|sim=float32|ties=docno-desc|topics=both|unjudged=nonrel" in out
@@ -68,7 +71,7 @@ def test_eval_tsv_set_override_changes_variant_and_value(tiny):
     code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "--set", "rel=2", "--format", "tsv")
     assert code == 0
     header, row = out.strip().split("\n")
-    assert header.split("\t") == ["run", "measure", "topic", "value", "variant", "engine"]
+    assert header.split("\t") == ["run", "measure", "topic", "value", "variant", "engine", "profile"]
     fields = row.split("\t")
     assert float(fields[3]) == pytest.approx(1 / 6, abs=1e-15)
     assert "|rel=2|" in fields[4]
@@ -161,14 +164,21 @@ def test_eval_compares_profiles_side_by_side(tmp_path):
     r.write_text("1 Q0 a 1 1 t\n1 Q0 b 2 1 t\n")
     code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "--profile", "trec_eval-9.0.8", "--profile", "textbook", "--format", "tsv")
     assert code == 0
-    rows = [line.split("\t") for line in out.strip().split("\n")[1:]]
-    assert [(float(row[3]), "ties=docno-desc" in row[4], "ties=docno-asc" in row[4]) for row in rows] == [
-        (0.5, True, False),
-        (1.0, False, True),
+    rows = [line.split("\t") for line in out.strip().split("\n")[1:] if not line.startswith("#")]
+    assert [(float(row[3]), "ties=docno-desc" in row[4], "ties=docno-asc" in row[4], row[6]) for row in rows] == [
+        (0.5, True, False, "trec_eval-9.0.8"),
+        (1.0, False, True, "textbook"),
     ]
-    code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "--profile", "trec_eval-9.0.8", "--profile", "textbook")
+    code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "--profile", "trec_eval-9.0.8", "--profile", "textbook", "--width", "100")
     assert code == 0
-    assert "profile trec_eval-9.0.8" in out and "profile textbook" in out
+    lines = out.split("\n")
+    assert lines[0].startswith("profiles trec_eval-9.0.8 | textbook")
+    header = next(line for line in lines if line.startswith("run"))
+    assert header.split() == ["run", "measure", "trec_eval-9.0.8", "textbook", "variants", "differ", "on"]
+    row = next(line for line in lines if line.startswith("t "))
+    # one row, one column per profile; the variants differ on the axes the profiles set apart
+    assert row.split()[:4] == ["t", "AP", "0.5000", "1.0000"]
+    assert "negatives sim ties topics" in row
 
 
 def test_readme_python_example_runs(monkeypatch, capsys):

@@ -12,7 +12,9 @@ import pyarrow as pa
 import pytest
 
 import auditeval.io as io_mod
-from auditeval.engine.prepare import _presorted_order, _sort_order, has_duplicate_pairs
+from auditeval.engine.ids import has_duplicate_pairs
+from auditeval.engine.ordering import presorted_order as _presorted_order
+from auditeval.engine.ordering import sort_order as _sort_order
 from auditeval.errors import InputError
 
 RUNS = {

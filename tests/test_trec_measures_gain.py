@@ -47,7 +47,7 @@ def per_topic(q, r, measure: str, *settings: str, profile: str = TE10) -> dict[s
 
 def variant(q, r, measure: str, *settings: str, profile: str = TE10) -> str:
     res = ae.evaluate(q, r, [measure], profile=profile, settings=["topics=both", *settings])
-    return res.values[0].variant
+    return str(res.values[0].variant)
 
 
 # ------------------------------------------------------------------------------ §13 RBP

@@ -1,40 +1,274 @@
-"""Terminal table (rich): value and the variant string on every row, notes underneath."""
+"""Terminal output that fits the terminal (rich tables, plain streamed lines for ``-q``).
+
+The profile (name, engine, every axis value) is printed once, above the table; each row then
+shows only the axes its variant departs from that profile on (``AP(rel=2)`` -> ``rel=2``).
+The full variant string of every value stays in TSV, JSON and ``variants="full"``.
+
+Views: the list (one row per run and measure), the side-by-side view for several profiles
+(one value column per profile and the axes on which their variants differ), and the
+runs x measures matrix (``matrix=True``). Per-topic values (``-q``) are plain aligned lines
+written block by block (:func:`write_topic_lines`), so 35,000 of them take milliseconds.
+"""
 
 from __future__ import annotations
 
+import io
+import os
+from collections.abc import Sequence
 from typing import TextIO
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from ..results import ResultSet
+from ..conventions import AXIS_ORDER
+from ..results import ResultSet, Value, variant_text
+from .common import all_notes, as_list, axis_text, departures, format_value
+
+DEFAULT_WIDTH = 100  # when the output is not a terminal and COLUMNS is unset
 
 
-def format_value(x: float | int | str) -> str:
-    if isinstance(x, float):
-        return f"{x:.4f}"
-    return str(x)
+def detect_width(out: TextIO) -> int:
+    """The terminal's width when ``out`` is one, else ``$COLUMNS``, else 100 (kept in 40..400)."""
+    width = None
+    try:
+        if out.isatty():
+            width = os.get_terminal_size(out.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        width = None
+    if width is None:
+        try:
+            width = int(os.environ.get("COLUMNS", ""))
+        except ValueError:
+            width = DEFAULT_WIDTH
+    return max(40, min(400, width))
 
 
-def render_text(res: ResultSet, out: TextIO, per_topic: bool = False) -> None:
-    rows = res.values if per_topic else res.aggregates()
-    widest = max((len(v.variant) for v in rows), default=40)
-    console = Console(file=out, width=max(widest + 60, 100), soft_wrap=False)
-    engines = sorted({v.engine for v in res.values})
-    table = Table(
-        title=f"profile {res.profile} · engine {', '.join(engines)}",
-        title_justify="left",
-        show_lines=False,
+def _is_tty(out: TextIO) -> bool:
+    try:
+        return bool(out.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def make_console(out: TextIO, width: int | None = None) -> Console:
+    """A rich console that records into a buffer; :func:`flush` writes it to ``out`` with
+    trailing blanks cut (rich pads cells to the table width). Colour only on a terminal."""
+    return Console(
+        file=io.StringIO(), width=width or detect_width(out), soft_wrap=False, highlight=False,
+        emoji=False, force_terminal=_is_tty(out), color_system="auto" if _is_tty(out) else None,
     )
-    table.add_column("run", style="bold")
-    table.add_column("measure")
-    if per_topic:
-        table.add_column("topic")
-    table.add_column("value", justify="right", style="cyan")
-    table.add_column("variant", overflow="fold", style="dim")
-    for v in rows:
-        row = [v.run, v.measure] + ([v.topic] if per_topic else []) + [format_value(v.value), v.variant]
-        table.add_row(*row)
-    console.print(table)
-    for n in res.notes:
-        console.print(f"[yellow]note:[/] {n}", highlight=False)
+
+
+def flush(console: Console, out: TextIO) -> None:
+    text = console.file.getvalue()
+    console.file.seek(0)
+    console.file.truncate()
+    if text:
+        out.write("\n".join(line.rstrip() for line in text.split("\n")))
+
+
+# ----------------------------------------------------------------------------- header
+def _profile_lines(results: Sequence[ResultSet]) -> list[str]:
+    engines = sorted({v.engine for res in results for v in res.values})
+    first = results[0]
+    lines = []
+    if len(results) == 1:
+        lines.append(f"[bold]profile {first.profile}[/] · engine {', '.join(engines)}")
+    else:
+        names = " | ".join(res.profile for res in results)
+        lines.append(f"[bold]profiles {names}[/] · engine {', '.join(engines)}")
+    if first.convention is not None:
+        axes = " ".join(axis_text(a, getattr(first.convention, a)) for a in AXIS_ORDER)
+        lines.append(f"[dim]{first.profile}: {axes}[/]")
+        for res in results[1:]:
+            if res.convention is None:
+                continue
+            d = [axis_text(a, getattr(res.convention, a)) for a in AXIS_ORDER if getattr(res.convention, a) != getattr(first.convention, a)]
+            lines.append(f"[dim]{res.profile}: " + (f"differs on {' '.join(d)}" if d else "same axes") + "[/]")
+    return lines
+
+
+def _notes(console: Console, results: Sequence[ResultSet]) -> None:
+    for n in all_notes(results):
+        console.print(f"[yellow]note:[/] {n}", markup=True, highlight=False)
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+# ----------------------------------------------------------------------------- views
+def _departure_text(v: Value, res: ResultSet) -> str:
+    return " ".join(axis_text(a, x) for a, x in departures(v.variant, res.convention))
+
+
+def _list_table(res: ResultSet, full: bool) -> Table:
+    aggs = res.aggregates()
+    deps = [_departure_text(v, res) for v in aggs]
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    t.add_column("run", style="bold", overflow="fold")
+    t.add_column("measure", overflow="fold")
+    t.add_column("value", justify="right", style="cyan", no_wrap=True)
+    if full:
+        t.add_column("variant", style="dim", overflow="fold")
+    elif any(deps):
+        t.add_column("departs from profile", style="magenta", overflow="fold")
+    for v, d in zip(aggs, deps, strict=True):
+        row = [_escape(v.run), _escape(v.measure), format_value(v.value)]
+        if full:
+            row.append(_escape(variant_text(v.variant)))
+        elif any(deps):
+            row.append(d)
+        t.add_row(*row)
+    return t
+
+
+def _side_by_side(results: Sequence[ResultSet], full: bool) -> Table:
+    """One row per run and measure, one value column per profile, and the axes on which
+    the profiles' variants of that measure differ."""
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    t.add_column("run", style="bold", overflow="fold")
+    t.add_column("measure", overflow="fold")
+    for res in results:
+        t.add_column(_escape(res.profile), justify="right", style="cyan", overflow="fold")
+    t.add_column("variants differ on" if not full else "variants", style="dim", overflow="fold")
+    keyed = [{(v.run, v.measure): v for v in res.aggregates()} for res in results]
+    for key, v0 in keyed[0].items():
+        vs = [k.get(key) for k in keyed]
+        cells = [format_value(v.value) if v is not None else "-" for v in vs]
+        present = [v for v in vs if v is not None]
+        if full:
+            info = "\n".join(_escape(variant_text(v.variant)) for v in present)
+        else:
+            axes = [dict(v.variant.axes) for v in present]
+            names = [a for a in AXIS_ORDER if len({repr(ax.get(a)) for ax in axes}) > 1]
+            info = " ".join(names) if names else "(same variant)"
+        t.add_row(_escape(v0.run), _escape(v0.measure), *cells, info)
+    return t
+
+
+def _matrix_tables(res: ResultSet, width: int) -> list[Table]:
+    """Runs x measures; measures split over several tables when they do not fit the width."""
+    aggs = res.aggregates()
+    runs = list(dict.fromkeys(v.run for v in aggs))
+    measures = list(dict.fromkeys(v.measure for v in aggs))
+    cell = {(v.run, v.measure): v for v in aggs}
+    run_w = min(max([3, *(len(r) for r in runs)]), max(12, width // 3))
+    chunks: list[list[str]] = [[]]
+    used = run_w
+    for m in measures:
+        w = max(len(m), 6) + 2
+        if chunks[-1] and used + w > width:
+            chunks.append([])
+            used = run_w
+        chunks[-1].append(m)
+        used += w
+    tables = []
+    for chunk in chunks:
+        t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+        t.add_column("run", style="bold", overflow="fold", max_width=run_w)
+        for m in chunk:
+            t.add_column(_escape(m), justify="right", style="cyan", overflow="fold")
+        for r in runs:
+            t.add_row(_escape(r), *[format_value(cell[(r, m)].value) if (r, m) in cell else "-" for m in chunk])
+        tables.append(t)
+    return tables
+
+
+def _matrix_legend(res: ResultSet, full: bool) -> list[str]:
+    seen: dict[str, str] = {}
+    for v in res.aggregates():
+        if v.measure in seen:
+            continue
+        text = variant_text(v.variant) if full else " ".join(axis_text(a, x) for a, x in departures(v.variant, res.convention))
+        seen[v.measure] = text
+    return [f"[dim]{_escape(m)}: {_escape(t)}[/]" for m, t in seen.items() if t]
+
+
+# ----------------------------------------------------------------------------- per topic
+def topic_line_widths(results: Sequence[ResultSet]) -> tuple[int, int, int]:
+    vals = [v for res in results[:1] for v in res.values]
+    return (
+        max([3, *(len(v.run) for v in vals)]),
+        max([7, *(len(v.measure) for v in vals)]),
+        max([5, *(len(v.topic) for v in vals)]),
+    )
+
+
+def write_topic_header(out: TextIO, results: Sequence[ResultSet], widths: tuple[int, int, int]) -> None:
+    rw, mw, tw = widths
+    cols = "  ".join(f"{res.profile:>10}" for res in results) if len(results) > 1 else f"{'value':>10}"
+    out.write(f"{'run':<{rw}}  {'measure':<{mw}}  {'topic':<{tw}}  {cols}".rstrip() + "\n")
+
+
+def write_topic_lines(out: TextIO, results: Sequence[ResultSet], widths: tuple[int, int, int], width: int) -> None:
+    """Per-topic values (and each block's ``all`` line) as plain aligned lines, one
+    value column per result set (profile); long run labels are cut to fit ``width``."""
+    rw, mw, tw = widths
+    n = len(results)
+    spare = width - (mw + tw + 6 + 12 * n)
+    if rw > spare:
+        rw = max(6, spare)
+    base = results[0].values
+    others = [res.values for res in results[1:]]
+    if any(len(o) != len(base) for o in others):  # different topic sets per profile: align by key
+        keyed = [{(v.run, v.measure, v.topic): v for v in o} for o in others]
+        columns = [[k.get((v.run, v.measure, v.topic)) for v in base] for k in keyed]
+    else:
+        columns = others
+    lines = []
+    for i, v in enumerate(base):
+        run = v.run if len(v.run) <= rw else v.run[: rw - 1] + "…"
+        cells = [f"{format_value(v.value):>10}"]
+        for col in columns:
+            w = col[i]
+            cells.append(f"{format_value(w.value) if w is not None else '-':>10}")
+        lines.append(f"{run:<{rw}}  {v.measure:<{mw}}  {v.topic:<{tw}}  {'  '.join(cells)}")
+    if lines:
+        out.write("\n".join(lines) + "\n")
+
+
+# ----------------------------------------------------------------------------- entry point
+def render_text(
+    results: ResultSet | Sequence[ResultSet],
+    out: TextIO,
+    per_topic: bool = False,
+    *,
+    width: int | None = None,
+    matrix: bool = False,
+    variants: str = "short",
+    topic_lines: bool = True,
+) -> None:
+    """Write ``results`` (one result set, or one per profile) as terminal text.
+
+    ``variants="full"`` prints every variant string in full; ``matrix`` gives a runs x
+    measures table per profile; ``per_topic`` writes the per-topic lines first (unless the
+    caller streamed them already: ``topic_lines=False``).
+    """
+    results = as_list(results)
+    console = make_console(out, width)
+    full = variants == "full"
+    if per_topic and topic_lines:
+        widths = topic_line_widths(results)
+        write_topic_header(out, results, widths)
+        write_topic_lines(out, results, widths, console.width)
+        out.write("\n")
+    for line in _profile_lines(results):
+        console.print(line)
+    if matrix:
+        for res in results:
+            if len(results) > 1:
+                console.print(f"[bold]{_escape(res.profile)}[/]")
+            for t in _matrix_tables(res, console.width):
+                console.print(t)
+            for line in _matrix_legend(res, full):
+                console.print(line)
+    elif len(results) > 1:
+        console.print(_side_by_side(results, full))
+    else:
+        console.print(_list_table(results[0], full))
+    _notes(console, results)
+    flush(console, out)

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..engine.glibc_sort import glibc_msort
-from ..engine.prepare import has_duplicate_pairs
+from ..engine.ids import has_duplicate_pairs
 from ..model import Qrels, Run
 
 if TYPE_CHECKING:

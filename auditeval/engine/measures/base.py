@@ -1,7 +1,7 @@
 """The measure definition record and shared axis sets.
 
 A measure is a pure function ``fn(p, m, c) -> np.ndarray``: ``p`` the
-:class:`~auditeval.engine.prepare.Prepared` lists, ``m`` the parsed
+:class:`~auditeval.engine.prepared.Prepared` lists, ``m`` the parsed
 :class:`~auditeval.measures.Measure` (cut-off and own parameters), ``c`` the effective
 :class:`~auditeval.conventions.Convention` (measure parameters such as ``rel=`` already
 folded in). It returns one float64 per evaluated topic, in ``p.topics`` order, computed
@@ -17,7 +17,7 @@ import numpy as np
 
 from ...conventions import Convention
 from ...measures import Measure
-from ..prepare import Prepared
+from ..prepared import Prepared
 
 MeasureFn = Callable[[Prepared, Measure, Convention], np.ndarray]
 

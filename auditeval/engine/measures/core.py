@@ -26,7 +26,7 @@ import numpy as np
 
 from ...conventions import Convention
 from ...measures import Measure
-from ..prepare import Prepared
+from ..prepared import Prepared
 from .base import RANKING, RANKING_REL, UNORDERED, MeasureDef, safe_div
 
 
@@ -133,7 +133,17 @@ def ndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     gains = gain_of(p.grade[rows], m, c)
     disc = 1.0 / np.log2(r + 1.0)
     dcg = np.bincount(t, weights=gains * disc, minlength=p.n_topics)
-    # ideal: judged documents by gain descending (trec_eval's level walk under ideal_sort)
+    idcg = _ideal_dcg(p, m, c, k)
+    return safe_div(dcg, np.where(idcg > 0, idcg, 0.0))
+
+
+def _ideal_dcg(p: Prepared, m: Measure, c: Convention, k: int | None) -> np.ndarray:
+    """Ideal DCG per topic (through k): judged documents by gain descending, trec_eval's
+    level walk under ``ideal_sort``; depends on the qrels side only (memoised in ``p.qcache``)."""
+    key = ("ndcg_idcg", k, m.param("gains"), c.gain, c.ideal_sort)
+    hit = p.qcache.get(key)
+    if hit is not None:
+        return hit
     from .trec_gain import ideal_gains
 
     qg, _ = ideal_gains(p, m, c)
@@ -142,7 +152,9 @@ def ndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     if k is not None:
         icontrib = np.where(qrank <= k, icontrib, 0.0)
     idcg = p.seg_sum(icontrib, rows="qrels")
-    return safe_div(dcg, np.where(idcg > 0, idcg, 0.0))
+    idcg.flags.writeable = False
+    p.qcache[key] = idcg
+    return idcg
 
 
 DEFS: dict[str, MeasureDef] = {

@@ -50,7 +50,7 @@ from ...conventions import Convention
 from ...errors import EvaluationError
 from ...measures import Measure
 from ..glibc_sort import glibc_msort
-from ..prepare import Prepared
+from ..prepared import Prepared
 from .base import RANKING, RANKING_REL, MeasureDef, safe_div
 from .trec_set import judged_rows, running
 
@@ -234,8 +234,16 @@ def ideal_gains(p: Prepared, m: Measure, c: Convention) -> tuple[np.ndarray, np.
     """Ideal gain at each ideal position, aligned with the qrels rows (``p.qoffsets``).
 
     Position j of topic t sits at row ``p.qoffsets[t] + j``; positions past the end L of the
-    ideal ranking hold 0. Returns ``(gains, L)``.
+    ideal ranking hold 0. Returns ``(gains, L)`` (memoised in ``p.qcache``, read-only).
     """
+    key = ("ideal_gains", m.param("gains"), c.gain, c.ideal_sort)
+    hit = p.qcache.get(key)
+    if hit is None:
+        hit = p.qcache[key] = _ideal_gains(p, m, c)
+    return hit
+
+
+def _ideal_gains(p: Prepared, m: Measure, c: Convention) -> tuple[np.ndarray, np.ndarray]:
     lv = ideal_levels(p, m, c)
     n_used = np.where(lv.used, lv.count, 0)
     length = n_used.sum(axis=1)
@@ -244,6 +252,8 @@ def ideal_gains(p: Prepared, m: Measure, c: Convention) -> tuple[np.ndarray, np.
     starts = np.repeat(p.qoffsets[:-1], length)
     pos = np.arange(len(seq)) - np.repeat(np.concatenate(([0], np.cumsum(length)))[:-1], length)
     out[starts + pos] = seq
+    out.flags.writeable = False
+    length.flags.writeable = False
     return out, length
 
 

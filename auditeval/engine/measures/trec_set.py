@@ -55,7 +55,7 @@ import numpy as np
 
 from ...conventions import Convention
 from ...measures import Measure
-from ..prepare import UNJUDGED, Prepared
+from ..prepared import UNJUDGED, Prepared
 from .base import RANKING, RANKING_REL, UNORDERED, MeasureDef, safe_div
 
 INFAP_EPSILON = 0.00001  # trec_eval.h INFAP_EPSILON

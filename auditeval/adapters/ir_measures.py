@@ -1,0 +1,114 @@
+"""ir_measures, one adapter per provider (providers disagree: ties, gains, topic sets).
+
+ir_measures sends each measure to the first provider that supports it; here each adapter
+pins one provider (``ir_measures.providers.registry[NAME].evaluator``) so that each
+provider's conventions are audited under its own profile. Every provider sees the same
+qrels (read by ``read_trec_qrels``) and runs (``read_trec_run``); missing qrels topics are
+filled with the measure's default (0) by ir_measures' evaluator base class.
+
+Which provider computes what, and its profile (sources in the profile files):
+
+============  ==========================  ============================================
+provider      measures (auditeval names)  profile
+============  ==========================  ============================================
+pytrec_eval   AP nDCG P R RR Bpref ...    ir_measures-0.4 (float32, docno-desc)
+msmarco       RR                          ir_measures-0.4-msmarco (docno-asc, float64)
+judged        Judged                      ir_measures-0.4-msmarco
+gdeval        nDCG@k (gain exp2)          ir_measures-0.4-gdeval
+ranx          AP nDCG P R RR Rprec ...    ranx-0.3
+trectools     AP nDCG P R RR Bpref Rprec  trectools-0.0
+cwl_eval      AP P RR nDCG RBP            cwl_eval-0.2
+============  ==========================  ============================================
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+from typing import Any
+
+from ..conventions import Convention
+from ..measures import Measure
+from .base import ANY, Adapter, native, run_rewrite_axes
+
+# provider -> (profile, pip package that makes it available, measures, measures needing a cut-off)
+PROVIDERS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
+    "pytrec_eval": ("ir_measures-0.4", "pytrec-eval-terrier",
+                    frozenset({"AP", "nDCG", "P", "R", "RR", "Bpref", "Rprec", "infAP", "Success", "NumRet",
+                               "NumRel", "NumRelRet", "NumQ", "SetP"}), frozenset({"P", "R", "Success"})),
+    "msmarco": ("ir_measures-0.4-msmarco", "ir-measures", frozenset({"RR"}), frozenset()),
+    "judged": ("ir_measures-0.4-msmarco", "ir-measures", frozenset({"Judged"}), frozenset({"Judged"})),
+    "gdeval": ("ir_measures-0.4-gdeval", "ir-measures", frozenset({"nDCG"}), frozenset({"nDCG"})),
+    "ranx": ("ranx-0.3", "ranx", frozenset({"AP", "nDCG", "P", "R", "RR", "Rprec", "Success"}),
+             frozenset({"P", "R", "Success"})),
+    "trectools": ("trectools-0.0", "trectools", frozenset({"AP", "nDCG", "P", "R", "RR", "Bpref", "Rprec"}),
+                  frozenset({"P", "R"})),
+    "cwl_eval": ("cwl_eval-0.2", "cwl-eval", frozenset({"AP", "P", "RR", "nDCG"}), frozenset({"P", "nDCG"})),
+}
+
+
+class IrMeasures(Adapter):
+    """ir_measures with one provider pinned."""
+
+    def __init__(self, provider: str):
+        self.provider = provider
+        self.profile, self.package, self.measures_supported, self.needs_cutoff = PROVIDERS[provider]
+        self.name = f"ir_measures:{provider}"
+        self.install = f"pip install {self.package}" + ("" if self.package == "ir-measures" else " ir-measures")
+        skip = ("sim",) if provider == "gdeval" else ()  # gdeval.pl reads the scores as Perl doubles
+        self.axes = {**run_rewrite_axes(self.profile, skip)}
+        if provider != "gdeval":
+            self.axes["rel"] = native({ANY: ""})  # the measure's rel= parameter (see tool_measure)
+
+    def available(self) -> str | None:
+        try:
+            md.version("ir-measures")
+            md.version(self.package)
+        except md.PackageNotFoundError:
+            return f"not installed: {self.install}"
+        import ir_measures
+
+        prov = ir_measures.providers.registry.get(self.provider)
+        if prov is None or not prov.is_available():
+            return f"not installed: {self.install}"
+        return None
+
+    def engine(self) -> str:
+        extra = "" if self.package == "ir-measures" else f", {self.package} {md.version(self.package)}"
+        return f"ir_measures {md.version('ir-measures')} ({self.provider} provider{extra})"
+
+    def tool_measure(self, m: Measure, conv: Convention) -> str | None:
+        if m.name not in self.measures_supported or m.params:
+            return None
+        if m.name in self.needs_cutoff and m.cutoff is None:
+            return None
+        params = []
+        if self.provider == "gdeval":
+            params.append("dcg='exp-log2'")
+        elif conv.rel != 1 and m.name not in ("Judged", "NumRet", "NumQ"):
+            params.append(f"rel={conv.rel}")
+        s = m.name + (f"({','.join(params)})" if params else "")
+        return s + (f"@{m.cutoff}" if m.cutoff is not None else "")
+
+    @staticmethod
+    def compute(spec: dict[str, Any]) -> dict[str, Any]:
+        """Child-process side: one pinned provider, every run of the job list."""
+        import ir_measures
+
+        prov = ir_measures.providers.registry[spec["provider"]]
+        qrels = list(ir_measures.read_trec_qrels(spec["qrels"]))
+        out: dict[str, Any] = {}
+        for job in spec["jobs"]:
+            run = list(ir_measures.read_trec_run(job["run"]))
+            reqs = job["requests"]
+            parsed = {r["key"]: ir_measures.parse_measure(r["tool"]) for r in reqs}
+            ev = prov.evaluator(list(set(parsed.values())), qrels)
+            per: dict[Any, dict[str, float]] = {}
+            for metric in ev.iter_calc(run):
+                per.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
+            agg = ev.calc_aggregate(run)
+            for key, meas in parsed.items():
+                out[key] = {"topics": per.get(meas, {}), "aggregate": float(agg[meas]) if meas in agg else None}
+        return out
+
+
+ADAPTERS = {f"ir_measures:{p}": IrMeasures(p) for p in PROVIDERS}

@@ -1,0 +1,146 @@
+"""Run reference tools concurrently, each in its own process with a time limit.
+
+One thread per reference starts and waits for that reference's processes (a Python child,
+``python -m auditeval.adapters.child``, for the Python tools; the binary itself for
+trec_eval), so an audit takes about as long as its slowest reference, and the native
+engine works in the parent meanwhile. Nothing a reference does can fail the audit: a
+missing tool, a crash (exit status and the tail of stderr) or a timeout becomes a
+:class:`Outcome` with a status and a message, and no value.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .base import Adapter
+from .trec_eval import TrecEvalBinary, parse_output
+
+STDERR_TAIL = 600  # characters of stderr kept when a reference fails
+
+
+@dataclass(frozen=True)
+class Request:
+    key: str  # unique within one reference
+    run_file: str  # the file the tool reads (original or rewritten)
+    tool: str  # the tool's measure spelling (adapter-specific)
+    options: tuple[str, ...]
+
+
+@dataclass
+class Outcome:
+    """What one reference returned: ``values[key] = {"topics": {t: v}, "aggregate": v}``.
+
+    ``status``: ``ok``, ``not installed``, ``failed`` (crash: exit status + stderr tail) or
+    ``timeout``. Values of a binary are the printed text (``"0.1234"``), of a Python tool floats.
+    """
+
+    adapter: str
+    engine: str
+    status: str = "ok"
+    message: str = ""
+    values: dict[str, dict[str, Any]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def _tail(text: str) -> str:
+    text = (text or "").strip()
+    return text[-STDERR_TAIL:] if len(text) > STDERR_TAIL else text
+
+
+def _jobs(requests: list[Request]) -> list[dict[str, Any]]:
+    by_run: dict[str, list[dict[str, Any]]] = {}
+    for r in requests:
+        by_run.setdefault(r.run_file, []).append({"key": r.key, "tool": r.tool, "options": list(r.options)})
+    return [{"run": run, "requests": reqs} for run, reqs in by_run.items()]
+
+
+def _run_python(a: Adapter, qrels: str, requests: list[Request], timeout: float) -> Outcome:
+    out = Outcome(a.name, a.engine())
+    with tempfile.TemporaryDirectory(prefix="auditeval-ref-") as d:
+        spec = {"adapter": a.name, "qrels": qrels, "jobs": _jobs(requests), "provider": getattr(a, "provider", None)}
+        spec_path, result_path = Path(d, "spec.json"), Path(d, "result.json")
+        spec_path.write_text(json.dumps(spec))
+        cmd = [sys.executable, "-m", "auditeval.adapters.child", str(spec_path), str(result_path)]
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_child_env())
+        except subprocess.TimeoutExpired as exc:
+            out.status, out.message = "timeout", f"timeout after {timeout:g} s; stderr: {_tail(_text(exc.stderr))}"
+            return out
+        if res.returncode != 0 or not result_path.is_file():
+            out.status, out.message = "failed", f"exit status {res.returncode}; stderr: {_tail(res.stderr)}"
+            return out
+        out.values = json.loads(result_path.read_text())
+    return out
+
+
+def _child_env() -> dict[str, str]:
+    """The parent's environment, with this auditeval first on the child's import path."""
+    env = dict(os.environ)
+    here = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def _text(b: bytes | str | None) -> str:
+    return b.decode("utf-8", "replace") if isinstance(b, bytes) else (b or "")
+
+
+def _run_binary(a: TrecEvalBinary, qrels: str, requests: list[Request], timeout: float) -> Outcome:
+    out = Outcome(a.name, a.engine())
+    deadline = time.monotonic() + timeout
+    groups: dict[tuple[str, tuple[str, ...]], list[Request]] = {}
+    for r in requests:
+        groups.setdefault((r.run_file, r.options), []).append(r)
+    for (run_file, options), reqs in groups.items():
+        cmd = a.commands(qrels, run_file, options, [r.tool.split()[0] for r in reqs])
+        left = deadline - time.monotonic()
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=max(left, 0.01))
+        except subprocess.TimeoutExpired as exc:
+            out.status, out.message = "timeout", f"timeout after {timeout:g} s; stderr: {_tail(_text(exc.stderr))}"
+            out.values = {}
+            return out
+        if res.returncode != 0:
+            msg = f"exit status {res.returncode} on {' '.join(cmd[1:])}; stderr: {_tail(res.stderr)}"
+            for r in reqs:
+                out.values[r.key] = {"error": msg}
+            if out.status == "ok":
+                out.status, out.message = "failed", msg
+            continue
+        printed = parse_output(res.stdout)
+        for r in reqs:
+            vals = dict(printed.get(r.tool.split()[1], {}))
+            agg = vals.pop("all", None)
+            out.values[r.key] = {"topics": vals, "aggregate": agg}
+    return out
+
+
+def run_one(a: Adapter, qrels: str, requests: list[Request]) -> Outcome:
+    t0 = time.perf_counter()
+    reason = a.available()
+    if reason is not None:
+        out = Outcome(a.name, a.name, status="not installed" if reason.startswith("not installed") else "unsupported",
+                      message=reason)
+    elif not requests:
+        out = Outcome(a.name, a.engine())
+    elif isinstance(a, TrecEvalBinary):
+        out = _run_binary(a, qrels, requests, a.timeout)
+    else:
+        out = _run_python(a, qrels, requests, a.timeout)
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def start(tasks: list[tuple[Adapter, str, list[Request]]]) -> tuple[ThreadPoolExecutor, list[Future]]:
+    """Start every reference at once; the caller collects ``future.result()`` when it needs them."""
+    pool = ThreadPoolExecutor(max_workers=max(len(tasks), 1), thread_name_prefix="auditeval-ref")
+    return pool, [pool.submit(run_one, a, q, reqs) for a, q, reqs in tasks]

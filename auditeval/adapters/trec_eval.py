@@ -1,0 +1,132 @@
+"""trec_eval binaries: found on PATH or given (``--trec-eval PATH``, repeatable).
+
+The build is decided from behaviour, because ``-v`` misreports (tag v9.0.8 prints
+``9.0.7``, tag v10.0 prints ``10.0-rc3``): a two-topic probe shows whether scores are
+stored as C float (topic ``f``: scores 0.30000001 and 0.3 collapse, and the docno
+tie-break puts the relevant ``d2`` first, RR 1 instead of 0.5) and which iprec cut-off is
+used (topic ``i``: R = 3, relevant at ranks 2, 5, 8 of 10: 11pt_avg 0.4295 with
+``(long)(r*R + 0.9)``, 0.4409 with ``lround(r*R)``; conventions.md).
+
+======================  ========  ========  ========================
+build                   sim       iprec     profile
+======================  ========  ========  ========================
+tag v9.0.8 (2020)       float32   trunc09   trec_eval-9.0.8
+tag trec_eval-9.0.8     float64   trunc09   trec_eval-9.0.8-double
+tag v10.0               float64   lround    trec_eval-10.0
+======================  ========  ========  ========================
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from functools import cache
+from pathlib import Path
+
+from ..conventions import Convention
+from ..measures import Measure
+from .base import ANY, Adapter, native, run_rewrite_axes
+from .trec_names import trec_name
+
+BUILDS = {("float32", "trunc09"): "9.0.8", ("float64", "trunc09"): "9.0.8-double", ("float64", "lround"): "10.0"}
+PROBE_QRELS = "f 0 d1 0\nf 0 d2 1\ni 0 r2 1\ni 0 r5 1\ni 0 r8 1\n"
+PROBE_RUN = "".join(
+    ["f Q0 d1 1 0.30000001 p\n", "f Q0 d2 2 0.3 p\n"]
+    + [f"i Q0 {'r' if k in (2, 5, 8) else 'n'}{k} {k} {20 - k} p\n" for k in range(1, 11)]
+)
+
+
+@cache
+def probe(path: str) -> tuple[str | None, str]:
+    """``(build, what -v says)`` of the binary at ``path``; build None when not recognised."""
+    with tempfile.TemporaryDirectory() as d:
+        q, r = Path(d, "q"), Path(d, "r")
+        q.write_text(PROBE_QRELS)
+        r.write_text(PROBE_RUN)
+        res = subprocess.run([path, "-q", "-m", "recip_rank", "-m", "11pt_avg", str(q), str(r)],
+                             capture_output=True, text=True, timeout=30)
+        ver = subprocess.run([path, "-v"], capture_output=True, text=True, timeout=30)
+    said = (ver.stdout + ver.stderr).strip().splitlines()
+    said_text = said[0] if said else f"exit {ver.returncode}"
+    vals = {}
+    for line in res.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            vals[(parts[0], parts[1])] = parts[2]
+    rr, pt = vals.get(("recip_rank", "f")), vals.get(("11pt_avg", "i"))
+    sim = {"1.0000": "float32", "0.5000": "float64"}.get(rr or "")
+    iprec = {"0.4295": "trunc09", "0.4409": "lround"}.get(pt or "")
+    return BUILDS.get((sim, iprec)), said_text
+
+
+class TrecEvalBinary(Adapter):
+    exposes_per_topic = False
+    printed_digits = 4
+
+    def __init__(self, path: str, build: str | None = None, said: str = ""):
+        self.path = path
+        self.build = build
+        self.said = said
+        self.name = f"trec_eval-{build}" if build else f"trec_eval ({path})"
+        self.profile = f"trec_eval-{build}" if build else "trec_eval-9.0.8"
+        self.install = "build it from https://github.com/usnistgov/trec_eval (make) and pass --trec-eval PATH"
+        topics = {"strict": "", "qrels": "-c"} if build == "10.0" else {"both": "", "qrels": "-c"}
+        self.axes = {
+            **run_rewrite_axes(self.profile, skip=("depth", "unjudged")),
+            "topics": native(topics),
+            "rel": native({ANY: "-l{}"}),
+            "depth": native({"all": "", ANY: "-M{}"}),
+            "unjudged": native({"nonrel": "", "drop": "-J"}),
+        }
+
+    def available(self) -> str | None:
+        if not os.access(self.path, os.X_OK):
+            return f"not installed: {self.path} is not an executable file ({self.install})"
+        if self.build is None:
+            return f"unsupported: {self.path} behaves like no known trec_eval build (-v says {self.said!r})"
+        return None
+
+    def engine(self) -> str:
+        return f"trec_eval {self.build} ({self.path}; -v says {self.said.replace('trec_eval version ', '')})"
+
+    def tool_measure(self, m: Measure, conv: Convention) -> str | None:
+        t = trec_name(m)
+        return None if t is None else f"{t[0]} {t[1]}"
+
+    def commands(self, qrels: str, run: str, options: tuple[str, ...], names: list[str]) -> list[str]:
+        cmd = [self.path, "-q", *options]
+        for n in dict.fromkeys(names):
+            cmd += ["-m", n]
+        return cmd + [qrels, run]
+
+
+def parse_output(text: str) -> dict[str, dict[str, str]]:
+    """trec_eval ``-q`` output -> ``{printed name: {topic or 'all': value text}}``."""
+    out: dict[str, dict[str, str]] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            out.setdefault(parts[0], {})[parts[1]] = parts[2]
+    return out
+
+
+def discover(paths: list[str] | None) -> list[TrecEvalBinary]:
+    """The binaries to use: the given paths, else ``trec_eval`` on PATH (if any)."""
+    found = list(paths or [])
+    if not found:
+        on_path = shutil.which("trec_eval")
+        if on_path:
+            found = [on_path]
+    out = []
+    for p in found:
+        if not os.access(p, os.X_OK):
+            out.append(TrecEvalBinary(p, None, "not executable"))
+            continue
+        try:
+            build, said = probe(str(p))
+        except (OSError, subprocess.SubprocessError) as exc:
+            build, said = None, f"probe failed: {exc}"
+        out.append(TrecEvalBinary(str(p), build, said))
+    return out

@@ -1,0 +1,122 @@
+"""The public API: inputs in any supported form (paths, DataFrames, dicts, ``Qrels``/``Run``),
+results with variant strings. The engine (:mod:`auditeval.engine`) reads no files; this
+module reads them and hands it :class:`~auditeval.model.Qrels` and :class:`~auditeval.model.Run`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from .conventions import Convention, load_profile, resolve
+from .engine.evaluate import ENGINE, staged_for
+from .engine.measures import MEASURES
+from .engine.sweep import SweepResult, run_sweep, vary_values
+from .io import qrels_from, run_from
+from .measures import Measure
+from .model import Run
+from .results import ResultSet, Value
+from .variant import fold, parse_measure
+
+
+def read_runs(runs: Any) -> list[tuple[Run, str | None]]:
+    """Runs in any supported form, each with a note when its tag was taken by an earlier run
+    (then it is renamed ``tag#2``, ``tag#3``: kept apart, and said so)."""
+    run_list = list(runs) if isinstance(runs, list | tuple) else [runs]
+    out: list[tuple[Run, str | None]] = []
+    names: dict[str, int] = {}
+    for r_in in run_list:
+        r = run_from(r_in)
+        if r.name in names:  # two runs with one tag: keep them apart, and say so
+            names[r.name] += 1
+            new_name = f"{r.name}#{names[r.name]}"
+            note = f"{r.source}: run tag {r.name!r} already used by an earlier run; reported as {new_name!r}"
+            out.append((Run(r.table, name=new_name, source=r.source, notes=r.notes, skipped=r.skipped), note))
+        else:
+            names[r.name] = 1
+            out.append((r, None))
+    return out
+
+
+def evaluate(
+    qrels: Any,
+    runs: Any,
+    measures: Iterable[str | Measure],
+    profile: str | Path | Convention = "trec_eval-9.0.8",
+    settings: list[str] | None = None,
+    per_topic: bool = True,
+) -> ResultSet:
+    """Evaluate one run or several under a profile (name, TOML path or Convention).
+
+    ``qrels``/``runs`` accept paths, :class:`Qrels`/:class:`Run`, DataFrames and
+    dict-of-dicts (see :mod:`auditeval.io`). ``settings`` are ``AXIS=VALUE`` overrides.
+    Returns every per-topic value (when ``per_topic``) and the aggregate (topic ``"all"``),
+    each with its variant string and engine.
+    """
+    q = qrels_from(qrels)
+    conv = resolve(profile, settings)
+    profile_name = "custom" if isinstance(profile, Convention) else load_profile(profile).name
+    if settings:
+        profile_name += " with " + ", ".join(settings)
+    parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
+    labels = [str(m) if isinstance(m, Measure) else str(m) for m in measures]
+    result = ResultSet(profile=profile_name, convention=conv)
+    result.notes.extend(q.notes)
+    seen_notes = set(result.notes)
+    for r, tag_note in read_runs(runs):
+        if tag_note:
+            result.notes.append(tag_note)
+        sr = staged_for(q, r, None)
+        for label, m in zip(labels, parsed, strict=True):
+            tv = sr.evaluate(m, conv)
+            p, vals, agg = sr.prepared(fold(m, conv)[1]), tv.values, tv.aggregate
+            d = MEASURES[tv.variant.measure.name]
+            v_str = str(tv.variant)
+            if per_topic:
+                for t, x in zip(p.topics, vals, strict=True):
+                    result.values.append(Value(r.name, label, v_str, ENGINE, str(t), _typed(x, d.fmt)))
+            if agg is not None:
+                result.values.append(Value(r.name, label, v_str, ENGINE, "all", _typed(agg, d.fmt)))
+            for n in p.notes:
+                if n not in seen_notes:
+                    seen_notes.add(n)
+                    result.notes.append(n)
+    return result
+
+
+def _typed(x, fmt: str) -> float | int | str:
+    if fmt == "str":
+        return str(x)
+    return int(round(x)) if fmt == "int" else float(x)
+
+
+def sweep(
+    qrels: Any,
+    runs: Any,
+    measures: Iterable[str | Measure],
+    profile: str | Path | Convention = "trec_eval-9.0.8",
+    vary: dict[str, Any] | str | None = None,
+    settings: list[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> SweepResult:
+    """Evaluate runs under every variant of a profile that ``vary`` spans.
+
+    ``vary``: axis -> ``"all"`` (its grid, see :mod:`auditeval.engine.sweep`) or a list of
+    values, e.g. ``{"ties": "all", "rel": [1, 2]}``; ``"all"`` varies every axis. Only axes a
+    measure reads multiply its variants; equal variant strings are computed once. Returns a
+    :class:`~auditeval.engine.sweep.SweepResult`: per measure a (variant x run x topic) array
+    with the variant strings and aggregates, and ``.to_frame()``.
+    """
+    q = qrels_from(qrels)
+    read = read_runs(runs)
+    base = resolve(profile, settings)
+    name = "custom" if isinstance(profile, Convention) else load_profile(profile).name
+    if settings:
+        name += " with " + ", ".join(settings)
+    measure_list = list(measures)
+    parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measure_list]
+    values = vary_values(vary, q)
+    res = run_sweep(q, [r for r, _ in read], parsed, [str(m) for m in measure_list], base, values, name, progress)
+    res.notes[:0] = [n for _, n in read if n]
+    return res

@@ -1,0 +1,151 @@
+"""The structure every measure reads: ranked, judged lists per evaluated topic (CSR arrays).
+
+Built by the staged preparation (:mod:`auditeval.engine.staged`); see
+:mod:`auditeval.engine.prepare` for the order in which conventions are applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ..conventions import Convention
+
+NONPOOL = -1  # document not in the qrels (trec_eval RELVALUE_NONPOOL)
+UNJUDGED = -2  # in the qrels with a negative grade (trec_eval RELVALUE_UNJUDGED)
+
+
+@dataclass(eq=False)
+class Prepared:
+    """Ranked, judged lists for the evaluated topics, in CSR form.
+
+    ``grade[offsets[t]:offsets[t+1]]`` are the grades of topic ``t``'s ranked documents in
+    rank order (sentinels ``NONPOOL``/``UNJUDGED`` below 0); ``qgrade[qoffsets[t]:qoffsets[t+1]]``
+    are the non-negative grades of every judged document of topic ``t`` (sorted descending).
+    ``missing[t]`` marks a topic evaluated with an empty ranking (absent from the run).
+    """
+
+    convention: Convention
+    topics: np.ndarray  # object array of topic ids, evaluation order
+    offsets: np.ndarray  # int64, len n_topics + 1
+    grade: np.ndarray  # int64 per ranked row
+    qoffsets: np.ndarray  # int64, len n_topics + 1
+    qgrade: np.ndarray  # int64 per judged doc (>= 0), sorted desc within topic
+    missing: np.ndarray  # bool per topic: not in the run
+    n_pooled_unjudged: np.ndarray  # int64 per topic: qrels entries with negative grade
+    run_row: np.ndarray  # int64 per ranked row: its row in ``run.table`` (line, doc, score from there)
+    run_name: str = "run"
+    notes: list[str] = field(default_factory=list)
+    qcache: dict = field(default_factory=dict)
+    """Memo for what depends on the qrels side alone (``qoffsets``, ``qgrade``: ideal
+    rankings): shared by every Prepared of one StagedRun with the same evaluated topics
+    and judgments. Entries are read-only."""
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def n_topics(self) -> int:
+        return len(self.topics)
+
+    @cached_property
+    def num_ret(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @cached_property
+    def row_topic(self) -> np.ndarray:
+        """Topic index of each ranked row (int32)."""
+        return np.repeat(np.arange(self.n_topics, dtype=np.int32), self.num_ret)
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """1-based rank of each ranked row within its topic."""
+        r = np.arange(1, len(self.grade) + 1, dtype=np.int64)
+        r -= np.repeat(self.offsets[:-1], self.num_ret)
+        return r
+
+    @cached_property
+    def qrow_topic(self) -> np.ndarray:
+        """Topic index of each judged (qrels) row (shared through ``qcache``, read-only)."""
+        return self._qmemo(("qrow_topic",), lambda: np.repeat(np.arange(self.n_topics), np.diff(self.qoffsets)))
+
+    def _qmemo(self, key: tuple, compute) -> np.ndarray:
+        """``compute()`` memoised in ``qcache`` (it must read the qrels side only), read-only."""
+        hit = self.qcache.get(key)
+        if hit is None:
+            hit = compute()
+            hit.flags.writeable = False
+            self.qcache[key] = hit
+        return hit
+
+    # ------------------------------------------------------------------ helpers for measures
+    def seg_sum(self, values: np.ndarray, rows: str = "ranked") -> np.ndarray:
+        """Per-topic sum of a per-row array, added sequentially in rank order (as trec_eval)."""
+        idx = self.row_topic if rows == "ranked" else self.qrow_topic
+        return np.bincount(idx, weights=values, minlength=self.n_topics)
+
+    def seg_count(self, mask: np.ndarray, rows: str = "ranked") -> np.ndarray:
+        idx = self.row_topic if rows == "ranked" else self.qrow_topic
+        return np.bincount(idx[mask], minlength=self.n_topics).astype(np.int64)
+
+    def rel_mask(self, rel: int) -> np.ndarray:
+        """Ranked rows that are relevant at threshold ``rel`` (grade >= rel, judged).
+
+        Cached per threshold and read-only (many measures ask for the same mask)."""
+        cache = self.__dict__.setdefault("_rel_masks", {})
+        m = cache.get(rel)
+        if m is None:
+            m = (self.grade >= rel) & (self.grade >= 0)
+            m.flags.writeable = False
+            cache[rel] = m
+        return m
+
+    def num_rel(self, rel: int) -> np.ndarray:
+        """Relevant documents per topic in the qrels (R), at threshold ``rel`` (read-only)."""
+        return self._qmemo(("num_rel", rel), lambda: self.seg_count(self.qgrade >= rel, rows="qrels"))
+
+    def num_judged_nonrel(self, rel: int) -> np.ndarray:
+        """Judged non-relevant documents per topic (0 <= grade < rel) (read-only)."""
+        return self._qmemo(("num_judged_nonrel", rel), lambda: self.seg_count(self.qgrade < rel, rows="qrels"))
+
+    def cum_count(self, mask: np.ndarray) -> np.ndarray:
+        """Within-topic running count of ``mask`` up to and including each row.
+
+        For a mask from :meth:`rel_mask` the result is cached (read-only)."""
+        for rel, m in self.__dict__.get("_rel_masks", {}).items():
+            if mask is m:
+                cache = self.__dict__.setdefault("_rel_cum", {})
+                if rel not in cache:
+                    c = self._cum_count(mask)
+                    c.flags.writeable = False
+                    cache[rel] = c
+                return cache[rel]
+        return self._cum_count(mask)
+
+    def _cum_count(self, mask: np.ndarray) -> np.ndarray:
+        c = np.cumsum(mask, dtype=np.int64)
+        starts = self.offsets[:-1]
+        base = np.where(starts > 0, c[np.maximum(starts - 1, 0)], 0) if len(c) else np.zeros(len(starts), np.int64)
+        c -= np.repeat(base, self.num_ret)
+        return c
+
+    def rows_where(self, mask: np.ndarray, k: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rows, topic, rank)`` of the ranked rows where ``mask`` holds (within the top ``k``
+        when given): positions, topic index, 1-based rank; ascending, i.e. by topic in rank order.
+
+        For measures that only add terms from a few rows (relevant ones, the top k): a sum
+        over these rows in this order equals the dense per-row sum exactly (it only skips
+        ``+ 0.0`` terms), without touching every row.
+        """
+        rows = np.flatnonzero(mask)
+        topic = np.searchsorted(self.offsets, rows, side="right") - 1
+        rank = rows - self.offsets[topic] + 1
+        if k is not None:
+            keep = rank <= k
+            rows, topic, rank = rows[keep], topic[keep], rank[keep]
+        return rows, topic, rank
+
+    def at_cutoff(self, k: int) -> np.ndarray:
+        """Mask of ranked rows within the top ``k`` of their topic."""
+        return self.rank <= k
+

@@ -1,0 +1,389 @@
+"""The preparation stages, each a function of exactly the axes it reads.
+
+:class:`~auditeval.engine.staged.StagedRun` calls them and caches each result under its
+key (see :mod:`auditeval.engine.prepare` for the order of operations and the sources):
+
+1. :func:`join` -- no axis: topic codes (byte order), the qrels keys; per run once.
+2. :func:`judgments` -- ``dups`` only when the qrels hold a duplicate (topic, doc): the
+   qrels rows kept and each run row's grade, looked up once in file order.
+3. :func:`ranking` -- ``ties``, ``sim``, ``dups``, ``self_hits``: the rows kept and their
+   order (one sort per distinct key), with the grade of every ranked row.
+4. :func:`qrels_side` -- ``negatives``, ``topics`` (and the qrels' ``dups``): the evaluated
+   topics and their judged documents, grades sorted descending.
+5. :func:`cut` -- adds ``depth``, ``unjudged`` (and ``negatives``, ``dups=error``) to a
+   ranking: masks over its rows, no sort; gives the :class:`~.prepared.Prepared` lists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import EvaluationError, InputError
+from ..model import Qrels, Run
+from .ids import (
+    DocKeys,
+    RunIndex,
+    canonical_ints,
+    codes_in,
+    combined,
+    duplicated,
+    run_index_of,
+    to_numpy,
+)
+from .ordering import presorted_order, sort_order
+from .prepared import NONPOOL, UNJUDGED, Prepared
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """Shared between cached stages: never modified in place."""
+    a.flags.writeable = False
+    return a
+
+
+# ---------------------------------------------------------------------------------- join
+@dataclass(eq=False)
+class Join:
+    """Stage 1: what no convention changes."""
+
+    qrels: Qrels
+    run: Run
+    ri: RunIndex
+    all_topics: list[str]  # byte order (trec_eval's strcmp)
+    r_tcode: np.ndarray  # int32 topic code per run row, file order
+    q_topic: pa.Array
+    q_doc: pa.Array
+    qd_values: pa.Array  # distinct qrels doc ids
+    q_tcode: np.ndarray
+    q_key: np.ndarray  # (topic, doc) key per qrels row
+    q_ints: np.ndarray | None  # qrels doc ids as int64 when both sides are canonical decimal
+    span: int  # int key span: topic * span + doc
+    q_grade: np.ndarray
+    q_line: np.ndarray
+    q_dup: np.ndarray  # bool per qrels row: its (topic, doc) occurs twice
+    in_run: np.ndarray  # bool per topic code
+    in_qrels: np.ndarray
+
+    @cached_property
+    def q_has_negative(self) -> bool:
+        return bool((self.q_grade < 0).any())
+
+    @cached_property
+    def self_hits(self) -> np.ndarray:
+        """Run rows whose doc id equals the topic id (computed once, when asked)."""
+        rt = self.run.table
+        return pc.equal(rt.column("doc"), rt.column("topic")).to_numpy(zero_copy_only=False)
+
+
+def join(qrels: Qrels, run: Run) -> Join:
+    qt = qrels.table
+    q_topic = combined(qt.column("topic"))
+    ri = run_index_of(run)
+    all_topics = sorted(set(pc.unique(q_topic).to_pylist()) | set(ri.topics), key=lambda s: s.encode("utf-8"))
+    code_of = {t: i for i, t in enumerate(all_topics)}
+    topic_values = pa.array(all_topics, pa.string())
+    q_tcode = codes_in(q_topic, topic_values)
+    r_tcode = ri.codes(code_of, topic_values)
+    q_doc = combined(qt.column("doc"))
+    qd_values = pc.unique(q_doc)
+    q_key = q_tcode * max(len(qd_values), 1) + codes_in(q_doc, qd_values)
+    # integer doc ids on both sides: join on topic * span + doc (no string hashing of the run)
+    q_ints = canonical_ints(q_doc) if ri.ints is not None and len(q_doc) else None
+    span = 0
+    if q_ints is not None:
+        span = max(ri.ints_max, int(q_ints.max())) + 1
+        if span * len(all_topics) >= 2**62 or int(q_ints.max()) - int(q_ints.min()) > 50_000_000:
+            q_ints = None
+    in_run = np.zeros(len(all_topics), bool)
+    in_run[[code_of[t] for t in ri.topics]] = True
+    in_qrels = np.zeros(len(all_topics), bool)
+    in_qrels[np.unique(q_tcode)] = True
+    return Join(
+        qrels, run, ri, all_topics, r_tcode, q_topic, q_doc, qd_values, q_tcode, q_key, q_ints, span,
+        qt.column("grade").to_numpy().astype(np.int64), qt.column("line").to_numpy(),
+        duplicated(q_key, False), in_run, in_qrels,
+    )
+
+
+# ---------------------------------------------------------------------------------- judgments
+@dataclass(eq=False)
+class Judgments:
+    """Stage 2: the qrels rows kept, and the run rows found in them with their grades."""
+
+    q_tcode: np.ndarray
+    q_grade: np.ndarray
+    r_found: np.ndarray  # bool per run row: its (topic, doc) is in the qrels
+    hit_rows: np.ndarray  # those rows, ascending
+    hit_grade: np.ndarray  # and their grades
+    notes: list[str]
+
+
+def judgments(j: Join, dups: str | None) -> Judgments:
+    """``dups``: the axis value when the qrels hold duplicates, else None (it changes nothing)."""
+    q_key, q_tcode, q_grade, q_line, q_ints = j.q_key, j.q_tcode, j.q_grade, j.q_line, j.q_ints
+    notes: list[str] = []
+    if dups is not None:
+        if dups == "error":
+            idx = np.flatnonzero(j.q_dup)
+            first = idx[0]
+            second = idx[q_key[idx] == q_key[first]][1]
+            raise InputError(
+                j.qrels.source,
+                int(q_line[second]),
+                f"duplicate judgment for topic {j.q_topic[first].as_py()!r} doc {j.q_doc[first].as_py()!r} "
+                f"(first at line {int(q_line[first])}); choose dups=first or dups=last to keep one",
+            )
+        keep = ~duplicated(q_key, dups)
+        notes.append(f"{j.qrels.source}: {int((~keep).sum())} duplicate judgment line(s) dropped (dups={dups})")
+        q_key, q_tcode, q_grade = q_key[keep], q_tcode[keep], q_grade[keep]
+        if q_ints is not None:
+            q_ints = q_ints[keep]
+    ri = j.ri
+    if q_ints is not None:
+        judged = np.zeros(int(q_ints.max()) + 2, bool)  # last entry False: ids beyond the qrels'
+        judged[q_ints] = True
+        cand = np.flatnonzero(np.take(judged, ri.ints, mode="clip"))  # doc judged for some topic
+        ckey = j.r_tcode[cand].astype(np.int64) * j.span + ri.ints[cand]
+        q_key = q_tcode * j.span + q_ints
+    else:
+        r_qdoc = pc.fill_null(pc.index_in(j.run.table.column("doc"), value_set=j.qd_values), -1).to_numpy()
+        cand = np.flatnonzero(r_qdoc >= 0)  # rows whose doc is judged for some topic
+        ckey = j.r_tcode[cand].astype(np.int64) * max(len(j.qd_values), 1) + r_qdoc[cand].astype(np.int64)
+        del r_qdoc
+    qorder = np.argsort(q_key, kind="stable")
+    q_sorted = q_key[qorder]
+    r_found = np.zeros(len(j.r_tcode), bool)
+    hit_rows = np.zeros(0, np.int64)
+    hit_grade = np.zeros(0, np.int64)
+    if len(q_sorted) and len(ckey):
+        pos = np.minimum(np.searchsorted(q_sorted, ckey), len(q_sorted) - 1)
+        hit = q_sorted[pos] == ckey
+        hit_rows = cand[hit]
+        hit_grade = q_grade[qorder][pos[hit]]
+        r_found[hit_rows] = True
+    return Judgments(q_tcode, q_grade, r_found, hit_rows, hit_grade, notes)
+
+
+# ---------------------------------------------------------------------------------- ranking
+@dataclass(eq=False)
+class Ranking:
+    """Stage 3: the kept run rows in rank order, topic by topic (ascending topic code)."""
+
+    rows: np.ndarray  # int64 row of run.table per ranked row
+    tcode: np.ndarray  # topic code per ranked row
+    grade: np.ndarray  # qrels grade (any sign) where found, else NONPOOL
+    found: np.ndarray | None  # per ranked row: in the qrels (kept only when grades can be < 0)
+    counts: np.ndarray  # ranked rows per topic code
+    notes: list[str]
+
+    @cached_property
+    def pos(self) -> np.ndarray:
+        """0-based position of each ranked row within its topic."""
+        starts = np.concatenate(([0], np.cumsum(self.counts)))
+        return _frozen(np.arange(len(self.tcode)) - starts[self.tcode])
+
+
+def scores(run: Run, sim: str) -> tuple[np.ndarray, list[str]]:
+    """The score column as the ``sim`` axis stores it, and a note when float32 overflows.
+
+    float32 is C's ``float sim`` (trec_eval <= 9.0.8): finite scores beyond +-3.4e38 become
+    +-inf there too, and comparing float32 values orders exactly as their float64 images.
+    """
+    col = run.table.column("score")
+    if sim != "float32":
+        return to_numpy(col, np.float64), []
+    with np.errstate(over="ignore"):
+        s = to_numpy(col, np.float32)
+    notes = []
+    if np.isinf(s).any():
+        n = int((np.isinf(s) & np.isfinite(to_numpy(col, np.float64))).sum())
+        if n:
+            notes.append(f"{run.source}: {n} score(s) overflow float32 and became -inf/inf (sim=float32)")
+    return s, notes
+
+
+def ranking(j: Join, jd: Judgments, doc_keys: DocKeys | None, ties: str, sim: str, dups: str, self_hits: str) -> Ranking:
+    run = j.run
+    rt = run.table
+    notes: list[str] = []
+    rows = None
+    if self_hits == "drop":
+        same = j.self_hits
+        if same.any():
+            notes.append(f"{run.source}: {int(same.sum())} row(s) whose doc id equals the topic id dropped (self_hits=drop)")
+            rows = np.flatnonzero(~same)
+    if dups in ("first", "last") and doc_keys is not None:
+        dup = doc_keys.duplicated(rows, dups) if doc_keys.any(rows, j.ri.blocks if rows is None else None) else None
+        if dup is not None:
+            notes.append(f"{run.source}: {int(dup.sum())} duplicate result line(s) dropped (dups={dups})")
+            rows = np.flatnonzero(~dup) if rows is None else rows[~dup]
+
+    def sub(a: np.ndarray) -> np.ndarray:
+        return a if rows is None else a[rows]
+
+    score, score_notes = scores(run, sim)
+    notes += score_notes
+    r_score = sub(score)
+    del score
+    r_doc = rt.column("doc")
+    sel_doc = r_doc if rows is None else r_doc.take(pa.array(rows))
+    sel_rank = sub(rt.column("rank").to_numpy()) if ties == "rank" else None
+    sel_line = sub(rt.column("line").to_numpy()) if ties in ("rank", "file-order") else None
+    sel_tcode = sub(j.r_tcode)
+    order = presorted_order(sel_tcode, r_score, sel_doc, sel_line, ties)
+    if order is None:
+        order = sort_order(sel_tcode, r_score, sel_doc, sel_rank, sel_line, ties)
+    del sel_tcode, r_score, sel_doc
+    rows = (order if rows is None else rows[order]).astype(np.int64, copy=False)
+    tcode = j.r_tcode[rows]
+    counts = np.bincount(tcode, minlength=len(j.all_topics))
+    found = jd.r_found[rows]
+    grade = np.full(len(rows), NONPOOL, dtype=np.int64)
+    fpos = np.flatnonzero(found)
+    grade[fpos] = jd.hit_grade[np.searchsorted(jd.hit_rows, rows[fpos])]
+    keep_found = found if (jd.q_grade < 0).any() else None
+    return Ranking(
+        _frozen(rows), _frozen(tcode), _frozen(grade), None if keep_found is None else _frozen(keep_found),
+        _frozen(counts), notes,
+    )
+
+
+# ---------------------------------------------------------------------------------- qrels side
+@dataclass(eq=False)
+class QrelsSide:
+    """Stage 4: the evaluated topics and their judged documents."""
+
+    chosen_idx: np.ndarray  # topic codes evaluated, ascending
+    newcode: np.ndarray  # topic code -> evaluated position (-1: not evaluated)
+    topics: np.ndarray  # object array of topic ids
+    missing: np.ndarray  # bool per evaluated topic: absent from the run
+    qoffsets: np.ndarray
+    qgrade: np.ndarray
+    n_pooled_unjudged: np.ndarray
+    notes: list[str]
+    cache: dict = field(default_factory=dict)  # Prepared.qcache of every cut on this side
+
+
+def qrels_side(j: Join, jd: Judgments, negatives: str, topics: str) -> QrelsSide:
+    run = j.run
+    in_run, in_qrels, names = j.in_run, j.in_qrels, j.all_topics
+    notes: list[str] = []
+    if topics == "both":
+        chosen = in_run & in_qrels
+    elif topics in ("qrels", "strict"):
+        chosen = in_qrels.copy()
+        if topics == "strict":
+            lacking = np.flatnonzero(in_qrels & ~in_run)
+            if len(lacking):
+                shown = ", ".join(repr(names[i]) for i in lacking[:5])
+                raise EvaluationError(
+                    f"{len(lacking)} qrels topic(s) missing from run {run.source}: {shown}"
+                    f"{' ...' if len(lacking) > 5 else ''} (topics=strict, as trec_eval 10 without -c; "
+                    "use topics=qrels to score them 0 or topics=both to skip them)"
+                )
+    else:  # run
+        chosen = in_run.copy()
+    run_only = np.flatnonzero(in_run & ~in_qrels)
+    if len(run_only) and topics != "run":
+        notes.append(
+            f"{run.source}: {len(run_only)} run topic(s) without judgments not evaluated: "
+            + ", ".join(repr(names[i]) for i in run_only[:5])
+            + (" ..." if len(run_only) > 5 else "")
+        )
+    qrels_only = np.flatnonzero(in_qrels & ~in_run)
+    if len(qrels_only) and topics != "run":
+        how = "scored as empty rankings" if topics == "qrels" else "not evaluated"
+        notes.append(
+            f"{run.source}: {len(qrels_only)} qrels topic(s) absent from the run {how} (topics={topics}): "
+            + ", ".join(repr(names[i]) for i in qrels_only[:5])
+            + (" ..." if len(qrels_only) > 5 else "")
+        )
+    chosen_idx = np.flatnonzero(chosen)
+    n = len(chosen_idx)
+    newcode = np.full(len(names), -1, dtype=np.int64)
+    newcode[chosen_idx] = np.arange(n)
+    q_grade = jd.q_grade
+    q_neg = q_grade < 0 if negatives == "pooled" else np.zeros(len(q_grade), bool)
+    if negatives != "pooled":
+        q_grade = np.maximum(q_grade, 0)
+    qsel = newcode[jd.q_tcode] >= 0
+    qt_new = newcode[jd.q_tcode[qsel]]
+    qg, qn = q_grade[qsel], q_neg[qsel]
+    n_pooled_unjudged = np.bincount(qt_new[qn], minlength=n).astype(np.int64)
+    qt_pos, qg_pos = qt_new[~qn], qg[~qn]
+    qgrade = qg_pos[np.lexsort((-qg_pos, qt_pos))]
+    qoffsets = np.concatenate(([0], np.cumsum(np.bincount(qt_pos, minlength=n)))).astype(np.int64)
+    return QrelsSide(
+        chosen_idx, _frozen(newcode), np.array([names[i] for i in chosen_idx], dtype=object),
+        _frozen(~in_run[chosen_idx]), _frozen(qoffsets), _frozen(qgrade), _frozen(n_pooled_unjudged), notes,
+    )
+
+
+# ---------------------------------------------------------------------------------- cut
+def cut(j: Join, rk: Ranking, qs: QrelsSide, doc_keys: DocKeys | None, conv, base_notes: list[str]) -> Prepared:
+    """Depth, ``dups=error`` (checked within the depth, as trec_eval), negatives, ``-J``, topics."""
+    run = j.run
+    notes = list(base_notes) + rk.notes
+    rows, tcode, grade, found, counts = rk.rows, rk.tcode, rk.grade, rk.found, rk.counts
+    if conv.depth != "all":
+        keep = rk.pos < conv.depth
+        n_cut = len(keep) - int(np.count_nonzero(keep))
+        if n_cut:
+            notes.append(f"{run.source}: {n_cut} result line(s) below depth {conv.depth} not evaluated (depth={conv.depth})")
+            rows, tcode, grade = rows[keep], tcode[keep], grade[keep]
+            found = None if found is None else found[keep]
+            counts = np.minimum(counts, conv.depth)
+    if conv.dups == "error" and doc_keys is not None:
+        _duplicate_error(j, doc_keys, rows, tcode, counts)
+    if found is not None:  # qrels grades below 0: pooled-but-unjudged, or judged non-relevant
+        grade = np.where(found & (grade < 0), UNJUDGED if conv.negatives == "pooled" else 0, grade)
+    if conv.unjudged == "drop":
+        keep = grade >= 0
+        n_drop = len(keep) - int(np.count_nonzero(keep))
+        if n_drop:
+            notes.append(f"{run.source}: {n_drop} unjudged result(s) removed before measuring (unjudged=drop)")
+            rows, tcode, grade = rows[keep], tcode[keep], grade[keep]
+    notes += qs.notes
+    n = len(qs.chosen_idx)
+    if n != len(j.all_topics):
+        rsel = qs.newcode[tcode] >= 0
+        grade, rows = grade[rsel], rows[rsel]
+        tcode = qs.newcode[tcode[rsel]]  # still grouped by topic in ascending order
+    offsets = np.concatenate(([0], np.cumsum(np.bincount(tcode, minlength=n)))).astype(np.int64)
+    return Prepared(
+        convention=conv,
+        topics=qs.topics,
+        offsets=offsets,
+        grade=grade,
+        qoffsets=qs.qoffsets,
+        qgrade=qs.qgrade,
+        missing=qs.missing,
+        n_pooled_unjudged=qs.n_pooled_unjudged,
+        run_row=rows,
+        run_name=run.name,
+        notes=notes,
+        qcache=qs.cache,
+    )
+
+
+def _duplicate_error(j: Join, doc_keys: DocKeys, rows: np.ndarray, tcode: np.ndarray, counts: np.ndarray) -> None:
+    """Raise when a (topic, doc) pair occurs twice among the ranked rows kept."""
+    found = doc_keys.any(None, j.ri.blocks) if len(rows) == len(j.r_tcode) else doc_keys.any(rows, counts)
+    dup = doc_keys.duplicated(rows, False) if found else None
+    if dup is None:
+        return
+    idx = np.flatnonzero(dup)
+    same = idx[doc_keys.same_as(rows, idx)]
+    r_line = j.run.table.column("line").to_numpy()
+    lines = sorted(int(r_line[rows[i]]) for i in same)
+    t = j.all_topics[int(tcode[same[0]])]
+    doc = j.run.table.column("doc")[int(rows[same[0]])].as_py()
+    raise InputError(
+        j.run.source,
+        lines[1],
+        f"duplicate result for topic {t!r} doc {doc!r} (first at line {lines[0]}); choose dups=first or dups=last to keep one",
+    )

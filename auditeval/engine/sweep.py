@@ -1,0 +1,256 @@
+"""Sweeps: the same runs under many conventions, every stage shared (:class:`StagedRun`).
+
+Variants of a measure: the profile's convention with the varied axes set to every
+combination of their values, **restricted to the axes the measure reads** (its variant
+axes; ``ties``/``sim`` join them for an order-free count under a finite ``depth``), and
+collapsed by variant string (``AP(rel=2)`` ignores a varied ``rel``; equal strings are one
+variant, computed once).
+
+Grids (``vary={"axis": "all"}`` or ``--vary AXIS``): every value of a categorical axis;
+``rel`` the positive grades present in the qrels (``rel=0`` would call every judged
+document relevant, and grades above the highest leave no relevant document); ``depth``
+5, 10, 20, 100, 1000 and all; a float axis (``gm_floor``, ``rbp_p``) the values the shipped
+profiles use.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..conventions import AXES, AXIS_ORDER, Convention, load_profile, profile_names
+from ..errors import AuditEvalError, ConventionError
+from ..measures import Measure
+from ..model import Qrels, Run
+from ..variant import Variant, fold, variant_axes
+from .evaluate import ENGINE
+from .measures import MEASURES
+from .staged import StagedRun
+
+DEPTH_GRID: tuple[int | str, ...] = (5, 10, 20, 100, 1000, "all")
+
+
+def axis_grid(axis: str, qrels: Qrels | None = None) -> list[Any]:
+    """The documented grid of ``axis`` (see the module docstring)."""
+    ax = AXES.get(axis)
+    if ax is None:
+        raise ConventionError(f"unknown axis {axis!r}; axes are: {', '.join(AXIS_ORDER)}")
+    if ax.kind == "enum":
+        return list(ax.values)
+    if axis == "depth":
+        return list(DEPTH_GRID)
+    if axis == "rel":
+        if qrels is None:
+            return [1]
+        grades = np.unique(qrels.table.column("grade").to_numpy())
+        return [int(g) for g in grades if g >= 1] or [1]
+    if ax.kind == "float":
+        return sorted({getattr(load_profile(n).convention, axis) for n in profile_names()})
+    raise AssertionError(axis)  # pragma: no cover - every axis kind is handled above
+
+
+def vary_values(vary: dict[str, Any] | str | None, qrels: Qrels | None = None) -> dict[str, list[Any]]:
+    """``{"ties": "all", "rel": [1, 2], "depth": 10}`` -> parsed value lists per axis, in axis
+    order. ``"all"`` (or ``{"all": ...}``) varies every axis over its grid. An axis value
+    ``"all"`` means the grid, except for ``depth``, where a list may hold ``"all"`` itself."""
+    if vary is None:
+        return {}
+    if isinstance(vary, str):
+        if vary != "all":
+            raise ConventionError(f"vary must be a mapping axis -> values or 'all', got {vary!r}")
+        vary = {"all": "all"}
+    spec = dict(vary)
+    if "all" in spec:
+        spec.pop("all")
+        for a in AXIS_ORDER:
+            spec.setdefault(a, "all")
+    out: dict[str, list[Any]] = {}
+    for axis in AXIS_ORDER:
+        if axis not in spec:
+            continue
+        v = spec[axis]
+        values = axis_grid(axis, qrels) if v == "all" or v is None else (list(v) if isinstance(v, list | tuple) else [v])
+        parsed: list[Any] = []
+        for x in values:
+            try:
+                p = AXES[axis].parse(x)
+            except ConventionError as exc:
+                raise ConventionError(f"vary {axis}: {exc}") from None
+            if p not in parsed:
+                parsed.append(p)
+        out[axis] = parsed
+    unknown = set(spec) - set(AXES)
+    if unknown:
+        raise ConventionError(f"vary: unknown axis {sorted(unknown)[0]!r}; axes are: {', '.join(AXIS_ORDER)}")
+    return out
+
+
+def readable_axes(m: Measure) -> set[str]:
+    """Every axis that can appear in ``m``'s variant under some convention."""
+    return set(variant_axes(m, "all")) | set(variant_axes(m, 1))
+
+
+def measure_variants(m: Measure, base: Convention, values: dict[str, list[Any]]) -> list[tuple[str, Convention]]:
+    """Distinct (variant string, convention) pairs of ``m``: the varied axes ``m`` reads,
+    every combination, collapsed by variant string (first convention kept)."""
+    axes = [a for a in values if a in readable_axes(m)]
+    seen: dict[str, Convention] = {}
+    base_values = base.as_dict()
+    for combo in itertools.product(*(values[a] for a in axes)):
+        conv = Convention(**{**base_values, **dict(zip(axes, combo, strict=True))}) if axes else base
+        key = str(Variant.of(m, conv))
+        if key not in seen:
+            seen[key] = conv
+    return list(seen.items())
+
+
+@dataclass
+class SweepBlock:
+    """One measure over every variant, run and topic.
+
+    ``values[v, r, t]``: the value of topic ``topics[t]`` in run ``runs[r]`` under variant
+    ``variants[v]`` (NaN -- ``None`` for a text measure -- where that topic is not evaluated
+    under that variant, or the variant could not be evaluated: see ``errors``);
+    ``aggregates[v, r]`` likewise (NaN for a measure without an aggregate).
+    """
+
+    measure: str
+    variants: list[str]
+    conventions: list[Convention]
+    runs: list[str]
+    topics: list[str]
+    values: np.ndarray
+    aggregates: np.ndarray
+    errors: dict[tuple[int, int], str] = field(default_factory=dict)  # (variant, run) -> reason
+    fmt: str = "float"
+
+
+@dataclass
+class SweepResult:
+    """Per measure a :class:`SweepBlock`; the notes of every decision taken on the way."""
+
+    blocks: dict[str, SweepBlock]
+    profile: str
+    convention: Convention
+    varied: dict[str, list[Any]]
+    engine: str = ENGINE
+    notes: list[str] = field(default_factory=list)
+
+    def block(self, measure: str | Measure) -> SweepBlock:
+        key = str(measure)
+        if key in self.blocks:
+            return self.blocks[key]
+        for b in self.blocks.values():
+            if b.measure == key:
+                return b
+        raise KeyError(key)
+
+    @property
+    def n_variants(self) -> int:
+        return sum(len(b.variants) for b in self.blocks.values())
+
+    def to_frame(self, per_topic: bool = True):
+        """Tidy frame: run, topic (``"all"`` for the aggregate), measure, variant, engine, value."""
+        import pandas as pd
+
+        parts = []
+        for label, b in self.blocks.items():
+            n_v, n_r, n_t = b.values.shape
+            cols = []
+            if per_topic and n_t:
+                vals = b.values.reshape(-1)
+                v_i, r_i, t_i = np.unravel_index(np.arange(vals.size), b.values.shape)
+                keep = ~pd.isna(vals)
+                cols.append((v_i[keep], r_i[keep], np.asarray(b.topics, dtype=object)[t_i[keep]], vals[keep]))
+            agg = b.aggregates.reshape(-1)
+            v_i, r_i = np.unravel_index(np.arange(agg.size), b.aggregates.shape)
+            keep = ~pd.isna(agg)
+            cols.append((v_i[keep], r_i[keep], np.full(int(keep.sum()), "all", dtype=object), agg[keep]))
+            for v_idx, r_idx, topic, value in cols:
+                parts.append(
+                    pd.DataFrame(
+                        {
+                            "run": np.asarray(b.runs, dtype=object)[r_idx],
+                            "topic": topic,
+                            "measure": label,
+                            "variant": np.asarray(b.variants, dtype=object)[v_idx],
+                            "engine": self.engine,
+                            "value": value,
+                        }
+                    )
+                )
+        if not parts:
+            return pd.DataFrame(columns=["run", "topic", "measure", "variant", "engine", "value"])
+        return pd.concat(parts, ignore_index=True)
+
+
+def run_sweep(
+    qrels: Qrels,
+    runs: Sequence[Run],
+    measures: Sequence[Measure],
+    labels: Sequence[str],
+    base: Convention,
+    values: dict[str, list[Any]],
+    profile: str = "custom",
+    progress: Callable[[int, int], None] | None = None,
+) -> SweepResult:
+    """Evaluate every variant of every measure on every run. ``progress(done, total)`` is
+    called after each run and measure."""
+    variants = [measure_variants(m, base, values) for m in measures]
+    total = sum(len(v) for v in variants) * len(runs)
+    done = 0
+    result = SweepResult({}, profile, base, values, notes=list(qrels.notes))
+    seen_notes = set(result.notes)
+    per: list[list[list[Any]]] = [[[None] * len(runs) for _ in v] for v in variants]  # [measure][variant][run]
+    errors: list[dict[tuple[int, int], str]] = [{} for _ in measures]
+    for ri, run in enumerate(runs):
+        sr = StagedRun(qrels, run)
+        for mi, m in enumerate(measures):
+            for vi, (_, conv) in enumerate(variants[mi]):
+                try:
+                    tv = sr.evaluate(m, conv)
+                except AuditEvalError as exc:
+                    errors[mi][(vi, ri)] = str(exc)
+                    continue
+                per[mi][vi][ri] = tv
+                for n in sr.prepared(fold(m, conv)[1]).notes:
+                    if n not in seen_notes:
+                        seen_notes.add(n)
+                        result.notes.append(n)
+            done += len(variants[mi])
+            if progress is not None:
+                progress(done, total)
+    for mi, m in enumerate(measures):
+        result.blocks[labels[mi]] = _block(m, variants[mi], [r.name for r in runs], per[mi], errors[mi])
+        for (vi, ri), text in errors[mi].items():
+            result.notes.append(f"{runs[ri].source}: {variants[mi][vi][0]} not evaluated: {text}")
+    return result
+
+
+def _block(measure: Measure, variants: list[tuple[str, Convention]], runs: list[str], per: list[list[Any]], errors) -> SweepBlock:
+    fmt = MEASURES[measure.name].fmt
+    topic_set: dict[str, None] = {}
+    seen_arrays: dict[int, np.ndarray] = {}
+    for row in per:
+        for tv in row:
+            if tv is not None and id(tv.topics) not in seen_arrays:
+                seen_arrays[id(tv.topics)] = tv.topics
+                topic_set.update(dict.fromkeys(tv.topics.tolist()))
+    topics = sorted(topic_set, key=lambda s: s.encode("utf-8"))
+    index = {t: i for i, t in enumerate(topics)}
+    idx_of = {k: np.array([index[t] for t in a.tolist()], dtype=np.int64) for k, a in seen_arrays.items()}
+    dtype = object if fmt == "str" else np.float64
+    values = np.full((len(variants), len(runs), len(topics)), None if fmt == "str" else np.nan, dtype=dtype)
+    aggs = np.full((len(variants), len(runs)), np.nan)
+    for vi, row in enumerate(per):
+        for ri, tv in enumerate(row):
+            if tv is None:
+                continue
+            values[vi, ri, idx_of[id(tv.topics)]] = tv.values
+            if tv.aggregate is not None:
+                aggs[vi, ri] = tv.aggregate
+    return SweepBlock(str(measure), [s for s, _ in variants], [c for _, c in variants], runs, topics, values, aggs, errors, fmt)

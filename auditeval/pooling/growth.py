@@ -1,0 +1,241 @@
+"""Pool-growth stability: does the order of systems survive the pool growing as they arrive?
+
+Simulation (frozen labels, in the spirit of Zobel 1998 and Voorhees 2018): draw random
+addition orders of the systems; in order ``o`` after ``s`` systems the pool is the union of
+their depth-k contributions, and the qrels are the judgments of the pairs in that pool (pairs
+outside it are unjudged, so non-relevant under ``unjudged=nonrel``). At each step every
+system added so far is evaluated on those labels. A pair (a, b) *reverses at a step* when
+both are present and (score_a - score_b) * (final_a - final_b) < 0, the final scores being
+those on the whole simulated pool (all systems). Reported per pair: the share of orders in
+which it reverses at some step, the mean number of such steps, and the final gap.
+
+Speed: the step at which each judged pair enters the pool (:meth:`Pools.set_entry_steps`) is
+computed once for all orders; each run's relevant ranked rows are extracted once from the
+engine's lists (:mod:`.labels`) and, for AP, P, R, RR and Success under ``unjudged=nonrel``
+(ranks never move), every (order, step) is evaluated from them at once. These sums add the
+same terms in the same order as the engine's measure functions (``core.py``), so the values are
+bit-identical (``tests/test_pool_growth.py`` compares with the engine). Other measures (or
+``unjudged=drop``) are evaluated by the engine on relabelled lists, once per distinct set of
+systems: exact, slower.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..conventions import Convention
+from ..engine.measures.base import safe_div
+from ..measures import Measure
+from ..model import Qrels, Run
+from .labels import Judged, QrelsKeys, judge_runs, relabel
+from .pools import Pools, build_pools, random_orders
+from .rankings import in_sorted, measure_values, variant_of
+
+FAST = ("AP", "P", "R", "RR", "Success")
+
+
+@dataclass(eq=False)
+class GrowthReport:
+    runs: list[str]
+    measure: Measure
+    variant: str
+    pool_variant: str
+    orders: np.ndarray  # (O, S) system indices in order of addition
+    scores: np.ndarray  # (O, S, S): order, step (0-based: after step+1 systems), run; NaN before the run is added
+    seed: int
+    method: str  # "frozen-label sums" or "engine on relabelled lists"
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def final(self) -> np.ndarray:
+        return self.scores[0, -1]
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(a, b, share of orders reversing at some step, mean reversed steps), pairs a < b."""
+        n = len(self.runs)
+        a, b = np.triu_indices(n, 1)
+        d = self.scores[:, :, a] - self.scores[:, :, b]  # NaN where a run is absent
+        f = self.final[a] - self.final[b]
+        with np.errstate(invalid="ignore"):
+            rev = (d * f) < 0
+        return a, b, rev.any(axis=1).mean(axis=0), rev.sum(axis=1).mean(axis=0)
+
+    def reversed_share_by_step(self) -> np.ndarray:
+        """Per step: the mean over orders of the share of present pairs that are reversed."""
+        n = len(self.runs)
+        a, b = np.triu_indices(n, 1)
+        d = self.scores[:, :, a] - self.scores[:, :, b]
+        f = self.final[a] - self.final[b]
+        present = ~np.isnan(d)
+        with np.errstate(invalid="ignore"):
+            rev = ((d * f) < 0).sum(axis=2)
+        n_present = present.sum(axis=2)
+        return np.where(n_present > 0, rev / np.maximum(n_present, 1), 0.0).mean(axis=0)
+
+
+def pool_growth(
+    qrels: Qrels,
+    runs: Sequence[Run],
+    depth: int,
+    conv: Convention,
+    measure: Measure,
+    n_orders: int = 500,
+    seed: int = 0,
+    orders: np.ndarray | None = None,
+) -> GrowthReport:
+    pools = build_pools(runs, depth, conv, qrels)
+    q = QrelsKeys.of(qrels, pools.space, conv.dups)
+    judged = judge_runs(qrels, runs, measure, conv, pools.space, q)
+    n = len(runs)
+    orders = random_orders(n, n_orders, seed) if orders is None else np.atleast_2d(np.asarray(orders, np.int64))
+    e_set = pools.set_entry_steps(orders)
+    set_of_key, _, _ = pools._sets
+    in_pool = in_sorted(q.key, pools.keys)
+    q_set = np.full(len(q.key), -1, np.int64)
+    q_set[in_pool] = set_of_key[np.searchsorted(pools.keys, q.key[in_pool])]
+    notes = list(pools.notes)
+    outside = int((~in_pool).sum())
+    if outside:
+        notes.append(f"{outside} judged pair(s) lie outside the depth-{depth} pool of these runs: "
+                     "never judged in the simulation")
+    c2 = judged[0].conv if judged else conv
+    fast = measure.name in FAST and c2.unjudged == "nonrel"
+    if fast:
+        r_cache: dict[bytes, np.ndarray] = {}
+        scores = np.stack([_fast_scores(j, q, q_set, e_set, n, r_cache) for j in judged], axis=2)
+        method = "frozen-label sums"
+    else:
+        scores = _engine_scores(judged, q, q_set, pools, orders)
+        method = "engine on relabelled lists"
+    pos = np.empty_like(orders)
+    pos[np.arange(len(orders))[:, None], orders] = np.arange(1, n + 1)
+    steps = np.arange(1, n + 1)
+    absent = pos[:, None, :] > steps[None, :, None]
+    scores[absent] = np.nan
+    notes.extend(_emptied_note(judged, q, q_set, e_set, n))
+    return GrowthReport([r.name for r in runs], measure, variant_of(measure, conv), pools.variant, orders,
+                        scores, seed, method, notes)
+
+
+def _visible_steps(q_set: np.ndarray, e_set: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarray:
+    """(O, len(qidx)) step at which each qrels entry enters the pool (n + 1: never)."""
+    s = q_set[qidx]
+    return np.where(s >= 0, e_set[:, np.maximum(s, 0)], np.asarray(n + 1, e_set.dtype))
+
+
+def _step_counts(e: np.ndarray, topic: np.ndarray, n_t: int, n: int) -> np.ndarray:
+    """(O, n_t, n): entries of each topic in the pool after each step (from entry steps ``e``)."""
+    n_o = e.shape[0]
+    ids = ((np.arange(n_o)[:, None] * n_t + topic[None, :]) * (n + 1) + (e.astype(np.int64) - 1)).ravel()
+    c = np.bincount(ids, minlength=n_o * n_t * (n + 1)).reshape(n_o, n_t, n + 1)[:, :, :n]
+    return np.cumsum(c, axis=2)
+
+
+def _fast_scores(j: Judged, q: QrelsKeys, q_set: np.ndarray, e_set: np.ndarray, n: int,
+                 r_cache: dict[bytes, np.ndarray]) -> np.ndarray:
+    """(O, n) aggregate of the measure after each step, from the run's relevant rows.
+
+    Relevant rows that never enter the pool are dropped first: they add no term and no
+    count (ranks come from the full list, so nothing else moves)."""
+    p, m, c = j.p, j.measure, j.conv
+    k = None if m.cutoff is None else int(m.cutoff)
+    n_o, n_t = e_set.shape[0], p.n_topics
+    row_q = np.full(len(p.grade), -1, np.int64)
+    row_q[j.judged_rows] = j.row_q
+    rows, t, r = p.rows_where(p.rel_mask(c.rel), k)
+    rq = row_q[rows]  # relevant rows are judged: rq >= 0
+    pooled = q_set[rq] >= 0
+    t, r, rq = t[pooled], r[pooled], rq[pooled]
+    e_rows = _visible_steps(q_set, e_set, rq, n)
+    hits_by_step = _step_counts(e_rows, t, n_t, n)
+    key = j.q_pos.tobytes() + str(c.rel).encode()
+    if key not in r_cache:  # R after each step: shared by runs evaluated on the same topics
+        rel_q = np.flatnonzero((j.q_pos >= 0) & (q.grade >= c.rel) & (q_set >= 0))
+        r_cache[key] = _step_counts(_visible_steps(q_set, e_set, rel_q, n), j.q_pos[rel_q], n_t, n)
+    r_by_step = r_cache[key]
+    first = np.flatnonzero(np.r_[True, t[1:] != t[:-1]]) if len(t) else np.zeros(0, np.int64)
+    seg_first = np.repeat(first, np.diff(np.r_[first, len(t)]))
+    # rows x orders layout: cumulative sums run down the rows, vectorized across orders;
+    # bincount still meets each (order, topic) bin's terms in rank order
+    e_t = np.ascontiguousarray(e_rows.T)
+    ids = (np.arange(n_o)[None, :] * n_t + t[:, None]).ravel()
+    rr = r[:, None].astype(np.float64)
+    # within-topic counts fit int16 when no topic has 32768 relevant rows; the global running
+    # sum may wrap around, but the difference of two wrapped sums is exact modulo 2^16
+    ctype = np.int16 if (np.diff(np.r_[first, len(t)]).max(initial=0) < 2**15) else np.int64
+    w = np.empty(e_t.shape)
+    out = np.empty((n_o, n))
+    for s in range(1, n + 1):
+        big_r, hits = r_by_step[:, :, s - 1], hits_by_step[:, :, s - 1]
+        if m.name in ("AP", "RR"):
+            vis = e_t <= s
+            with np.errstate(over="ignore"):
+                cum = np.add.accumulate(vis.view(np.int8), axis=0, dtype=ctype)
+                cum -= (cum - vis)[seg_first]  # running count within the topic
+            w.fill(0.0)
+            if m.name == "AP":
+                np.divide(cum, rr, out=w, where=vis)
+            else:
+                np.divide(1.0, rr, out=w, where=vis & (cum == 1))
+            total = np.bincount(ids, weights=w.ravel(), minlength=n_o * n_t).reshape(n_o, n_t)
+        if m.name == "AP":
+            if c.ap_denom == "min-R-k" and k is not None:
+                den = np.minimum(big_r, k)
+            elif c.ap_denom == "rel-ret":
+                den = hits
+            else:
+                den = big_r
+            vals = safe_div(total, den)
+        elif m.name == "RR":
+            vals = total
+        elif m.name == "P":
+            vals = hits / float(k)
+        elif m.name == "R":
+            den = np.minimum(big_r, k) if c.recall_denom == "min-R-k" and k is not None else big_r
+            vals = safe_div(hits, den)
+        else:  # Success
+            vals = (hits > 0).astype(np.float64)
+        out[:, s - 1] = np.cumsum(vals, axis=1)[:, -1] / n_t if n_t else 0.0
+    return out
+
+
+def _engine_scores(judged: list[Judged], q: QrelsKeys, q_set: np.ndarray, pools: Pools, orders: np.ndarray) -> np.ndarray:
+    """Engine evaluation on relabelled lists, once per distinct set of systems in the pool."""
+    n_o, n = orders.shape
+    _, member, _ = pools._sets
+    out = np.empty((n_o, n, n))
+    cache: dict[bytes, np.ndarray] = {}
+    for o in range(n_o):
+        chosen = np.zeros(n, bool)
+        for s in range(n):
+            chosen[orders[o, s]] = True
+            key = chosen.tobytes()
+            if key not in cache:
+                seen = (member & chosen).any(axis=1)
+                hidden = (q_set < 0) | ~seen[np.maximum(q_set, 0)]
+                cache[key] = np.array([measure_values(relabel(j, q, hidden), j.measure, j.conv)[1] for j in judged])
+            out[o, s] = cache[key]
+    return out
+
+
+def _emptied_note(judged: list[Judged], q: QrelsKeys, q_set: np.ndarray, e_set: np.ndarray, n: int) -> list[str]:
+    """Say when some evaluated topic had no judgment in the grown pool yet (kept, all unjudged)."""
+    if not judged:
+        return []
+    j = judged[0]
+    valid = np.flatnonzero(j.q_pos >= 0)
+    e = _visible_steps(q_set, e_set, valid, n)  # (O, entries)
+    # step at which each topic gets its first judgment, per order: min over its entries
+    order = np.argsort(j.q_pos[valid], kind="stable")
+    tq = j.q_pos[valid][order]
+    starts = np.flatnonzero(np.r_[True, tq[1:] != tq[:-1]])
+    first = np.minimum.reduceat(e[:, order], starts, axis=1)
+    late = (first > 1).any(axis=1)
+    if not late.any():
+        return []
+    return [f"{int(late.sum())} of {e.shape[0]} order(s) begin with topic(s) of run {j.run!r} that have no judgment "
+            f"in the pool yet (for up to {int(first.max()) - 1} step(s)); such topics stay evaluated, every document "
+            "unjudged (the engine on those qrels would not evaluate them under topics=both)"]

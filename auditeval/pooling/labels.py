@@ -1,0 +1,142 @@
+"""Frozen labels: evaluating runs as if some judged pairs had never been judged.
+
+Pool bias and pool growth re-evaluate every run many times against a subset of the qrels
+(the pairs some set of systems pooled). Instead of preparing each run again, the engine's
+lists for the full qrels (:class:`Judged`) are relabelled (:func:`relabel`): a hidden pair's
+ranked rows become ``NONPOOL`` (removed when ``unjudged=drop``, ranks closing up) and its
+judgment leaves the ideal/recall side (``qgrade``, ``n_pooled_unjudged``). That is exactly what
+:func:`~auditeval.engine.prepare.prepare` builds from the reduced qrels, as long as no evaluated
+topic loses every judgment (then prepare would stop evaluating it under ``topics=both``; here
+the topic set stays that of the full qrels, and :func:`emptied_topics` names such topics).
+``tests/test_pool_bias.py`` checks the equality against the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..conventions import Convention
+from ..engine.prepare import NONPOOL, Prepared
+from ..errors import InputError
+from ..measures import Measure
+from ..model import Qrels, Run
+from ..variant import fold
+from .rankings import KeySpace, in_sorted, prepared_for
+
+
+@dataclass(eq=False)
+class QrelsKeys:
+    """Qrels coded in a key space: sorted unique ``key`` with ``grade`` and ``topic`` code."""
+
+    key: np.ndarray
+    grade: np.ndarray
+    topic: np.ndarray
+
+    @classmethod
+    def of(cls, qrels: Qrels, space: KeySpace, dups: str) -> QrelsKeys:
+        t = qrels.table
+        key = space.encode(t.column("topic"), t.column("doc"))
+        grade = t.column("grade").to_numpy().astype(np.int64)
+        if (key < 0).any():  # cannot happen when the space was built with these qrels
+            raise InputError(qrels.source, int(t.column("line")[int(np.argmax(key < 0))].as_py()), "pair outside the key space")
+        if dups == "last":
+            uniq, idx = np.unique(key[::-1], return_index=True)
+            idx = len(key) - 1 - idx
+        else:  # first (dups=error has been refused by the engine already)
+            uniq, idx = np.unique(key, return_index=True)
+        return cls(uniq, grade[idx], space.topic_of(uniq))
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Sorted keys with grade >= rel."""
+        return self.key[self.grade >= rel]
+
+
+@dataclass(eq=False)
+class Judged:
+    """A run's engine lists under the (folded) evaluation convention with the full qrels.
+
+    ``judged_rows``: ranked rows whose pair is in the qrels, ``row_q`` their index in
+    ``QrelsKeys.key``; ``q_pos``: each qrels entry's evaluated-topic index (-1 if the topic
+    is not evaluated for this run); ``q_order``: the evaluated entries with a non-negative
+    grade (after the ``negatives`` rule) by topic, grade descending (filtering keeps it
+    sorted), ``q_neg``: the negative (pooled, unjudged) ones."""
+
+    run: str
+    measure: Measure
+    conv: Convention
+    p: Prepared
+    judged_rows: np.ndarray
+    row_q: np.ndarray
+    q_pos: np.ndarray
+    q_order: np.ndarray
+    q_grade: np.ndarray
+    q_neg: np.ndarray
+
+
+def judge_runs(qrels: Qrels, runs: Sequence[Run], measure: Measure, conv: Convention, space: KeySpace, q: QrelsKeys) -> list[Judged]:
+    """Prepare every run once for ``measure`` and link its judged rows to ``q``."""
+    c2 = fold(measure, conv)[1]
+    out = []
+    for run in runs:
+        p = prepared_for(qrels, run, measure, conv)
+        tmap = space.topic_codes([str(t) for t in p.topics])
+        judged = np.flatnonzero(p.grade != NONPOOL)
+        doc = run.table.column("doc").take(p.run_row[judged])
+        row_q = np.searchsorted(q.key, space.keys(tmap[p.row_topic[judged]], space.doc_codes(doc)))
+        q_pos = np.full(len(q.key), -1, np.int64)
+        if len(tmap):
+            at = np.minimum(np.searchsorted(tmap, q.topic), len(tmap) - 1)
+            q_pos = np.where(tmap[at] == q.topic, at, -1)
+        grade = q.grade if c2.negatives == "pooled" else np.maximum(q.grade, 0)
+        valid = q_pos >= 0
+        pos_ok = np.flatnonzero(valid & (grade >= 0))
+        q_order = pos_ok[np.lexsort((-grade[pos_ok], q_pos[pos_ok]))]
+        out.append(Judged(run.name, measure, c2, p, judged, row_q, q_pos, q_order, grade, np.flatnonzero(valid & (grade < 0))))
+    return out
+
+
+def hidden_mask(q: QrelsKeys, keys: np.ndarray) -> np.ndarray:
+    """Boolean mask over ``q.key``: the entries whose key is in the sorted array ``keys``."""
+    return in_sorted(q.key, keys)
+
+
+def relabel(j: Judged, q: QrelsKeys, hidden: np.ndarray) -> Prepared:
+    """``j``'s lists as the engine would build them from the qrels without the entries
+    ``hidden`` (boolean mask over ``q.key``)."""
+    p, c = j.p, j.conv
+    hide_rows = j.judged_rows[hidden[j.row_q]]
+    grade = p.grade.copy()
+    grade[hide_rows] = NONPOOL
+    offsets, run_row = p.offsets, p.run_row
+    if c.unjudged == "drop" and len(hide_rows):
+        keep = np.ones(len(grade), bool)
+        keep[hide_rows] = False
+        grade, run_row = grade[keep], run_row[keep]
+        offsets = np.concatenate(([0], np.cumsum(np.bincount(p.row_topic[keep], minlength=p.n_topics)))).astype(np.int64)
+    sel = j.q_order[~hidden[j.q_order]]
+    neg = j.q_neg[~hidden[j.q_neg]]
+    n_pooled_unjudged = np.bincount(j.q_pos[neg], minlength=p.n_topics).astype(np.int64)
+    qoffsets = np.concatenate(([0], np.cumsum(np.bincount(j.q_pos[sel], minlength=p.n_topics)))).astype(np.int64)
+    return Prepared(
+        convention=p.convention,
+        topics=p.topics,
+        offsets=offsets,
+        grade=grade,
+        qoffsets=qoffsets,
+        qgrade=j.q_grade[sel],
+        missing=p.missing,
+        n_pooled_unjudged=n_pooled_unjudged,
+        run_row=run_row,
+        run_name=p.run_name,
+    )
+
+
+def emptied_topics(j: Judged, hidden: np.ndarray) -> list[str]:
+    """Evaluated topics of ``j`` whose every judgment is hidden (kept in the topic set here)."""
+    valid = j.q_pos >= 0
+    had = np.bincount(j.q_pos[valid], minlength=j.p.n_topics)
+    left = np.bincount(j.q_pos[valid & ~hidden], minlength=j.p.n_topics)
+    return [str(t) for t in j.p.topics[(left == 0) & (had > 0)]]

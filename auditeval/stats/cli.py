@@ -1,0 +1,160 @@
+"""``auditeval compare``: paired statistics for runs on the same topics, per measure.
+
+    auditeval compare QRELS RUN... [-m MEASURE]... [--baseline RUN] [--strata FILE]
+        [--qrels-b QRELS2] [--trials N] [--seed S] [--level 0.95] [--correction holm]
+        [--format text|markdown|json|latex] [--plot FILE]
+
+Per-topic values come from :func:`auditeval.evaluate` under ``--profile``; the statistics
+are :func:`auditeval.stats.compare.analyze`. The strata file has one ``topic,stratum`` line
+per topic (``#`` comments, blank lines and a ``topic,stratum`` header are skipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TextIO
+
+from ..errors import AuditEvalError, InputError
+from .corrections import METHODS
+
+
+def read_strata(path: str) -> dict[str, str]:
+    """``topic -> stratum`` from a ``topic,stratum`` file; errors as ``path:line: reason``."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(path, None, "no such file")
+    out: dict[str, str] = {}
+    for k, raw in enumerate(p.read_text(encoding="utf-8", errors="strict").splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#") or (k == 1 and line.replace(" ", "").lower() == "topic,stratum"):
+            continue
+        parts = [f.strip() for f in line.split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise InputError(path, k, f"expected 'topic,stratum', got {raw!r}")
+        t, s = parts
+        if t in out and out[t] != s:
+            raise InputError(path, k, f"topic {t!r} already in stratum {out[t]!r}")
+        out[t] = s
+    if not out:
+        raise InputError(path, None, "no topic,stratum lines")
+    return out
+
+
+def _fraction(text: str) -> float:
+    v = float(text)
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive), got {text}")
+    return v
+
+
+def _positive(text: str) -> int:
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
+    return v
+
+
+def _seed(text: str) -> int:
+    v = int(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return v
+
+
+def compare_parser(p: argparse.ArgumentParser) -> None:
+    from ..cli import DEFAULT_MEASURES
+
+    p.add_argument("qrels", help="qrels file (plain, .gz) or irds:DATASET_ID")
+    p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help=f"measure; repeatable; default: {' '.join(DEFAULT_MEASURES)}")
+    p.add_argument("--profile", default="trec_eval-9.0.8", help="convention profile (default trec_eval-9.0.8)")
+    p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE",
+                   help="override one axis; repeatable")
+    p.add_argument("--baseline", metavar="RUN", help="test every run against this run tag (default: all pairs)")
+    p.add_argument("--strata", metavar="FILE", help="topic,stratum file: stratified bootstrap")
+    p.add_argument("--qrels-b", metavar="QRELS2", help="second qrels: agreement of the system orderings")
+    p.add_argument("--trials", type=_positive, default=10000, help="bootstrap resamples and sign flips (10000)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of every random stream (0)")
+    p.add_argument("--level", type=_fraction, default=0.95, help="interval level; tests at 1 - level (0.95)")
+    p.add_argument("--correction", choices=METHODS, default="holm", help="multiple-comparison correction (holm)")
+    p.add_argument("--threshold", type=_fraction, default=0.05,
+                   help="swap probability above which two runs are not distinguishable (0.05)")
+    p.add_argument("--min-diff", type=float, default=0.05, help="topic-set size: difference to detect (0.05)")
+    p.add_argument("--power", type=_fraction, default=0.8, help="topic-set size: power (0.8)")
+    p.add_argument("--ci-width", type=float, default=0.1, help="topic-set size: interval width (0.1)")
+    p.add_argument("--floor", type=float, default=0.1, help="diagnostics: hard topic below this median (0.1)")
+    p.add_argument("--near", type=float, default=0.01, help="diagnostics: 'near 0 or 1' tolerance (0.01)")
+    p.add_argument("--format", choices=("text", "markdown", "json", "latex"), default="text")
+    p.add_argument("--plot", metavar="FILE", help="write rank intervals and per-topic differences (.png/.svg)")
+
+
+def _progress(err: TextIO, total: int):
+    """A rich progress bar on stderr when it is a terminal, else a no-op."""
+    if not getattr(err, "isatty", lambda: False)():
+        return None
+    from rich.console import Console
+    from rich.progress import Progress
+
+    prog = Progress(console=Console(file=err), transient=True)
+    prog.start()
+    return prog, prog.add_task("compare", total=total)
+
+
+def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..cli import DEFAULT_MEASURES
+    from ..engine.evaluate import evaluate
+    from ..io import qrels_from, run_from
+    from .compare import Settings, analyze
+    from .matrix import measure_matrix
+
+    strata = read_strata(args.strata) if args.strata else None
+    qrels = qrels_from(args.qrels)
+    runs = [run_from(r) for r in args.runs]
+    measures = args.measures or DEFAULT_MEASURES
+    res = evaluate(qrels, runs, measures, profile=args.profile, settings=args.settings)
+    res_b = None
+    if args.qrels_b:
+        res_b = evaluate(qrels_from(args.qrels_b), runs, measures, profile=args.profile, settings=args.settings)
+    names = list(dict.fromkeys(v.run for v in res.values))
+    if args.baseline is not None and args.baseline not in names:
+        raise AuditEvalError(f"--baseline {args.baseline}: not one of the run tags ({', '.join(names)})")
+    s = Settings(trials=args.trials, seed=args.seed, level=args.level, correction=args.correction,
+                 threshold=args.threshold, baseline=args.baseline, min_diff=args.min_diff, power=args.power,
+                 ci_width=args.ci_width, floor=args.floor, near=args.near, strata_source=args.strata)
+    bar = _progress(err, len(measures))
+    analyses = []
+    try:
+        for m in measures:
+            mm = measure_matrix(res, m)
+            mm_b = measure_matrix(res_b, m) if res_b is not None else None
+            analyses.append(analyze(mm, s, strata, mm_b, args.qrels_b or ""))
+            if bar:
+                bar[0].advance(bar[1])
+    finally:
+        if bar:
+            bar[0].stop()
+    notes = list(res.notes) + ([f"qrels B: {n}" for n in res_b.notes] if res_b is not None else [])
+    if args.plot:
+        from .plots import plot
+
+        plot(analyses, args.plot)
+        notes.append(f"plot written to {args.plot}")
+    if args.format == "json":
+        json.dump({"profile": res.profile, "measures": analyses, "notes": notes}, out, indent=1)
+        out.write("\n")
+    elif args.format == "latex":
+        from .latex import render_latex
+
+        render_latex(analyses, notes, out)
+    else:
+        from .render import render_markdown, render_text
+
+        (render_text if args.format == "text" else render_markdown)(analyses, notes, out)
+    if args.format != "text":
+        for n in notes:
+            err.write(f"auditeval: note: {n}\n")
+    return 0
+

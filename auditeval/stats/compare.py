@@ -1,0 +1,197 @@
+"""Everything ``auditeval compare`` reports for one measure, as plain JSON-ready data.
+
+:func:`analyze` takes a :class:`~auditeval.stats.matrix.MeasureMatrix` (and optionally the
+same runs under a second qrels) and returns a dict; every renderer (text, Markdown, JSON,
+LaTeX, plots) reads only that dict. Streams (see :mod:`auditeval.stats.rng`), all named by
+the measure's variant string so measures never share or shift draws:
+
+* ``("bootstrap", variant)``: topic resamples, shared by all runs (means, rank intervals,
+  swap probabilities, every pair's intervals and reversal rate);
+* ``("randomization", variant)``: sign flips, shared by all pairs (sampled test only);
+* ``("subsets", variant)``: topic permutations of the subset curve.
+
+Pair replicates are differences of the runs' replicate means (the same resamples), so a
+pair's reversal rate is exactly its swap probability.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from . import bootstrap as bs
+from . import corrections, diagnostics, ranks, significance, topicset
+from .agreement import agreement
+from .matrix import MeasureMatrix
+from .rng import generator
+from .rng import settings as rng_settings
+
+TESTS = ("randomization", "t", "wilcoxon", "sign")
+CURVE_POINTS = 25
+
+
+@dataclass(frozen=True)
+class Settings:
+    trials: int = 10000
+    seed: int = 0
+    level: float = 0.95
+    correction: str = "holm"
+    threshold: float = ranks.THRESHOLD
+    baseline: str | None = None
+    min_diff: float = 0.05
+    power: float = 0.8
+    ci_width: float = 0.1
+    subset_trials: int = 1000
+    floor: float = diagnostics.FLOOR
+    near: float = diagnostics.NEAR
+    strata_source: str | None = None
+
+
+def _f(x) -> float | None:
+    x = float(x)
+    return None if np.isnan(x) else x
+
+
+def _pairs(runs: list[str], baseline: str | None) -> list[tuple[int, int]]:
+    if baseline is None:
+        return [(i, j) for i in range(len(runs)) for j in range(i + 1, len(runs))]
+    b = runs.index(baseline)
+    return [(i, b) for i in range(len(runs)) if i != b]
+
+
+def analyze(mm: MeasureMatrix, s: Settings, strata: dict[str, str] | None = None,
+            mm_b: MeasureMatrix | None = None, qrels_b: str = "") -> dict:
+    """The full comparison of one measure (see the module docstring)."""
+    x = mm.scores
+    n_sys, n_top = x.shape
+    codes = bs.stratum_codes(mm.topics, strata, s.strata_source or "strata") if strata else None
+    reps = bs.replicate_means(x, s.trials, generator(s.seed, "bootstrap", mm.variant), codes)
+    obs = x.mean(axis=1)
+    a = (1 - s.level) / 2
+    sys_ci = np.quantile(reps, [a, 1 - a], axis=1).T
+    rk = ranks.rank_intervals(obs, reps, s.level)
+    swaps = bs.swap_matrix(obs, reps)
+    diag = diagnostics.diagnose(x, s.floor, s.near)
+    boot_method = "paired bootstrap" + (f", stratified by {s.strata_source} ({len(set(codes.tolist()))} strata)"
+                                        if codes is not None else "")
+    out: dict = {
+        "measure": mm.measure, "variant": mm.variant, "engine": mm.engine, "topics": n_top,
+        "runs": mm.runs, "notes": mm.notes(),
+        "bootstrap": {"method": boot_method, "trials": s.trials, "seed": s.seed, "level": s.level,
+                      "stream": "generator(seed, 'bootstrap', variant)", **rng_settings()},
+        "systems": [
+            {"run": r, "mean": _f(obs[k]), "ci": [_f(sys_ci[k, 0]), _f(sys_ci[k, 1])], "rank": int(rk.rank[k]),
+             "rank_interval": [int(rk.low[k]), int(rk.high[k])], "rank_median": int(rk.median[k]),
+             "mean_discriminating": _f(diag.filtered_means[k])}
+            for k, r in enumerate(mm.runs)
+        ],
+        "swap": {"matrix": swaps.round(6).tolist(), "threshold": s.threshold,
+                 "not_distinguishable": [[mm.runs[i], mm.runs[j], _f(swaps[i, j])]
+                                         for i, j in ranks.indistinguishable(swaps, s.threshold)]},
+    }
+    pairs = _pairs(mm.runs, s.baseline)
+    out["pairs"] = _pair_stats(x, reps, pairs, mm, s) if pairs else {"family": "none", "rows": []}
+    out["topicset"] = _topicset(x, pairs, mm, s)
+    out["diagnostics"] = {
+        "floor": s.floor, "near": s.near, "bounded": diag.bounded,
+        "median_spread": _f(np.median(diag.spread)),
+        "below_floor": [t for t, b in zip(mm.topics, diag.below_floor, strict=True) if b],
+        "near_zero": [t for t, b in zip(mm.topics, diag.near_zero, strict=True) if b],
+        "near_one": [t for t, b in zip(mm.topics, diag.near_one, strict=True) if b],
+        "kept": diag.kept, "tau_filtered": _f(diag.tau_filtered),
+        "per_topic": {t: [_f(v) for v in diag.quantiles[k]] for k, t in enumerate(mm.topics)},
+    }
+    ref = mm.runs.index(s.baseline) if s.baseline else int(np.lexsort((np.arange(n_sys), rk.rank))[0])
+    out["topic_diffs"] = {"reference": mm.runs[ref], "sorted": {
+        r: [float(v) for v in np.sort(x[k] - x[ref])[::-1]] for k, r in enumerate(mm.runs) if k != ref}}
+    if mm_b is not None:
+        out["agreement"] = _agreement(mm, mm_b, swaps, s, qrels_b)
+    return out
+
+
+def _pair_stats(x: np.ndarray, reps: np.ndarray, pairs: list[tuple[int, int]], mm: MeasureMatrix,
+                s: Settings) -> dict:
+    ia = np.array([p[0] for p in pairs])
+    ib = np.array([p[1] for p in pairs])
+    d = x[ia] - x[ib]
+    iv = bs.summarize(d, reps[ia] - reps[ib], s.level)
+    n_top = x.shape[1]
+    scale = np.abs(x[ia]).sum(-1) + np.abs(x[ib]).sum(-1)
+    if n_top <= significance.EXACT_MAX:
+        p_rand, rand_method = significance.randomization_exact(d, scale), f"exact (all 2^{n_top} sign flips)"
+    else:
+        sums = significance.signed_sums(x, s.trials, generator(s.seed, "randomization", mm.variant))
+        obs = x[ia].sum(-1) - x[ib].sum(-1)
+        p_rand = significance.randomization_sampled(obs, sums[ia] - sums[ib], scale)
+        rand_method = f"sampled ({s.trials} sign flips, stream generator(seed, 'randomization', variant))"
+    t, p_t, _ = significance.paired_t(d, s.level)
+    _, p_w = significance.wilcoxon(d)
+    p_s = significance.sign_test(d)
+    eff = significance.effects(d, s.level)
+    raw = {"randomization": p_rand, "t": p_t, "wilcoxon": p_w, "sign": p_s}
+    adj = {k: corrections.adjust(v, s.correction) for k, v in raw.items()}
+    rows = []
+    for k, (i, j) in enumerate(pairs):
+        rows.append({
+            "a": mm.runs[i], "b": mm.runs[j], "mean_diff": _f(iv.observed[k]),
+            "boot_median": _f(iv.median[k]),
+            "percentile": [_f(iv.percentile[k, 0]), _f(iv.percentile[k, 1])],
+            "bca": [_f(iv.bca[k, 0]), _f(iv.bca[k, 1])],
+            "t_interval": [_f(eff.interval[k, 0]), _f(eff.interval[k, 1])],
+            "reversal_rate": _f(iv.reversal_rate[k]), "d_z": _f(eff.d_z[k]), "t": _f(t[k]),
+            "wins": int(eff.wins[k]), "ties": int(eff.ties[k]), "losses": int(eff.losses[k]),
+            "p": {name: _f(raw[name][k]) for name in TESTS},
+            "p_adjusted": {name: _f(adj[name][k]) for name in TESTS},
+        })
+    family = f"{len(pairs)} runs vs baseline {s.baseline}" if s.baseline else f"all {len(pairs)} pairs"
+    return {"family": family, "correction": s.correction, "level": s.level, "rows": rows,
+            "methods": {"randomization": f"two-sided paired randomization test, {rand_method}",
+                        "t": "paired t-test (two-sided)",
+                        "wilcoxon": "Wilcoxon signed-rank (scipy, zero_method=wilcox, method=auto)",
+                        "sign": "two-sided sign test (ties dropped)"}}
+
+
+def _topicset(x: np.ndarray, pairs: list[tuple[int, int]], mm: MeasureMatrix, s: Settings) -> dict:
+    n_top = x.shape[1]
+    alpha = 1 - s.level
+    res: dict = {"alpha": alpha, "power": s.power, "min_diff": s.min_diff, "ci_width": s.ci_width,
+                 "topics": n_top, "method": "Sakai 2016 topic set size design (exact noncentral t)"}
+    if pairs and n_top > 1:
+        d = np.stack([x[i] - x[j] for i, j in pairs])
+        var = d.var(axis=-1, ddof=1)
+        k = int(np.argmax(var))
+        sigma2 = float(var[k])
+        res.update({
+            "sigma2": sigma2, "sigma2_pair": [mm.runs[pairs[k][0]], mm.runs[pairs[k][1]]],
+            "sigma2_rule": "largest variance of per-topic differences over the pairs (conservative)",
+            "t_test_topics": topicset.topics_for_t_test(sigma2, s.min_diff, alpha, s.power),
+            "ci_width_topics": topicset.topics_for_ci_width(sigma2, s.ci_width, alpha),
+            "detectable_diff": _f(topicset.detectable_difference(sigma2, n_top, alpha, s.power)),
+        })
+    if x.shape[0] > 1:
+        c = topicset.subset_curve(x, s.subset_trials, s.seed, mm.variant, points=CURVE_POINTS)
+        res["curve"] = {"sizes": c.sizes.tolist(), "agreement": [_f(v) for v in c.agreement], "pairs": c.pairs,
+                        "trials": c.trials, "seed": s.seed, "stream": "generator(seed, 'subsets', variant)"}
+    return res
+
+
+def _agreement(mm: MeasureMatrix, mm_b: MeasureMatrix, swaps: np.ndarray, s: Settings, qrels_b: str) -> dict:
+    notes = []
+    common = [t for t in mm.topics if t in set(mm_b.topics)]
+    if mm_b.runs != mm.runs:
+        raise ValueError("agreement needs the same runs under both qrels")
+    xa = mm.scores[:, [mm.topics.index(t) for t in common]]
+    pos_b = {t: k for k, t in enumerate(mm_b.topics)}
+    xb = mm_b.scores[:, [pos_b[t] for t in common]]
+    if len(common) != len(mm.topics) or len(common) != len(mm_b.topics):
+        notes.append(f"agreement on the {len(common)} topics evaluated under both qrels "
+                     f"({len(mm.topics)} under A, {len(mm_b.topics)} under B); A's swap probabilities "
+                     "recomputed on them")
+        swaps = bs.swap_probabilities_labelled(xa, s.trials, s.seed, ("bootstrap", mm.variant, "agreement"))
+    ag = agreement(xa.mean(1), xb.mean(1), swaps, s.threshold)
+    return {"qrels_b": qrels_b, "variant_b": mm_b.variant, "topics": len(common), **{
+        k: v for k, v in asdict(ag).items() if k != "disagreements"},
+        "disagreements": [{"a": mm.runs[g.a], "b": mm.runs[g.b], "swap": g.swap, "within_noise": g.within_noise}
+                          for g in ag.disagreements],
+        "notes": notes}

@@ -1,0 +1,43 @@
+"""Rank confidence intervals and distinguishable pairs from paired bootstrap replicates.
+
+Rank 1 is the best (highest mean). Ranks are competition ranks (``method="min"``: tied
+systems share the better rank) on the full sample and on each resample. The interval at
+level ``L`` holds the resample ranks from quantile ``(1-L)/2`` to ``(1+L)/2`` (inverted CDF,
+so both ends are ranks that occurred). Two systems are *not distinguishable* when their
+swap probability (:func:`auditeval.stats.bootstrap.swap_matrix`) exceeds ``threshold``
+(default 5%).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import rankdata
+
+THRESHOLD = 0.05
+
+
+@dataclass(frozen=True)
+class RankIntervals:
+    rank: np.ndarray  # (S,) observed rank
+    low: np.ndarray  # (S,) best rank in the interval
+    high: np.ndarray  # (S,) worst rank in the interval
+    median: np.ndarray  # (S,) median resample rank
+    level: float
+
+
+def rank_intervals(observed: np.ndarray, replicates: np.ndarray, level: float = 0.95) -> RankIntervals:
+    """``observed`` means ``(S,)``, ``replicates`` means ``(S, B)`` -> :class:`RankIntervals`."""
+    rank = rankdata(-observed, method="min").astype(np.int64)
+    r = rankdata(-replicates, method="min", axis=0)
+    a = (1 - level) / 2
+    low, high = np.quantile(r, [a, 1 - a], axis=1, method="inverted_cdf")
+    med = np.quantile(r, 0.5, axis=1, method="inverted_cdf")
+    return RankIntervals(rank, low.astype(np.int64), high.astype(np.int64), med.astype(np.int64), level)
+
+
+def indistinguishable(swaps: np.ndarray, threshold: float = THRESHOLD) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)``, ``i < j``, whose swap probability is above ``threshold``."""
+    i, j = np.nonzero(np.triu(swaps > threshold, k=1))
+    return list(zip(i.tolist(), j.tolist(), strict=True))

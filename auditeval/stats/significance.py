@@ -1,0 +1,159 @@
+"""Paired significance tests and effect sizes over per-topic differences ``d = x - y``.
+
+All functions take ``diffs`` of shape ``(P, T)`` (pairs x topics) and return one value per
+pair, so every pair of a comparison is tested in one array operation.
+
+* Randomization (Fisher) test, two-sided, statistic ``|sum d_t s_t|`` over sign flips
+  ``s in {-1, +1}^T`` (Smucker, Allan & Carterette 2007). *Exact* when ``T <= EXACT_MAX``:
+  all ``2^T`` flips enumerated as the outer sum of the subset sums of two halves (meet in the
+  middle), ``p = #{|S| >= |S_obs|} / 2^T``. *Sampled* otherwise: ``trials`` flip vectors from
+  the stream ``generator(seed, "randomization", label)``, shared by all pairs,
+  ``p = (1 + #{|S_b| >= |S_obs|}) / (trials + 1)`` (Phipson & Smyth 2010: never 0).
+  A null statistic within ``TIE_TOL * sum(|x| + |y|)`` of ``|S_obs|`` counts as extreme, so
+  rounding of the sums never decides (the observed flip is always counted).
+* Paired t-test: ``t = mean(d) / (sd(d) / sqrt(T))``, ``sd`` with ``T - 1`` degrees of
+  freedom, ``p = 2 P(t_{T-1} > |t|)`` (as ``scipy.stats.ttest_rel``); interval
+  ``mean(d) +- t_{T-1, (1+L)/2} sd(d) / sqrt(T)``.
+* Wilcoxon signed-rank: ``scipy.stats.wilcoxon(d, zero_method="wilcox", method="auto")``
+  (zero differences dropped; exact null for up to 50 non-zero differences without ties, else
+  the normal approximation).
+* Sign test: ``p = min(1, 2 F(min(wins, losses); wins + losses, 1/2))`` (binomial CDF ``F``;
+  equal to ``scipy.stats.binomtest``'s two-sided p for p = 1/2); ties are left out.
+* Effect size: standardized mean difference ``d_z = mean(d) / sd(d)`` (Cohen's paired d,
+  the effect Sakai's topic-set-size designs take); wins / ties / losses count ``d > 0``,
+  ``d == 0``, ``d < 0``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+from .rng import blocks, generator
+
+EXACT_MAX = 20
+TIE_TOL = 1e-12
+
+
+def _flip_sums(d: np.ndarray) -> np.ndarray:
+    """``(P, 2^k)`` sums of ``d * s`` for every flip ``s`` (bit j of the index flips topic j)."""
+    k = d.shape[-1]
+    bits = (np.arange(1 << k, dtype=np.int64)[:, None] >> np.arange(k)) & 1
+    signs = 1.0 - 2.0 * bits  # (2^k, k)
+    return (signs[None, :, :] * d[:, None, :]).sum(axis=-1)
+
+
+def randomization_exact(diffs: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
+    """Exact two-sided randomization p-values by enumerating all ``2^T`` sign flips."""
+    diffs = np.atleast_2d(np.asarray(diffs, dtype=np.float64))
+    n = diffs.shape[-1]
+    if n > 2 * 13:
+        raise ValueError(f"exact enumeration of 2^{n} flips is too large")
+    scale = np.abs(diffs).sum(-1) if scale is None else scale
+    half = n // 2
+    out = np.empty(diffs.shape[0])
+    for p in range(diffs.shape[0]):  # one pair at a time bounds memory to 2^T doubles
+        a = _flip_sums(diffs[p:p + 1, :half])[0]
+        b = _flip_sums(diffs[p:p + 1, half:])[0]
+        obs = abs(a[0] + b[0])
+        total = np.abs(a[:, None] + b[None, :])
+        out[p] = np.count_nonzero(total >= obs - TIE_TOL * scale[p]) / float(1 << n)
+    return out
+
+
+def signed_sums(scores: np.ndarray, trials: int, rng: np.random.Generator) -> np.ndarray:
+    """``(S, trials)``: ``sum_t s_bt x_st`` for random flips ``s_b`` shared by all systems.
+
+    Gathered from ``[x, -x]`` (index ``t + T * bit``) and summed pairwise over topics.
+    A pair's flip statistic is the difference of its two systems' rows.
+    """
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    n_sys, n_top = scores.shape
+    both = np.concatenate([scores, -scores], axis=1)
+    out = np.empty((n_sys, trials))
+    cols = np.arange(n_top)
+    for start, c in blocks(trials):
+        idx = cols + n_top * rng.integers(0, 2, size=(c, n_top))
+        out[:, start:start + c] = both[:, idx].sum(axis=-1)
+    return out
+
+
+def randomization_sampled(observed: np.ndarray, null: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``(1 + #{|null| >= |observed|}) / (B + 1)`` per pair; ``null`` is ``(P, B)``."""
+    hits = (np.abs(null) >= np.abs(observed)[:, None] - TIE_TOL * scale[:, None]).sum(axis=-1)
+    return (1.0 + hits) / (null.shape[-1] + 1.0)
+
+
+def randomization_test(x: np.ndarray, y: np.ndarray, trials: int = 10000, seed: int = 0, label: str = "",
+                       exact_max: int = EXACT_MAX) -> tuple[float, str]:
+    """Two-sided paired randomization test of two runs: ``(p, "exact" | "sampled")``."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    scale = np.array([np.abs(x).sum() + np.abs(y).sum()])
+    if x.size <= exact_max:
+        return float(randomization_exact((x - y)[None], scale)[0]), "exact"
+    rng = generator(seed, "randomization", *((label,) if label else ()))
+    sums = signed_sums(np.stack([x, y]), trials, rng)
+    obs = np.array([x.sum() - y.sum()])
+    return float(randomization_sampled(obs, (sums[0] - sums[1])[None], scale)[0]), "sampled"
+
+
+def paired_t(diffs: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(t, p, interval (P, 2))`` of the paired t-test (``T - 1`` degrees of freedom)."""
+    diffs = np.atleast_2d(diffs)
+    n = diffs.shape[-1]
+    mean = diffs.mean(-1)
+    se = diffs.std(-1, ddof=1) / np.sqrt(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / se
+    p = 2 * sps.t.sf(np.abs(t), n - 1)
+    half = sps.t.ppf((1 + level) / 2, n - 1) * se
+    return t, p, np.stack([mean - half, mean + half], axis=-1)
+
+
+def wilcoxon(diffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(W, p)`` of scipy's Wilcoxon signed-rank test; NaN where every difference is 0."""
+    diffs = np.atleast_2d(diffs)
+    w = np.full(diffs.shape[0], np.nan)
+    p = np.full(diffs.shape[0], np.nan)
+    ok = (diffs != 0).any(axis=-1)
+    if ok.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # small-sample notes; the method is reported
+            r = sps.wilcoxon(diffs[ok], zero_method="wilcox", method="auto", axis=-1)
+        w[ok], p[ok] = r.statistic, r.pvalue
+    return w, p
+
+
+def sign_test(diffs: np.ndarray) -> np.ndarray:
+    """Two-sided sign-test p-values (ties dropped; 1 when every difference is 0)."""
+    diffs = np.atleast_2d(diffs)
+    wins = (diffs > 0).sum(-1)
+    losses = (diffs < 0).sum(-1)
+    n = wins + losses
+    return np.minimum(1.0, 2 * sps.binom.cdf(np.minimum(wins, losses), n, 0.5))
+
+
+@dataclass(frozen=True)
+class Effects:
+    """Per pair: mean difference with t interval, standardized effect, wins/ties/losses."""
+
+    mean: np.ndarray
+    interval: np.ndarray  # (P, 2), paired t
+    d_z: np.ndarray
+    wins: np.ndarray
+    ties: np.ndarray
+    losses: np.ndarray
+
+
+def effects(diffs: np.ndarray, level: float = 0.95) -> Effects:
+    diffs = np.atleast_2d(diffs)
+    sd = diffs.std(-1, ddof=1)
+    mean = diffs.mean(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_z = mean / sd
+    _, _, ci = paired_t(diffs, level)
+    return Effects(mean, ci, d_z, (diffs > 0).sum(-1), (diffs == 0).sum(-1), (diffs < 0).sum(-1))

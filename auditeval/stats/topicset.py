@@ -1,0 +1,132 @@
+"""Topic-set size (Sakai 2016, "Topic set size design", Information Retrieval 19(3)).
+
+From the variance ``sigma^2`` of the per-topic differences (``T - 1`` degrees of freedom):
+
+* **Paired t-test design**: the fewest topics ``n`` for which a two-sided paired t-test at
+  level ``alpha`` detects a true mean difference ``min_diff`` with probability ``power``:
+  ``power(n) = P(|t'| >= t_{alpha/2, n-1})`` with ``t'`` noncentral t, ``n - 1`` degrees of
+  freedom, noncentrality ``sqrt(n) min_diff / sigma``. Sakai's Excel tool approximates the
+  noncentral t by a normal; this uses the exact noncentral t (``scipy.stats.nct``), so ``n``
+  can be one topic smaller than Sakai's tables. :func:`detectable_difference` inverts it for
+  the current ``n``.
+* **CI-width design**: the fewest ``n`` whose expected ``100(1 - alpha)%`` interval width is
+  at most ``width``: ``E[W] = 2 t_{alpha/2, n-1} c_n sigma / sqrt(n)``, where
+  ``c_n = sqrt(2 / (n - 1)) Gamma(n/2) / Gamma((n - 1)/2)`` is ``E[s] / sigma``.
+* **Subset curve**: for each size ``k`` (10 .. T), the share of random ``k``-topic subsets
+  (without replacement) on which a pair's order of means equals its order on all topics,
+  averaged over the pairs (a subset tie counts half; pairs tied on all topics are left out).
+  Each trial draws one random permutation of the topics (``Generator.permuted``, stream
+  ``generator(seed, "subsets", label)``) and every size takes its prefix, so one trial gives
+  all sizes; each size's subset is uniform.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+from scipy import stats as sps
+from scipy.special import gammaln
+
+from .rng import blocks, generator
+
+MAX_TOPICS = 100_000
+
+
+def t_power(n: int | np.ndarray, effect: float, alpha: float = 0.05) -> np.ndarray:
+    """Power of the two-sided paired t-test with ``n`` topics and standardized effect."""
+    n = np.asarray(n, dtype=np.float64)
+    df = n - 1
+    crit = sps.t.isf(alpha / 2, df)
+    nc = np.sqrt(n) * effect
+    lower = sps.nct.cdf(-crit, df, nc)  # NaN where it underflows (scipy 1.17): then it is 0
+    return sps.nct.sf(crit, df, nc) + np.where(np.isnan(lower), 0.0, lower)
+
+
+def _first(ok, lo: int = 2, hi: int = MAX_TOPICS) -> int | None:
+    """Smallest n in [lo, hi] with ok(n) (ok monotone), by doubling then bisection."""
+    if not ok(hi):
+        return None
+    top = lo
+    while not ok(top):
+        lo, top = top + 1, min(hi, top * 2)
+    while lo < top:
+        mid = (lo + top) // 2
+        if ok(mid):
+            top = mid
+        else:
+            lo = mid + 1
+    return top
+
+
+def topics_for_t_test(sigma2: float, min_diff: float, alpha: float = 0.05, power: float = 0.8) -> int | None:
+    """Topics needed by the paired t-test design (``None`` beyond :data:`MAX_TOPICS`)."""
+    if sigma2 <= 0:
+        return 2
+    effect = min_diff / np.sqrt(sigma2)
+    return _first(lambda n: float(t_power(n, effect, alpha)) >= power)
+
+
+def expected_ci_width(n: int, sigma2: float, alpha: float = 0.05) -> float:
+    """``E[W]`` of the paired t interval with ``n`` topics (see the module docstring)."""
+    c_n = np.sqrt(2.0 / (n - 1)) * np.exp(gammaln(n / 2) - gammaln((n - 1) / 2))
+    return float(2 * sps.t.isf(alpha / 2, n - 1) * c_n * np.sqrt(sigma2 / n))
+
+
+def topics_for_ci_width(sigma2: float, width: float, alpha: float = 0.05) -> int | None:
+    """Topics needed by the CI-width design (``None`` beyond :data:`MAX_TOPICS`)."""
+    if sigma2 <= 0:
+        return 2
+    return _first(lambda n: expected_ci_width(n, sigma2, alpha) <= width)
+
+
+def detectable_difference(sigma2: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The smallest true difference the paired t-test detects with ``n`` topics at ``power``."""
+    if n < 2:
+        return float("inf")
+    if sigma2 <= 0:
+        return 0.0
+    hi = 1.0
+    while float(t_power(n, hi, alpha)) < power:  # power grows with the effect: bracket it
+        hi *= 2
+    effect = optimize.brentq(lambda e: float(t_power(n, e, alpha)) - power, 1e-9, hi, xtol=1e-12)
+    return float(effect * np.sqrt(sigma2))
+
+
+@dataclass(frozen=True)
+class SubsetCurve:
+    sizes: np.ndarray  # (K,)
+    agreement: np.ndarray  # (K,) share of (trial, pair) with the full-set order
+    pairs: int  # pairs with a full-set order
+    trials: int
+
+
+def subset_curve(scores: np.ndarray, trials: int = 1000, seed: int = 0, label: str = "",
+                 smallest: int = 10, points: int = 0) -> SubsetCurve:
+    """Order agreement on random topic subsets of sizes ``smallest .. T``.
+
+    Every size when ``points`` is 0, else about ``points`` evenly spaced sizes (always
+    including ``smallest`` and ``T``).
+    """
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    n_sys, n_top = scores.shape
+    i, j = np.triu_indices(n_sys, k=1)
+    full = np.sign(scores[i].sum(-1) - scores[j].sum(-1))
+    keep = full != 0
+    i, j, full = i[keep], j[keep], full[keep]
+    first = min(smallest, n_top)
+    sizes = np.arange(first, n_top + 1)
+    if points and sizes.size > points:
+        sizes = np.unique(np.linspace(first, n_top, points).round().astype(np.int64))
+    twice = np.zeros(sizes.size, dtype=np.int64)
+    rng = generator(seed, "subsets", *((label,) if label else ()))
+    base = np.arange(n_top)
+    for _, c in blocks(trials):
+        perm = rng.permuted(np.broadcast_to(base, (c, n_top)), axis=1)
+        pre = np.cumsum(scores[:, perm], axis=-1)[:, :, sizes - 1]  # (S, c, K)
+        d = pre[i] - pre[j]  # (P, c, K)
+        same = np.where((full > 0)[:, None, None], d > 0, d < 0)
+        twice += same.sum(axis=(0, 1)) * 2 + (d == 0).sum(axis=(0, 1))
+    denom = 2.0 * trials * max(1, i.size)
+    return SubsetCurve(sizes, twice / denom, int(i.size), trials)
