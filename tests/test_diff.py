@@ -160,7 +160,7 @@ def test_csv_auditeval_json_and_ranx_report(tool_files, tmp_path):
     assert main(["eval", str(tool_files["qrels"]), str(tool_files["run"]), "-m", "AP", "-m", "P@2",
                  "--profile", "ranx-0.3", "--format", "json"], out, io.StringIO()) == 0
     (d / "ae.json").write_text(out.getvalue())
-    recs = json.loads(out.getvalue())
+    recs = json.loads(out.getvalue())["values"]
     ap = next(r["value"] for r in recs if r["measure"] == "AP")
     report = {"stat_test": "student", "metrics": ["map", "precision@2"], "model_names": ["r"],
               "r": {"scores": {"map": ap, "precision@2": 0.5}, "comparisons": {}, "win_tie_loss": {}}}

@@ -12,8 +12,9 @@ Formats (``--format-a/--format-b`` names):
   (``json.dump(run.scores)`` after ``evaluate``). A ``Run.save`` JSON holds documents, not
   numbers: it is recognised and refused with that reason.
 * ``pytrec_eval``: ``json.dump(evaluator.evaluate(run))``: topic -> trec_eval name -> value.
-* ``auditeval``: ``auditeval eval --format json`` records (run, measure, variant, engine,
-  topic, value).
+* ``auditeval``: ``auditeval eval --format json`` (``profiles``, ``values`` records with run,
+  measure, variant, engine, topic, value; runs under several profiles kept apart), or a
+  bare list of such records.
 * ``csv``: ``topic,measure,value`` lines (optional header; ``run,topic,measure,value`` too).
 
 Measure names go to one canonical key, the ir_measures spelling auditeval uses
@@ -176,6 +177,8 @@ def detect(path: str, text: str) -> str:
             if data and all(isinstance(r, dict) and {"measure", "topic", "value"} <= set(r) for r in data):
                 return "auditeval"
             raise InputError(path, 1, "a JSON list that is not auditeval records (run, measure, topic, value)")
+        if isinstance(data, dict) and isinstance(data.get("values"), list) and "profiles" in data:
+            return "auditeval"
         if isinstance(data, dict) and "model_names" in data and "metrics" in data:
             return "ranx-report"
         if isinstance(data, dict) and data and all(isinstance(v, dict) for v in data.values()):
@@ -261,8 +264,11 @@ def read_output(path: str | Path, fmt: str | None = None) -> ToolOutput:
     except json.JSONDecodeError as exc:
         raise InputError(name, exc.lineno, f"not valid JSON ({exc.msg})") from None
     if fmt == "auditeval":
-        for rec in data if isinstance(data, list) else []:
-            r.add(rec.get("run"), str(rec["measure"]), str(rec["topic"]), rec["value"], None)
+        recs = data if isinstance(data, list) else data.get("values", []) if isinstance(data, dict) else []
+        several = len({rec.get("profile") for rec in recs}) > 1  # eval --profile A --profile B
+        for rec in recs:
+            run = rec.get("run") if not several else f"{rec.get('run')} [{rec.get('profile')}]"
+            r.add(run, str(rec["measure"]), str(rec["topic"]), rec["value"], None)
     elif fmt == "ranx-report":
         for model in data.get("model_names", []):
             for metric, value in data[model]["scores"].items():
