@@ -224,7 +224,7 @@ def explain(qrels: Qrels, run: Run, res: DiffResult, max_departures: int = 1) ->
             if declared not in evs:
                 cands = candidates(m, max_departures, qrels)
                 # the tool's name fixes these axes (ranx ndcg_burges: gain=exp2)
-                cands = [c for c in cands if all(getattr(c.convention, k) == v for k, v in declared)]
+                cands = [c for c in cands if all(getattr(c.convention, k) == AXES[k].parse(v) for k, v in declared)]
                 evs[declared] = evaluate_candidates(qrels, run, m, cands, cache)
             ev = evs[declared]
             sides.append([c for c, ok in zip(ev.candidates, _reproducing(ev, ents), strict=True) if ok])

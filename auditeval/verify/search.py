@@ -8,14 +8,14 @@ compute the same number, so only the simplest of them is kept: fewest departures
 profile order (:data:`PROFILE_ORDER`). Simplicity is exactly "fewest departures from a
 named profile, that profile named", the order ``verify`` lists reproducing variants in.
 
-Axis value domains (:func:`axis_values`): every value of an enumerated axis; ``rel`` from 1
-to the highest grade in the qrels; ``depth`` ``all`` and the usual submission / ``-M``
-depths; ``rbp_p`` 0.5, 0.8, 0.9, 0.95; ``gm_floor`` trec_eval's 1e-05 only.
+Axis values are the sweep's grids (:func:`auditeval.engine.sweep.axis_grid`: every value
+of an enumerated axis, ``rel`` the positive grades in the qrels, ``depth`` 5, 10, 20, 100,
+1000 and all, float axes the values the shipped profiles use).
 
-:func:`evaluate_candidates` is the one place candidates are evaluated: the engine's
-shared-stage evaluation (``evaluate_prepared`` with one cache per run, backed by
-``StagedRun`` in the staged engine: one sort per distinct ranking key, masks per cut,
-one kernel call per distinct variant).
+:func:`evaluate_candidates` is the one place candidates are evaluated, on the sweep's
+engine: one :class:`~auditeval.engine.staged.StagedRun` per run (kept in ``cache``), so each
+distinct ranking is sorted once, each cut is a mask, and each distinct variant is one
+kernel call.
 """
 
 from __future__ import annotations
@@ -28,16 +28,15 @@ from typing import Any
 import numpy as np
 
 from ..conventions import AXES, Convention, load_profile
-from ..engine.evaluate import evaluate_prepared
-from ..errors import EvaluationError
+from ..engine.evaluate import staged_for
+from ..engine.sweep import axis_grid, readable_axes
+from ..errors import AuditEvalError
 from ..measures import Measure
 from ..model import Qrels, Run
-from ..variant import Variant, variant_axes
+from ..variant import Variant
 
 PROFILE_ORDER = ("trec_eval-9.0.8", "trec_eval-10.0", "trec_eval-9.0.8-double", "ir_measures-0.4",
                  "ir_measures-0.4-msmarco", "ranx-0.3", "textbook")
-DEPTHS: tuple[int | str, ...] = ("all", 1000, 500, 200, 100, 50, 20, 10)
-RBP_P = (0.5, 0.8, 0.9, 0.95)
 
 
 @dataclass(frozen=True)
@@ -60,28 +59,9 @@ class Candidate:
         return [f"{a}={AXES[a].format(v)}" for a, v in self.departures]
 
 
-def axis_values(axis: str, qrels: Qrels | None = None) -> list[Any]:
-    """The values of ``axis`` a search tries."""
-    ax = AXES[axis]
-    if ax.kind == "enum":
-        return list(ax.values)
-    if axis == "rel":
-        top = 2
-        if qrels is not None and qrels.table.num_rows:
-            top = max(int(np.max(qrels.table.column("grade").to_numpy())), 1)
-        return list(range(1, top + 1))
-    if axis == "depth":
-        return list(DEPTHS)
-    if axis == "rbp_p":
-        return list(RBP_P)
-    if axis == "gm_floor":
-        return [1e-05]
-    raise AssertionError(axis)  # pragma: no cover
-
-
 def searched_axes(m: Measure) -> tuple[str, ...]:
-    """The axes that can change ``m`` under some depth (its variant axes at a finite depth)."""
-    return tuple(sorted(set(variant_axes(m, 1000)) | {"depth"}))
+    """The axes that can change ``m`` under some convention (the sweep's ``readable_axes``)."""
+    return tuple(sorted(readable_axes(m)))
 
 
 def candidates(m: Measure, max_departures: int = 1, qrels: Qrels | None = None,
@@ -89,7 +69,7 @@ def candidates(m: Measure, max_departures: int = 1, qrels: Qrels | None = None,
     """Every profile with up to ``max_departures`` changed axes, one candidate per distinct
     variant string, simplest first."""
     axes = tuple(axes) if axes is not None else searched_axes(m)
-    values = {a: axis_values(a, qrels) for a in axes}
+    values = {a: axis_grid(a, qrels) for a in axes}
     seen: dict[str, Candidate] = {}
     for k in range(max_departures + 1):
         for name in profiles:
@@ -119,16 +99,16 @@ def evaluate_candidates(qrels: Qrels, run: Run, m: Measure, cands: Sequence[Cand
                         cache: dict | None = None) -> Evaluated:
     """Evaluate ``m`` under every candidate on one run, the engine's stages shared through
     one ``cache`` (pass the same dict for several measures of the same run)."""
-    cache = {} if cache is None else cache
+    sr = staged_for(qrels, run, cache)
     per: list[tuple[np.ndarray, np.ndarray, float]] = []
     topic_index: dict[str, int] = {}
     for c in cands:
         try:
-            (_m, _v, p, vals, agg), = evaluate_prepared(qrels, run, [m], c.convention, cache)
-        except EvaluationError:  # e.g. topics=strict on a run lacking a qrels topic: no value
+            tv = sr.evaluate(m, c.convention)
+        except AuditEvalError:  # e.g. topics=strict on a run lacking a qrels topic: no value
             per.append((np.zeros(0, dtype=np.int64), np.zeros(0), np.nan))
             continue
-        ids = [str(t) for t in p.topics]
+        ids, vals, agg = [str(t) for t in tv.topics], tv.values, tv.aggregate
         for t in ids:
             topic_index.setdefault(t, len(topic_index))
         per.append((np.array([topic_index[t] for t in ids], dtype=np.int64), np.asarray(vals, dtype=np.float64),

@@ -20,9 +20,10 @@ Formats (``--format-a/--format-b`` names):
 Measure names go to one canonical key, the ir_measures spelling auditeval uses
 (:func:`auditeval.variant.parse_measure`, whose alias table maps every trec_eval name:
 ``map`` = ``AP``, ``ndcg_cut_10`` = ``nDCG@10``, ``P_10`` = ``P@10``, ``recip_rank`` = ``RR``).
-ranx's own metric names (``ndcg@10``, ``map@100``, ``mrr``, ``precision@10``) go through
-:data:`RANX_NAMES`; ``ndcg_burges`` is nDCG with exponential gain, so it is read as nDCG
-with a declared ``gain=exp2`` (a note says so).
+ranx's own metric names (``ndcg@10``, ``map@100``, ``mrr``, ``precision@10``, ``-l2``) are
+read by inverting the ranx adapter's naming (:meth:`auditeval.adapters.ranx.Ranx.tool_measure`);
+``ndcg_burges`` is nDCG with exponential gain, so it is read as nDCG with a declared
+``gain=exp2`` (a note says so), and ``-l2`` declares ``rel=2``.
 
 Each value keeps its printed precision: ``decimals`` digits after the point for text
 formats, ``None`` (full double precision) for JSON, whose writers print ``repr``.
@@ -35,28 +36,19 @@ import io
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..conventions import resolve
 from ..errors import AuditEvalError, InputError
+from ..measures import Measure
 from ..variant import parse_measure
 
 FORMATS = ("trec_eval", "ir_measures", "ir_measures-jsonl", "ranx-report", "ranx-scores", "pytrec_eval",
            "auditeval", "csv")
 
-# ranx metric name -> (auditeval measure name, axis settings the name implies)
-RANX_NAMES: dict[str, tuple[str, dict[str, str]]] = {
-    "map": ("AP", {}),
-    "mrr": ("RR", {}),
-    "precision": ("P", {}),
-    "recall": ("R", {}),
-    "ndcg": ("nDCG", {}),
-    "ndcg_burges": ("nDCG", {"gain": "exp2"}),
-    "r-precision": ("Rprec", {}),
-    "bpref": ("Bpref", {}),
-    "hit_rate": ("Success", {}),
-}
-_RANX = re.compile(r"^(?P<name>[a-z_-]+)(?:@(?P<k>\d+))?$")
+_RANX = re.compile(r"^(?P<name>[a-z_-]+?)(?:@(?P<k>\d+))?(?:-l(?P<rel>\d+))?$")
 _NUM = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:nan|inf)$", re.IGNORECASE)
 
 
@@ -87,21 +79,42 @@ class ToolOutput:
 
 
 
+@cache
 def canonical(name: str, tool: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
     """Canonical measure key of a tool's measure name and the axis values it implies;
     None when no table knows the name."""
     if tool.startswith("ranx"):
-        m = _RANX.match(name)
-        if m and m.group("name") in RANX_NAMES:
-            base, declared = RANX_NAMES[m.group("name")]
-            text = base + (f"@{m.group('k')}" if m.group("k") else "")
-            return str(parse_measure(text)), tuple(sorted(declared.items()))
+        hit = _ranx_name(name)
+        if hit is not None:
+            return hit
     if name == "runid":
         return "runid", ()
     try:
         return str(parse_measure(name)), ()
     except AuditEvalError:
         return None
+
+
+@cache
+def _ranx_name(name: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """Invert the ranx adapter's naming (``Ranx.tool_measure``, the one table of ranx names):
+    the auditeval measure and the axis values (``gain``, ``rel``) a ranx metric name implies."""
+    from ..adapters.ranx import Ranx
+    from ..engine.measures import MEASURES
+
+    m = _RANX.match(name)
+    if not m:
+        return None
+    k = int(m.group("k")) if m.group("k") else None
+    rel = int(m.group("rel")) if m.group("rel") else 1
+    base = resolve("ranx-0.3").replace(rel=rel)
+    for mname in MEASURES:
+        for gain in ("linear", "exp2"):
+            if Ranx().tool_measure(Measure(mname, (), k), base.replace(gain=gain)) == name:
+                declared = {"gain": gain} if mname == "nDCG" else {}
+                declared |= {"rel": str(rel)} if rel != 1 else {}
+                return str(Measure(mname, (), k)), tuple(sorted(declared.items()))
+    return None
 
 
 def _number(text: str) -> tuple[float | str, int | None]:
