@@ -176,10 +176,6 @@ def diff_outputs(a: ToolOutput, b: ToolOutput) -> DiffResult:
                 if equal(x, y):
                     continue
             res.differences.append(Difference(run_a if run_a is not None else run_b, key[0], key[1], x, y))
-        for m in sorted(common):
-            dec = [(e.declared) for e in (*ea.values(), *eb.values()) if e.measure == m and e.declared]
-            if dec:
-                res.notes.append(f"{m}: one side's measure name declares {dict(dec[0])}")
     if res.only_a or res.only_b:
         res.notes.append(f"measures printed by one side only: {len(res.only_a)} in {a.path}, "
                          f"{len(res.only_b)} in {b.path} (listed, not compared)")
