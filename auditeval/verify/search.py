@@ -5,7 +5,7 @@ A **candidate** is a named profile plus a few *departures* (``axis=value`` chang
 axes that can change the measure are varied (its variant axes, with ``depth``, so ``ties``
 and ``sim`` join for order-free counts), and candidates whose variant strings coincide
 compute the same number, so only the simplest of them is kept: fewest departures, then
-profile order (:data:`PROFILE_ORDER`). Simplicity is exactly "fewest departures from a
+profile order (:func:`profile_order`). Simplicity is exactly "fewest departures from a
 named profile, that profile named", the order ``verify`` lists reproducing variants in.
 
 Axis values are the sweep's grids (:func:`auditeval.engine.sweep.axis_grid`: every value
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..conventions import AXES, Convention, load_profile
+from ..conventions import AXES, Convention, load_profile, profile_names
 from ..engine.evaluate import staged_for
 from ..engine.sweep import axis_grid, readable_axes
 from ..errors import AuditEvalError
@@ -35,8 +35,15 @@ from ..measures import Measure
 from ..model import Qrels, Run
 from ..variant import Variant
 
-PROFILE_ORDER = ("trec_eval-9.0.8", "trec_eval-10.0", "trec_eval-9.0.8-double", "ir_measures-0.4",
-                 "ir_measures-0.4-msmarco", "ranx-0.3", "textbook")
+PREFERRED = ("trec_eval-9.0.8", "trec_eval-10.0", "trec_eval-9.0.8-double", "ir_measures-0.4",
+             "ir_measures-0.4-msmarco", "ranx-0.3", "textbook")
+
+
+def profile_order() -> list[str]:
+    """Every shipped profile, the trec_eval builds and the common tools first (the order in
+    which equally simple candidates are listed)."""
+    names = profile_names()
+    return [n for n in PREFERRED if n in names] + [n for n in names if n not in PREFERRED]
 
 
 @dataclass(frozen=True)
@@ -65,14 +72,14 @@ def searched_axes(m: Measure) -> tuple[str, ...]:
 
 
 def candidates(m: Measure, max_departures: int = 1, qrels: Qrels | None = None,
-               profiles: Sequence[str] = PROFILE_ORDER, axes: Sequence[str] | None = None) -> list[Candidate]:
+               profiles: Sequence[str] | None = None, axes: Sequence[str] | None = None) -> list[Candidate]:
     """Every profile with up to ``max_departures`` changed axes, one candidate per distinct
     variant string, simplest first."""
     axes = tuple(axes) if axes is not None else searched_axes(m)
     values = {a: axis_grid(a, qrels) for a in axes}
     seen: dict[str, Candidate] = {}
     for k in range(max_departures + 1):
-        for name in profiles:
+        for name in profiles or profile_order():
             base = load_profile(name).convention
             for combo in itertools.combinations(axes, k):
                 choices = [[v for v in values[a] if v != getattr(base, a)] for a in combo]
