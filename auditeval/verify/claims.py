@@ -98,6 +98,7 @@ class Found:
     departures: int  # changed axes + 1 for a non-first reading
     equivalent: tuple[Candidate, ...] = ()
     distance: float = 0.0  # to the claimed interval (0 when inside)
+    readings: tuple[Measure, ...] = ()  # the reading of each equivalent candidate
 
     @property
     def label(self) -> str:
@@ -108,6 +109,10 @@ class Found:
                 "value": self.value, "departures": self.departures, "distance": self.distance,
                 "profile": self.candidate.profile, "settings": self.candidate.settings,
                 "equivalent": [{"label": c.label, "variant": c.variant} for c in self.equivalent]}
+
+    def members(self) -> list[tuple[Candidate, Measure]]:
+        """Every (candidate, reading) of this entry, the simplest first."""
+        return [(self.candidate, self.measure), *zip(self.equivalent, self.readings, strict=True)]
 
 
 @dataclass
@@ -150,7 +155,7 @@ def verify_claim(qrels: Qrels, run: Run, claim: Claim, cache: dict | None = None
     for members in groups.values():
         dep, _rank, _ri, c, m, value, _key = members[0]
         dist = 0.0 if claim.low <= value < claim.high else min(abs(value - claim.low), abs(value - claim.high))
-        found.append(Found(c, m, value, dep, tuple(x[3] for x in members[1:]), dist))
+        found.append(Found(c, m, value, dep, tuple(x[3] for x in members[1:]), dist, tuple(x[4] for x in members[1:])))
     verdict.reproduced = [f for f in found if f.distance == 0.0]
     if not verdict.reproduced:
         verdict.nearest = sorted(found, key=lambda f: (f.distance, f.departures))[:n_nearest]
