@@ -160,6 +160,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
     "reproduce": ("how closely a re-run reproduces a run: KTU, RBO, RMSE, ER, DRI", vcli.reproduce_parser, vcli.cmd_reproduce),
     "diff": ("align two tools' outputs; every difference, explained by axis", vcli.diff_parser, vcli.cmd_diff),
     "verify": ("which settings reproduce a published number (MAP=0.3066)", vcli.verify_parser, vcli.cmd_verify),
+    "card": ("provenance card for a results table (markdown, latex, html, json)", vcli.card_parser, vcli.cmd_card),
 }
 
 

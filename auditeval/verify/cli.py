@@ -313,3 +313,35 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
         c.print(f"  {x['run']} {x['measure']}={x['claimed']}: {x['variant']}")
     return 0 if all(x["status"] == "stated" for x in cells) else 1
 
+
+
+# ----------------------------------------------------------------------------- card
+def card_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("qrels", help="qrels file")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run files")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help="measure; repeatable (default AP nDCG@10 P@10 R@1000 RR)")
+    p.add_argument("--profile", default="trec_eval-9.0.8", help="profile (default trec_eval-9.0.8)")
+    p.add_argument("--baseline", metavar="RUN", help="baseline run: paired bootstrap interval and reversal rate")
+    p.add_argument("--pooled", action="append", metavar="RUN_TAG",
+                   help="a run tag that contributed to the judgment pool; repeatable (default: unknown)")
+    p.add_argument("--pooled-file", metavar="FILE", help="file of run tags that contributed to the pool, one a line")
+    p.add_argument("--format", choices=("markdown", "latex", "html", "json"), default="markdown")
+
+
+def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..errors import InputError
+    from .card import build_card
+    from .card_render import RENDERERS
+
+    pooled = list(args.pooled or [])
+    if args.pooled_file:
+        try:
+            pooled += [ln.strip() for ln in open(args.pooled_file, encoding="utf-8") if ln.strip()]
+        except FileNotFoundError:
+            raise InputError(args.pooled_file, None, "no such file") from None
+    card = build_card(args.qrels, args.runs, args.measures or ["AP", "nDCG@10", "P@10", "R@1000", "RR"],
+                      profile=args.profile, baseline=args.baseline,
+                      pooled=pooled if (args.pooled or args.pooled_file) else None)
+    RENDERERS[args.format](card, out)
+    return 0
