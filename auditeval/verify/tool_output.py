@@ -186,6 +186,8 @@ def detect(path: str, text: str) -> str:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(path, exc.lineno, f"not valid JSON ({exc.msg})") from None
+        if isinstance(data, dict) and isinstance(data.get("values"), list) and "profiles" in data:
+            data = data["values"]  # auditeval eval --format json: {"profiles", "values", "notes"}
         if isinstance(data, list):
             if data and all(isinstance(r, dict) and {"measure", "topic", "value"} <= set(r) for r in data):
                 return "auditeval"
