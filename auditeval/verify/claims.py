@@ -99,16 +99,25 @@ class Found:
     equivalent: tuple[Candidate, ...] = ()
     distance: float = 0.0  # to the claimed interval (0 when inside)
     readings: tuple[Measure, ...] = ()  # the reading of each equivalent candidate
+    readings_all: tuple[Measure, ...] = ()  # the claim's readings, the first one as written
 
     @property
     def label(self) -> str:
-        return self.candidate.label
+        return self.candidate.label + self._as(self.measure)
+
+    def _as(self, m: Measure) -> str:
+        return "" if not self.readings_all or m == self.readings_all[0] else f" (read as {m})"
+
+    def member_labels(self) -> list[str]:
+        """Labels of the equivalent candidates, each with its reading when not the first."""
+        return [c.label + self._as(m) for c, m in zip(self.equivalent, self.readings, strict=True)]
 
     def as_dict(self) -> dict[str, Any]:
         return {"variant": self.candidate.variant, "label": self.label, "reading": str(self.measure),
                 "value": self.value, "departures": self.departures, "distance": self.distance,
                 "profile": self.candidate.profile, "settings": self.candidate.settings,
-                "equivalent": [{"label": c.label, "variant": c.variant} for c in self.equivalent]}
+                "equivalent": [{"label": lab, "variant": c.variant}
+                               for lab, c in zip(self.member_labels(), self.equivalent, strict=True)]}
 
     def members(self) -> list[tuple[Candidate, Measure]]:
         """Every (candidate, reading) of this entry, the simplest first."""
@@ -155,7 +164,8 @@ def verify_claim(qrels: Qrels, run: Run, claim: Claim, cache: dict | None = None
     for members in groups.values():
         dep, _rank, _ri, c, m, value, _key = members[0]
         dist = 0.0 if claim.low <= value < claim.high else min(abs(value - claim.low), abs(value - claim.high))
-        found.append(Found(c, m, value, dep, tuple(x[3] for x in members[1:]), dist, tuple(x[4] for x in members[1:])))
+        found.append(Found(c, m, value, dep, tuple(x[3] for x in members[1:]), dist, tuple(x[4] for x in members[1:]),
+                           claim.readings))
     verdict.reproduced = [f for f in found if f.distance == 0.0]
     if not verdict.reproduced:
         verdict.nearest = sorted(found, key=lambda f: (f.distance, f.departures))[:n_nearest]

@@ -225,7 +225,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             t.add_column("distance", justify="right")
         t.add_column("profile and changes / variant string", overflow="fold")
         for i, f in enumerate(rows, 1):
-            eq = f"\n[dim]equivalent here: {', '.join(e.label for e in f.equivalent[:3])}" \
+            eq = f"\n[dim]equivalent here: {', '.join(f.member_labels()[:3])}" \
                  f"{' ...' if len(f.equivalent) > 3 else ''}[/]" if f.equivalent else ""
             cells = [str(i), str(f.departures), f"{f.value:.6f}"] + ([f"{f.distance:.6f}"] if not v.reproduced else [])
             t.add_row(*cells, f"{f.label}\n{f.candidate.variant}{eq}")
