@@ -130,12 +130,14 @@ class Verdict:
     reproduced: list[Found] = field(default_factory=list)
     nearest: list[Found] = field(default_factory=list)
     searched: int = 0  # variants evaluated
+    notes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         c = self.claim
         return {"claim": c.text, "measure": c.measure, "readings": [str(m) for m in c.readings],
                 "interval": [c.low, c.high], "percent": c.percent, "searched": self.searched,
-                "reproduced": [f.as_dict() for f in self.reproduced], "nearest": [f.as_dict() for f in self.nearest]}
+                "reproduced": [f.as_dict() for f in self.reproduced], "nearest": [f.as_dict() for f in self.nearest],
+                "notes": self.notes}
 
 
 def verify_claim(qrels: Qrels, run: Run, claim: Claim, cache: dict | None = None, max_departures: int = 2,
@@ -143,13 +145,16 @@ def verify_claim(qrels: Qrels, run: Run, claim: Claim, cache: dict | None = None
     """Every variant (up to ``max_departures`` changes from a profile, over the claim's
     readings) whose aggregate lies in the claim's printed interval, simplest first."""
     cache = {} if cache is None else cache
-    verdict = Verdict(claim)
+    verdict = Verdict(claim, notes=list(dict.fromkeys([*qrels.notes, *run.notes])))
     order = profile_order()
     rows: list[tuple[int, int, int, Candidate, Measure, float, float]] = []
     for ri, m in enumerate(claim.readings):
         cands = candidates(m, max_departures, qrels)
         ev = evaluate_candidates(qrels, run, m, cands, cache)
         verdict.searched += len(cands)
+        note = ev.error_note(m)
+        if note:
+            verdict.notes.append(note)
         for c, agg in zip(ev.candidates, ev.aggregates, strict=True):
             if np.isnan(agg):
                 continue

@@ -109,9 +109,12 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if (args.qrels is None) != (args.run is None):
         raise InputError("--qrels/--run", None, "give both --qrels and --run to explain differences, or neither")
     a, b = read_output(args.a, args.format_a), read_output(args.b, args.format_b)
+    from ..report.progress import Steps
+
     res = diff_outputs(a, b)
     if args.qrels is not None and res.differences:
-        explain(qrels_from(args.qrels), run_from(args.run), res)
+        with Steps(out, len(res.differing_measures), "explaining") as steps:
+            explain(qrels_from(args.qrels), run_from(args.run), res, progress=steps.advance)
     status = 1 if (res.differences or res.only_a or res.only_b) else 0
     if args.json:
         json.dump(res.as_dict(), out, indent=1)
@@ -199,9 +202,16 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     qrels = qrels_from(args.qrels)
     if args.table:
         return _verify_table(args, qrels, out)
+    from ..report.progress import Steps
+
     run = _run(args.runs[0])
     cache: dict = {}
-    verdicts = [verify_claim(qrels, run, c, cache, args.departures) for c in claims]
+    verdicts = []
+    with Steps(out, len(claims), "verify") as steps:
+        for cl in claims:
+            steps.describe(f"searching variants for {cl.text}")
+            verdicts.append(verify_claim(qrels, run, cl, cache, args.departures))
+            steps.advance()
     if args.json:
         json.dump({"qrels": args.qrels, "run": args.runs[0], "claims": [v.as_dict() for v in verdicts]}, out, indent=1)
         out.write("\n")
@@ -232,6 +242,10 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         c.print(t)
         if len(v.reproduced) > args.show:
             c.print(f"... and {len(v.reproduced) - args.show} more (--show N, or --json for all)")
+        if v.claim.percent:
+            c.print(f"[yellow]note:[/] {v.claim.text}: read as a percentage ({v.claim.value:.6g} on the measure's scale)")
+        for n in v.notes:
+            c.print(f"[yellow]note:[/] {n}")
     c.print(f"engine: {_engine()}")
     return 0 if all(v.reproduced for v in verdicts) else 1
 
@@ -274,9 +288,18 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
             runs[name] = _run(path)
     caches: dict[str, dict] = {n: {} for n in runs}
     cells = []
-    for name, meas, value, line in rows:
-        claim = parse_claim(f"{meas}={value}", where=f"{args.table}:{line}")
-        v = verify_claim(qrels, runs[name], claim, caches[name], args.departures)
+    notes: list[str] = []
+    from ..report.progress import Steps
+
+    claims = [parse_claim(f"{meas}={value}", where=f"{args.table}:{line}") for _n, meas, value, line in rows]
+    with Steps(out, len(rows), "verify") as steps:
+        verdicts = []
+        for (name, _m, _v, _line), claim in zip(rows, claims, strict=True):
+            steps.describe(f"{name}: {claim.text}")
+            verdicts.append(verify_claim(qrels, runs[name], claim, caches[name], args.departures))
+            steps.advance()
+    for (name, meas, value, line), claim, v in zip(rows, claims, verdicts, strict=True):
+        notes += [n for n in v.notes if n not in notes]
         stated = next((f for f in v.reproduced if any(
             c.profile == args.profile and not c.departures and m == claim.readings[0] for c, m in f.members())), None)
         if stated is not None:
@@ -290,7 +313,7 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
                       "variant": best.candidate.variant if best else None, "value": best.value if best else None,
                       "line": line})
     if args.json:
-        json.dump({"table": args.table, "profile": args.profile, "cells": cells}, out, indent=1)
+        json.dump({"table": args.table, "profile": args.profile, "cells": cells, "notes": notes}, out, indent=1)
         out.write("\n")
         return 0 if all(x["status"] == "stated" for x in cells) else 1
     c = console(out)
@@ -311,6 +334,8 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
     c.print("variants (one per cell):")
     for x in cells:
         c.print(f"  {x['run']} {x['measure']}={x['claimed']}: {x['variant']}")
+    for n in notes:
+        c.print(f"[yellow]note:[/] {n}")
     return 0 if all(x["status"] == "stated" for x in cells) else 1
 
 

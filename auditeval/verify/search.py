@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -100,6 +100,15 @@ class Evaluated:
     topics: list[str]
     values: np.ndarray  # (V, T)
     aggregates: np.ndarray  # (V,) NaN where the measure has no aggregate
+    errors: dict[int, str] = field(default_factory=dict)  # candidate index -> why it has no value
+
+    def error_note(self, m: Measure) -> str | None:
+        """One note summing up the candidates that could not be evaluated, or None."""
+        if not self.errors:
+            return None
+        i, why = next(iter(self.errors.items()))
+        return (f"{len(self.errors)} variant(s) of {m} not evaluated on this input, e.g. "
+                f"{self.candidates[i].label}: {why.splitlines()[0]}")
 
 
 def evaluate_candidates(qrels: Qrels, run: Run, m: Measure, cands: Sequence[Candidate],
@@ -109,10 +118,12 @@ def evaluate_candidates(qrels: Qrels, run: Run, m: Measure, cands: Sequence[Cand
     sr = staged_for(qrels, run, cache)
     per: list[tuple[np.ndarray, np.ndarray, float]] = []
     topic_index: dict[str, int] = {}
-    for c in cands:
+    errors: dict[int, str] = {}
+    for i, c in enumerate(cands):
         try:
             tv = sr.evaluate(m, c.convention)
-        except AuditEvalError:  # e.g. topics=strict on a run lacking a qrels topic: no value
+        except AuditEvalError as exc:  # e.g. topics=strict on a run lacking a qrels topic: no value
+            errors[i] = str(exc)
             per.append((np.zeros(0, dtype=np.int64), np.zeros(0), np.nan))
             continue
         ids, vals, agg = [str(t) for t in tv.topics], tv.values, tv.aggregate
@@ -126,4 +137,4 @@ def evaluate_candidates(qrels: Qrels, run: Run, m: Measure, cands: Sequence[Cand
     values = np.full((len(cands), len(topics)), np.nan)
     for i, (idx, vals, _agg) in enumerate(per):
         values[i, order[idx]] = vals
-    return Evaluated(list(cands), topics, values, np.array([a for _, _, a in per], dtype=np.float64))
+    return Evaluated(list(cands), topics, values, np.array([a for _, _, a in per], dtype=np.float64), errors)
