@@ -152,6 +152,14 @@ def test_pytrec_eval_and_ranx_differ_on_gain_and_ties(tool_files):
     assert ex.axes["gain"] == ("linear", "exp2") and ex.axes["ties"][0] == "docno-desc"
     assert ex.axes["ties"][1] in ("file-order", "docno-asc")
     assert ex.a[0].label == "trec_eval-9.0.8"
+    # the same from the command line, the run given as ranx Run.save JSON (topic -> doc -> score)
+    run_json = tool_files["dir"] / "run.json"
+    run_json.write_text(json.dumps(RUN))
+    out = io.StringIO()
+    assert main(["diff", str(tool_files["pytrec"]), str(tool_files["ranx"]), "--qrels", str(tool_files["qrels"]),
+                 "--run", str(run_json), "--json"], out, io.StringIO()) == 1
+    doc = json.loads(out.getvalue())
+    assert set(doc["explanations"]["nDCG@10"]["axes"]) == {"gain", "ties"}
 
 
 def test_csv_auditeval_json_and_ranx_report(tool_files, tmp_path):

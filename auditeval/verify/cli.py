@@ -93,7 +93,7 @@ def diff_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("a", help="first tool's output file")
     p.add_argument("b", help="second tool's output file")
     p.add_argument("--qrels", help="qrels the outputs were computed from (with --run: explain each difference)")
-    p.add_argument("--run", help="the run the outputs were computed from")
+    p.add_argument("--run", help="the run the outputs were computed from (TREC, or JSON as ranx Run.save)")
     p.add_argument("--format-a", choices=FORMATS, help="format of A (default: detected)")
     p.add_argument("--format-b", choices=FORMATS, help="format of B (default: detected)")
     p.add_argument("--summary", action="store_true", help="one line per measure, not every differing value")
@@ -102,7 +102,7 @@ def diff_parser(p: argparse.ArgumentParser) -> None:
 
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..errors import InputError
-    from ..io import qrels_from, run_from
+    from ..io import qrels_from
     from .diff import diff_outputs, explain
     from .tool_output import read_output
 
@@ -114,7 +114,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     res = diff_outputs(a, b)
     if args.qrels is not None and res.differences:
         with Steps(out, len(res.differing_measures), "explaining") as steps:
-            explain(qrels_from(args.qrels), run_from(args.run), res, progress=steps.advance)
+            explain(qrels_from(args.qrels), _run(args.run), res, progress=steps.advance)
     status = 1 if (res.differences or res.only_a or res.only_b) else 0
     if args.json:
         json.dump(res.as_dict(), out, indent=1)
@@ -256,9 +256,23 @@ def _engine() -> str:
     return ENGINE
 
 
-def _run(path):
+def _run(path: str):
+    """A run file: TREC format, or a JSON topic -> doc -> score dict (ranx ``Run.save``)."""
+    from ..errors import InputError
     from ..io import run_from
 
+    if str(path).endswith(".json"):
+        try:
+            data = json.loads(open(path, encoding="utf-8").read())
+        except FileNotFoundError:
+            raise InputError(str(path), None, "no such file") from None
+        except json.JSONDecodeError as exc:
+            raise InputError(str(path), exc.lineno, f"not valid JSON ({exc.msg})") from None
+        if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+            raise InputError(str(path), 1, "a JSON run must map topic -> doc -> score (ranx Run.save)")
+        import os
+
+        return run_from(data, name=os.path.splitext(os.path.basename(path))[0])
     return run_from(path)
 
 
