@@ -111,7 +111,7 @@ def _ranx_name(name: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
     for mname in MEASURES:
         for gain in ("linear", "exp2"):
             if Ranx().tool_measure(Measure(mname, (), k), base.replace(gain=gain)) == name:
-                declared = {"gain": gain} if mname == "nDCG" else {}
+                declared = {"gain": gain} if mname == "nDCG" and gain != "linear" else {}
                 declared |= {"rel": str(rel)} if rel != 1 else {}
                 return str(Measure(mname, (), k)), tuple(sorted(declared.items()))
     return None
@@ -132,6 +132,7 @@ class _Reader:
     def __init__(self, path: str, fmt: str):
         self.out = ToolOutput(path, fmt)
         self.unknown: dict[str, int] = {}
+        self.seen: dict[tuple, int | None] = {}
 
     def add(self, run, name: str, topic: str, value: Any, line: int | None, decimals: int | None = None) -> None:
         known = canonical(name, self.out.format)
@@ -146,9 +147,28 @@ class _Reader:
             raise InputError(self.out.path, line, f"value of {name!r} for topic {topic!r} is not a number: {value!r}")
         else:
             value = float(value)
+        ident = (run, key, str(topic), declared)
+        if ident in self.seen:  # two values for one number: which one is meant is unknowable
+            first = self.seen[ident]
+            raise InputError(self.out.path, line, f"second value for {name!r} topic {topic!r}"
+                             + (f" (first at line {first})" if first is not None else "")
+                             + "; one run per file, or a run column (csv) / runid line (trec_eval)")
+        self.seen[ident] = line
         self.out.entries.append(Entry(run, key, name, str(topic), value, decimals, line, declared))
 
     def done(self) -> ToolOutput:
+        groups: dict[tuple, set] = {}
+        for e in self.out.entries:
+            groups.setdefault((e.run, e.measure), set()).add(e.declared)
+        split = {k for k, v in groups.items() if len(v) > 1}  # ranx ndcg@10 and ndcg_burges@10 in one file
+        if split:
+            self.out.entries = [
+                Entry(e.run, e.measure + "(" + ",".join(f"{a}={v}" for a, v in e.declared) + ")", e.raw, e.topic,
+                      e.value, e.decimals, e.line, e.declared) if (e.run, e.measure) in split and e.declared else e
+                for e in self.out.entries
+            ]
+            self.out.notes.append(f"{self.out.path}: " + "; ".join(sorted({m for _, m in split}))
+                                  + " printed under several conventions; kept apart by the axes their names declare")
         for name, n in self.unknown.items():
             self.out.notes.append(f"{self.out.path}: measure name {name!r} is not in auditeval's tables; "
                                   f"{n} value(s) compared by that name only")
