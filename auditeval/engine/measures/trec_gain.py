@@ -391,7 +391,8 @@ def rndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     count = np.bincount(t_all, minlength=nt)
     with np.errstate(divide="ignore", invalid="ignore"):
         value = total / count  # 0 / 0 -> NaN, as trec_eval
-    return np.where(p.num_rel(c.rel) == 0, 0.0, value)
+    # a topic absent from the run (-c) is never evaluated by trec_eval: 0, not 0 / 0
+    return np.where((p.num_rel(c.rel) == 0) | p.missing, 0.0, value)
 
 
 def rbp_gain(p: Prepared, m: Measure, c: Convention) -> Gained:
