@@ -177,17 +177,11 @@ def _records(res: SweepResult, per_topic: bool):
             for ri, run in enumerate(b.runs):
                 if per_topic:
                     vals = b.values[vi, ri]
-                    for ti in np.flatnonzero(~_isnan(vals)):
+                    for ti in np.flatnonzero(b.evaluated[vi, ri]):
                         yield run, label, b.topics[ti], _full(vals[ti], b.fmt), variant
                 agg = b.aggregates[vi, ri]
-                if not math.isnan(agg):
+                if (vi, ri) not in b.errors and b.agg != "none":
                     yield run, label, "all", _full(agg, b.fmt), variant
-
-
-def _isnan(vals: np.ndarray) -> np.ndarray:
-    if vals.dtype == object:
-        return np.array([v is None for v in vals], dtype=bool)
-    return np.isnan(vals)
 
 
 def render_tsv(res: SweepResult, out: TextIO, per_topic: bool = False) -> None:
