@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from ..conventions import Convention
 from ..engine.prepare import Prepared, has_duplicate_pairs
+from ..engine.stages import as_sim
 from ..model import Qrels, Run
 from .ties import tied_blocks
 
@@ -102,7 +103,7 @@ def run_facts(q: Qrels, run: Run, p: Prepared, conv: Convention) -> dict[str, An
 def float32_collapses(p: Prepared, run: Run) -> dict[str, Any]:
     """Pairs of neighbouring distinct scores (double) of one topic that are equal as C floats."""
     s64 = run.table.column("score").to_numpy()[p.run_row] if len(p.run_row) else np.zeros(0)
-    s32 = s64.astype(np.float32)
+    s32 = as_sim(s64, "float32")  # the engine's float32 rule (no overflow warning)
     same_topic = np.zeros(len(s64), bool)
     if len(s64):
         same_topic[1:] = p.row_topic[1:] == p.row_topic[:-1]

@@ -42,6 +42,7 @@ from ..engine.aggregate import aggregate
 from ..engine.measures import MEASURES
 from ..engine.measures.core import gain_of
 from ..engine.prepare import Prepared
+from ..engine.stages import as_sim
 from ..measures import Measure
 from ..model import Run
 from ..variant import Variant, fold
@@ -68,8 +69,7 @@ class Blocks:
 def tied_blocks(p: Prepared, run: Run, sim: str) -> Blocks:
     """Blocks of equal scores (in ``sim`` precision) within each topic's ranking."""
     score = run.table.column("score").to_numpy()[p.run_row] if len(p.run_row) else np.zeros(0)
-    if sim == "float32":
-        score = score.astype(np.float32)
+    score = as_sim(score, sim)  # the engine's float32 rule (no overflow warning)
     n = len(score)
     new = np.ones(n, bool)
     if n:

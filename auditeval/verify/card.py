@@ -34,6 +34,7 @@ from .._version import __version__
 from ..api import evaluate
 from ..conventions import AXES, load_profile
 from ..engine.evaluate import ENGINE
+from ..engine.stages import as_sim
 from ..io import qrels_from, run_from
 from ..model import Qrels, Run
 from ..report.ties import tie_counts
@@ -147,7 +148,7 @@ def tie_and_collapse(run: Run) -> tuple[int, int]:
         return out
 
     t64 = tied(score)
-    t32 = tied(score.astype(np.float32).astype(np.float64))
+    t32 = tied(as_sim(score, "float32").astype(np.float64))  # the engine's float32 rule
     return int(t64.sum()), int((t32 & ~t64).sum())
 
 
