@@ -202,3 +202,14 @@ def test_a_nan_value_is_kept_apart_from_a_topic_not_evaluated():
     assert np.isnan(b.values[drop, 0, 0]) and b.evaluated[drop, 0, 0]
     frame = res.to_frame()
     assert len(frame) == 4 and frame["value"].isna().sum() == 2
+
+
+def test_qrels_memo_is_not_shared_with_other_qrels_arrays():
+    import dataclasses
+
+    sr = StagedRun(qrels_from(QRELS), run_from(RUN))
+    p = sr.prepared(resolve("trec_eval-9.0.8"))
+    assert list(p.num_rel(1)) == [2]  # q1: d1, d2
+    q = dataclasses.replace(p, qgrade=np.array([2, 0, 0]))  # as if d2 were judged 0
+    assert list(q.num_rel(1)) == [1] and list(p.num_rel(1)) == [2]
+    assert sr.prepared(resolve("trec_eval-9.0.8").replace(depth=3)).num_rel(1) is p.num_rel(1)  # one side

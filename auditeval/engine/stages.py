@@ -203,6 +203,7 @@ def qrels_side(j: Join, jd: Judgments, negatives: str, topics: str) -> QrelsSide
     return QrelsSide(
         chosen_idx, _frozen(newcode), np.array([names[i] for i in chosen_idx], dtype=object),
         _frozen(~in_run[chosen_idx]), _frozen(qoffsets), _frozen(qgrade), _frozen(n_pooled_unjudged), notes,
+        {"_for": (qgrade, qoffsets)},
     )
 
 
