@@ -35,13 +35,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..conventions import load_profile
+from ..engine.evaluate import evaluate_prepared, staged_for
 from ..engine.ids import has_duplicate_pairs
 from ..errors import AuditEvalError
 from ..model import Qrels, Run
 from .args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
 from .catalog import PROFILES, VERSION_IDS, is_10, nicknames, table
 from .format import line, value_text
-from .order import duplicate_errors, fix_nan_topics, sort_topics
+from .order import duplicate_errors, sort_topics
 from .params import Instance, ParamError, instances
 from .parse import TrecError, read_qrels, read_run
 from .quirks import (
@@ -155,15 +156,14 @@ def _convention(a: Args):
 def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextIO, err: TextIO) -> int:
     conv = _convention(a)
     ten = is_10(a.version)
-    float32 = conv.sim == "float32"
-    run = fix_nan_topics(run, float32)
+    cache: dict = {}  # one StagedRun: duplicates found on the ranking the evaluation uses
     q_topics = sort_topics(set(pc.unique(qrels.table.column("topic")).to_pylist()))
     r_set = set(pc.unique(run.table.column("topic")).to_pylist())
     q_set = set(q_topics)
     loop = q_topics if ten else [t for t in sort_topics(r_set) if t in q_set]
 
     first_calc = next((i.spec.name for i in insts if i.spec.name not in NOT_FORM_RES_RELS), None)
-    dups = duplicate_errors(qrels, run, a.max_docs, float32) if first_calc else {}
+    dups = duplicate_errors(staged_for(qrels, run, cache), conv) if first_calc else {}
     fault = rel_levels_fault(qrels, loop) if first_calc else None
     stop: tuple[int, str] | None = None
     for i, t in enumerate(loop):
@@ -201,15 +201,13 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
     checked = set(loop)  # duplicates elsewhere are no error to trec_eval
     num_rel_all = complete_num_rel(qrels) if a.complete else None
     qt = qrels.table
-    qrels = Qrels(
-        drop_unchecked_duplicates(qt, checked, has_duplicate_pairs(qt.column("topic"), qt.column("doc"))),
-        source=qrels.source,
-    )
-    run = Run(
-        drop_unchecked_duplicates(run.table, checked, has_duplicate_pairs(run)), name=run.name, source=run.source
-    )
-    run = with_bogus_ranking(run, sort_topics(bogus))
-    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary, bogus=bogus, num_rel_all=num_rel_all)
+    q_kept = drop_unchecked_duplicates(qt, checked, has_duplicate_pairs(qt.column("topic"), qt.column("doc")))
+    r_kept = drop_unchecked_duplicates(run.table, checked, has_duplicate_pairs(run))
+    if q_kept is not qt or r_kept is not run.table or bogus:  # else the staged join is reused
+        qrels = Qrels(q_kept, source=qrels.source)
+        run = with_bogus_ranking(Run(r_kept, name=run.name, source=run.source), sort_topics(bogus))
+    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary, bogus=bogus, num_rel_all=num_rel_all,
+                  cache=cache)
 
 
 def _filter(tbl: pa.Table, keep: set[str]) -> pa.Table:
@@ -218,16 +216,15 @@ def _filter(tbl: pa.Table, keep: set[str]) -> pa.Table:
 
 def _print(
     a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: TextIO, err: TextIO, summary: bool,
-    bogus: set[str] = frozenset(), num_rel_all: int | None = None,
+    bogus: set[str] = frozenset(), num_rel_all: int | None = None, cache: dict | None = None,
 ) -> int:
     from ..engine.aggregate import aggregate
-    from ..engine.evaluate import evaluate_prepared
     from ..engine.measures import MEASURES
 
     todo = [i for i in insts if i.measure is not None and i.measure.name in MEASURES]
     absent = [i.name for i in insts if i.measure is not None and i.measure.name not in MEASURES]
     try:
-        rows = evaluate_prepared(qrels, run, [i.measure for i in todo], conv, cache={})
+        rows = evaluate_prepared(qrels, run, [i.measure for i in todo], conv, cache={} if cache is None else cache)
     except AuditEvalError as exc:
         err.write(f"auditeval trec-eval: {exc}\n")
         return 3
