@@ -70,11 +70,11 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     base_name = _profile_name(profile)
     names = [r.name for r in run_objs]
     against_list = against.split(",") if isinstance(against, str) else against
-    refs = references([a.strip() for a in against_list] if against_list else None, trec_eval)
+    refs = references(None if against_list is None else [a.strip() for a in against_list if a.strip()], trec_eval)
     rep = AuditReport(qrels=q.source, runs=names, measures=labels, profile=base_name, native_engine=ENGINE)
     rep.notes.extend(q.notes)
     rep.notes.extend(n for _, n in loaded if n)
-    nat = Native(q, run_objs)
+    nat = Native(q, run_objs, base)
     max_grade = int(q.table.column("grade").to_numpy().max()) if len(q) else 1
     show = sys.stderr.isatty() if progress is None else progress
 
