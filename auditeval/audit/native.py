@@ -99,7 +99,9 @@ class Native:
         m2, c2 = fold(m, conv)
         _, b2 = fold(m, self.base)
         changed = {a for a, v in c2.as_dict().items() if getattr(b2, a) != v}
-        if not changed or not changed <= ORDER_AXES or "rank" in (c2.ties, b2.ties) or "all" != c2.depth:
+        if not changed or not changed <= ORDER_AXES or "all" != c2.depth:
+            return None
+        if "rank" in (c2.ties, b2.ties) and not self._rank_is_score_order(ri):
             return None
         if MEASURES[m2.name].agg == "none" or not self._is_plain(ri):
             return None
@@ -123,6 +125,27 @@ class Native:
         from ..engine.aggregate import aggregate
 
         return TopicValues(variant, base.topics, values, aggregate(values, MEASURES[m2.name].agg, c2.gm_floor))
+
+    def _rank_is_score_order(self, ri: int) -> bool:
+        """Each topic's lines form one block, in increasing rank with non-increasing scores:
+        ordering by the rank column is then a score order that breaks ties by file order, so
+        ``ties=rank`` too differs from another tie rule only inside tied blocks."""
+        key = -ri - 1
+        if key not in self._plain:
+            t = self.runs[ri].table
+            topic = t.column("topic")
+            rank = t.column("rank").to_numpy()
+            score = t.column("score").to_numpy()
+            import pyarrow.compute as pc
+
+            same = np.zeros(len(rank), bool)
+            if len(rank) > 1:
+                same[1:] = pc.equal(topic.slice(1), topic.slice(0, len(rank) - 1)).to_numpy(zero_copy_only=False)
+            starts = int((~same).sum())
+            ok = starts == len(pc.unique(topic)) if len(rank) else True  # one block per topic
+            ok = ok and bool(np.all((rank[1:] > rank[:-1]) | ~same[1:])) and bool(np.all((score[1:] <= score[:-1]) | ~same[1:]))
+            self._plain[key] = ok
+        return self._plain[key]
 
     def _is_plain(self, ri: int) -> bool:
         """No duplicate (topic, doc) pair and no NaN score: the restriction is exact."""
