@@ -30,6 +30,20 @@ from .model import Qrels, Run
 from .results import ResultSet, Value
 from .variant import Variant, parse_measure, parse_variant
 
+
+def _register_ir_measures() -> None:
+    """``ir_measures.providers.registry['auditeval']`` when ir_measures is installed."""
+    try:
+        import ir_measures  # noqa: F401
+    except ImportError:
+        return
+    from .integrations.ir_measures_provider import register
+
+    register()
+
+
+_register_ir_measures()
+
 __all__ = [
     "AuditReport",
     "AuditEvalError",

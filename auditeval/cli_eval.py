@@ -128,8 +128,8 @@ def measure_list(args_measures: list[str] | None) -> list[str]:
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .conventions import load_profile, resolve
     from .api import evaluate
+    from .conventions import load_profile, resolve
     from .io import qrels_from, run_from
     from .report import RENDERERS
     from .report.progress import Steps

@@ -70,7 +70,7 @@ def test_topic_matrix_hand_values_and_dropped_topic():
     m = measure_matrix(res, "P@1")
     np.testing.assert_array_equal(m.scores, [[1.0, 0.0], [0.0, 1.0]])
     assert m.dropped == {"3": ["r2"]}
-    assert m.variant.startswith("P@1|")
+    assert str(m.variant).startswith("P@1|")
     assert "topic 3 left out" in m.notes()[0]
 
 

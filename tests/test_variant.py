@@ -36,6 +36,7 @@ PARAM_VALUES = {
 
 # Parameters whose text has a grammar of its own (checked at parse time).
 PARAM_OVERRIDES = {
+    "max_grade": st.integers(1, 10),  # ERR: a positive grade scale
     "levels": st.lists(st.floats(0, 1), min_size=1, max_size=4).map(lambda xs: ",".join(repr(x) for x in xs)),
 }
 
@@ -114,8 +115,8 @@ def test_variant_round_trip_every_measure_and_profile(name, profile):
         v = Variant.of(m, conv)
         assert parse_variant(str(v)) == v
         # the variant names exactly the axes the measure reads, sorted, with the profile's values
-        assert [a for a, _ in v.axes] == sorted(variant_axes(m))
-        assert dict(v.axes) == {a: getattr(conv, a) for a in variant_axes(m)}
+        assert [a for a, _ in v.axes] == sorted(variant_axes(m, conv.depth))
+        assert dict(v.axes) == {a: getattr(conv, a) for a in variant_axes(m, conv.depth)}
 
 
 def test_variant_string_exact():

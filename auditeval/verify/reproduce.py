@@ -1,0 +1,302 @@
+"""How closely a re-run reproduces an original run (Breuer et al., SIGIR 2020, "How to
+Measure the Reproducibility of System-oriented IR Experiments"; repro_eval 0.5.0).
+
+Document order (per topic, over the topics both runs rank; each run ordered under the
+``ties``/``sim``/``dups`` axes, cut at ``depth``; repro_eval instead takes file order and
+only re-orders runs of equal consecutive scores by docno descending, which is the same for
+a file sorted by score):
+
+* **KTU** (Kendall's tau Union). ``ktu=tied-last`` (default): over the union U of the two
+  top-``depth`` lists, each document's rank in each list, a document missing from a list
+  placed at rank ``len(list) + 1`` (tied with every other document that list lacks);
+  Kendall's tau-b (scipy) of the two rank vectors. Identical lists give 1; swapping two
+  adjacent documents of an ``n``-document list gives ``1 - 4 / (n (n - 1))``.
+  ``ktu=repro_eval``: repro_eval 0.5.0's computation exactly (``_KTU``): the union sorted
+  by doc id, each list mapped to the union positions of its documents in rank order, and
+  tau-b of those two sequences paired by rank (needs equal lengths; rounded to 14 digits).
+  That pairs rank ``i`` of one list with rank ``i`` of the other, so it depends on the
+  doc ids (an adjacent swap of ids that have another list member between them in id order
+  counts more than one discordant pair): auditeval names it but does not default to it.
+* **RBO** (rank-biased overlap, persistence ``p``, default 0.95 over depth D = 1000 as
+  repro_eval). ``rbo=trunc-norm`` (default; repro_eval = Clarke et al. 2020):
+  ``sum_{d=1..D} p^(d-1) X_d / d  /  sum_{d=1..D} p^(d-1)`` with ``X_d`` the overlap of the
+  top-d prefixes; no extrapolation, normalised by the truncated weight sum.
+  ``rbo=ext``: Webber et al. (2010) eq. 32, ``RBO_ext = X_k/k p^k + (1-p)/p sum_{d=1..k}
+  X_d/d p^d`` with ``k = min(len A, len B, D)`` per topic.
+
+Scores (per measure, under one profile, over the topics evaluated for both runs):
+
+* **RMSE** ``sqrt(mean_t (orig_t - rep_t)^2)``.
+* paired two-sided **t-test** of the per-topic scores (:func:`auditeval.stats.significance.paired_t`,
+  as ``scipy.stats.ttest_rel``); when
+  every difference of a measure is 0 its p-value is 1 (scipy gives NaN; repro_eval turns
+  the NaNs into 1 only when every measure is unchanged).
+* with baselines: **ER** (effect ratio) ``mean_t(rep_t - rep_base_t) / mean_t(orig_t -
+  orig_base_t)`` and **DRI** (delta relative improvement) ``RI_orig - RI_rep`` with
+  ``RI = (mean(adv) - mean(base)) / mean(base)``, over the topics evaluated for all four.
+
+Every number carries a variant string: the measure's own for RMSE/t-test/ER/DRI, and for
+KTU/RBO a string of the same shape naming depth, ``p``, the tie rule, the score precision
+and the variant of the formula.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import scipy
+from scipy import stats as sstats
+
+from ..conventions import resolve
+from ..engine.aggregate import aggregate
+from ..engine.evaluate import ENGINE, evaluate_prepared
+from ..engine.prepare import prepare
+from ..errors import ConventionError
+from ..io import qrels_from, run_from
+from ..model import Qrels, Run
+from ..stats.significance import paired_t
+from ..variant import parse_measure
+
+KTU_FORMS = ("tied-last", "repro_eval")
+RBO_FORMS = ("trunc-norm", "ext")
+SCIPY_ENGINE = f"{ENGINE} + scipy {scipy.__version__} kendalltau"
+STATS_ENGINE = f"{ENGINE} + auditeval.stats paired_t (scipy {scipy.__version__})"
+
+
+@dataclass(frozen=True)
+class ReproValue:
+    """One reproduction number: ``statistic`` (KTU, RBO, RMSE, p_value, t, ER, DRI),
+    the ``measure`` it is about ("" for document-order statistics), ``topic`` or "all"."""
+
+    statistic: str
+    measure: str
+    topic: str
+    value: float
+    variant: str
+    engine: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+@dataclass
+class Reproduction:
+    values: list[ReproValue] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def get(self, statistic: str, measure: str = "", topic: str = "all") -> ReproValue:
+        for v in self.values:
+            if (v.statistic, v.measure, v.topic) == (statistic, measure, topic):
+                return v
+        raise KeyError((statistic, measure, topic))
+
+
+def _ranked(qrels: Qrels, run: Run, conv) -> tuple[list[str], pa.Table]:
+    """Each topic's ranked documents under ``conv``: (topics, table topic/doc/rank)."""
+    p = prepare(qrels, run, conv)
+    docs = run.table.column("doc").take(pa.array(p.run_row))
+    topics = [str(t) for t in p.topics]
+    tab = pa.table({"topic": pa.array(p.row_topic.astype(np.int64)), "doc": docs, "rank": pa.array(p.rank)})
+    return topics, tab
+
+
+def _rankings_joined(qrels, orig: Run, rep: Run, conv, notes: list[str]):
+    """Full outer join of the two rankings over the topics both rank."""
+    ta, a = _ranked(qrels, orig, conv)
+    tb, b = _ranked(qrels, rep, conv)
+    common = sorted(set(ta) & set(tb), key=lambda s: s.encode("utf-8"))
+    for name, own, other in ((orig.source, ta, tb), (rep.source, tb, ta)):
+        only = sorted(set(own) - set(other))
+        if only:
+            notes.append(
+                f"{name}: {len(only)} topic(s) ranked by this run only, left out of KTU and RBO: "
+                + ", ".join(repr(t) for t in only[:5]) + (" ..." if len(only) > 5 else "")
+            )
+    code = {t: i for i, t in enumerate(common)}
+
+    def recode(topics: list[str], tab: pa.Table) -> pa.Table:
+        m = np.array([code.get(t, -1) for t in topics], dtype=np.int64)
+        new = m[tab.column("topic").to_numpy()]
+        keep = new >= 0
+        return pa.table({"t": pa.array(new[keep]), "doc": tab.column("doc").filter(pa.array(keep)),
+                         "r": tab.column("rank").filter(pa.array(keep))})
+
+    a2, b2 = recode(ta, a), recode(tb, b)
+    len_a = np.bincount(a2.column("t").to_numpy(), minlength=len(common))
+    len_b = np.bincount(b2.column("t").to_numpy(), minlength=len(common))
+    j = a2.join(b2, keys=["t", "doc"], join_type="full outer", left_suffix="_a", right_suffix="_b",
+                coalesce_keys=True).sort_by([("t", "ascending"), ("doc", "ascending")])
+    t = j.column("t").to_numpy()
+    ra = j.column("r_a").to_numpy(zero_copy_only=False)
+    rb = j.column("r_b").to_numpy(zero_copy_only=False)
+    return common, len_a, len_b, t, ra, rb
+
+
+def rbo(t: np.ndarray, ra: np.ndarray, rb: np.ndarray, len_a, len_b, n_topics: int, p: float,
+        depth: int, form: str) -> np.ndarray:
+    """Per-topic RBO from joined ranks (NaN where a document is missing from one list)."""
+    both = ~(np.isnan(ra) | np.isnan(rb))
+    d = np.maximum(ra[both], rb[both]).astype(np.int64)  # the depth from which the doc overlaps
+    keep = d <= depth
+    counts = np.bincount(t[both][keep] * depth + (d[keep] - 1), minlength=n_topics * depth)
+    overlap = np.cumsum(counts.reshape(n_topics, depth), axis=1)  # X_d, d = 1..depth
+    dd = np.arange(1, depth + 1, dtype=np.float64)
+    agree = overlap / dd
+    if form == "trunc-norm":
+        w = p ** (dd - 1)
+        return (agree * w).sum(axis=1) / w.sum()
+    k = np.minimum(np.minimum(len_a, len_b), depth)
+    w = p**dd
+    inside = dd[None, :] <= k[:, None]
+    tail = (1 - p) / p * (agree * w * inside).sum(axis=1)
+    kk = np.maximum(k, 1)
+    at_k = agree[np.arange(n_topics), kk - 1] * p**kk
+    return np.where(k > 0, at_k + tail, np.nan)
+
+
+def ktu(t: np.ndarray, ra: np.ndarray, rb: np.ndarray, len_a, len_b, topics: list[str], form: str,
+        notes: list[str]) -> np.ndarray:
+    """Per-topic Kendall's tau Union (see the module docstring for the two forms)."""
+    n = len(topics)
+    bounds = np.searchsorted(t, np.arange(n + 1))
+    out = np.full(n, np.nan)
+    unequal = []
+    for i in range(n):  # one scipy call per topic (O(k log k) each)
+        lo, hi = bounds[i], bounds[i + 1]
+        a, b = ra[lo:hi], rb[lo:hi]
+        if form == "tied-last":
+            x = np.where(np.isnan(a), len_a[i] + 1, a)
+            y = np.where(np.isnan(b), len_b[i] + 1, b)
+            if hi - lo >= 2:
+                out[i] = sstats.kendalltau(x, y).statistic
+        else:  # repro_eval: union positions (rows are sorted by doc id), paired by rank
+            if len_a[i] != len_b[i]:
+                unequal.append(topics[i])
+                continue
+            pos = np.arange(hi - lo)
+            x = pos[~np.isnan(a)][np.argsort(a[~np.isnan(a)])]
+            y = pos[~np.isnan(b)][np.argsort(b[~np.isnan(b)])]
+            if len(x) >= 2:
+                out[i] = round(float(sstats.kendalltau(x, y).statistic), 14)
+    if unequal:
+        notes.append(f"KTU (ktu=repro_eval) needs lists of equal length: {len(unequal)} topic(s) NaN: "
+                     + ", ".join(repr(x) for x in unequal[:5]))
+    if np.isnan(out).any() and form == "tied-last":
+        notes.append(f"KTU undefined (fewer than two documents, or no order in one list) for "
+                     f"{int(np.isnan(out).sum())} topic(s); left out of the mean")
+    return out
+
+
+def _scores(qrels, run: Run, measures, conv) -> dict[str, tuple[str, dict[str, float]]]:
+    """label -> (variant string, {topic: value}) under ``conv``."""
+    out = {}
+    for m, variant, p, vals, _agg in evaluate_prepared(qrels, run, measures, conv, {}):
+        out[str(m)] = (str(variant), dict(zip((str(t) for t in p.topics), vals.tolist(), strict=True)))
+    return out
+
+
+def _aligned(parts: Sequence[dict[str, float]]) -> tuple[list[str], list[np.ndarray]]:
+    common = sorted(set.intersection(*(set(x) for x in parts)), key=lambda s: s.encode("utf-8"))
+    return common, [np.array([x[t] for t in common], dtype=np.float64) for x in parts]
+
+
+def reproduce(
+    qrels: Any,
+    original: Any,
+    reproduced: Any,
+    measures: Sequence[str] = ("AP", "nDCG@10", "P@10", "R@1000", "RR"),
+    profile: str = "trec_eval-9.0.8",
+    settings: list[str] | None = None,
+    baseline_original: Any = None,
+    baseline_reproduced: Any = None,
+    depth: int = 1000,
+    rbo_p: float = 0.95,
+    ties: str = "docno-desc",
+    sim: str = "float64",
+    ktu_form: str = "tied-last",
+    rbo_form: str = "trunc-norm",
+    per_topic: bool = True,
+) -> Reproduction:
+    """KTU, RBO, RMSE and a paired t-test of ``reproduced`` against ``original``; ER and DRI
+    when both baselines are given. Scores are computed under ``profile`` (+ ``settings``);
+    document order under ``ties``/``sim`` (default: repro_eval's Python-float docno-desc)."""
+    if ktu_form not in KTU_FORMS:
+        raise ConventionError(f"ktu must be one of {', '.join(KTU_FORMS)}, got {ktu_form!r}")
+    if rbo_form not in RBO_FORMS:
+        raise ConventionError(f"rbo must be one of {', '.join(RBO_FORMS)}, got {rbo_form!r}")
+    if not 0 < rbo_p < 1:
+        raise ConventionError(f"RBO p must lie in (0, 1), got {rbo_p!r}")
+    if depth < 1:
+        raise ConventionError(f"depth must be a positive integer, got {depth!r}")
+    if (baseline_original is None) != (baseline_reproduced is None):
+        raise ConventionError("give both baselines (--baseline-original and --baseline-reproduced) or neither")
+    q = qrels_from(qrels)
+    orig, rep = run_from(original), run_from(reproduced)
+    conv = resolve(profile, settings)
+    order_conv = conv.replace(ties=ties, sim=sim, depth=depth, unjudged="nonrel", topics="run", self_hits="keep")
+    res = Reproduction(notes=list(q.notes))
+
+    # ---- document order
+    topics, len_a, len_b, t, ra, rb = _rankings_joined(q, orig, rep, order_conv, res.notes)
+    k_var = f"KTU@{depth}|dups={conv.dups}|ktu={ktu_form}|sim={sim}|ties={ties}"
+    r_var = f"RBO(p={rbo_p!r})@{depth}|dups={conv.dups}|rbo={rbo_form}|sim={sim}|ties={ties}"
+    k_vals = ktu(t, ra, rb, len_a, len_b, topics, ktu_form, res.notes)
+    r_vals = rbo(t, ra, rb, len_a, len_b, len(topics), rbo_p, depth, rbo_form)
+    for stat, var, vals in (("KTU", k_var, k_vals), ("RBO", r_var, r_vals)):
+        if per_topic:
+            res.values.extend(ReproValue(stat, "", tp, float(v), var, SCIPY_ENGINE if stat == "KTU" else ENGINE)
+                              for tp, v in zip(topics, vals, strict=True))
+        ok = vals[~np.isnan(vals)]
+        res.values.append(ReproValue(stat, "", "all", aggregate(ok, "mean", conv.gm_floor) if len(ok) else float("nan"),
+                                     var, SCIPY_ENGINE if stat == "KTU" else ENGINE))
+
+    # ---- scores
+    parsed = [parse_measure(m) for m in measures]
+    s_orig, s_rep = _scores(q, orig, parsed, conv), _scores(q, rep, parsed, conv)
+    bases = None
+    if baseline_original is not None:
+        bo, br = run_from(baseline_original), run_from(baseline_reproduced)
+        bases = (_scores(q, bo, parsed, conv), _scores(q, br, parsed, conv))
+    for label in s_orig:
+        var, o = s_orig[label]
+        r = s_rep[label][1]
+        common, (ov, rv) = _aligned([o, r])
+        if len(common) < max(len(o), len(r)):
+            res.notes.append(f"{label}: {max(len(o), len(r)) - len(common)} topic(s) evaluated for one run only, "
+                             "left out of RMSE and the t-test")
+        if not common:
+            res.notes.append(f"{label}: no topic evaluated for both runs")
+            continue
+        diff = ov - rv
+        res.values.append(ReproValue("RMSE", label, "all", float(np.sqrt(np.sum(diff**2) / len(diff))), var, ENGINE))
+        if not diff.any():
+            res.notes.append(f"{label}: identical per-topic scores; t-test p-value set to 1 (scipy: NaN)")
+            t_stat, p_val = 0.0, 1.0
+        elif len(common) < 2:
+            t_stat, p_val = float("nan"), float("nan")
+        else:
+            tt, pp, _ci = paired_t(diff[None, :])
+            t_stat, p_val = float(tt[0]), float(pp[0])
+        res.values.append(ReproValue("t", label, "all", t_stat, var, STATS_ENGINE))
+        res.values.append(ReproValue("p_value", label, "all", p_val, var, STATS_ENGINE))
+        if bases is not None:
+            bo_s, br_s = bases[0][label][1], bases[1][label][1]
+            common4, (ov4, rv4, bov, brv) = _aligned([o, r, bo_s, br_s])
+            if len(common4) < len(common):
+                res.notes.append(f"{label}: {len(common) - len(common4)} topic(s) lack a baseline score, "
+                                 "left out of ER and DRI")
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mi_o, mi_r = np.mean(ov4 - bov), np.mean(rv4 - brv)
+                er = float(mi_r / mi_o) if mi_o != 0 else float("nan")
+                ri_o = (np.mean(ov4) - np.mean(bov)) / np.mean(bov)
+                ri_r = (np.mean(rv4) - np.mean(brv)) / np.mean(brv)
+                dri = float(ri_o - ri_r)
+            if mi_o == 0:
+                res.notes.append(f"{label}: the original improvement over its baseline is 0; ER undefined")
+            res.values.append(ReproValue("ER", label, "all", er, var, ENGINE))
+            res.values.append(ReproValue("DRI", label, "all", dri, var, ENGINE))
+    return res
