@@ -66,7 +66,13 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
     q.add_argument("--source", action="append", dest="sources", metavar="SOURCE", help="only labels from this source; repeatable")
     q.add_argument("-o", "--output", metavar="FILE")
     q.add_argument("--format", choices=("text", "json"), default="text")
-    j = sub.add_parser("judge", help="label the todo pairs with a judge MODULE:CALLABLE, straight into the store")
+    j = sub.add_parser(
+        "judge", help="label the todo pairs with a judge MODULE:CALLABLE, straight into the store",
+        description="CALLABLE(pairs) gets a list of (topic, doc) tuples and returns their integer labels, or "
+        "{'labels': [...], 'input_tokens': n, 'output_tokens': m}. With --judge-arg the callable is a factory "
+        "called once with those keyword strings. Each answered batch is stored at once; rerunning resumes. "
+        "Simulated judge: --judge auditeval.pooling.judge:simulated --judge-arg qrels=FILE "
+        "[--judge-arg error=0.1 --judge-arg seed=0].")
     j.add_argument("--judge", required=True, metavar="MODULE:CALLABLE")
     j.add_argument("--judge-arg", action="append", default=[], metavar="KEY=VALUE", help="build the judge as CALLABLE(KEY=VALUE, ...)")
     j.add_argument("--store", required=True, metavar="FILE")

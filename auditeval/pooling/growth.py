@@ -93,6 +93,7 @@ def pool_growth(
     pools = build_pools(runs, depth, conv, qrels, engine=engine)
     q = QrelsKeys.of(qrels, pools.space, conv.dups)
     judged = judge_runs(engine, runs, measure, conv, pools.space, q)
+    del engine  # the staged stages are no longer needed: only the lists are
     n = len(runs)
     orders = random_orders(n, n_orders, seed) if orders is None else np.atleast_2d(np.asarray(orders, np.int64))
     e_set = pools.set_entry_steps(orders)
