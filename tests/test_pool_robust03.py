@@ -11,7 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import struct
+from array import array
 from collections import defaultdict
 from pathlib import Path
 
@@ -28,19 +28,21 @@ from auditeval.pooling.pools import build_pools
 K = 100
 
 
-def f32(x: float) -> float:
-    return struct.unpack("f", struct.pack("f", x))[0]
-
-
 def top_k(path: Path, k: int) -> tuple[str, dict[str, list[str]]]:
     """(run tag, {topic: its top-k docnos}) by trec_eval's order, in plain Python."""
-    by_topic: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    topics, docs, scores = [], [], []
     tag = ""
     with gzip.open(path, "rt") as fh:
         for line in fh:
             f = line.split()
-            by_topic[f[0]].append((f32(float(f[4])), f[2]))
+            topics.append(f[0])
+            docs.append(f[2])
+            scores.append(float(f[4]))
             tag = f[5]
+    scores = array("f", scores).tolist()  # C float, as trec_eval 9.0.8 stores sim
+    by_topic: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for t, d, s in zip(topics, docs, scores, strict=True):
+        by_topic[t].append((s, d))
     out = {}
     for t, rows in by_topic.items():
         rows.sort(key=lambda r: r[1], reverse=True)  # docno descending ...
