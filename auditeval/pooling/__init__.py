@@ -12,25 +12,22 @@ growth`` (:mod:`.cli`). Module map: ``HACKING.md``.
 
 from __future__ import annotations
 
-from .bias import BiasReport, pool_bias
-from .coverage import Coverage, coverage
-from .growth import GrowthReport, pool_growth
-from .judge import SimulatedJudge, run_judge, simulated
-from .pools import Pools, build_pools, random_orders
-from .store import JudgmentStore
+import importlib
+from typing import Any
 
-__all__ = [
-    "BiasReport",
-    "Coverage",
-    "GrowthReport",
-    "JudgmentStore",
-    "Pools",
-    "SimulatedJudge",
-    "build_pools",
-    "coverage",
-    "pool_bias",
-    "pool_growth",
-    "random_orders",
-    "run_judge",
-    "simulated",
-]
+_WHERE = {
+    "BiasReport": "bias", "pool_bias": "bias",
+    "Coverage": "coverage", "pool_coverage": "coverage",
+    "GrowthReport": "growth", "pool_growth": "growth",
+    "SimulatedJudge": "judge", "run_judge": "judge", "simulated": "judge",
+    "Pools": "pools", "build_pools": "pools", "random_orders": "pools",
+    "JudgmentStore": "store",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    """Lazy exports: ``auditeval pool`` builds its parser without importing the engine."""
+    if name in _WHERE:
+        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

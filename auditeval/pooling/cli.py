@@ -154,12 +154,12 @@ def _stats(args, err) -> tuple[dict, int]:
 
 def _coverage(args, err) -> tuple[dict, int]:
     from ..io import qrels_from
-    from .coverage import coverage
+    from .coverage import pool_coverage
     from .report import coverage_doc, write_pairs
 
     qrels = qrels_from(args.qrels)
     runs, notes = load_runs(args.runs)
-    cov = coverage(qrels, runs, args.depth, _conv(args))
+    cov = pool_coverage(qrels, runs, args.depth, _conv(args))
     if args.todo:
         write_pairs(args.todo, *cov.todo)
     return coverage_doc(cov, _conv(args).ties, args.profile, list(qrels.notes) + notes), 0
