@@ -156,3 +156,15 @@ def test_pools_of_more_than_63_systems():
     for step, s in enumerate(order):
         assert added[0, step] == len(sets[s] - seen)
         seen |= sets[s]
+
+
+def test_stats_plot(files):
+    q, runs, tmp = files
+    code, _, err = run_cli("pool", "stats", *runs, "--depth", "2", "--plot", str(tmp / "p.txt"))
+    assert code == 2 and "--plot writes .png or .svg" in err
+    pytest.importorskip("matplotlib", reason="matplotlib is optional: --plot only")
+    code, out, err = run_cli("pool", "stats", *runs, "--depth", "2", "--orders", "5", "--plot", str(tmp / "p.png"),
+                             "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["plot"] == str(tmp / "p.png")
+    assert (tmp / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
