@@ -208,6 +208,11 @@ class JudgmentStore:
             args = tuple(sources)
         return self.db.execute(sql, args).fetchall()
 
+    def unlabelled(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The pairs (in order) that hold no label yet."""
+        q = "SELECT 1 FROM judgments WHERE topic = ? AND doc = ?"
+        return [p for p in pairs if self.db.execute(q, p).fetchone() is None]
+
     def sources(self) -> list[tuple[str, int]]:
         return self.db.execute("SELECT source, COUNT(*) FROM judgments GROUP BY source ORDER BY source").fetchall()
 
