@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ._version import __version__
 from .api import evaluate, sweep
+from .audit import AuditReport, audit
 from .conventions import Convention, load_profile, profile_names
 from .errors import (
     AuditEvalError,
@@ -44,6 +45,7 @@ def _register_ir_measures() -> None:
 _register_ir_measures()
 
 __all__ = [
+    "AuditReport",
     "AuditEvalError",
     "Convention",
     "ConventionError",
@@ -58,6 +60,7 @@ __all__ = [
     "Value",
     "Variant",
     "__version__",
+    "audit",
     "evaluate",
     "sweep",
     "load_profile",

@@ -3,7 +3,8 @@
 Commands:
   eval         evaluate runs under a profile; every number printed with its variant string
   conventions  list | show NAME | diff A B: explain the profiles and axes
-  measures     list the measures, their trec_eval names and the axes each reads
+  measures     list the measures, their trec_eval names and the axes each reads; NAME: one in full
+  sweep        evaluate runs under every variant along the varied axes (auditeval.sweep)
   trec-eval    drop-in for the trec_eval command line (--as 9.0.8 | 9.0.8-double | 10.0)
 """
 
@@ -19,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ._version import __version__
+from .audit.cli import audit_parser, cmd_audit
 from .cli_eval import DEFAULT_MEASURES, cmd_eval, eval_parser
 from .conventions import AXES, AXIS_ORDER, diff, load_profile, profile_names, resolve
 from .errors import AuditEvalError
@@ -118,16 +120,29 @@ def cmd_conventions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 # ----------------------------------------------------------------------------- measures
+def _measures_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", nargs="?", help="one measure (auditeval or trec_eval name): its formula, source and axes")
+
+
 def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from rich import box
 
-    from .engine.measures import MEASURES
-    from .engine.measures.base import RANKING
+    from .specs import SPECS, TREC_ALIASES
+    from .specs.table import RANKING
 
+    if args.name:
+        spec = SPECS.get(args.name) or SPECS.get(TREC_ALIASES.get(args.name, ("",))[0])
+        if spec is None:
+            from .errors import UnknownMeasureError
+
+            raise UnknownMeasureError(f"unknown measure {args.name!r} (auditeval measures lists them)")
+        out.write(_measure_help(spec))
+        return 0
     console = _console(out)
     ranking = " ".join(a for a in AXIS_ORDER if a in RANKING)
     console.print(f"[bold]measures[/] (ir_measures spelling; the trec_eval name is an alias). Every "
-                  f"measure that ranks also reads the ranking axes: {ranking}.")
+                  f"measure that ranks also reads the ranking axes: {ranking}. "
+                  "'auditeval measures NAME' prints one measure's formula and source.")
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     t.add_column("name", style="bold", no_wrap=True)
     t.add_column("trec_eval", overflow="fold")
@@ -136,18 +151,57 @@ def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     t.add_column("axes read", overflow="fold", ratio=1)
     t.add_column("definition", overflow="fold", ratio=2)
     cutoff = {"none": "", "optional": "opt", "required": "req"}
-    for name, d in sorted(MEASURES.items(), key=lambda kv: kv[0].lower()):
+    for name, d in sorted(SPECS.items(), key=lambda kv: kv[0].lower()):
+        ordered = RANKING <= d.axes and not {"ties", "sim"} & set(d.only_if)
         ranks = RANKING - {"ties", "sim"} <= d.axes
         extra = [a for a in AXIS_ORDER if a in d.axes and not (ranks and a in RANKING)]
-        axes = ("ranking " if RANKING <= d.axes else "ranking (no order) " if ranks else "") + " ".join(extra)
+        axes = ("ranking " if ordered else "ranking (no order) " if ranks else "") + " ".join(extra)
         t.add_row(name, d.trec_name or "", cutoff.get(d.cutoff, d.cutoff), d.agg, axes.strip(), d.doc)
     console.print(t)
     _flush(console, out)
     return 0
 
 
+def _measure_help(spec) -> str:
+    """One measure's row of the spec table, as trec_eval's per-measure help prints it."""
+    import textwrap
+
+    from .specs import CONDITIONS
+
+    trec = ", ".join(t + {"int": ".K", "float": ".X"}.get(k or "", "") for t, k in spec.trec_names) or "(none)"
+    cut = {"none": "none", "optional": "optional", "required": "required"}[spec.cutoff]
+    if spec.cutoff != "none":
+        cut += f" (@k, {spec.cutoff_type.__name__})"
+    params = ", ".join(f"{k} ({v.__name__})" for k, v in spec.params.items()) or "none"
+    axes = " ".join(a + (f" ({CONDITIONS[spec.only_if[a]]})" if a in spec.only_if else "")
+                    for a in AXIS_ORDER if a in spec.axes)
+    agg = {"mean": "mean over topics", "sum": "sum over topics", "gmean": "geometric mean (gm_floor)",
+           "none": "none (per topic only)"}[spec.agg]
+    missing = "computed on an empty ranking" if spec.missing is None else repr(spec.missing)
+    rows = [("formula", spec.formula), ("source", spec.source), ("trec_eval", trec), ("cut-off", cut),
+            ("parameters", params), ("aggregate", agg), ("format", spec.fmt), ("axes read", axes),
+            ("absent topic", missing)]
+    lines = [f"{spec.name}: {spec.doc}"]
+    for k, v in rows:
+        lines += textwrap.wrap(v, 98, initial_indent=f"  {k + ':':<14}", subsequent_indent=" " * 16)
+    return "\n".join(lines) + "\n"
+
+
 def _no_args(p: argparse.ArgumentParser) -> None:
     return None
+
+
+def _lazy(module: str, build: str, run: str) -> tuple[Callable[[argparse.ArgumentParser], None], Callable[..., int]]:
+    """A command whose code lives in ``auditeval.<module>`` (imported when used)."""
+    import importlib
+
+    def b(p: argparse.ArgumentParser) -> None:
+        getattr(importlib.import_module(f"auditeval.{module}"), build)(p)
+
+    def r(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+        return getattr(importlib.import_module(f"auditeval.{module}"), run)(args, out, err)
+
+    return b, r
 
 
 def _verify(name: str) -> tuple[Callable[[argparse.ArgumentParser], None], Callable[..., int]]:
@@ -170,10 +224,12 @@ def _verify(name: str) -> tuple[Callable[[argparse.ArgumentParser], None], Calla
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {
     "eval": ("evaluate runs; every number carries its variant string", eval_parser, cmd_eval),
     "conventions": ("explain profiles and axes: list | show NAME | diff A B", _conv_parser, cmd_conventions),
-    "measures": ("list measures and the axes each reads", _no_args, cmd_measures),
+    "measures": ("list measures; NAME: its formula, source and axes", _measures_parser, cmd_measures),
+    "sweep": ("evaluate under every variant along the varied axes", *_lazy("sweep_cli", "build_parser", "cmd_sweep")),
     "compare": ("paired bootstrap, tests, rank intervals, topic-set size", compare_parser, cmd_compare),
     "reproduce": ("how closely a re-run reproduces a run: KTU, RBO, RMSE, ER, DRI, t-test", *_verify("reproduce")),
     "diff": ("align two tools' output files; every difference, explained by axis", *_verify("diff")),
+    "audit": ("run reference tools beside the native engine; explain every difference", audit_parser, cmd_audit),
 }
 
 

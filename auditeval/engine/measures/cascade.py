@@ -6,7 +6,8 @@
   ``$MAX_JUDGMENT`` of the TREC Web track's ``gdeval.pl`` (version 1.2a), which ir_measures'
   gdeval provider runs for ``ERR@k``; a grade above ``max_grade`` is an error there and here.
 
-The sum and the product run in rank order per topic, over the documents with R > 0 only
+The spec row (name, parameters, axes, source) is in :mod:`auditeval.specs.table`. The sum
+and the product run in rank order per topic, over the documents with R > 0 only
 (the others add 0 and multiply by 1), position by position across all topics at once.
 """
 
@@ -18,7 +19,7 @@ from ...conventions import Convention
 from ...errors import EvaluationError
 from ...measures import Measure
 from ..prepared import Prepared
-from .base import RANKING, MeasureDef
+from .base import MeasureFn
 
 DEFAULT_MAX_GRADE = 4  # gdeval.pl $MAX_JUDGMENT
 
@@ -46,17 +47,4 @@ def err(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     return np.bincount(t, weights=contrib, minlength=p.n_topics)
 
 
-def _check_max_grade(m: Measure) -> str | None:
-    v = m.param("max_grade")
-    if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-        return "max_grade must be a positive integer"
-    return None
-
-
-DEFS: dict[str, MeasureDef] = {
-    "ERR": MeasureDef(
-        "ERR", err, RANKING,
-        "expected reciprocal rank (Chapelle et al. 2009): sum R_i/i prod(1-R_j), R = (2^g-1)/2^max_grade (4, gdeval)",
-        cutoff="optional", params={"max_grade": int}, check=_check_max_grade,
-    ),
-}
+KERNELS: dict[str, MeasureFn] = {"ERR": err}
