@@ -103,7 +103,7 @@ def test_using_another_profile():
 def test_translation_of_spellings():
     assert str(to_auditeval(ir_measures.SetRelP)[0]) == "SetRelP"
     assert str(to_auditeval(NumRet(rel=2))[0]) == "NumRelRet(rel=2)"
-    assert to_auditeval(nDCG(dcg="exp-log2") @ 10) == (ae.parse_measure("nDCG@10"), ["gain=exp2"])
+    assert to_auditeval(nDCG(dcg="exp-log2") @ 10) == (ae.parse_measure("nDCG(dcg='exp-log2')@10"), [])
     assert str(to_auditeval(IPrec @ 0.25)[0]) == "IPrec@0.25"
     assert str(to_auditeval(nDCG(gains={0: 1, 1: 4}))[0]) == "nDCG(gains={0:1,1:4})"
 

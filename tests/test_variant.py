@@ -64,6 +64,8 @@ def measures(draw, name=None):
     for key, typ in d.params.items():
         if draw(st.booleans()):
             params[key] = draw(PARAM_OVERRIDES.get(key, PARAM_VALUES[typ]))
+    if "gains" in params:
+        params.pop("dcg", None)  # dcg= and gains= both set the gain: refused together
     return Measure(name, tuple(sorted(params.items())), cutoff)
 
 
