@@ -131,8 +131,11 @@ def unknown_hint(m: Measure, known: Collection[str], trec_aliases: Mapping[str, 
         trec, canonical = lowered[m.name.lower()]
         return f"{trec!r} is trec_eval's name for {canonical}: did you mean {canonical + rest!r}?"
     cut = re.match(r"^(?P<base>.+?)[_.](?P<arg>\d+(?:\.\d*)?)$", m.name)  # Ndcg_Cut_10
-    if cut and cut["base"].lower() in lowered and not m.params and m.cutoff is None:
+    if cut and cut["base"].lower() in lowered and cut["base"] not in (trec_aliases or {}) and not m.params and m.cutoff is None:
         trec, canonical = lowered[cut["base"].lower()]
+        kind = (trec_aliases or {})[trec][1]
+        if kind is None or (kind == "int" and not cut["arg"].isdigit()):
+            return None
         return f"{trec!r} is trec_eval's name for {canonical}: did you mean {canonical + '@' + cut['arg']!r} (or {trec}_{cut['arg']})?"
     bare = re.match(r"^([A-Za-z]+?)(\d+)$", m.name)  # P10 -> P@10
     if bare and bare.group(1) in known and m.cutoff is None:

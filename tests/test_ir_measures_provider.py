@@ -204,3 +204,8 @@ def test_msmarco_and_judged_providers_on_robust03(shared):
         assert len(theirs) == 100 and set(ours) == set(theirs)
         for t, value in theirs.items():
             assert ours[t] == pytest.approx(value, abs=1e-12), (str(m), t)
+
+
+_judged = _load("judged_cases.py", [("provider = ir_measures.judged", f"provider = {PROVIDER}.using('ir_measures-0.4-msmarco')")])
+# ir_measures' judged provider cases (Judged, Judged@k) under ir_measures-0.4-msmarco
+TestIrMeasuresJudgedCasesOnAuditeval = _judged["TestMeasures"]

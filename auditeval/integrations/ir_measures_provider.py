@@ -70,7 +70,7 @@ SUPPORTED = [
     irm._Success(cutoff=AnyParam(required=True), rel=AnyParam(), judged_only=AnyParam()),
     irm._IPrec(recall=AnyParam(required=True), rel=AnyParam(), judged_only=AnyParam()),
     irm._infAP(rel=AnyParam()),
-    irm._Judged(cutoff=AnyParam(required=True)),
+    irm._Judged(cutoff=AnyParam()),
     irm._RBP(cutoff=Choices(NOT_PROVIDED), p=AnyParam(), rel=AnyParam()),
     irm._ERR(cutoff=AnyParam()),
 ]

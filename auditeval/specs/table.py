@@ -158,8 +158,9 @@ def _rows():
           "unjudged in the top k / k (judged_denom=k) or / min(k, ret)", "m_unjudged.c (trec_eval 10)",
           cutoff="required", trec_names=(("unj", "int"),)),
         S("Judged", "fraction of the top k judged", RANKING | {"judged_denom"},
-          "judged in the top k / k (judged_denom=k) or / min(k, ret)", "ir_measures judged_provider.py",
-          cutoff="required", trec_names=(("judged", "int"),)),
+          "judged in the top k / k (judged_denom=k) or / min(k, ret); uncut: judged retrieved / ret",
+          "ir_measures judged_provider.py", cutoff="optional", trec_names=(("judged", "int"),),
+          only_if={"judged_denom": "cutoff"}),
         # ------------------------------------------------------------------ cascade
         S("ERR", "expected reciprocal rank (Chapelle et al. 2009), gdeval's stopping probabilities", RANKING,
           "sum over ranks i <= k of R_i / i * prod_{j<i} (1 - R_j), R = (2^grade - 1) / 2^max_grade "
