@@ -5,6 +5,13 @@ Commands:
   conventions  list | show NAME | diff A B: explain the profiles and axes
   measures     list the measures, their trec_eval names and the axes each reads; NAME: one in full
   sweep        evaluate runs under every variant along the varied axes (auditeval.sweep)
+  audit        run reference tools beside the native engine; explain every difference
+  verify       which settings reproduce a published number
+  diff         align two tools' output files and explain each difference
+  card         provenance card for a results table
+  reproduce    how closely a re-run reproduces an original run
+  compare      paired bootstrap, significance tests, rank intervals, topic-set size
+  pool         judgment pools, the judgment store, the judge hook, pool bias and growth
   trec-eval    drop-in for the trec_eval command line (--as 9.0.8 | 9.0.8-double | 10.0)
 """
 
@@ -20,11 +27,9 @@ from rich.console import Console
 from rich.table import Table
 
 from ._version import __version__
-from .audit.cli import audit_parser, cmd_audit
 from .cli_eval import DEFAULT_MEASURES, cmd_eval, eval_parser
 from .conventions import AXES, AXIS_ORDER, diff, load_profile, profile_names, resolve
 from .errors import AuditEvalError
-from .stats.cli import cmd_compare, compare_parser
 
 DESCRIPTION = """\
 auditeval: information-retrieval evaluation numbers that carry their conventions.
@@ -204,32 +209,23 @@ def _lazy(module: str, build: str, run: str) -> tuple[Callable[[argparse.Argumen
     return b, r
 
 
-def _verify(name: str) -> tuple[Callable[[argparse.ArgumentParser], None], Callable[..., int]]:
-    """(parser, command) of a command in :mod:`auditeval.verify.cli`, imported when called."""
-
-    def build(p: argparse.ArgumentParser) -> None:
-        from .verify import cli
-
-        getattr(cli, f"{name}_parser")(p)
-
-    def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-        from .verify import cli
-
-        return getattr(cli, f"cmd_{name}")(args, out, err)
-
-    return build, run
-
-
 # ----------------------------------------------------------------------------- dispatch
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {
     "eval": ("evaluate runs; every number carries its variant string", eval_parser, cmd_eval),
     "conventions": ("explain profiles and axes: list | show NAME | diff A B", _conv_parser, cmd_conventions),
     "measures": ("list measures; NAME: its formula, source and axes", _measures_parser, cmd_measures),
     "sweep": ("evaluate under every variant along the varied axes", *_lazy("sweep_cli", "build_parser", "cmd_sweep")),
-    "compare": ("paired bootstrap, tests, rank intervals, topic-set size", compare_parser, cmd_compare),
-    "reproduce": ("how closely a re-run reproduces a run: KTU, RBO, RMSE, ER, DRI, t-test", *_verify("reproduce")),
-    "diff": ("align two tools' output files; every difference, explained by axis", *_verify("diff")),
-    "audit": ("run reference tools beside the native engine; explain every difference", audit_parser, cmd_audit),
+    "audit": ("run reference tools beside the native engine; explain every difference",
+              *_lazy("audit.cli", "audit_parser", "cmd_audit")),
+    "verify": ("which settings reproduce a published number (MAP=0.3066)",
+               *_lazy("verify.cli", "verify_parser", "cmd_verify")),
+    "diff": ("align two tools' outputs; every difference, explained by axis", *_lazy("verify.cli", "diff_parser", "cmd_diff")),
+    "card": ("provenance card for a results table (markdown, latex, html, json)",
+             *_lazy("verify.cli", "card_parser", "cmd_card")),
+    "reproduce": ("how closely a re-run reproduces a run: KTU, RBO, RMSE, ER, DRI",
+                  *_lazy("verify.cli", "reproduce_parser", "cmd_reproduce")),
+    "compare": ("paired bootstrap, tests, rank intervals, topic-set size", *_lazy("stats.cli", "compare_parser", "cmd_compare")),
+    "pool": ("judgment pools: stats coverage todo add qrels judge bias growth", *_lazy("pooling.cli", "pool_parser", "cmd_pool")),
 }
 
 

@@ -152,6 +152,14 @@ def test_pytrec_eval_and_ranx_differ_on_gain_and_ties(tool_files):
     assert ex.axes["gain"] == ("linear", "exp2") and ex.axes["ties"][0] == "docno-desc"
     assert ex.axes["ties"][1] in ("file-order", "docno-asc")
     assert ex.a[0].label == "trec_eval-9.0.8"
+    # the same from the command line, the run given as ranx Run.save JSON (topic -> doc -> score)
+    run_json = tool_files["dir"] / "run.json"
+    run_json.write_text(json.dumps(RUN))
+    out = io.StringIO()
+    assert main(["diff", str(tool_files["pytrec"]), str(tool_files["ranx"]), "--qrels", str(tool_files["qrels"]),
+                 "--run", str(run_json), "--json"], out, io.StringIO()) == 1
+    doc = json.loads(out.getvalue())
+    assert set(doc["explanations"]["nDCG@10"]["axes"]) == {"gain", "ties"}
 
 
 def test_csv_auditeval_json_and_ranx_report(tool_files, tmp_path):
@@ -190,3 +198,14 @@ def test_bad_input_exit_2_with_location(tool_files, tmp_path):
     assert "a run (ranx Run.save or a run dict), not evaluation output" in err.getvalue()
     err = io.StringIO()
     assert main(["diff", str(tool_files["pytrec"]), str(tool_files["irm"]), "--qrels", "q"], io.StringIO(), err) == 2
+    twice = tmp_path / "twice.tsv"  # two runs' ir_measures output pasted together: ambiguous
+    twice.write_text("AP\t0.2500\nP@10\t0.3000\nAP\t0.2600\n")
+    err = io.StringIO()
+    assert main(["diff", str(twice), str(tool_files["irm"])], io.StringIO(), err) == 2
+    assert err.getvalue().startswith(f"auditeval: error: {twice}:3: second value for 'AP' topic 'all' (first at line 1)")
+    # ranx ndcg@10 (linear gain) aligns with trec_eval's ndcg_cut_10; ndcg_burges@10 is kept apart
+    both = tmp_path / "both.json"
+    both.write_text(json.dumps({"ndcg@10": NDCG_LINEAR, "ndcg_burges@10": NDCG_EXP_FILE_ORDER}))
+    res = diff_outputs(read_output(both), read_output(tool_files["pytrec"]))
+    assert res.only_a == ["nDCG@10(gain=exp2)"] and res.compared == 2
+    assert res.differences == []  # pytrec_eval's ndcg_cut_10 equals the hand-computed values exactly

@@ -33,6 +33,13 @@ def _check_levels(m: Measure) -> str | None:
     return None
 
 
+def _check_max_grade(m: Measure) -> str | None:
+    v = m.param("max_grade")
+    if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+        return "max_grade must be a positive integer"
+    return None
+
+
 def _check_rbp_gains(m: Measure, c: Convention) -> str | None:
     if c.rbp_gain == "binary" and m.param("gains"):
         return "RBP gains={...} needs rbp_gain=minmax or raw (binary gain is grade >= rel)"
@@ -164,9 +171,11 @@ def _rows():
         # ------------------------------------------------------------------ cascade
         S("ERR", "expected reciprocal rank (Chapelle et al. 2009), gdeval's stopping probabilities", RANKING,
           "sum over ranks i <= k of R_i / i * prod_{j<i} (1 - R_j), R = (2^grade - 1) / 2^max_grade "
-          "(max_grade 4, gdeval.pl's $MAX_JUDGMENT; a higher grade is an error)",
-          "Chapelle, Metzler, Zhang & Grinspan, CIKM 2009; gdeval.pl 1.2a (ir_measures' gdeval provider)",
-          cutoff="optional", params={"max_grade": int}, check=_check_max_grade),
+          "(max_grade 4: gdeval.pl $MAX_JUDGMENT); grades <= 0 and unjudged documents give R = 0; "
+          "a grade above max_grade is an error",
+          "Chapelle, Metzler, Zhang & Grinspan, CIKM 2009; gdeval.pl 1.2a (TREC Web track), as "
+          "ir_measures' gdeval provider runs it", cutoff="optional", params={"max_grade": int},
+          check=_check_max_grade),
     ]
 
 

@@ -18,7 +18,7 @@ axes where a side is reproduced under several values are reported as not matteri
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,7 @@ import numpy as np
 
 from ..conventions import AXES
 from ..engine.measures import MEASURES
+from ..errors import AuditEvalError
 from ..model import Qrels, Run
 from ..variant import parse_measure
 from .search import Candidate, Evaluated, candidates, evaluate_candidates
@@ -176,10 +177,6 @@ def diff_outputs(a: ToolOutput, b: ToolOutput) -> DiffResult:
                 if equal(x, y):
                     continue
             res.differences.append(Difference(run_a if run_a is not None else run_b, key[0], key[1], x, y))
-        for m in sorted(common):
-            dec = [(e.declared) for e in (*ea.values(), *eb.values()) if e.measure == m and e.declared]
-            if dec:
-                res.notes.append(f"{m}: one side's measure name declares {dict(dec[0])}")
     if res.only_a or res.only_b:
         res.notes.append(f"measures printed by one side only: {len(res.only_a)} in {a.path}, "
                          f"{len(res.only_b)} in {b.path} (listed, not compared)")
@@ -204,52 +201,63 @@ def _reproducing(ev: Evaluated, entries: Sequence[Entry]) -> np.ndarray:
     return ok
 
 
-def explain(qrels: Qrels, run: Run, res: DiffResult, max_departures: int = 1) -> None:
-    """Attach an :class:`Explanation` to every differing measure (see the module docstring)."""
+def explain(qrels: Qrels, run: Run, res: DiffResult, max_departures: int = 1,
+            progress: Callable[[str], None] | None = None) -> None:
+    """Attach an :class:`Explanation` to every differing measure (see the module docstring);
+    ``progress(measure)`` is called after each."""
     cache: dict = {}
     for m_key in res.differing_measures:
-        try:
-            m = parse_measure(m_key)
-        except Exception:  # noqa: BLE001 - a name no table knows cannot be searched
-            res.explanations[m_key] = Explanation(m_key, [], [], note="measure unknown to auditeval; not searched")
-            continue
-        if MEASURES[m.name].fmt == "str":
-            res.explanations[m_key] = Explanation(m_key, [], [], note="string-valued measure; not searched")
-            continue
-        sides = []
-        evs: dict[tuple, Evaluated] = {}
-        for out in (res.a, res.b):
-            ents = [e for e in out.entries if e.measure == m_key and isinstance(e.value, float)]
-            declared = ents[0].declared if ents else ()
-            if declared not in evs:
-                cands = candidates(m, max_departures, qrels)
-                # the tool's name fixes these axes (ranx ndcg_burges: gain=exp2)
-                cands = [c for c in cands if all(getattr(c.convention, k) == v for k, v in declared)]
-                evs[declared] = evaluate_candidates(qrels, run, m, cands, cache)
-            ev = evs[declared]
-            sides.append([c for c, ok in zip(ev.candidates, _reproducing(ev, ents), strict=True) if ok])
-        ra, rb = sides
-        ex = Explanation(m_key, ra, rb)
-        if not ra or not rb:
-            missing = " and ".join(p for p, r in ((res.a.path, ra), (res.b.path, rb)) if not r)
-            ex.note = f"no candidate (profiles, one axis changed) reproduces {missing}"
-        else:
-            axa = [dict(_variant_axes(c, m)) for c in ra]
-            axb = [dict(_variant_axes(c, m)) for c in rb]
-            n_ax, _, ia, ib = min((sum(x[k] != y[k] for k in x), ia + ib, ia, ib)
-                                  for ia, x in enumerate(axa) for ib, y in enumerate(axb))
-            best = (n_ax, 0, ra[ia], rb[ib])
-            ex.axes = _axes(best[2], best[3], m)
-            # the simplest reproducing candidate of each side (fewest departures, profile order)
-            sa, sb = ra[0], rb[0]
-            ex.profiles = (sa.label, sb.label)
-            ex.profile_axes = list(_axes(sa, sb, m))
-            ex.immaterial = sorted(
-                a for a in AXES if a not in ex.axes
-                and any(len({getattr(c.convention, a) for c in side}) > 1 for side in (ra, rb))
-                and a in {x for x, _ in _variant_axes(best[2], m)}
-            )
-        res.explanations[m_key] = ex
+        _explain_one(qrels, run, res, m_key, cache, max_departures)
+        if progress is not None:
+            progress(m_key)
+
+
+def _explain_one(qrels: Qrels, run: Run, res: DiffResult, m_key: str, cache: dict, max_departures: int) -> None:
+    try:
+        m = parse_measure(m_key)
+    except AuditEvalError:  # a name no table knows cannot be searched
+        res.explanations[m_key] = Explanation(m_key, [], [], note="measure unknown to auditeval; not searched")
+        return
+    if MEASURES[m.name].fmt == "str":
+        res.explanations[m_key] = Explanation(m_key, [], [], note="string-valued measure; not searched")
+        return
+    sides = []
+    evs: dict[tuple, Evaluated] = {}
+    for out in (res.a, res.b):
+        ents = [e for e in out.entries if e.measure == m_key and isinstance(e.value, float)]
+        declared = ents[0].declared if ents else ()
+        if declared not in evs:
+            cands = candidates(m, max_departures, qrels)
+            # the tool's name fixes these axes (ranx ndcg_burges: gain=exp2)
+            cands = [c for c in cands if all(getattr(c.convention, k) == AXES[k].parse(v) for k, v in declared)]
+            evs[declared] = evaluate_candidates(qrels, run, m, cands, cache)
+            note = evs[declared].error_note(m)
+            if note:
+                res.notes.append(note)
+        ev = evs[declared]
+        sides.append([c for c, ok in zip(ev.candidates, _reproducing(ev, ents), strict=True) if ok])
+    ra, rb = sides
+    ex = Explanation(m_key, ra, rb)
+    if not ra or not rb:
+        missing = " and ".join(p for p, r in ((res.a.path, ra), (res.b.path, rb)) if not r)
+        ex.note = f"no candidate (profiles, one axis changed) reproduces {missing}"
+    else:
+        axa = [dict(_variant_axes(c, m)) for c in ra]
+        axb = [dict(_variant_axes(c, m)) for c in rb]
+        n_ax, _, ia, ib = min((sum(x.get(k) != y.get(k) for k in x.keys() | y.keys()), ia + ib, ia, ib)
+                              for ia, x in enumerate(axa) for ib, y in enumerate(axb))
+        best = (n_ax, 0, ra[ia], rb[ib])
+        ex.axes = _axes(best[2], best[3], m)
+        # the simplest reproducing candidate of each side (fewest departures, profile order)
+        sa, sb = ra[0], rb[0]
+        ex.profiles = (sa.label, sb.label)
+        ex.profile_axes = list(_axes(sa, sb, m))
+        ex.immaterial = sorted(
+            a for a in AXES if a not in ex.axes
+            and any(len({getattr(c.convention, a) for c in side}) > 1 for side in (ra, rb))
+            and a in {x for x, _ in _variant_axes(best[2], m)}
+        )
+    res.explanations[m_key] = ex
 
 
 def _variant_axes(c: Candidate, m) -> tuple:

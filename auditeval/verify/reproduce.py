@@ -27,7 +27,8 @@ a file sorted by score):
 Scores (per measure, under one profile, over the topics evaluated for both runs):
 
 * **RMSE** ``sqrt(mean_t (orig_t - rep_t)^2)``.
-* paired two-sided **t-test** (``scipy.stats.ttest_rel``) of the per-topic scores; when
+* paired two-sided **t-test** of the per-topic scores (:func:`auditeval.stats.significance.paired_t`,
+  as ``scipy.stats.ttest_rel``); when
   every difference of a measure is 0 its p-value is 1 (scipy gives NaN; repro_eval turns
   the NaNs into 1 only when every measure is unchanged).
 * with baselines: **ER** (effect ratio) ``mean_t(rep_t - rep_base_t) / mean_t(orig_t -
@@ -57,11 +58,13 @@ from ..engine.prepare import prepare
 from ..errors import ConventionError
 from ..io import qrels_from, run_from
 from ..model import Qrels, Run
+from ..stats.significance import paired_t
 from ..variant import parse_measure
 
 KTU_FORMS = ("tied-last", "repro_eval")
 RBO_FORMS = ("trunc-norm", "ext")
-SCIPY_ENGINE = f"{ENGINE} + scipy {scipy.__version__}"
+SCIPY_ENGINE = f"{ENGINE} + scipy {scipy.__version__} kendalltau"
+STATS_ENGINE = f"{ENGINE} + auditeval.stats paired_t (scipy {scipy.__version__})"
 
 
 @dataclass(frozen=True)
@@ -276,10 +279,10 @@ def reproduce(
         elif len(common) < 2:
             t_stat, p_val = float("nan"), float("nan")
         else:
-            tt = sstats.ttest_rel(ov, rv)
-            t_stat, p_val = float(tt.statistic), float(tt.pvalue)
-        res.values.append(ReproValue("t", label, "all", t_stat, var, SCIPY_ENGINE))
-        res.values.append(ReproValue("p_value", label, "all", p_val, var, SCIPY_ENGINE))
+            tt, pp, _ci = paired_t(diff[None, :])
+            t_stat, p_val = float(tt[0]), float(pp[0])
+        res.values.append(ReproValue("t", label, "all", t_stat, var, STATS_ENGINE))
+        res.values.append(ReproValue("p_value", label, "all", p_val, var, STATS_ENGINE))
         if bases is not None:
             bo_s, br_s = bases[0][label][1], bases[1][label][1]
             common4, (ov4, rv4, bov, brv) = _aligned([o, r, bo_s, br_s])

@@ -5,39 +5,45 @@ A **candidate** is a named profile plus a few *departures* (``axis=value`` chang
 axes that can change the measure are varied (its variant axes, with ``depth``, so ``ties``
 and ``sim`` join for order-free counts), and candidates whose variant strings coincide
 compute the same number, so only the simplest of them is kept: fewest departures, then
-profile order (:data:`PROFILE_ORDER`). Simplicity is exactly "fewest departures from a
+profile order (:func:`profile_order`). Simplicity is exactly "fewest departures from a
 named profile, that profile named", the order ``verify`` lists reproducing variants in.
 
-Axis value domains (:func:`axis_values`): every value of an enumerated axis; ``rel`` from 1
-to the highest grade in the qrels; ``depth`` ``all`` and the usual submission / ``-M``
-depths; ``rbp_p`` 0.5, 0.8, 0.9, 0.95; ``gm_floor`` trec_eval's 1e-05 only.
+Axis values are the sweep's grids (:func:`auditeval.engine.sweep.axis_grid`: every value
+of an enumerated axis, ``rel`` the positive grades in the qrels, ``depth`` 5, 10, 20, 100,
+1000 and all, float axes the values the shipped profiles use).
 
-:func:`evaluate_candidates` is the one place candidates are evaluated: the engine's
-shared-stage evaluation (``evaluate_prepared`` with one cache per run, backed by
-``StagedRun`` in the staged engine: one sort per distinct ranking key, masks per cut,
-one kernel call per distinct variant).
+:func:`evaluate_candidates` is the one place candidates are evaluated, on the sweep's
+engine: one :class:`~auditeval.engine.staged.StagedRun` per run (kept in ``cache``), so each
+distinct ranking is sorted once, each cut is a mask, and each distinct variant is one
+kernel call.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..conventions import AXES, Convention, load_profile
-from ..engine.evaluate import evaluate_prepared
-from ..errors import EvaluationError
+from ..conventions import AXES, Convention, load_profile, profile_names
+from ..engine.evaluate import staged_for
+from ..engine.sweep import axis_grid, readable_axes
+from ..errors import AuditEvalError
 from ..measures import Measure
 from ..model import Qrels, Run
-from ..variant import Variant, variant_axes
+from ..variant import Variant
 
-PROFILE_ORDER = ("trec_eval-9.0.8", "trec_eval-10.0", "trec_eval-9.0.8-double", "ir_measures-0.4",
-                 "ir_measures-0.4-msmarco", "ranx-0.3", "textbook")
-DEPTHS: tuple[int | str, ...] = ("all", 1000, 500, 200, 100, 50, 20, 10)
-RBP_P = (0.5, 0.8, 0.9, 0.95)
+PREFERRED = ("trec_eval-9.0.8", "trec_eval-10.0", "trec_eval-9.0.8-double", "ir_measures-0.4",
+             "ir_measures-0.4-msmarco", "ranx-0.3", "textbook")
+
+
+def profile_order() -> list[str]:
+    """Every shipped profile, the trec_eval builds and the common tools first (the order in
+    which equally simple candidates are listed)."""
+    names = profile_names()
+    return [n for n in PREFERRED if n in names] + [n for n in names if n not in PREFERRED]
 
 
 @dataclass(frozen=True)
@@ -60,39 +66,20 @@ class Candidate:
         return [f"{a}={AXES[a].format(v)}" for a, v in self.departures]
 
 
-def axis_values(axis: str, qrels: Qrels | None = None) -> list[Any]:
-    """The values of ``axis`` a search tries."""
-    ax = AXES[axis]
-    if ax.kind == "enum":
-        return list(ax.values)
-    if axis == "rel":
-        top = 2
-        if qrels is not None and qrels.table.num_rows:
-            top = max(int(np.max(qrels.table.column("grade").to_numpy())), 1)
-        return list(range(1, top + 1))
-    if axis == "depth":
-        return list(DEPTHS)
-    if axis == "rbp_p":
-        return list(RBP_P)
-    if axis == "gm_floor":
-        return [1e-05]
-    raise AssertionError(axis)  # pragma: no cover
-
-
 def searched_axes(m: Measure) -> tuple[str, ...]:
-    """The axes that can change ``m`` under some depth (its variant axes at a finite depth)."""
-    return tuple(sorted(set(variant_axes(m, 1000)) | {"depth"}))
+    """The axes that can change ``m`` under some convention (the sweep's ``readable_axes``)."""
+    return tuple(sorted(readable_axes(m)))
 
 
 def candidates(m: Measure, max_departures: int = 1, qrels: Qrels | None = None,
-               profiles: Sequence[str] = PROFILE_ORDER, axes: Sequence[str] | None = None) -> list[Candidate]:
+               profiles: Sequence[str] | None = None, axes: Sequence[str] | None = None) -> list[Candidate]:
     """Every profile with up to ``max_departures`` changed axes, one candidate per distinct
     variant string, simplest first."""
     axes = tuple(axes) if axes is not None else searched_axes(m)
-    values = {a: axis_values(a, qrels) for a in axes}
+    values = {a: axis_grid(a, qrels) for a in axes}
     seen: dict[str, Candidate] = {}
     for k in range(max_departures + 1):
-        for name in profiles:
+        for name in profiles or profile_order():
             base = load_profile(name).convention
             for combo in itertools.combinations(axes, k):
                 choices = [[v for v in values[a] if v != getattr(base, a)] for a in combo]
@@ -113,22 +100,33 @@ class Evaluated:
     topics: list[str]
     values: np.ndarray  # (V, T)
     aggregates: np.ndarray  # (V,) NaN where the measure has no aggregate
+    errors: dict[int, str] = field(default_factory=dict)  # candidate index -> why it has no value
+
+    def error_note(self, m: Measure) -> str | None:
+        """One note summing up the candidates that could not be evaluated, or None."""
+        if not self.errors:
+            return None
+        i, why = next(iter(self.errors.items()))
+        return (f"{len(self.errors)} variant(s) of {m} not evaluated on this input, e.g. "
+                f"{self.candidates[i].label}: {why.splitlines()[0]}")
 
 
 def evaluate_candidates(qrels: Qrels, run: Run, m: Measure, cands: Sequence[Candidate],
                         cache: dict | None = None) -> Evaluated:
     """Evaluate ``m`` under every candidate on one run, the engine's stages shared through
     one ``cache`` (pass the same dict for several measures of the same run)."""
-    cache = {} if cache is None else cache
+    sr = staged_for(qrels, run, cache)
     per: list[tuple[np.ndarray, np.ndarray, float]] = []
     topic_index: dict[str, int] = {}
-    for c in cands:
+    errors: dict[int, str] = {}
+    for i, c in enumerate(cands):
         try:
-            (_m, _v, p, vals, agg), = evaluate_prepared(qrels, run, [m], c.convention, cache)
-        except EvaluationError:  # e.g. topics=strict on a run lacking a qrels topic: no value
+            tv = sr.evaluate(m, c.convention)
+        except AuditEvalError as exc:  # e.g. topics=strict on a run lacking a qrels topic: no value
+            errors[i] = str(exc)
             per.append((np.zeros(0, dtype=np.int64), np.zeros(0), np.nan))
             continue
-        ids = [str(t) for t in p.topics]
+        ids, vals, agg = [str(t) for t in tv.topics], tv.values, tv.aggregate
         for t in ids:
             topic_index.setdefault(t, len(topic_index))
         per.append((np.array([topic_index[t] for t in ids], dtype=np.int64), np.asarray(vals, dtype=np.float64),
@@ -139,4 +137,4 @@ def evaluate_candidates(qrels: Qrels, run: Run, m: Measure, cands: Sequence[Cand
     values = np.full((len(cands), len(topics)), np.nan)
     for i, (idx, vals, _agg) in enumerate(per):
         values[i, order[idx]] = vals
-    return Evaluated(list(cands), topics, values, np.array([a for _, _, a in per], dtype=np.float64))
+    return Evaluated(list(cands), topics, values, np.array([a for _, _, a in per], dtype=np.float64), errors)

@@ -12,16 +12,18 @@ Formats (``--format-a/--format-b`` names):
   (``json.dump(run.scores)`` after ``evaluate``). A ``Run.save`` JSON holds documents, not
   numbers: it is recognised and refused with that reason.
 * ``pytrec_eval``: ``json.dump(evaluator.evaluate(run))``: topic -> trec_eval name -> value.
-* ``auditeval``: ``auditeval eval --format json`` records (run, measure, variant, engine,
-  topic, value).
+* ``auditeval``: ``auditeval eval --format json`` (``profiles``, ``values`` records with run,
+  measure, variant, engine, topic, value; runs under several profiles kept apart), or a
+  bare list of such records.
 * ``csv``: ``topic,measure,value`` lines (optional header; ``run,topic,measure,value`` too).
 
 Measure names go to one canonical key, the ir_measures spelling auditeval uses
 (:func:`auditeval.variant.parse_measure`, whose alias table maps every trec_eval name:
 ``map`` = ``AP``, ``ndcg_cut_10`` = ``nDCG@10``, ``P_10`` = ``P@10``, ``recip_rank`` = ``RR``).
-ranx's own metric names (``ndcg@10``, ``map@100``, ``mrr``, ``precision@10``) go through
-:data:`RANX_NAMES`; ``ndcg_burges`` is nDCG with exponential gain, so it is read as nDCG
-with a declared ``gain=exp2`` (a note says so).
+ranx's own metric names (``ndcg@10``, ``map@100``, ``mrr``, ``precision@10``, ``-l2``) are
+read by inverting the ranx adapter's naming (:meth:`auditeval.adapters.ranx.Ranx.tool_measure`);
+``ndcg_burges`` is nDCG with exponential gain, so it is read as nDCG with a declared
+``gain=exp2`` (a note says so), and ``-l2`` declares ``rel=2``.
 
 Each value keeps its printed precision: ``decimals`` digits after the point for text
 formats, ``None`` (full double precision) for JSON, whose writers print ``repr``.
@@ -34,28 +36,19 @@ import io
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..conventions import resolve
 from ..errors import AuditEvalError, InputError
+from ..measures import Measure
 from ..variant import parse_measure
 
 FORMATS = ("trec_eval", "ir_measures", "ir_measures-jsonl", "ranx-report", "ranx-scores", "pytrec_eval",
            "auditeval", "csv")
 
-# ranx metric name -> (auditeval measure name, axis settings the name implies)
-RANX_NAMES: dict[str, tuple[str, dict[str, str]]] = {
-    "map": ("AP", {}),
-    "mrr": ("RR", {}),
-    "precision": ("P", {}),
-    "recall": ("R", {}),
-    "ndcg": ("nDCG", {}),
-    "ndcg_burges": ("nDCG", {"gain": "exp2"}),
-    "r-precision": ("Rprec", {}),
-    "bpref": ("Bpref", {}),
-    "hit_rate": ("Success", {}),
-}
-_RANX = re.compile(r"^(?P<name>[a-z_-]+)(?:@(?P<k>\d+))?$")
+_RANX = re.compile(r"^(?P<name>[a-z_-]+?)(?:@(?P<k>\d+))?(?:-l(?P<rel>\d+))?$")
 _NUM = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:nan|inf)$", re.IGNORECASE)
 
 
@@ -86,21 +79,42 @@ class ToolOutput:
 
 
 
+@cache
 def canonical(name: str, tool: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
     """Canonical measure key of a tool's measure name and the axis values it implies;
     None when no table knows the name."""
     if tool.startswith("ranx"):
-        m = _RANX.match(name)
-        if m and m.group("name") in RANX_NAMES:
-            base, declared = RANX_NAMES[m.group("name")]
-            text = base + (f"@{m.group('k')}" if m.group("k") else "")
-            return str(parse_measure(text)), tuple(sorted(declared.items()))
+        hit = _ranx_name(name)
+        if hit is not None:
+            return hit
     if name == "runid":
         return "runid", ()
     try:
         return str(parse_measure(name)), ()
     except AuditEvalError:
         return None
+
+
+@cache
+def _ranx_name(name: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """Invert the ranx adapter's naming (``Ranx.tool_measure``, the one table of ranx names):
+    the auditeval measure and the axis values (``gain``, ``rel``) a ranx metric name implies."""
+    from ..adapters.ranx import Ranx
+    from ..engine.measures import MEASURES
+
+    m = _RANX.match(name)
+    if not m:
+        return None
+    k = int(m.group("k")) if m.group("k") else None
+    rel = int(m.group("rel")) if m.group("rel") else 1
+    base = resolve("ranx-0.3").replace(rel=rel)
+    for mname in MEASURES:
+        for gain in ("linear", "exp2"):
+            if Ranx().tool_measure(Measure(mname, (), k), base.replace(gain=gain)) == name:
+                declared = {"gain": gain} if mname == "nDCG" and gain != "linear" else {}
+                declared |= {"rel": str(rel)} if rel != 1 else {}
+                return str(Measure(mname, (), k)), tuple(sorted(declared.items()))
+    return None
 
 
 def _number(text: str) -> tuple[float | str, int | None]:
@@ -118,6 +132,7 @@ class _Reader:
     def __init__(self, path: str, fmt: str):
         self.out = ToolOutput(path, fmt)
         self.unknown: dict[str, int] = {}
+        self.seen: dict[tuple, int | None] = {}
 
     def add(self, run, name: str, topic: str, value: Any, line: int | None, decimals: int | None = None) -> None:
         known = canonical(name, self.out.format)
@@ -132,9 +147,28 @@ class _Reader:
             raise InputError(self.out.path, line, f"value of {name!r} for topic {topic!r} is not a number: {value!r}")
         else:
             value = float(value)
+        ident = (run, key, str(topic), declared)
+        if ident in self.seen:  # two values for one number: which one is meant is unknowable
+            first = self.seen[ident]
+            raise InputError(self.out.path, line, f"second value for {name!r} topic {topic!r}"
+                             + (f" (first at line {first})" if first is not None else "")
+                             + "; one run per file, or a run column (csv) / runid line (trec_eval)")
+        self.seen[ident] = line
         self.out.entries.append(Entry(run, key, name, str(topic), value, decimals, line, declared))
 
     def done(self) -> ToolOutput:
+        groups: dict[tuple, set] = {}
+        for e in self.out.entries:
+            groups.setdefault((e.run, e.measure), set()).add(e.declared)
+        split = {k for k, v in groups.items() if len(v) > 1}  # ranx ndcg@10 and ndcg_burges@10 in one file
+        if split:
+            self.out.entries = [
+                Entry(e.run, e.measure + "(" + ",".join(f"{a}={v}" for a, v in e.declared) + ")", e.raw, e.topic,
+                      e.value, e.decimals, e.line, e.declared) if (e.run, e.measure) in split and e.declared else e
+                for e in self.out.entries
+            ]
+            self.out.notes.append(f"{self.out.path}: " + "; ".join(sorted({m for _, m in split}))
+                                  + " printed under several conventions; kept apart by the axes their names declare")
         for name, n in self.unknown.items():
             self.out.notes.append(f"{self.out.path}: measure name {name!r} is not in auditeval's tables; "
                                   f"{n} value(s) compared by that name only")
@@ -178,6 +212,8 @@ def detect(path: str, text: str) -> str:
             if data and all(isinstance(r, dict) and {"measure", "topic", "value"} <= set(r) for r in data):
                 return "auditeval"
             raise InputError(path, 1, "a JSON list that is not auditeval records (run, measure, topic, value)")
+        if isinstance(data, dict) and isinstance(data.get("values"), list) and "profiles" in data:
+            return "auditeval"
         if isinstance(data, dict) and "model_names" in data and "metrics" in data:
             return "ranx-report"
         if isinstance(data, dict) and data and all(isinstance(v, dict) for v in data.values()):
@@ -263,10 +299,11 @@ def read_output(path: str | Path, fmt: str | None = None) -> ToolOutput:
     except json.JSONDecodeError as exc:
         raise InputError(name, exc.lineno, f"not valid JSON ({exc.msg})") from None
     if fmt == "auditeval":
-        if isinstance(data, dict):  # {"profiles", "values", "notes"} (older output: the bare list)
-            data = data.get("values", [])
-        for rec in data if isinstance(data, list) else []:
-            r.add(rec.get("run"), str(rec["measure"]), str(rec["topic"]), rec["value"], None)
+        recs = data if isinstance(data, list) else data.get("values", []) if isinstance(data, dict) else []
+        several = len({rec.get("profile") for rec in recs}) > 1  # eval --profile A --profile B
+        for rec in recs:
+            run = rec.get("run") if not several else f"{rec.get('run')} [{rec.get('profile')}]"
+            r.add(run, str(rec["measure"]), str(rec["topic"]), rec["value"], None)
     elif fmt == "ranx-report":
         for model in data.get("model_names", []):
             for metric, value in data[model]["scores"].items():

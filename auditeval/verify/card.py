@@ -1,0 +1,267 @@
+"""Provenance cards: everything a reviewer needs to check a results table.
+
+Per number: the value, its variant string, the engine and its version. Once per card:
+SHA-256 of the qrels file and of each run file (``sha256sum`` of the bytes as read, gzip
+included); auditeval's version and the installed reference tools' (the adapter table);
+per run the topics evaluated and the qrels topics it lacks, the run topics without
+judgments, the evaluated topics without a relevant document ("empty": R = 0 at the
+profile's ``rel``); tie counts (documents sharing their topic's score with another, under
+float64) and float32 collapses (documents that tie only once scores are stored as C
+floats, as trec_eval 9 and pytrec_eval do); the topics where ties can move each measure
+(:func:`auditeval.report.ties.tie_counts`); the judged share at 10 (``Judged@10``).
+
+With a baseline: per run and measure the paired bootstrap of the mean difference over the
+topics both evaluate (:func:`auditeval.stats.bootstrap.paired_bootstrap`: 10,000
+resamples, seed 0, percentile interval at 95%) and its reversal rate (share of resamples
+in which the sign of the mean difference flips).
+
+The card ends with a methods paragraph (:func:`methods_paragraph`). Whether the evaluated
+runs contributed to the judgment pool is "unknown" unless ``pooled`` lists the runs that
+did (``--pooled RUN`` / ``--pooled-file FILE``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata as md
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._version import __version__
+from ..api import evaluate
+from ..conventions import AXES, load_profile
+from ..engine.evaluate import ENGINE
+from ..io import qrels_from, run_from
+from ..model import Qrels, Run
+from ..report.ties import tie_counts
+from ..results import variant_text
+from ..variant import parse_measure
+
+JUDGED = "Judged@10"
+TRIALS, SEED, LEVEL = 10_000, 0, 0.95
+
+
+@dataclass
+class RunInfo:
+    name: str
+    path: str
+    sha256: str
+    topics_evaluated: int
+    missing: list[str]  # qrels topics absent from the run
+    unjudged_topics: list[str]  # run topics without judgments
+    empty: list[str]  # evaluated topics without a relevant document
+    docs: int
+    tied_docs: int  # documents sharing the (float64) score of another in their topic
+    float32_collapsed: int  # documents that tie only under float32 storage
+    tie_topics: dict[str, list[int]] = field(default_factory=dict)  # measure -> [topics ties can move, evaluated]
+
+
+@dataclass
+class Number:
+    run: str
+    measure: str
+    value: float
+    topics: int
+    variant: str
+    engine: str
+
+
+@dataclass
+class Comparison:
+    run: str
+    baseline: str
+    measure: str
+    difference: float
+    low: float
+    high: float
+    reversal_rate: float
+    topics: int
+    variant: str
+    engine: str
+
+
+@dataclass
+class Card:
+    qrels_path: str
+    qrels_sha256: str
+    judgments: int
+    qrels_topics: int
+    profile: str
+    axes: dict[str, str]
+    auditeval: str
+    references: dict[str, str]
+    runs: list[RunInfo]
+    numbers: list[Number]
+    comparisons: list[Comparison]
+    baseline: str | None
+    pooled: str  # "unknown" or a sentence
+    notes: list[str]
+    methods: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def sha256_file(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def reference_versions() -> dict[str, str]:
+    """Installed reference tools (the adapter table) and the libraries the card's numbers use."""
+    from ..adapters import ADAPTERS
+
+    out: dict[str, str] = {}
+    for name, a in ADAPTERS.items():
+        why = a.available()
+        out[name] = a.engine() if why is None else f"unavailable ({why})"
+    for dist in ("numpy", "scipy", "pyarrow"):
+        try:
+            out[dist] = md.version(dist)
+        except md.PackageNotFoundError:  # pragma: no cover - hard dependencies
+            out[dist] = "not installed"
+    return out
+
+
+def tie_and_collapse(run: Run) -> tuple[int, int]:
+    """(documents tied under float64, documents tied only under float32), per topic."""
+    t = run.table
+    topic = t.column("topic").combine_chunks().dictionary_encode().indices.to_numpy(zero_copy_only=False)
+    score = t.column("score").to_numpy()
+
+    def tied(s: np.ndarray) -> np.ndarray:
+        order = np.lexsort((s, topic))
+        st, ss = topic[order], s[order]
+        eq = (st[1:] == st[:-1]) & (ss[1:] == ss[:-1])
+        mask = np.zeros(len(s), dtype=bool)
+        mask[1:] |= eq
+        mask[:-1] |= eq
+        out = np.zeros(len(s), dtype=bool)
+        out[order] = mask
+        return out
+
+    t64 = tied(score)
+    t32 = tied(score.astype(np.float32).astype(np.float64))
+    return int(t64.sum()), int((t32 & ~t64).sum())
+
+
+def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profile: str = "trec_eval-9.0.8",
+               baseline: str | None = None, pooled: list[str] | None = None) -> Card:
+    """Evaluate and collect everything the card shows (see the module docstring)."""
+    qrels = qrels_from(qrels_path)
+    prof = load_profile(profile)
+    conv = prof.convention
+    paths = list(run_paths) + ([baseline] if baseline and baseline not in run_paths else [])
+    runs = [run_from(p) for p in paths]
+    labels = list(dict.fromkeys(measures))
+    res = evaluate(qrels, runs, labels + ([JUDGED] if JUDGED not in labels else []), profile=profile)
+    infos = [_run_info(qrels, r, p, labels, conv) for r, p in zip(runs, paths, strict=True)]
+    numbers = [Number(v.run, v.measure, float(v.value), _n_topics(res, v.run, v.measure), variant_text(v.variant), v.engine)
+               for v in res.aggregates()]
+    comparisons = []
+    base_name = None
+    if baseline:
+        base_name = runs[paths.index(baseline)].name
+        comparisons = _comparisons(res, [r.name for r in runs if r.name != base_name], base_name, labels)
+    card = Card(
+        qrels_path=str(qrels_path), qrels_sha256=sha256_file(qrels_path), judgments=len(qrels),
+        qrels_topics=len(qrels.topics), profile=prof.name,
+        axes={k: AXES[k].format(v) for k, v in conv.as_dict().items()},
+        auditeval=f"auditeval {__version__}", references=reference_versions(), runs=infos, numbers=numbers,
+        comparisons=comparisons, baseline=base_name, pooled=_pooled(runs, pooled), notes=list(res.notes),
+    )
+    card.methods = methods_paragraph(card)
+    return card
+
+
+def _n_topics(res, run: str, measure: str) -> int:
+    return sum(1 for v in res.values if v.run == run and v.measure == measure and v.topic != "all")
+
+
+def _run_info(qrels: Qrels, run: Run, path: str, labels: list[str], conv) -> RunInfo:
+    q_topics, r_topics = set(qrels.topics), set(run.topics)
+    g = qrels.table.column("grade").to_numpy()
+    qt = np.asarray(qrels.table.column("topic").to_pylist(), dtype=object)
+    with_rel = set(qt[g >= conv.rel])
+    evaluated = sorted(q_topics & r_topics if conv.topics in ("both",) else q_topics if conv.topics != "run" else r_topics)
+    tied, collapsed = tie_and_collapse(run)
+    ties = {label: [n, of] for label, n, of in tie_counts(qrels, run, [(x, parse_measure(x)) for x in labels], conv)}
+    key = lambda s: s.encode("utf-8")  # noqa: E731 - byte order, as trec_eval
+    return RunInfo(
+        name=run.name, path=str(path), sha256=sha256_file(path), topics_evaluated=len(evaluated),
+        missing=sorted(q_topics - r_topics, key=key), unjudged_topics=sorted(r_topics - q_topics, key=key),
+        empty=sorted((t for t in evaluated if t not in with_rel), key=key), docs=len(run), tied_docs=tied,
+        float32_collapsed=collapsed, tie_topics=ties,
+    )
+
+
+def _comparisons(res, names: list[str], base: str, labels: list[str]) -> list[Comparison]:
+    from ..stats.bootstrap import paired_bootstrap
+
+    per: dict[tuple[str, str], dict[str, float]] = {}
+    variant: dict[tuple[str, str], str] = {}
+    for v in res.per_topic():
+        per.setdefault((v.run, v.measure), {})[v.topic] = float(v.value)
+        variant[(v.run, v.measure)] = variant_text(v.variant)
+    out = []
+    for name in names:
+        for m in labels:
+            a, b = per.get((name, m), {}), per.get((base, m), {})
+            common = sorted(set(a) & set(b))
+            if len(common) < 2:
+                continue
+            x = np.array([a[t] for t in common])
+            y = np.array([b[t] for t in common])
+            iv = paired_bootstrap(x, y, trials=TRIALS, seed=SEED, level=LEVEL)
+            out.append(Comparison(name, base, m, float(iv.observed[0]), float(iv.percentile[0, 0]),
+                                  float(iv.percentile[0, 1]), float(iv.reversal_rate[0]), len(common),
+                                  variant[(name, m)], f"{ENGINE} + auditeval.stats paired_bootstrap"))
+    return out
+
+
+def _pooled(runs: list[Run], pooled: list[str] | None) -> str:
+    if pooled is None:
+        return "unknown"
+    yes = [r.name for r in runs if r.name in pooled]
+    no = [r.name for r in runs if r.name not in pooled]
+    parts = []
+    if yes:
+        parts.append(f"contributed to the judgment pool: {', '.join(yes)}")
+    if no:
+        parts.append(f"did not contribute to the pool: {', '.join(no)}")
+    return "; ".join(parts)
+
+
+def methods_paragraph(card: Card) -> str:
+    """A paragraph a reviewer can paste (plain text; renderers escape it)."""
+    n_runs = len(card.runs)
+    topics = sorted({r.topics_evaluated for r in card.runs})
+    first = card.numbers[0] if card.numbers else None
+    parts = [
+        f"We evaluate {n_runs} run{'s' if n_runs != 1 else ''} against {card.judgments} judgments on "
+        f"{card.qrels_topics} topics (qrels SHA-256 {card.qrels_sha256[:16]}...) with {card.auditeval} under the "
+        f"{card.profile} profile (ties={card.axes['ties']}, sim={card.axes['sim']}, topics={card.axes['topics']}, "
+        f"unjudged={card.axes['unjudged']}, rel={card.axes['rel']}); every value is a mean over "
+        + (f"{topics[0]}" if len(topics) == 1 else f"{topics[0]}-{topics[-1]}")
+        + " topics and is reported with its variant string."
+    ]
+    if first is not None:
+        parts.append(f"For example, {first.run} scores {first.measure} = {first.value:.4f} "
+                     f"(mean over {first.topics} topics; variant {first.variant}).")
+    if card.comparisons:
+        c = card.comparisons[0]
+        parts.append(
+            f"Against the baseline {c.baseline}, a paired bootstrap over topics ({TRIALS:,} resamples, seed {SEED}) "
+            f"gives a {c.measure} difference of {c.difference:+.4f} for {c.run} with a {LEVEL:.0%} percentile "
+            f"interval [{c.low:.4f}, {c.high:.4f}]; the sign of the difference reverses in "
+            f"{c.reversal_rate:.1%} of resamples."
+        )
+    parts.append("Whether the evaluated runs contributed to the judgment pool: "
+                 + (card.pooled if card.pooled != "unknown" else "unknown") + ".")
+    return " ".join(parts)
