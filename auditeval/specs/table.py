@@ -46,13 +46,6 @@ def _check_rbp_gains(m: Measure, c: Convention) -> str | None:
     return None
 
 
-def _check_max_grade(m: Measure) -> str | None:
-    v = m.param("max_grade")
-    if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-        return "max_grade must be a positive integer"
-    return None
-
-
 def _rows():
     from . import MeasureSpec as S
 
