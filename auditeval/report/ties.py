@@ -39,16 +39,18 @@ def tie_counts(qrels: Qrels, run: Run, measures: Sequence[tuple[str, Measure]], 
 
 
 def tie_summary(
-    qrels: Qrels, run: Run, measures: Sequence[tuple[str, Measure]], conv: Convention, ranges: bool = True
+    qrels: Qrels, run: Run, measures: Sequence[tuple[str, Measure]], conv: Convention, ranges: bool = True,
+    cache: dict | None = None,
 ) -> list[tuple[str, int, int, tuple[float, float] | None]]:
     """Per measure: (label, topics ties can change, topics evaluated, range of the mean).
 
     The range is the exact minimum and maximum of the aggregate over every ordering of the
     tied documents (:func:`auditeval.audit.ties.envelope`), for the measures whose envelope
-    is exact (P, R, AP, nDCG, RR) and that ties can change; None otherwise."""
-    from ..engine.staged import StagedRun
+    is exact (P, R, AP, nDCG, RR) and that ties can change; None otherwise. ``cache``: the
+    dict given to :func:`auditeval.api.evaluate` for this run, to reuse its stages."""
+    from ..engine.evaluate import staged_for
 
-    staged = StagedRun(qrels, run)
+    staged = staged_for(qrels, run, cache)
     cache: dict = {}
     out = []
     score_all = run.table.column("score").to_numpy()
