@@ -114,3 +114,16 @@ def test_exp_ndcg_by_hand():
     run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
     res = ae.evaluate(qrels, run, ["nDCG(dcg='exp-log2')@3"])
     assert res.get("nDCG(dcg='exp-log2')@3").value == pytest.approx((3 + 1 / 2) / (3 + 1 / math.log2(3)), abs=1e-15)
+
+
+def test_sdcg_by_hand():
+    # grades 2, 0, 1 at ranks 1-3, max_rel 2: gains 1, 0, 1/2 ->
+    # (1 + 0.5 / log2 4) / (1 + 1 / log2 3 + 1 / log2 4) at k = 3
+    qrels = {"1": {"a": 2, "b": 0, "c": 1}}
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    res = ae.evaluate(qrels, run, ["SDCG(max_rel=2)@3", "SDCG(max_rel=2,min_rel=1)@3"])
+    assert res.get("SDCG(max_rel=2)@3").value == pytest.approx((1 + 0.5 / 2) / (1 + 1 / math.log2(3) + 0.5), abs=1e-15)
+    # min_rel 1: gains 1, 0, 0
+    assert res.get("SDCG(max_rel=2,min_rel=1)@3").value == pytest.approx(1 / (1 + 1 / math.log2(3) + 0.5), abs=1e-15)
+    with pytest.raises(ae.MeasureSyntaxError, match="SDCG needs max_rel="):
+        ae.parse_measure("SDCG@10")

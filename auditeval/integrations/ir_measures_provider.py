@@ -48,7 +48,7 @@ NAMES = {
     "P": "P", "RR": "RR", "Rprec": "Rprec", "AP": "AP", "nDCG": "nDCG", "R": "R", "Bpref": "Bpref",
     "NumQ": "NumQ", "NumRel": "NumRel", "NumRet": "NumRet", "SetAP": "SetAP", "SetF": "SetF",
     "SetP": "SetP", "SetR": "SetR", "Success": "Success", "IPrec": "IPrec", "infAP": "infAP",
-    "Judged": "Judged", "RBP": "RBP", "ERR": "ERR",
+    "Judged": "Judged", "RBP": "RBP", "ERR": "ERR", "SDCG": "SDCG",
 }
 
 
@@ -73,6 +73,7 @@ SUPPORTED = [
     irm._Judged(cutoff=AnyParam()),
     irm._RBP(cutoff=Choices(NOT_PROVIDED), p=AnyParam(), rel=AnyParam()),
     irm._ERR(cutoff=AnyParam()),
+    irm._SDCG(cutoff=AnyParam(required=True), dcg=Choices("log2"), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
 ]
 
 
@@ -90,6 +91,8 @@ def to_auditeval(measure: Any) -> tuple[Measure, list[str]]:
         name = "SetRelP"
     elif name == "NumRet" and "rel" in params:
         name = "NumRelRet"
+    elif name == "SDCG":
+        params.pop("dcg", None)  # only log2 exists for SDCG
     elif name == "nDCG" and "gains" in params:
         params["gains"] = "{" + ",".join(f"{int(k)}:{v}" for k, v in sorted(params["gains"].items())) + "}"
     if params.get("judged_only") is False:
