@@ -209,3 +209,18 @@ def test_bad_input_exit_2_with_location(tool_files, tmp_path):
     res = diff_outputs(read_output(both), read_output(tool_files["pytrec"]))
     assert res.only_a == ["nDCG@10(gain=exp2)"] and res.compared == 2
     assert res.differences == []  # pytrec_eval's ndcg_cut_10 equals the hand-computed values exactly
+
+
+def test_pytrec_eval_gm_map_read_back_from_its_log(tmp_path):
+    import pytrec_eval
+
+    ev = pytrec_eval.RelevanceEvaluator(QRELS, {"map", "gm_map"}).evaluate(RUN)
+    assert ev["q2"]["gm_map"] == pytest.approx(math.log(ev["q2"]["map"]))  # stored as log(AP)
+    (tmp_path / "gm.json").write_text(json.dumps(ev))
+    out = read_output(tmp_path / "gm.json")
+    by = {(e.measure, e.topic): e.value for e in out.entries}
+    # q1 ranked d1 d3 d2 d4 (relevant d1 d3 d4): AP = (1/1 + 2/2 + 3/4) / 3 = 11/12;
+    # q2 ranked d7 d6 d5 (relevant d6 d5): AP = (1/2 + 2/3) / 2 = 7/12
+    assert by[("GMAP", "q1")] == pytest.approx(11 / 12, abs=1e-12) and by[("AP", "q1")] == pytest.approx(11 / 12)
+    assert by[("GMAP", "q2")] == pytest.approx(7 / 12, abs=1e-12)
+    assert any("read back as exp(value)" in n for n in out.notes)
