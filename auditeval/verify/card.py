@@ -258,9 +258,11 @@ def methods_paragraph(card: Card) -> str:
         c = card.comparisons[0]
         parts.append(
             f"Against the baseline {c.baseline}, a paired bootstrap over topics ({TRIALS:,} resamples, seed {SEED}) "
-            f"gives a {c.measure} difference of {c.difference:+.4f} for {c.run} with a {LEVEL:.0%} percentile "
+            f"gives a difference in {c.measure} of {c.difference:+.4f} for {c.run} with a {LEVEL:.0%} percentile "
             f"interval [{c.low:.4f}, {c.high:.4f}]; the sign of the difference reverses in "
-            f"{c.reversal_rate:.1%} of resamples."
+            f"{c.reversal_rate:.1%} of resamples (ties counted half; "
+            + ("same variant" if first is not None and c.variant == first.variant else f"variant {c.variant}")
+            + (f"; {len(card.comparisons)} comparisons in the table" if len(card.comparisons) > 1 else "") + ")."
         )
     parts.append("Whether the evaluated runs contributed to the judgment pool: "
                  + (card.pooled if card.pooled != "unknown" else "unknown") + ".")
