@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ._version import __version__
 from .api import evaluate, sweep
+from .audit import AuditReport, audit
 from .conventions import Convention, load_profile, profile_names
 from .errors import (
     AuditEvalError,
@@ -29,7 +30,22 @@ from .model import Qrels, Run
 from .results import ResultSet, Value
 from .variant import Variant, parse_measure, parse_variant
 
+
+def _register_ir_measures() -> None:
+    """``ir_measures.providers.registry['auditeval']`` when ir_measures is installed."""
+    try:
+        import ir_measures  # noqa: F401
+    except ImportError:
+        return
+    from .integrations.ir_measures_provider import register
+
+    register()
+
+
+_register_ir_measures()
+
 __all__ = [
+    "AuditReport",
     "AuditEvalError",
     "Convention",
     "ConventionError",
@@ -44,6 +60,7 @@ __all__ = [
     "Value",
     "Variant",
     "__version__",
+    "audit",
     "evaluate",
     "sweep",
     "load_profile",

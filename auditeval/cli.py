@@ -3,7 +3,15 @@
 Commands:
   eval         evaluate runs under a profile; every number printed with its variant string
   conventions  list | show NAME | diff A B: explain the profiles and axes
-  measures     list the measures, their trec_eval names and the axes each reads
+  measures     list the measures, their trec_eval names and the axes each reads; NAME: one in full
+  sweep        evaluate runs under every variant along the varied axes (auditeval.sweep)
+  audit        run reference tools beside the native engine; explain every difference
+  verify       which settings reproduce a published number
+  diff         align two tools' output files and explain each difference
+  card         provenance card for a results table
+  reproduce    how closely a re-run reproduces an original run
+  compare      paired bootstrap, significance tests, rank intervals, topic-set size
+  pool         judgment pools, the judgment store, the judge hook, pool bias and growth
   trec-eval    drop-in for the trec_eval command line (--as 9.0.8 | 9.0.8-double | 10.0)
 """
 
@@ -22,8 +30,6 @@ from ._version import __version__
 from .cli_eval import DEFAULT_MEASURES, cmd_eval, eval_parser
 from .conventions import AXES, AXIS_ORDER, diff, load_profile, profile_names, resolve
 from .errors import AuditEvalError
-from .stats.cli import cmd_compare, compare_parser
-from .verify import cli as vcli
 
 DESCRIPTION = """\
 auditeval: information-retrieval evaluation numbers that carry their conventions.
@@ -119,16 +125,29 @@ def cmd_conventions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 # ----------------------------------------------------------------------------- measures
+def _measures_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", nargs="?", help="one measure (auditeval or trec_eval name): its formula, source and axes")
+
+
 def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from rich import box
 
-    from .engine.measures import MEASURES
-    from .engine.measures.base import RANKING
+    from .specs import SPECS, TREC_ALIASES
+    from .specs.table import RANKING
 
+    if args.name:
+        spec = SPECS.get(args.name) or SPECS.get(TREC_ALIASES.get(args.name, ("",))[0])
+        if spec is None:
+            from .errors import UnknownMeasureError
+
+            raise UnknownMeasureError(f"unknown measure {args.name!r} (auditeval measures lists them)")
+        out.write(_measure_help(spec))
+        return 0
     console = _console(out)
     ranking = " ".join(a for a in AXIS_ORDER if a in RANKING)
     console.print(f"[bold]measures[/] (ir_measures spelling; the trec_eval name is an alias). Every "
-                  f"measure that ranks also reads the ranking axes: {ranking}.")
+                  f"measure that ranks also reads the ranking axes: {ranking}. "
+                  "'auditeval measures NAME' prints one measure's formula and source.")
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     t.add_column("name", style="bold", no_wrap=True)
     t.add_column("trec_eval", overflow="fold")
@@ -137,30 +156,76 @@ def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     t.add_column("axes read", overflow="fold", ratio=1)
     t.add_column("definition", overflow="fold", ratio=2)
     cutoff = {"none": "", "optional": "opt", "required": "req"}
-    for name, d in sorted(MEASURES.items(), key=lambda kv: kv[0].lower()):
+    for name, d in sorted(SPECS.items(), key=lambda kv: kv[0].lower()):
+        ordered = RANKING <= d.axes and not {"ties", "sim"} & set(d.only_if)
         ranks = RANKING - {"ties", "sim"} <= d.axes
         extra = [a for a in AXIS_ORDER if a in d.axes and not (ranks and a in RANKING)]
-        axes = ("ranking " if RANKING <= d.axes else "ranking (no order) " if ranks else "") + " ".join(extra)
+        axes = ("ranking " if ordered else "ranking (no order) " if ranks else "") + " ".join(extra)
         t.add_row(name, d.trec_name or "", cutoff.get(d.cutoff, d.cutoff), d.agg, axes.strip(), d.doc)
     console.print(t)
     _flush(console, out)
     return 0
 
 
+def _measure_help(spec) -> str:
+    """One measure's row of the spec table, as trec_eval's per-measure help prints it."""
+    import textwrap
+
+    from .specs import CONDITIONS
+
+    trec = ", ".join(t + {"int": ".K", "float": ".X"}.get(k or "", "") for t, k in spec.trec_names) or "(none)"
+    cut = {"none": "none", "optional": "optional", "required": "required"}[spec.cutoff]
+    if spec.cutoff != "none":
+        cut += f" (@k, {spec.cutoff_type.__name__})"
+    params = ", ".join(f"{k} ({v.__name__})" for k, v in spec.params.items()) or "none"
+    axes = " ".join(a + (f" ({CONDITIONS[spec.only_if[a]]})" if a in spec.only_if else "")
+                    for a in AXIS_ORDER if a in spec.axes)
+    agg = {"mean": "mean over topics", "sum": "sum over topics", "gmean": "geometric mean (gm_floor)",
+           "none": "none (per topic only)"}[spec.agg]
+    missing = "computed on an empty ranking" if spec.missing is None else repr(spec.missing)
+    rows = [("formula", spec.formula), ("source", spec.source), ("trec_eval", trec), ("cut-off", cut),
+            ("parameters", params), ("aggregate", agg), ("format", spec.fmt), ("axes read", axes),
+            ("absent topic", missing)]
+    lines = [f"{spec.name}: {spec.doc}"]
+    for k, v in rows:
+        lines += textwrap.wrap(v, 98, initial_indent=f"  {k + ':':<14}", subsequent_indent=" " * 16)
+    return "\n".join(lines) + "\n"
+
+
 def _no_args(p: argparse.ArgumentParser) -> None:
     return None
+
+
+def _lazy(module: str, build: str, run: str) -> tuple[Callable[[argparse.ArgumentParser], None], Callable[..., int]]:
+    """A command whose code lives in ``auditeval.<module>`` (imported when used)."""
+    import importlib
+
+    def b(p: argparse.ArgumentParser) -> None:
+        getattr(importlib.import_module(f"auditeval.{module}"), build)(p)
+
+    def r(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+        return getattr(importlib.import_module(f"auditeval.{module}"), run)(args, out, err)
+
+    return b, r
 
 
 # ----------------------------------------------------------------------------- dispatch
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {
     "eval": ("evaluate runs; every number carries its variant string", eval_parser, cmd_eval),
     "conventions": ("explain profiles and axes: list | show NAME | diff A B", _conv_parser, cmd_conventions),
-    "measures": ("list measures and the axes each reads", _no_args, cmd_measures),
-    "compare": ("paired bootstrap, tests, rank intervals, topic-set size", compare_parser, cmd_compare),
-    "reproduce": ("how closely a re-run reproduces a run: KTU, RBO, RMSE, ER, DRI", vcli.reproduce_parser, vcli.cmd_reproduce),
-    "diff": ("align two tools' outputs; every difference, explained by axis", vcli.diff_parser, vcli.cmd_diff),
-    "verify": ("which settings reproduce a published number (MAP=0.3066)", vcli.verify_parser, vcli.cmd_verify),
-    "card": ("provenance card for a results table (markdown, latex, html, json)", vcli.card_parser, vcli.cmd_card),
+    "measures": ("list measures; NAME: its formula, source and axes", _measures_parser, cmd_measures),
+    "sweep": ("evaluate under every variant along the varied axes", *_lazy("sweep_cli", "build_parser", "cmd_sweep")),
+    "audit": ("run reference tools beside the native engine; explain every difference",
+              *_lazy("audit.cli", "audit_parser", "cmd_audit")),
+    "verify": ("which settings reproduce a published number (MAP=0.3066)",
+               *_lazy("verify.cli", "verify_parser", "cmd_verify")),
+    "diff": ("align two tools' outputs; every difference, explained by axis", *_lazy("verify.cli", "diff_parser", "cmd_diff")),
+    "card": ("provenance card for a results table (markdown, latex, html, json)",
+             *_lazy("verify.cli", "card_parser", "cmd_card")),
+    "reproduce": ("how closely a re-run reproduces a run: KTU, RBO, RMSE, ER, DRI",
+                  *_lazy("verify.cli", "reproduce_parser", "cmd_reproduce")),
+    "compare": ("paired bootstrap, tests, rank intervals, topic-set size", *_lazy("stats.cli", "compare_parser", "cmd_compare")),
+    "pool": ("judgment pools: stats coverage todo add qrels judge bias growth", *_lazy("pooling.cli", "pool_parser", "cmd_pool")),
 }
 
 

@@ -45,8 +45,8 @@ class Axis:
             if str(text) == "all":
                 return "all"
             value = _as_int(self.name, text)
-            if value < 1:
-                raise ConventionError(f"axis {self.name!r} must be a positive integer or 'all', got {text!r}")
+            if value < 0:  # 0: no document evaluated (trec_eval -M 0, as -M abc)
+                raise ConventionError(f"axis {self.name!r} must be a non-negative integer or 'all', got {text!r}")
             return value
         if self.kind == "int":
             return _as_int(self.name, text)

@@ -11,7 +11,8 @@ Grammar (ir_measures')::
 :class:`~auditeval.errors.MeasureSyntaxError` with a caret under the offending character.
 
 trec_eval names (``map``, ``P_10``, ``P.10``, ``ndcg_cut.10``, ``recip_rank``,
-``iprec_at_recall_0.10``, ...) are accepted as aliases through :data:`TREC_ALIASES`.
+``iprec_at_recall_0.10``, ...) are accepted as aliases through
+:data:`auditeval.specs.TREC_ALIASES` (built from the spec table).
 """
 
 from __future__ import annotations
@@ -202,66 +203,11 @@ def parse_syntax(text: str) -> Measure:
 
 
 # ------------------------------------------------------------------------------- aliases
-# trec_eval name -> (canonical name, cutoff kind): cutoff kind "int", "float" or None.
-TREC_ALIASES: dict[str, tuple[str, str | None]] = {
-    "P": ("P", "int"),
-    "recall": ("R", "int"),
-    "map": ("AP", None),
-    "map_cut": ("AP", "int"),
-    "gm_map": ("GMAP", None),
-    "ndcg": ("nDCG", None),
-    "ndcg_cut": ("nDCG", "int"),
-    "recip_rank": ("RR", None),
-    "bpref": ("Bpref", None),
-    "success": ("Success", "int"),
-    "iprec_at_recall": ("IPrec", "float"),
-    "11pt_avg": ("11pt", None),
-    "num_q": ("NumQ", None),
-    "num_ret": ("NumRet", None),
-    "num_rel": ("NumRel", None),
-    "num_rel_ret": ("NumRelRet", None),
-    "Rprec": ("Rprec", None),
-    "infAP": ("infAP", None),
-    "gm_bpref": ("GMBpref", None),
-    "Rprec_mult": ("RprecMult", "float"),
-    "utility": ("Utility", None),
-    "binG": ("binG", None),
-    "G": ("G", None),
-    "ndcg_rel": ("nDCGRel", None),
-    "Rndcg": ("RnDCG", None),
-    "relative_P": ("RelP", "int"),
-    "set_P": ("SetP", None),
-    "set_recall": ("SetR", None),
-    "set_relative_P": ("SetRelP", None),
-    "set_map": ("SetAP", None),
-    "set_F": ("SetF", None),
-    "num_nonrel_judged_ret": ("NumNonRelJudgedRet", None),
-    "yaap": ("yaap", None),
-    "relstring": ("relstring", None),
-    "runid": ("runid", None),
-    "rbp": ("RBP", None),
-    "rbp_resid": ("RBPResid", None),
-    "unj": ("Unj", "int"),
-    "judged": ("Judged", "int"),
-}
-_TREC_SPLIT = re.compile(r"^(?P<base>.+?)(?:[_.](?P<arg>\d+(?:\.\d*)?|\.\d+))?$")
+def __getattr__(name: str):
+    """``TREC_ALIASES`` and ``resolve_alias`` live with the spec table (:mod:`auditeval.specs`),
+    the one trec_eval name map; these names still resolve here."""
+    if name in ("TREC_ALIASES", "resolve_alias", "_TREC_SPLIT"):
+        from . import specs
 
-
-def resolve_alias(text: str) -> Measure | None:
-    """``P_10`` / ``P.10`` -> ``P@10``; ``map`` -> ``AP``; None when not a trec_eval name."""
-    if text in TREC_ALIASES:
-        name, _ = TREC_ALIASES[text]
-        return Measure(name)
-    m = _TREC_SPLIT.match(text)
-    if not m or m.group("arg") is None:
-        return None
-    base, arg = m.group("base"), m.group("arg")
-    if base not in TREC_ALIASES:
-        return None
-    name, kind = TREC_ALIASES[base]
-    if kind is None:
-        return None
-    value: int | float = int(arg) if kind == "int" and arg.isdigit() else float(arg)
-    if kind == "int" and not isinstance(value, int):
-        return None
-    return Measure(name, (), value)
+        return getattr(specs, name)
+    raise AttributeError(name)

@@ -10,7 +10,9 @@ came from so every later decision (duplicates, dropped topics) can name it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -70,26 +72,53 @@ class Run(_Columns):
     _value_column = "score"
 
 
-def qrels_table(topic, doc, grade, line=None) -> pa.Table:
-    n = len(grade)
+Values = pa.Array | pa.ChunkedArray | np.ndarray | Sequence[Any]
+
+
+def _column(values: Values, typ: pa.DataType) -> pa.Array | pa.ChunkedArray:
+    """``values`` as an Arrow column of type ``typ`` (Arrow input is kept, not copied)."""
+    if isinstance(values, pa.Array | pa.ChunkedArray):
+        return values if values.type == typ else values.cast(typ)
+    if typ == pa.string():
+        return pa.array(values, typ)
+    return pa.array(np.asarray(values, dtype=typ.to_pandas_dtype()))
+
+
+def _lines(n: int, line: Values | None, first_line: int) -> pa.Array | pa.ChunkedArray:
+    if line is None:
+        return pa.array(np.arange(first_line, first_line + n, dtype=np.int64))
+    return _column(line, pa.int64())
+
+
+def qrels_table(topic: Values, doc: Values, grade: Values, line: Values | None = None, first_line: int = 1) -> pa.Table:
+    """THE table of a :class:`Qrels` (every reader and in-memory form builds it here):
+    ``topic``, ``doc`` (string), ``grade`` (int64), ``line`` (int64: the given line numbers,
+    else ``first_line``, ``first_line + 1``, ...)."""
+    grade = _column(grade, pa.int64())
     return pa.table(
         {
-            "topic": pa.array(topic, pa.string()),
-            "doc": pa.array(doc, pa.string()),
-            "grade": pa.array(np.asarray(grade, dtype=np.int64)),
-            "line": pa.array(np.arange(1, n + 1) if line is None else np.asarray(line, np.int64)),
+            "topic": _column(topic, pa.string()),
+            "doc": _column(doc, pa.string()),
+            "grade": grade,
+            "line": _lines(len(grade), line, first_line),
         }
     )
 
 
-def run_table(topic, doc, score, rank=None, line=None) -> pa.Table:
+def run_table(
+    topic: Values, doc: Values, score: Values, rank: Values | None = None, line: Values | None = None,
+    first_line: int = 1,
+) -> pa.Table:
+    """THE table of a :class:`Run`: ``topic``, ``doc`` (string), ``score`` (float64),
+    ``rank`` (int64; 1, 2, ... when not given), ``line`` (as in :func:`qrels_table`)."""
+    score = _column(score, pa.float64())
     n = len(score)
     return pa.table(
         {
-            "topic": pa.array(topic, pa.string()),
-            "doc": pa.array(doc, pa.string()),
-            "score": pa.array(np.asarray(score, dtype=np.float64)),
-            "rank": pa.array(np.arange(1, n + 1) if rank is None else np.asarray(rank, np.int64)),
-            "line": pa.array(np.arange(1, n + 1) if line is None else np.asarray(line, np.int64)),
+            "topic": _column(topic, pa.string()),
+            "doc": _column(doc, pa.string()),
+            "score": score,
+            "rank": pa.array(np.arange(1, n + 1, dtype=np.int64)) if rank is None else _column(rank, pa.int64()),
+            "line": _lines(n, line, first_line),
         }
     )

@@ -15,9 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .conventions import AXES, AXIS_ORDER, Convention
+from .conventions import AXES, Convention
 from .errors import ConventionError, MeasureSyntaxError, UnknownMeasureError
-from .measures import _TREC_SPLIT, TREC_ALIASES, Measure, parse_syntax, resolve_alias
+from .measures import Measure, parse_syntax
+from .specs import _TREC_SPLIT, SPECS, TREC_ALIASES, resolve_alias
 
 # measure parameter -> (axis, value mapping or None for identity)
 FOLDED: dict[str, tuple[str, dict[Any, str] | None]] = {
@@ -25,12 +26,6 @@ FOLDED: dict[str, tuple[str, dict[Any, str] | None]] = {
     "judged_only": ("unjudged", {True: "drop", False: "nonrel"}),
     "p": ("rbp_p", None),
 }
-
-
-def _registry():
-    from .engine.measures import MEASURES
-
-    return MEASURES
 
 
 def parse_measure(text: str) -> Measure:
@@ -47,7 +42,7 @@ def parse_measure(text: str) -> Measure:
         example = f"{text}_10" if family[1] == "int" else f"{text}_0.10"
         raise MeasureSyntaxError(text, len(text), f"{text} is a family of cut-off measures; name one, e.g. {example}")
     m = alias if alias is not None else parse_syntax(text)
-    defs = _registry()
+    defs = SPECS
     if m.name not in defs:
         close = [n for n in defs if n.lower() == m.name.lower()]
         hint = f"; did you mean {close[0]!r}?" if close else ""
@@ -123,23 +118,10 @@ def fold(m: Measure, conv: Convention) -> tuple[Measure, Convention]:
 
 
 def variant_axes(m: Measure, depth: Any = "all") -> tuple[str, ...]:
-    """The axes that can change ``m``'s value, in canonical order.
-
-    Measures declared without ``ties``/``sim`` (counts such as NumRelRet, SetP) do not
-    depend on the order of the whole ranking; but once ``depth`` cuts it, the order decides
-    which documents survive, so under a finite depth ``ties`` and ``sim`` join their variant.
-    """
-    d = _registry()[m.name]
-    axes = set(d.axes)
-    if "depth" in axes and depth != "all":
-        axes |= {"ties", "sim"}
-    if m.cutoff is None:
-        axes.discard("recall_denom")  # min(R, k) needs a k: R without a cut-off divides by R
-    if m.param("gains") is not None:
-        axes.discard("gain")
-    else:
-        axes.discard("ideal_sort")  # integer level gains sort the same either way
-    return tuple(a for a in AXIS_ORDER if a in axes)
+    """The axes that can change ``m``'s value, in canonical order: the spec row's ``axes``,
+    narrowed by its ``only_if`` conditions (e.g. an order-free count reads ``ties``/``sim``
+    only under a finite ``depth``, where the order decides which documents survive)."""
+    return SPECS[m.name].variant_axes(m, depth)
 
 
 @dataclass(frozen=True)

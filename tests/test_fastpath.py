@@ -12,6 +12,8 @@ import pyarrow as pa
 import pytest
 
 import auditeval.io as io_mod
+import auditeval.io.fast as fast_mod
+import auditeval.io.readers as readers_mod
 from auditeval.engine.ids import has_duplicate_pairs
 from auditeval.engine.ordering import presorted_order as _presorted_order
 from auditeval.engine.ordering import sort_order as _sort_order
@@ -93,7 +95,7 @@ def _outcome(fn):
 
 def _general(monkeypatch, fn):
     with monkeypatch.context() as m:
-        m.setattr(io_mod, "_fast_table", lambda *a, **k: None)
+        m.setattr(readers_mod, "fast_table", lambda *a, **k: None)
         return _outcome(fn)
 
 
@@ -119,22 +121,22 @@ def test_qrels_fast_path_equals_general(case, tmp_path, monkeypatch):
 
 
 def test_fast_path_taken_on_regular_files(tmp_path):
-    types = io_mod._FAST_TYPES["run"]
+    types = fast_mod.FAST_TYPES["run"]
     for case in ("plain", "tabs", "crlf", "hash-in-doc"):
         path = tmp_path / case
         path.write_bytes(RUNS[case])
-        assert io_mod._fast_table(path, types) is not None, case
-        assert io_mod._fast_table(RUNS[case], types) is not None, case
+        assert fast_mod.fast_table(path, types) is not None, case
+        assert fast_mod.fast_table(RUNS[case], types) is not None, case
     path = tmp_path / "header"
     path.write_bytes(RUNS["header"])
-    assert io_mod._fast_table(path, types) is None  # '#' lines are data for the drop-in's readers
-    table = io_mod._fast_table(path, types, comment_header=True)
+    assert fast_mod.fast_table(path, types) is None  # '#' lines are data for the drop-in's readers
+    table = fast_mod.fast_table(path, types, comment_header=True)
     assert table is not None and io_mod.header_lines(table) == 2
     path = tmp_path / "lone"
     path.write_bytes(RUNS["lone-cr"])
-    assert io_mod._fast_table(path, types) is not None  # CR ends a line on both paths
-    assert io_mod._fast_table(path, types, lone_cr_ok=False) is None  # not for LF-only readers
-    assert io_mod._fast_table(RUNS["lone-cr"], types, lone_cr_ok=False) is None
+    assert fast_mod.fast_table(path, types) is not None  # CR ends a line on both paths
+    assert fast_mod.fast_table(path, types, lone_cr_ok=False) is None  # not for LF-only readers
+    assert fast_mod.fast_table(RUNS["lone-cr"], types, lone_cr_ok=False) is None
 
 
 def test_presorted_order_equals_full_sort():

@@ -229,6 +229,43 @@ def test_missing_and_corrupt_files(tmp_path):
     assert error(read_run, tmp_path / "empty.gz") == f"{tmp_path / 'empty.gz'}: empty run file (no lines)"
 
 
+
+def test_directory_and_broken_deflate_stream(tmp_path):
+    """A directory, and a gzip file whose deflate data is corrupt (zlib.error, not the
+    OSError of a bad header or truncation): path: reason, from the readers and the CLI."""
+    from auditeval.cli import main
+
+    d = tmp_path / "adir"
+    d.mkdir()
+    assert error(read_run, d) == f"{d}: is a directory, not a file"
+    assert error(read_qrels, d) == f"{d}: is a directory, not a file"
+    data = gzip.compress(b"".join(b"%d Q0 d%d 1 1.0 r\n" % (i, i) for i in range(200)))
+    bad = tmp_path / "run.gz"
+    bad.write_bytes(data[:10] + b"\xff" * 8 + data[18:])
+    assert error(read_run, bad) == f"{bad}: corrupt gzip data (Error -3 while decompressing data: invalid block type)"
+    q = tmp_path / "q.txt"
+    q.write_text("1 0 d1 1\n")
+    for args, where in (([str(q), str(d)], d), ([str(d), str(q)], d), ([str(q), str(bad)], bad)):
+        err = io.StringIO()
+        assert main(["eval", *args], io.StringIO(), err) == 2
+        assert err.getvalue().startswith(f"auditeval: error: {where}: ")
+        assert "Traceback" not in err.getvalue()
+
+
+def test_bom_is_removed_with_a_note(tmp_path):
+    """A UTF-8 byte order mark opening a file is not part of the first topic id (trec_eval
+    keeps it there; auditeval removes it and says so), on the fast and the general path."""
+    note = "removed the UTF-8 byte order mark (EF BB BF) opening the file (trec_eval keeps it as part of the first topic id)"
+    for body in (b"1 Q0 a 1 1.0 r\n2 Q0 b 1 1.0 r\n", b"1  Q0 a 1 1.0 r\n2 Q0 b 1 1.0 r\n"):  # regular / not
+        path = tmp_path / "run.txt"
+        path.write_bytes(b"\xef\xbb\xbf" + body)
+        run = read_run(path)
+        assert run.topics == ["1", "2"]
+        assert run.notes == (f"{path}: {note}",)
+    q = parse_qrels(b"\xef\xbb\xbf1 0 a 1\n", "q.txt")
+    assert q.topics == ["1"] and q.notes == (f"q.txt: {note}",)
+
+
 def test_duplicates_under_dups_error():
     q = parse_qrels(b"1 0 a 1\n1 0 b 0\n1 0 a 0\n", "q.txt")
     r = parse_run(b"1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n", "r.txt")
@@ -256,8 +293,8 @@ def test_unknown_measure_axis_value_profile():
         "axis 'ties' has no value 'random'; choose one of: docno-desc, docno-asc, docno-asc-numeric, rank, file-order"
     )
     with pytest.raises(ae.ConventionError) as err:
-        ae.evaluate(q, r, ["AP"], settings=["depth=0"])
-    assert str(err.value) == "axis 'depth' must be a positive integer or 'all', got '0'"
+        ae.evaluate(q, r, ["AP"], settings=["depth=-1"])
+    assert str(err.value) == "axis 'depth' must be a non-negative integer or 'all', got '-1'"
     with pytest.raises(ae.ConventionError) as err:
         ae.evaluate(q, r, ["AP"], settings=["rel=high"])
     assert str(err.value) == "axis 'rel' needs an integer, got 'high'"

@@ -220,3 +220,15 @@ def test_steps_show_a_bar_on_a_terminal():
         steps.write("line\n")
     text = out.getvalue()
     assert "line" in text and "\x1b[" in text  # drawn with terminal control codes
+
+
+def test_text_escapes_markup_in_ids_and_notes(tmp_path):
+    # rich would read "[bold]" in a run tag, and "[textbook]" in a note, as markup
+    q = tmp_path / "q"
+    q.write_text("1 0 a 1\n1 0 b 0\n")
+    r = tmp_path / "r"
+    r.write_text("1 Q0 a 1 1 [bold]x\n1 Q0 b 2 1 [bold]x\n")
+    code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "--profile", "trec_eval-9.0.8", "--profile", "textbook", "--width", "100")
+    assert code == 0
+    assert "[bold]x   AP" in out
+    assert "note: [textbook] [bold]x: tied scores" in out

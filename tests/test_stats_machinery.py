@@ -72,6 +72,11 @@ def test_wilcoxon_and_sign_hand_values():
     w, p = significance.wilcoxon(d)
     assert w[0] == 0 and p[0] == pytest.approx(2 / 1024, rel=1e-12)  # exact null: 2 / 2^10
     assert significance.sign_test(d)[0] == pytest.approx(2 / 1024, rel=1e-12)
+    # ties and zeros: the enumerated null equals scipy's permutation null on the same ranks
+    d = np.array([[0.2, -0.1, 0.1, 0.0, 0.3, 0.2, 0.1, -0.2, 0.4]])
+    ref = sps.wilcoxon(d[0], zero_method="wilcox", method=sps.PermutationMethod(n_resamples=np.inf))
+    w, p = significance.wilcoxon(d)
+    assert w[0] == ref.statistic and p[0] == pytest.approx(ref.pvalue, rel=1e-12)
     e = significance.effects(np.array([[0.1, 0.0, -0.05, 0.1]]))
     assert (e.wins[0], e.ties[0], e.losses[0]) == (2, 1, 1)
     assert e.mean[0] == pytest.approx(0.0375)

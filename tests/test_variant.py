@@ -36,6 +36,7 @@ PARAM_VALUES = {
 
 # Parameters whose text has a grammar of its own (checked at parse time).
 PARAM_OVERRIDES = {
+    "max_grade": st.integers(1, 10),  # ERR: a positive grade scale
     "levels": st.lists(st.floats(0, 1), min_size=1, max_size=4).map(lambda xs: ",".join(repr(x) for x in xs)),
 }
 

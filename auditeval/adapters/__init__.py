@@ -36,6 +36,7 @@ def references(against: list[str] | None = None, trec_eval: list[str] | None = N
     every: dict[str, Adapter] = {**ADAPTERS, **{b.name: b for b in bins}}
     if not against:
         return list(every.values())
+    named = list(bins) if trec_eval else []  # binaries given by path always take part
     out: list[Adapter] = []
     for name in against:
         if name == "ir_measures":
@@ -46,7 +47,7 @@ def references(against: list[str] | None = None, trec_eval: list[str] | None = N
             out.append(every[name])
         else:
             raise ConventionError(f"--against: unknown reference {name!r}; known: {', '.join(every)}, ir_measures, trec_eval")
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out + named))
 
 
 __all__ = ["ADAPTERS", "Adapter", "Plan", "Support", "TrecEvalBinary", "check_declarations", "references"]

@@ -55,6 +55,8 @@ class IrMeasures(Adapter):
         self.name = f"ir_measures:{provider}"
         self.install = f"pip install {self.package}" + ("" if self.package == "ir-measures" else " ir-measures")
         skip = ("sim",) if provider == "gdeval" else ()  # gdeval.pl reads the scores as Perl doubles
+        if provider == "gdeval":  # gdeval.pl prints per-topic values with 5 decimals; ir_measures averages those
+            self.exposes_per_topic, self.printed_digits, self.mean_of_printed = False, 5, True
         self.axes = {**run_rewrite_axes(self.profile, skip)}
         if provider != "gdeval":
             self.axes["rel"] = native({ANY: ""})  # the measure's rel= parameter (see tool_measure)

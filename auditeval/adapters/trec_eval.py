@@ -76,7 +76,7 @@ class TrecEvalBinary(Adapter):
         self.axes = {
             **run_rewrite_axes(self.profile, skip=("depth", "unjudged")),
             "topics": native(topics),
-            "rel": native({ANY: "-l{}"}),
+            "rel": native({1: "", ANY: "-l{}"}),
             "depth": native({"all": "", ANY: "-M{}"}),
             "unjudged": native({"nonrel": "", "drop": "-J"}),
         }

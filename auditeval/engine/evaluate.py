@@ -7,7 +7,6 @@ lives in :mod:`auditeval.api`; the engine itself reads no files.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -48,11 +47,3 @@ def evaluate_prepared(
         out.append((m, tv.variant, sr.prepared(fold(m, conv)[1]), tv.values, tv.aggregate))
     return out
 
-
-def __getattr__(name: str) -> Any:
-    """``auditeval.engine.evaluate.evaluate`` (the old home of the public function) still works."""
-    if name == "evaluate":
-        from ..api import evaluate
-
-        return evaluate
-    raise AttributeError(name)

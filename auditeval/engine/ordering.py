@@ -2,6 +2,14 @@
 
 Both return the permutation of the (kept) run rows that puts them topic by topic (ascending
 topic code, i.e. byte order of topic ids) in rank order under the tie rule.
+
+NaN scores (only the ``numbers="atof"`` readers let them through) sort after every number,
+except under ``ties=docno-desc``, trec_eval's rule: its comparator (form_res_rels.c
+``comp_sim_docno``: sim descending, then ``strcmp(docno2, docno1)``) is inconsistent with a
+NaN (neither greater nor smaller), so the order is whatever glibc's ``qsort`` -- a merge sort
+(msort.c) -- makes of it, starting from the docno-ascending order get_trec_results.c leaves.
+:func:`trec_nan_scores` replays that merge sort for the topics holding a NaN only and gives
+their rows strictly decreasing scores in the resulting order.
 """
 
 from __future__ import annotations
@@ -9,6 +17,31 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from .glibc_sort import glibc_msort
+
+
+def _cmp_sim_docno(a: tuple[float, bytes, int], b: tuple[float, bytes, int]) -> int:
+    if a[0] > b[0]:
+        return -1
+    if a[0] < b[0]:
+        return 1
+    return (b[1] > a[1]) - (b[1] < a[1])
+
+
+def trec_nan_scores(tcode: np.ndarray, score: np.ndarray, doc: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """``score`` with the rows of every topic holding a NaN rescored ``n, n-1, ..., 1`` in
+    trec_eval's qsort order (see the module docstring); other topics untouched. Python
+    per NaN topic: such topics are rare and small (a NaN comes from a broken scorer)."""
+    new = score.copy()
+    for t in np.unique(tcode[np.isnan(score)]):
+        rows = np.flatnonzero(tcode == t)
+        docs = [d.encode("utf-8") for d in doc.take(pa.array(rows)).to_pylist()]
+        start = sorted(range(len(rows)), key=lambda i: docs[i])  # get_trec_results.c: by (qid, docno)
+        items = [(float(score[rows[i]]), docs[i], int(rows[i])) for i in start]
+        ordered = glibc_msort(items, _cmp_sim_docno)
+        new[[it[2] for it in ordered]] = np.arange(len(ordered), 0, -1, dtype=np.float64)
+    return new
 
 
 def presorted_order(

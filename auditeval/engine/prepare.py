@@ -14,8 +14,8 @@ Order of operations (trec_eval's, form_res_rels.c:100-230), stage by stage in
 3. ``sim``: scores rounded to float32 when asked (C ``float sim``), so near-equal scores tie.
 4. ``ties``: sort each topic by score desc and the tie rule (or by the rank column).
    NaN scores (only the ``numbers="atof"`` readers let them through) sort after every
-   number; trec_eval's inconsistent comparator order for them is reproduced by the
-   drop-in alone (``trec_eval/order.py``).
+   number, except under ``docno-desc``: there trec_eval's qsort order for them is
+   replayed (``ordering.trec_nan_scores``).
 5. ``depth``: keep the first N rows of each topic.
 6. ``dups`` (``error``): a (topic, doc) pair seen twice within the depth is an error
    (trec_eval checks after ``-M``, so duplicates below the depth pass, as there).

@@ -18,15 +18,18 @@ their variant strings still differ (they name the convention, not the work done)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from ..conventions import Convention
+from ..errors import EvaluationError
 from ..measures import Measure
 from ..model import Qrels, Run
 from ..variant import Variant, fold, parse_measure
 from .aggregate import aggregate
+from .duplicates import qrels_duplicates, ranked_duplicates
 from .ids import DocKeys
 from .measures import MEASURES
 from .prepared import Prepared
@@ -45,6 +48,15 @@ class TopicValues:
     topics: np.ndarray  # object array of topic ids
     values: np.ndarray  # float64 (object for str measures), read-only
     aggregate: float | None
+
+
+@lru_cache(maxsize=1 << 16)
+def _resolved(m: Measure, conv: Convention) -> tuple[Variant, Measure, Convention, tuple]:
+    """The variant of ``m`` under ``conv``, the folded measure and convention, and the
+    variant's axes beyond the prepared lists (memoised: a sweep asks once per run)."""
+    variant = Variant.of(m, conv)
+    m2, c2 = fold(m, conv)
+    return variant, m2, c2, tuple((a, v) for a, v in variant.axes if a not in PREPARE_AXES)
 
 
 class StagedRun:
@@ -78,7 +90,7 @@ class StagedRun:
         return self._doc_keys  # type: ignore[return-value]
 
     def _qdups(self, c: Convention) -> str | None:
-        return c.dups if self.join.q_dup.any() else None
+        return c.dups if self.join.q_has_dup else None
 
     def _judgments_for(self, c: Convention) -> Judgments:
         key = self._qdups(c)
@@ -89,8 +101,8 @@ class StagedRun:
     def ranking_key(self, c: Convention) -> tuple:
         """(ties, sim, dups, self_hits), leaving out what cannot change the ranking here."""
         j = self.join
-        dups = c.dups if (self.doc_keys is not None or j.q_dup.any()) else "-"
-        self_hits = "drop" if c.self_hits == "drop" and j.self_hits.any() else "keep"
+        dups = c.dups if (self.doc_keys is not None or j.q_has_dup) else "-"
+        self_hits = "drop" if c.self_hits == "drop" and j.has_self_hits else "keep"
         return (c.ties, c.sim, dups, self_hits)
 
     def _ranking_for(self, c: Convention) -> Ranking:
@@ -102,7 +114,7 @@ class StagedRun:
     def _qside_for(self, c: Convention) -> QrelsSide:
         j = self.join
         negatives = c.negatives if j.q_has_negative else "-"
-        topics = c.topics if (j.in_run != j.in_qrels).any() else "-"
+        topics = c.topics if j.topics_differ else "-"
         key = (self._qdups(c), negatives, topics)
         if key not in self._qsides:
             self._qsides[key] = qrels_side(j, self._judgments_for(c), c.negatives, c.topics)
@@ -120,10 +132,10 @@ class StagedRun:
         rk = self._ranking_for(c)
         j = self.join
         depth = c.depth
-        if depth != "all" and depth >= int(rk.counts.max(initial=0)):
+        if depth != "all" and depth >= rk.max_count:
             depth = "all"  # nothing below the depth
         negatives = c.negatives if j.q_has_negative else "-"
-        topics = c.topics if (j.in_run != j.in_qrels).any() else "-"
+        topics = c.topics if j.topics_differ else "-"
         return (*self.ranking_key(c), depth, c.unjudged, negatives, topics, self._qdups(c))
 
     def prepared(self, convention: Convention) -> Prepared:
@@ -144,17 +156,39 @@ class StagedRun:
         """One measure under one convention; equal (prepared lists, measure, measure axes)
         are computed once."""
         m = parse_measure(measure) if isinstance(measure, str) else measure
-        variant = Variant.of(m, convention)
-        m2, c2 = fold(m, convention)
-        pkey = self.prepare_key(c2)
-        own = tuple((a, v) for a, v in variant.axes if a not in PREPARE_AXES)
-        key = (pkey, m2, own)
+        variant, m2, c2, own = _resolved(m, convention)
+        d = MEASURES[m2.name]
+        if d.check_convention is not None:
+            problem = d.check_convention(m2, c2)
+            if problem:
+                raise EvaluationError(problem)
+        key = (self.prepare_key(c2), m2, own)
         hit = self._kernels.get(key)
         p = self.prepared(c2)
         if hit is None:
-            d = MEASURES[m2.name]
-            values = np.asarray(d.fn(p, m2, c2))
+            values = np.asarray(d.fn(p, m2, c2.replace(**d.fixed) if d.fixed else c2))
+            if d.missing is not None and p.missing.any():  # the spec's value for a topic absent from the run
+                values = np.where(p.missing, d.missing, values)
             values.flags.writeable = False
             hit = (values, aggregate(values, d.agg, c2.gm_floor))
             self._kernels[key] = hit
         return TopicValues(variant, p.topics, hit[0], hit[1])
+
+    def notes(self, measure: Measure, convention: Convention) -> list[str]:
+        """The notes of the lists ``measure`` is evaluated on under ``convention``."""
+        return self.prepared(_resolved(measure, convention)[2]).notes
+
+    def duplicates(self, convention: Convention) -> dict[str, str]:
+        """Topic -> smallest doc id (byte order) of a (topic, doc) pair the run repeats within
+        ``convention.depth``, in the ranking ``convention`` gives with nothing collapsed."""
+        c = convention.replace(dups="error")
+        if self.join.q_has_dup:  # the order needs no grade: any kept judgment will do (not cached)
+            jd = self._judgments_for(convention.replace(dups="first"))
+            rk = ranking(self.join, jd, self.doc_keys, c.ties, c.sim, "error", self.ranking_key(c)[3])
+        else:
+            rk = self._ranking_for(c)
+        return ranked_duplicates(self.join, rk, self.doc_keys, convention.depth)
+
+    def qrels_duplicates(self) -> dict[str, str]:
+        """Topic -> smallest doc id the qrels judge twice for it."""
+        return qrels_duplicates(self.join)

@@ -35,7 +35,7 @@ from .ids import (
     run_index_of,
     to_numpy,
 )
-from .ordering import presorted_order, sort_order
+from .ordering import presorted_order, sort_order, trec_nan_scores
 from .prepared import NONPOOL, UNJUDGED, Prepared
 
 
@@ -71,6 +71,19 @@ class Join:
     @cached_property
     def q_has_negative(self) -> bool:
         return bool((self.q_grade < 0).any())
+
+    @cached_property
+    def q_has_dup(self) -> bool:
+        return bool(self.q_dup.any())
+
+    @cached_property
+    def topics_differ(self) -> bool:
+        """Some topic is in the run or the qrels only (then the ``topics`` axis matters)."""
+        return bool((self.in_run != self.in_qrels).any())
+
+    @cached_property
+    def has_self_hits(self) -> bool:
+        return bool(self.self_hits.any())
 
     @cached_property
     def self_hits(self) -> np.ndarray:
@@ -181,6 +194,10 @@ class Ranking:
     notes: list[str]
 
     @cached_property
+    def max_count(self) -> int:
+        return int(self.counts.max(initial=0))
+
+    @cached_property
     def pos(self) -> np.ndarray:
         """0-based position of each ranked row within its topic."""
         starts = np.concatenate(([0], np.cumsum(self.counts)))
@@ -234,6 +251,8 @@ def ranking(j: Join, jd: Judgments, doc_keys: DocKeys | None, ties: str, sim: st
     sel_rank = sub(rt.column("rank").to_numpy()) if ties == "rank" else None
     sel_line = sub(rt.column("line").to_numpy()) if ties in ("rank", "file-order") else None
     sel_tcode = sub(j.r_tcode)
+    if ties == "docno-desc" and np.isnan(r_score).any():
+        r_score = trec_nan_scores(sel_tcode, r_score, sel_doc)  # trec_eval's qsort order for NaN
     order = presorted_order(sel_tcode, r_score, sel_doc, sel_line, ties)
     if order is None:
         order = sort_order(sel_tcode, r_score, sel_doc, sel_rank, sel_line, ties)

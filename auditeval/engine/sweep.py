@@ -26,7 +26,7 @@ from ..conventions import AXES, AXIS_ORDER, Convention, load_profile, profile_na
 from ..errors import AuditEvalError, ConventionError
 from ..measures import Measure
 from ..model import Qrels, Run
-from ..variant import Variant, fold, variant_axes
+from ..variant import Variant, variant_axes
 from .evaluate import ENGINE
 from .measures import MEASURES
 from .staged import StagedRun
@@ -217,7 +217,7 @@ def run_sweep(
                     errors[mi][(vi, ri)] = str(exc)
                     continue
                 per[mi][vi][ri] = tv
-                for n in sr.prepared(fold(m, conv)[1]).notes:
+                for n in sr.notes(m, conv):
                     if n not in seen_notes:
                         seen_notes.add(n)
                         result.notes.append(n)

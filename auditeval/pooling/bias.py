@@ -27,7 +27,7 @@ from ..measures import Measure
 from ..model import Qrels, Run
 from .labels import QrelsKeys, emptied_topics, hidden_mask, judge_runs, relabel
 from .pools import build_pools
-from .rankings import measure_values, variant_of
+from .rankings import Engine, measure_values, variant_of
 
 
 def read_groups(path: str | Path, runs: Sequence[str]) -> tuple[dict[str, str], list[str]]:
@@ -119,7 +119,8 @@ def pool_bias(
     groups = groups or {n: n for n in names}
     labels = list(dict.fromkeys(groups[n] for n in names))
     group_of = np.array([labels.index(groups[n]) for n in names], np.int64)
-    pools = build_pools(runs, depth, conv, qrels)
+    engine = Engine(qrels)
+    pools = build_pools(runs, depth, conv, qrels, engine=engine)
     notes = list(pools.notes)
     q = QrelsKeys.of(qrels, pools.space, conv.dups)
     n_g, n_s, n_m = len(labels), len(runs), len(measures)
@@ -135,7 +136,7 @@ def pool_bias(
     swap = np.zeros((n_m, n_s, n_s))
     n_boot = 0
     for mi, m in enumerate(measures):
-        judged = judge_runs(qrels, runs, m, conv, pools.space, q)
+        judged = judge_runs(engine, runs, m, conv, pools.space, q)
         per_topic = []
         for si, j in enumerate(judged):
             pt, agg = measure_values(j.p, m, conv)

@@ -32,7 +32,7 @@ from ..measures import Measure
 from ..model import Qrels, Run
 from .labels import Judged, QrelsKeys, judge_runs, relabel
 from .pools import Pools, build_pools, random_orders
-from .rankings import in_sorted, measure_values, variant_of
+from .rankings import Engine, in_sorted, measure_values, variant_of
 
 FAST = ("AP", "P", "R", "RR", "Success")
 
@@ -85,14 +85,18 @@ def pool_growth(
     n_orders: int = 500,
     seed: int = 0,
     orders: np.ndarray | None = None,
+    via_engine: bool = False,
 ) -> GrowthReport:
-    pools = build_pools(runs, depth, conv, qrels)
+    """Simulate pool growth over ``n_orders`` random orders (or the given ``orders``);
+    ``via_engine=True`` evaluates every step through the engine even where the fast sums apply."""
+    engine = Engine(qrels)
+    pools = build_pools(runs, depth, conv, qrels, engine=engine)
     q = QrelsKeys.of(qrels, pools.space, conv.dups)
-    judged = judge_runs(qrels, runs, measure, conv, pools.space, q)
+    judged = judge_runs(engine, runs, measure, conv, pools.space, q)
     n = len(runs)
     orders = random_orders(n, n_orders, seed) if orders is None else np.atleast_2d(np.asarray(orders, np.int64))
     e_set = pools.set_entry_steps(orders)
-    set_of_key, _, _ = pools._sets
+    set_of_key, _, _ = pools.system_sets
     in_pool = in_sorted(q.key, pools.keys)
     q_set = np.full(len(q.key), -1, np.int64)
     q_set[in_pool] = set_of_key[np.searchsorted(pools.keys, q.key[in_pool])]
@@ -102,7 +106,7 @@ def pool_growth(
         notes.append(f"{outside} judged pair(s) lie outside the depth-{depth} pool of these runs: "
                      "never judged in the simulation")
     c2 = judged[0].conv if judged else conv
-    fast = measure.name in FAST and c2.unjudged == "nonrel"
+    fast = measure.name in FAST and c2.unjudged == "nonrel" and not via_engine
     if fast:
         r_cache: dict[bytes, np.ndarray] = {}
         scores = np.stack([_fast_scores(j, q, q_set, e_set, n, r_cache) for j in judged], axis=2)
@@ -205,7 +209,7 @@ def _fast_scores(j: Judged, q: QrelsKeys, q_set: np.ndarray, e_set: np.ndarray, 
 def _engine_scores(judged: list[Judged], q: QrelsKeys, q_set: np.ndarray, pools: Pools, orders: np.ndarray) -> np.ndarray:
     """Engine evaluation on relabelled lists, once per distinct set of systems in the pool."""
     n_o, n = orders.shape
-    _, member, _ = pools._sets
+    _, member, _ = pools.system_sets
     out = np.empty((n_o, n, n))
     cache: dict[bytes, np.ndarray] = {}
     for o in range(n_o):
@@ -227,12 +231,18 @@ def _emptied_note(judged: list[Judged], q: QrelsKeys, q_set: np.ndarray, e_set: 
         return []
     j = judged[0]
     valid = np.flatnonzero(j.q_pos >= 0)
-    e = _visible_steps(q_set, e_set, valid, n)  # (O, entries)
-    # step at which each topic gets its first judgment, per order: min over its entries
-    order = np.argsort(j.q_pos[valid], kind="stable")
-    tq = j.q_pos[valid][order]
-    starts = np.flatnonzero(np.r_[True, tq[1:] != tq[:-1]])
-    first = np.minimum.reduceat(e[:, order], starts, axis=1)
+    topics_with_qrels = np.unique(j.q_pos[valid])
+    # step at which each topic gets its first judgment, per order: min over the system sets of
+    # its pooled entries (distinct (topic, set) pairs: few, whatever the number of entries)
+    n_sets = e_set.shape[1]
+    pooled = valid[q_set[valid] >= 0]
+    u = np.unique(j.q_pos[pooled] * n_sets + q_set[pooled])
+    ut, us = u // n_sets, u % n_sets
+    first = np.full((e_set.shape[0], len(topics_with_qrels)), n + 1, np.int64)
+    if len(u):
+        starts = np.flatnonzero(np.r_[True, ut[1:] != ut[:-1]])
+        first[:, np.searchsorted(topics_with_qrels, ut[starts])] = np.minimum.reduceat(e_set[:, us], starts, axis=1)
+    e = e_set
     late = (first > 1).any(axis=1)
     if not late.any():
         return []

@@ -24,7 +24,7 @@ from ..errors import InputError
 from ..measures import Measure
 from ..model import Qrels, Run
 from ..variant import fold
-from .rankings import KeySpace, in_sorted, prepared_for
+from .rankings import Engine, KeySpace, in_sorted
 
 
 @dataclass(eq=False)
@@ -76,12 +76,12 @@ class Judged:
     q_neg: np.ndarray
 
 
-def judge_runs(qrels: Qrels, runs: Sequence[Run], measure: Measure, conv: Convention, space: KeySpace, q: QrelsKeys) -> list[Judged]:
-    """Prepare every run once for ``measure`` and link its judged rows to ``q``."""
+def judge_runs(engine: Engine, runs: Sequence[Run], measure: Measure, conv: Convention, space: KeySpace, q: QrelsKeys) -> list[Judged]:
+    """The engine's lists of every run for ``measure``, judged rows linked to ``q``."""
     c2 = fold(measure, conv)[1]
     out = []
     for run in runs:
-        p = prepared_for(qrels, run, measure, conv)
+        p = engine.for_measure(run, measure, conv)
         tmap = space.topic_codes([str(t) for t in p.topics])
         judged = np.flatnonzero(p.grade != NONPOOL)
         doc = run.table.column("doc").take(p.run_row[judged])

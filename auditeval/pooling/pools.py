@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from ..conventions import Convention
 from ..model import Qrels, Run
-from .rankings import NO_QRELS, KeySpace, pool_convention, pool_variant, ranked
+from .rankings import Engine, KeySpace, pool_convention, pool_variant
 
 
 @dataclass(eq=False)
@@ -55,7 +55,7 @@ class Pools:
         return np.unique(np.concatenate(self.contrib)) if self.contrib else np.zeros(0, np.int64)
 
     @cached_property
-    def _sets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def system_sets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(set_of_key, member, count): pool keys grouped by the set of systems contributing them.
 
         ``set_of_key[j]`` indexes the distinct system sets; ``member[i, s]``: system ``s`` is in
@@ -100,13 +100,13 @@ class Pools:
 
     def unique(self) -> np.ndarray:
         """Per system: pool pairs no other system contributes (its marginal cost if added last)."""
-        _, member, count = self._sets
+        _, member, count = self.system_sets
         single = member.sum(axis=1) == 1
         return (member[single] * count[single, None]).sum(axis=0).astype(np.int64)
 
     def unique_keys(self, members: np.ndarray) -> np.ndarray:
         """Sorted pool keys contributed only by systems in the boolean mask ``members``."""
-        set_of_key, member, _ = self._sets
+        set_of_key, member, _ = self.system_sets
         inside = ~(member & ~np.asarray(members, bool)).any(axis=1)
         return self.keys[inside[set_of_key]]
 
@@ -119,7 +119,7 @@ class Pools:
         dtype = np.int8 if n < 127 else np.int16
         pos = np.empty((n_o, n), dtype)
         pos[np.arange(n_o)[:, None], orders] = np.arange(1, n + 1, dtype=dtype)
-        _, member, _ = self._sets
+        _, member, _ = self.system_sets
         out = np.full((n_o, len(member)), n + 1, dtype)
         for s in range(n):  # a loop over systems, vectorized over orders and sets
             np.minimum(out, np.where(member[:, s], pos[:, s : s + 1], n + 1).astype(dtype), out=out)
@@ -127,14 +127,14 @@ class Pools:
 
     def entry_steps(self, orders: np.ndarray) -> np.ndarray:
         """``E[o, j]``: 1-based step at which pool key ``j`` enters the pool in order ``o``."""
-        return self.set_entry_steps(orders)[:, self._sets[0]]
+        return self.set_entry_steps(orders)[:, self.system_sets[0]]
 
     def marginal(self, orders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(added (O, N): new pairs added at each step, by_system (O, N): each system's marginal cost)."""
         orders = np.atleast_2d(np.asarray(orders, np.int64))
         n_o, n = orders.shape
         e = self.set_entry_steps(orders).astype(np.int64)
-        _, _, count = self._sets
+        _, _, count = self.system_sets
         flat = (e - 1) + n * np.arange(n_o)[:, None]
         weights = np.broadcast_to(count, e.shape)
         added = np.bincount(flat.ravel(), weights=weights.ravel(), minlength=n_o * n).reshape(n_o, n)
@@ -151,22 +151,23 @@ def random_orders(n_systems: int, n_orders: int, seed: int) -> np.ndarray:
 
 
 def build_pools(
-    runs: Sequence[Run], depth: int, conv: Convention, qrels: Qrels | None = None, extra_docs: Sequence[pa.Array] = ()
+    runs: Sequence[Run], depth: int, conv: Convention, qrels: Qrels | None = None, engine: Engine | None = None
 ) -> Pools:
     """Rank each run under :func:`pool_convention` and code its top ``depth`` as keys.
 
-    The key space also holds the documents of ``qrels`` and ``extra_docs``, so judgments can
-    be looked up in it."""
+    The key space also holds the documents of ``qrels``, so judgments can be looked up in it
+    (pairs whose doc is outside the space are outside every pool). ``engine`` (for ``qrels``) lets later evaluations share the ranking."""
     pconv = pool_convention(conv, depth)
+    engine = engine or Engine(qrels)
     notes: list[str] = []
     preps = []
     for run in runs:
-        p = ranked(NO_QRELS, run, pconv)
+        p = engine.prepared(run, pconv)
         preps.append(p)
-        notes.extend(n for n in p.notes if "below depth" not in n)
+        notes.extend(n for n in p.notes if "below depth" not in n and "without judgments" not in n)
     topic_ids = [str(t) for p in preps for t in p.topics]
     docs = [run.table.column("doc").take(pa.array(p.run_row)) for run, p in zip(runs, preps, strict=True)]
-    more = list(extra_docs)
+    more = []
     if qrels is not None:
         topic_ids += qrels.table.column("topic").unique().to_pylist()
         more.append(qrels.table.column("doc"))

@@ -1,8 +1,8 @@
 """The pooling package's only door into the engine, and the integer key space of pairs.
 
-* :func:`ranked` is the one call into the engine's ranking stage (today
-  :func:`auditeval.engine.prepare.prepare`; when the staged engine lands it becomes
-  ``StagedRun(qrels, run).prepared(conv)``: a one-line change here).
+* :class:`Engine` is the one door into the engine: one
+  :class:`~auditeval.engine.staged.StagedRun` per run for one qrels, so a run's depth-k pool
+  ranking and every evaluation of it share the join and the sort.
 * :func:`measure_values` applies one engine measure to a :class:`Prepared` (the measure
   table, fold of measure parameters into axes, trec_eval's aggregation order).
 * :func:`pool_convention` is the convention a depth-k pool is ranked under: the profile's
@@ -25,7 +25,8 @@ import pyarrow.compute as pc
 from ..conventions import AXES, Convention
 from ..engine.aggregate import aggregate
 from ..engine.measures import MEASURES
-from ..engine.prepare import Prepared, prepare
+from ..engine.prepared import Prepared
+from ..engine.staged import StagedRun
 from ..measures import Measure
 from ..model import Qrels, Run, qrels_table
 from ..variant import Variant, fold
@@ -36,9 +37,23 @@ POOL_AXES = ("depth", "dups", "self_hits", "sim", "ties")
 NO_QRELS = Qrels(qrels_table([], [], []), source="<no qrels>")
 
 
-def ranked(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
-    """The engine's ranked lists of ``run`` under ``conv`` (the single engine call)."""
-    return prepare(qrels, run, conv)
+class Engine:
+    """The engine's ranked, judged lists of several runs against one qrels (none: an empty
+    qrels, for pools alone). Holds one :class:`StagedRun` per run while it lives."""
+
+    def __init__(self, qrels: Qrels | None = None):
+        self.qrels = NO_QRELS if qrels is None else qrels
+        self._staged: dict[int, StagedRun] = {}
+
+    def prepared(self, run: Run, conv: Convention) -> Prepared:
+        s = self._staged.get(id(run))
+        if s is None or s.run is not run:
+            s = self._staged[id(run)] = StagedRun(self.qrels, run)
+        return s.prepared(conv)
+
+    def for_measure(self, run: Run, measure: Measure, conv: Convention) -> Prepared:
+        """The lists for evaluating ``measure`` (its convention-like parameters folded in)."""
+        return self.prepared(run, fold(measure, conv)[1])
 
 
 def pool_convention(conv: Convention, depth: int) -> Convention:
@@ -60,11 +75,6 @@ def measure_values(p: Prepared, measure: Measure, conv: Convention) -> tuple[np.
     d = MEASURES[m2.name]
     per_topic = d.fn(p, m2, c2)
     return per_topic, aggregate(per_topic, d.agg, c2.gm_floor)
-
-
-def prepared_for(qrels: Qrels, run: Run, measure: Measure, conv: Convention) -> Prepared:
-    """The engine's lists for evaluating ``measure`` (measure parameters folded in)."""
-    return ranked(qrels, run, fold(measure, conv)[1])
 
 
 def variant_of(measure: Measure, conv: Convention) -> str:

@@ -13,7 +13,6 @@ import json
 from collections.abc import Sequence
 from typing import TextIO
 
-from ..conventions import AXES
 from ..results import ResultSet
 from .common import all_notes, as_list, rows
 
@@ -30,7 +29,7 @@ def document(results: ResultSet | Sequence[ResultSet], per_topic: bool = False) 
     profiles = [
         {
             "name": res.profile,
-            "axes": {k: AXES[k].format(x) for k, x in res.convention.as_dict().items()} if res.convention is not None else None,
+            "axes": dict(res.convention.as_dict()) if res.convention is not None else None,
         }
         for res in results
     ]

@@ -74,24 +74,24 @@ def _profile_lines(results: Sequence[ResultSet]) -> list[str]:
     first = results[0]
     lines = []
     if len(results) == 1:
-        lines.append(f"[bold]profile {first.profile}[/] · engine {', '.join(engines)}")
+        lines.append(f"[bold]profile {_escape(first.profile)}[/] · engine {_escape(', '.join(engines))}")
     else:
         names = " | ".join(res.profile for res in results)
-        lines.append(f"[bold]profiles {names}[/] · engine {', '.join(engines)}")
+        lines.append(f"[bold]profiles {_escape(names)}[/] · engine {_escape(', '.join(engines))}")
     if first.convention is not None:
         axes = " ".join(axis_text(a, getattr(first.convention, a)) for a in AXIS_ORDER)
-        lines.append(f"[dim]{first.profile}: {axes}[/]")
+        lines.append(f"[dim]{_escape(first.profile)}: {axes}[/]")
         for res in results[1:]:
             if res.convention is None:
                 continue
             d = [axis_text(a, getattr(res.convention, a)) for a in AXIS_ORDER if getattr(res.convention, a) != getattr(first.convention, a)]
-            lines.append(f"[dim]{res.profile}: " + (f"differs on {' '.join(d)}" if d else "same axes") + "[/]")
+            lines.append(f"[dim]{_escape(res.profile)}: " + (f"differs on {' '.join(d)}" if d else "same axes") + "[/]")
     return lines
 
 
 def _notes(console: Console, results: Sequence[ResultSet]) -> None:
     for n in all_notes(results):
-        console.print(f"[yellow]note:[/] {n}", markup=True, highlight=False)
+        console.print(f"[yellow]note:[/] {_escape(n)}", markup=True, highlight=False)
 
 
 def _escape(text: str) -> str:

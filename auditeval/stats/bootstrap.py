@@ -19,7 +19,8 @@ Intervals of the mean difference at level ``L`` (``alpha = (1 - L) / 2``):
   ``a = sum(U^3) / (6 sum(U^2)^1.5)`` with ``U_i = (n - 1)(mean(theta_(.)) - theta_(i))`` from
   the leave-one-topic-out means ``theta_(i)``, endpoints at the replicate quantiles
   ``Phi(z0 + (z0 + z) / (1 - a (z0 + z)))`` for ``z = Phi^-1(alpha), Phi^-1(1 - alpha)``.
-  A constant difference (``sum(U^2) = 0``) has ``a = 0``.
+  A constant difference (``sum(U^2) = 0``) has ``a = 0``. Under strata the acceleration
+  still comes from the plain leave-one-topic-out jackknife.
 
 Random streams: :mod:`auditeval.stats.rng`.
 """

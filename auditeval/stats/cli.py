@@ -64,8 +64,11 @@ def _seed(text: str) -> int:
 
 
 def compare_parser(p: argparse.ArgumentParser) -> None:
-    from ..cli import DEFAULT_MEASURES
+    from ..cli_eval import DEFAULT_MEASURES
 
+    p.description = ("paired statistics per measure: bootstrap intervals and reversal rates, randomization, t, "
+                     "Wilcoxon and sign tests with corrections, rank intervals, topic-set size, topic diagnostics, "
+                     "agreement with a second qrels")
     p.add_argument("qrels", help="qrels file (plain, .gz) or irds:DATASET_ID")
     p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
@@ -91,52 +94,46 @@ def compare_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plot", metavar="FILE", help="write rank intervals and per-topic differences (.png/.svg)")
 
 
-def _progress(err: TextIO, total: int):
-    """A rich progress bar on stderr when it is a terminal, else a no-op."""
-    if not getattr(err, "isatty", lambda: False)():
-        return None
-    from rich.console import Console
-    from rich.progress import Progress
-
-    prog = Progress(console=Console(file=err), transient=True)
-    prog.start()
-    return prog, prog.add_task("compare", total=total)
-
-
 def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..cli import DEFAULT_MEASURES
-    from ..engine.evaluate import evaluate
+    import os
+
+    from ..api import evaluate
+    from ..cli_eval import label_runs, measure_list
     from ..io import qrels_from, run_from
+    from ..report.progress import Steps
+    from ..variant import parse_measure
     from .compare import Settings, analyze
     from .matrix import measure_matrix
 
+    measures = measure_list(args.measures)
+    for m in measures:
+        parse_measure(m)  # syntax errors before any reading
     strata = read_strata(args.strata) if args.strata else None
-    qrels = qrels_from(args.qrels)
-    runs = [run_from(r) for r in args.runs]
-    measures = args.measures or DEFAULT_MEASURES
-    res = evaluate(qrels, runs, measures, profile=args.profile, settings=args.settings)
-    res_b = None
-    if args.qrels_b:
-        res_b = evaluate(qrels_from(args.qrels_b), runs, measures, profile=args.profile, settings=args.settings)
-    names = list(dict.fromkeys(v.run for v in res.values))
-    if args.baseline is not None and args.baseline not in names:
-        raise AuditEvalError(f"--baseline {args.baseline}: not one of the run tags ({', '.join(names)})")
     s = Settings(trials=args.trials, seed=args.seed, level=args.level, correction=args.correction,
                  threshold=args.threshold, baseline=args.baseline, min_diff=args.min_diff, power=args.power,
                  ci_width=args.ci_width, floor=args.floor, near=args.near, strata_source=args.strata)
-    bar = _progress(err, len(measures))
-    analyses = []
-    try:
+    with Steps(err, 2 + len(args.runs) + len(measures), "reading qrels") as steps:
+        qrels = qrels_from(args.qrels)
+        runs = []
+        for path in args.runs:
+            steps.advance(f"reading {os.path.basename(path)}")
+            runs.append(run_from(path))
+        runs, run_notes = label_runs(runs, args.runs)
+        names = [r.name for r in runs]
+        if args.baseline is not None and args.baseline not in names:
+            raise AuditEvalError(f"--baseline {args.baseline}: not one of the run tags ({', '.join(names)})")
+        steps.advance("evaluating")
+        res = evaluate(qrels, runs, measures, profile=args.profile, settings=args.settings)
+        res_b = None
+        if args.qrels_b:
+            res_b = evaluate(qrels_from(args.qrels_b), runs, measures, profile=args.profile, settings=args.settings)
+        analyses = []
         for m in measures:
+            steps.advance(f"statistics: {m} ({args.trials} trials)")
             mm = measure_matrix(res, m)
             mm_b = measure_matrix(res_b, m) if res_b is not None else None
             analyses.append(analyze(mm, s, strata, mm_b, args.qrels_b or ""))
-            if bar:
-                bar[0].advance(bar[1])
-    finally:
-        if bar:
-            bar[0].stop()
-    notes = list(res.notes) + ([f"qrels B: {n}" for n in res_b.notes] if res_b is not None else [])
+    notes = run_notes + list(res.notes) + ([f"qrels B: {n}" for n in res_b.notes] if res_b is not None else [])
     if args.plot:
         from .plots import plot
 

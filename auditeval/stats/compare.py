@@ -16,10 +16,11 @@ pair's reversal rate is exactly its swap probability.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import EvaluationError
 from . import bootstrap as bs
 from . import corrections, diagnostics, ranks, significance, topicset
 from .agreement import agreement
@@ -49,8 +50,19 @@ class Settings:
 
 
 def _f(x) -> float | None:
+    """A JSON number; None for NaN and infinities (e.g. d_z of a constant difference)."""
     x = float(x)
-    return None if np.isnan(x) else x
+    return x if np.isfinite(x) else None
+
+
+def _strata_notes(topics: list[str], strata: dict[str, str] | None, source: str | None) -> list[str]:
+    if not strata:
+        return []
+    extra = sorted(set(strata) - set(topics))
+    if not extra:
+        return []
+    shown = ", ".join(extra[:10]) + (" ..." if len(extra) > 10 else "")
+    return [f"{source}: {len(extra)} topic(s) with a stratum are not among the evaluated topics, unused: {shown}"]
 
 
 def _pairs(runs: list[str], baseline: str | None) -> list[tuple[int, int]]:
@@ -65,6 +77,9 @@ def analyze(mm: MeasureMatrix, s: Settings, strata: dict[str, str] | None = None
     """The full comparison of one measure (see the module docstring)."""
     x = mm.scores
     n_sys, n_top = x.shape
+    if n_top < 2:
+        raise EvaluationError(f"{mm.measure}: statistics over topics need at least 2 topics evaluated for every run, "
+                              f"got {n_top}")
     codes = bs.stratum_codes(mm.topics, strata, s.strata_source or "strata") if strata else None
     reps = bs.replicate_means(x, s.trials, generator(s.seed, "bootstrap", mm.variant), codes)
     obs = x.mean(axis=1)
@@ -77,7 +92,7 @@ def analyze(mm: MeasureMatrix, s: Settings, strata: dict[str, str] | None = None
                                         if codes is not None else "")
     out: dict = {
         "measure": mm.measure, "variant": mm.variant, "engine": mm.engine, "topics": n_top,
-        "runs": mm.runs, "notes": mm.notes(),
+        "runs": mm.runs, "notes": mm.notes() + _strata_notes(mm.topics, strata, s.strata_source),
         "bootstrap": {"method": boot_method, "trials": s.trials, "seed": s.seed, "level": s.level,
                       "stream": "generator(seed, 'bootstrap', variant)", **rng_settings()},
         "systems": [
@@ -116,6 +131,7 @@ def _pair_stats(x: np.ndarray, reps: np.ndarray, pairs: list[tuple[int, int]], m
     ib = np.array([p[1] for p in pairs])
     d = x[ia] - x[ib]
     iv = bs.summarize(d, reps[ia] - reps[ib], s.level)
+    med = np.median(d, axis=-1)
     n_top = x.shape[1]
     scale = np.abs(x[ia]).sum(-1) + np.abs(x[ib]).sum(-1)
     if n_top <= significance.EXACT_MAX:
@@ -135,7 +151,7 @@ def _pair_stats(x: np.ndarray, reps: np.ndarray, pairs: list[tuple[int, int]], m
     for k, (i, j) in enumerate(pairs):
         rows.append({
             "a": mm.runs[i], "b": mm.runs[j], "mean_diff": _f(iv.observed[k]),
-            "boot_median": _f(iv.median[k]),
+            "boot_median": _f(iv.median[k]), "median_topic_diff": _f(med[k]),
             "percentile": [_f(iv.percentile[k, 0]), _f(iv.percentile[k, 1])],
             "bca": [_f(iv.bca[k, 0]), _f(iv.bca[k, 1])],
             "t_interval": [_f(eff.interval[k, 0]), _f(eff.interval[k, 1])],
@@ -148,7 +164,7 @@ def _pair_stats(x: np.ndarray, reps: np.ndarray, pairs: list[tuple[int, int]], m
     return {"family": family, "correction": s.correction, "level": s.level, "rows": rows,
             "methods": {"randomization": f"two-sided paired randomization test, {rand_method}",
                         "t": "paired t-test (two-sided)",
-                        "wilcoxon": "Wilcoxon signed-rank (scipy, zero_method=wilcox, method=auto)",
+                        "wilcoxon": "Wilcoxon signed-rank (zeros dropped; exact for <= 20 non-zero, else scipy)",
                         "sign": "two-sided sign test (ties dropped)"}}
 
 
@@ -177,21 +193,36 @@ def _topicset(x: np.ndarray, pairs: list[tuple[int, int]], mm: MeasureMatrix, s:
 
 
 def _agreement(mm: MeasureMatrix, mm_b: MeasureMatrix, swaps: np.ndarray, s: Settings, qrels_b: str) -> dict:
-    notes = []
-    common = [t for t in mm.topics if t in set(mm_b.topics)]
+    return agreement_between(mm, mm_b, s.trials, s.seed, s.threshold, qrels_b, swaps)
+
+
+def agreement_between(mm: MeasureMatrix, mm_b: MeasureMatrix, trials: int = 10000, seed: int = 0,
+                      threshold: float = ranks.THRESHOLD, qrels_b: str = "", swaps: np.ndarray | None = None) -> dict:
+    """Agreement of the run orderings under qrels A (``mm``) and B (``mm_b``), as a dict.
+
+    On the topics evaluated under both. A's swap probabilities come from ``swaps`` when given
+    for exactly those topics, else from the stream ``("bootstrap", variant, "agreement")``.
+    """
     if mm_b.runs != mm.runs:
         raise ValueError("agreement needs the same runs under both qrels")
-    xa = mm.scores[:, [mm.topics.index(t) for t in common]]
+    in_b = set(mm_b.topics)
+    common = [t for t in mm.topics if t in in_b]
+    if not common:
+        raise ValueError("no topic is evaluated under both qrels")
+    pos_a = {t: k for k, t in enumerate(mm.topics)}
     pos_b = {t: k for k, t in enumerate(mm_b.topics)}
+    xa = mm.scores[:, [pos_a[t] for t in common]]
     xb = mm_b.scores[:, [pos_b[t] for t in common]]
+    notes = []
     if len(common) != len(mm.topics) or len(common) != len(mm_b.topics):
         notes.append(f"agreement on the {len(common)} topics evaluated under both qrels "
-                     f"({len(mm.topics)} under A, {len(mm_b.topics)} under B); A's swap probabilities "
-                     "recomputed on them")
-        swaps = bs.swap_probabilities_labelled(xa, s.trials, s.seed, ("bootstrap", mm.variant, "agreement"))
-    ag = agreement(xa.mean(1), xb.mean(1), swaps, s.threshold)
-    return {"qrels_b": qrels_b, "variant_b": mm_b.variant, "topics": len(common), **{
-        k: v for k, v in asdict(ag).items() if k != "disagreements"},
-        "disagreements": [{"a": mm.runs[g.a], "b": mm.runs[g.b], "swap": g.swap, "within_noise": g.within_noise}
-                          for g in ag.disagreements],
-        "notes": notes}
+                     f"({len(mm.topics)} under A, {len(mm_b.topics)} under B)")
+        swaps = None
+    if swaps is None:
+        swaps = bs.swap_probabilities_labelled(xa, trials, seed, ("bootstrap", mm.variant, "agreement"))
+    ag = agreement(xa.mean(1), xb.mean(1), swaps, threshold)
+    return {"qrels_b": qrels_b, "variant_b": mm_b.variant, "topics": len(common), "tau": ag.tau, "rho": ag.rho,
+            "same_order": ag.same_order, "pairs": ag.pairs, "threshold": ag.threshold,
+            "disagreements": [{"a": mm.runs[g.a], "b": mm.runs[g.b], "swap": g.swap, "within_noise": g.within_noise}
+                              for g in ag.disagreements],
+            "notes": notes}

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import kendalltau
+
+from .agreement import kendall_tau_b
 
 FLOOR = 0.1
 NEAR = 0.01
@@ -48,6 +49,6 @@ def diagnose(scores: np.ndarray, floor: float = FLOOR, near: float = NEAR) -> To
     kept = int(keep.sum())
     filtered = scores[:, keep].mean(axis=1) if kept else np.full(scores.shape[0], np.nan)
     full = scores.mean(axis=1)
-    tau = float(kendalltau(full, filtered).statistic) if kept and scores.shape[0] > 1 else float("nan")
+    tau = kendall_tau_b(full, filtered) if kept and scores.shape[0] > 1 else float("nan")
     return TopicDiagnostics(q, q[:, 4] - q[:, 0], scores.std(axis=0), q[:, 2] < floor, near_zero, near_one,
                             bounded, filtered, kept, tau, floor, near)

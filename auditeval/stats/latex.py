@@ -56,8 +56,8 @@ def render_latex(measures: list[dict], notes: list[str], out: TextIO) -> None:
             v = rf"\mathbf{{{v}}}" if s["mean"] == best else v
             sup = "".join(sorted((letter[x] for x in sig[r]), key=lambda t: (len(t), t)))
             lo, hi = s["ci"]
-            cells[r] = f"${v}^{{{sup}}}$" + rf" {{\scriptsize [{lo:.3f}, {hi:.3f}]}}" if sup else \
-                f"${v}$" + rf" {{\scriptsize [{lo:.3f}, {hi:.3f}]}}"
+            mean = f"${v}^{{{sup}}}$" if sup else f"${v}$"
+            cells[r] = mean + rf" {{\scriptsize [{lo:.3f}, {hi:.3f}]}}"
         cols.append(cells)
     test = pr.get("methods", {}).get("randomization", "two-sided paired randomization test")
     family = pr.get("family", "none")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import EvaluationError
-from ..results import ResultSet
+from ..results import ResultSet, variant_text
 
 
 def _byte_order(t: str) -> bytes:
@@ -52,7 +52,7 @@ def measure_matrix(result_set: ResultSet, measure: str) -> MeasureMatrix:
         if isinstance(v.value, str):
             raise EvaluationError(f"{measure} has text values (e.g. {v.value!r}); no statistics on it")
         per_run[v.run][v.topic] = float(v.value)
-        variants.add(v.variant)
+        variants.add(variant_text(v.variant))
         engines.add(v.engine)
     if not per_run:
         raise EvaluationError(f"measure {measure!r} not in the results")

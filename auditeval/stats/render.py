@@ -62,6 +62,7 @@ def sections(m: dict) -> list[Section]:
                    header=["rank", "interval", "run", "mean", f"{lvl} interval"], right={0, 1, 3})
     if left_out:
         runs.header.append(f"mean, {d['kept']} topics")
+        runs.right.add(5)
         runs.lines.append(f"last column: mean without the {left_out} topics on which every run is within "
                           f"{d['near']} of 0 or 1 (no discriminating power); tau to the full ranking "
                           f"{num(d['tau_filtered'], 3)}")
@@ -94,7 +95,7 @@ def sections(m: dict) -> list[Section]:
     out.append(_topicset(m["topicset"]))
     out.append(_diagnostics(m, d))
     if "agreement" in m:
-        out.append(_agreement(m["agreement"]))
+        out.append(_agreement(m["agreement"], m["variant"]))
     if m["notes"]:
         out.append(Section("notes", [*m["notes"]]))
     return out
@@ -142,13 +143,13 @@ def _diagnostics(m: dict, d: dict) -> Section:
     return s
 
 
-def _agreement(ag: dict) -> Section:
+def _agreement(ag: dict, variant_a: str) -> Section:
     s = Section(f"agreement with qrels B ({ag['qrels_b']}), {ag['topics']} topics")
     noise = sum(1 for g in ag["disagreements"] if g["within_noise"])
     s.lines.append(f"Kendall tau {num(ag['tau'], 3)}, Spearman rho {num(ag['rho'], 3)}, "
                    f"same order {pct(ag['same_order'])} of {ag['pairs']} pairs; {len(ag['disagreements'])} "
                    f"disagreements, {noise} within noise (A's swap probability > {pct(ag['threshold'])})")
-    if ag["variant_b"]:
+    if ag["variant_b"] != variant_a:
         s.lines.append(f"variant B: {ag['variant_b']}")
     s.lines.extend(f"{g['a']} vs {g['b']}: swap {pct(g['swap'])}, "
                    + ("within noise" if g["within_noise"] else "beyond noise") for g in ag["disagreements"])
@@ -180,7 +181,7 @@ def render_text(measures: list[dict], notes: list[str], out: TextIO) -> None:
         console.print(Text(f"note: {n}"))
 
 
-_MD = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+_MD = re.compile(r"([\\`*_\[\]<>|~])")  # inline specials; no cell or item starts a line
 
 
 def md_escape(s: str) -> str:
@@ -190,7 +191,8 @@ def md_escape(s: str) -> str:
 def render_markdown(measures: list[dict], notes: list[str], out: TextIO) -> None:
     for m in measures:
         for k, sec in enumerate(sections(m)):
-            out.write(("## " if k == 0 else "### ") + md_escape(sec.title) + "\n\n")
+            title = sec.title.removeprefix("== ")
+            out.write(("## " if k == 0 else "### ") + md_escape(title) + "\n\n")
             for line in sec.lines:
                 out.write(f"- {md_escape(line)}\n")
             if sec.lines:

@@ -14,9 +14,9 @@ pair, so every pair of a comparison is tested in one array operation.
 * Paired t-test: ``t = mean(d) / (sd(d) / sqrt(T))``, ``sd`` with ``T - 1`` degrees of
   freedom, ``p = 2 P(t_{T-1} > |t|)`` (as ``scipy.stats.ttest_rel``); interval
   ``mean(d) +- t_{T-1, (1+L)/2} sd(d) / sqrt(T)``.
-* Wilcoxon signed-rank: ``scipy.stats.wilcoxon(d, zero_method="wilcox", method="auto")``
-  (zero differences dropped; exact null for up to 50 non-zero differences without ties, else
-  the normal approximation).
+* Wilcoxon signed-rank, zeros dropped: exact null by enumeration for up to ``EXACT_MAX``
+  non-zero differences (ties included), else ``scipy.stats.wilcoxon`` (exact without ties up
+  to 50 differences, else the normal approximation); see :func:`wilcoxon`.
 * Sign test: ``p = min(1, 2 F(min(wins, losses); wins + losses, 1/2))`` (binomial CDF ``F``;
   equal to ``scipy.stats.binomtest``'s two-sided p for p = 1/2); ties are left out.
 * Effect size: standardized mean difference ``d_z = mean(d) / sd(d)`` (Cohen's paired d,
@@ -30,7 +30,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
+from scipy import special
 
 from .rng import blocks, generator
 
@@ -109,22 +109,45 @@ def paired_t(diffs: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.nda
     se = diffs.std(-1, ddof=1) / np.sqrt(n)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / se
-    p = 2 * sps.t.sf(np.abs(t), n - 1)
-    half = sps.t.ppf((1 + level) / 2, n - 1) * se
+    p = 2 * special.stdtr(n - 1, -np.abs(t))
+    half = special.stdtrit(n - 1, (1 + level) / 2) * se
     return t, p, np.stack([mean - half, mean + half], axis=-1)
 
 
+def midranks(v: np.ndarray) -> np.ndarray:
+    """Ranks 1..n of ``v``, ties sharing their mean rank (``scipy.stats.rankdata`` "average")."""
+    _, inverse, counts = np.unique(v, return_inverse=True, return_counts=True)
+    return (np.cumsum(counts) - (counts - 1) / 2.0)[inverse]
+
+
 def wilcoxon(diffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(W, p)`` of scipy's Wilcoxon signed-rank test; NaN where every difference is 0."""
+    """``(W, p)`` of the two-sided Wilcoxon signed-rank test per pair (zeros dropped).
+
+    ``W = min(W+, W-)`` over the midranks of the ``n`` non-zero ``|d|``. With
+    ``n <= EXACT_MAX`` the null is enumerated exactly (all ``2^n`` sign flips of the signed
+    midranks, so ties are exact); otherwise ``scipy.stats.wilcoxon`` with ``method="exact"``
+    (no ties, ``n <= 50``) or ``"asymptotic"``. NaN where every difference is 0.
+    """
     diffs = np.atleast_2d(diffs)
     w = np.full(diffs.shape[0], np.nan)
     p = np.full(diffs.shape[0], np.nan)
-    ok = (diffs != 0).any(axis=-1)
-    if ok.any():
+    for k, row in enumerate(diffs):  # one call per pair: the method depends on the pair's zeros and ties
+        nz = row[row != 0]
+        if nz.size == 0:
+            continue
+        r = midranks(np.abs(nz))
+        w_plus = r[nz > 0].sum()
+        w[k] = min(w_plus, r.sum() - w_plus)
+        if nz.size <= EXACT_MAX:
+            p[k] = randomization_exact((r * np.sign(nz))[None])[0]
+            continue
+        ties = np.unique(np.abs(nz)).size < nz.size
+        method = "exact" if not ties and nz.size <= 50 else "asymptotic"
+        from scipy import stats as sps  # imported here: a second of start-up, rarely needed
+
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # small-sample notes; the method is reported
-            r = sps.wilcoxon(diffs[ok], zero_method="wilcox", method="auto", axis=-1)
-        w[ok], p[ok] = r.statistic, r.pvalue
+            warnings.simplefilter("ignore")
+            p[k] = sps.wilcoxon(nz, zero_method="wilcox", method=method).pvalue
     return w, p
 
 
@@ -134,7 +157,8 @@ def sign_test(diffs: np.ndarray) -> np.ndarray:
     wins = (diffs > 0).sum(-1)
     losses = (diffs < 0).sum(-1)
     n = wins + losses
-    return np.minimum(1.0, 2 * sps.binom.cdf(np.minimum(wins, losses), n, 0.5))
+    p = np.minimum(1.0, 2 * special.bdtr(np.minimum(wins, losses), n, 0.5))
+    return np.where(n == 0, 1.0, p)
 
 
 @dataclass(frozen=True)

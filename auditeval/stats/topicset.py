@@ -6,7 +6,7 @@ From the variance ``sigma^2`` of the per-topic differences (``T - 1`` degrees of
   level ``alpha`` detects a true mean difference ``min_diff`` with probability ``power``:
   ``power(n) = P(|t'| >= t_{alpha/2, n-1})`` with ``t'`` noncentral t, ``n - 1`` degrees of
   freedom, noncentrality ``sqrt(n) min_diff / sigma``. Sakai's Excel tool approximates the
-  noncentral t by a normal; this uses the exact noncentral t (``scipy.stats.nct``), so ``n``
+  noncentral t by a normal; this uses the exact noncentral t (``scipy.special.nctdtr``), so ``n``
   can be one topic smaller than Sakai's tables. :func:`detectable_difference` inverts it for
   the current ``n``.
 * **CI-width design**: the fewest ``n`` whose expected ``100(1 - alpha)%`` interval width is
@@ -25,9 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize
-from scipy import stats as sps
-from scipy.special import gammaln
+from scipy.special import gammaln, nctdtr, stdtrit
 
 from .rng import blocks, generator
 
@@ -38,10 +36,10 @@ def t_power(n: int | np.ndarray, effect: float, alpha: float = 0.05) -> np.ndarr
     """Power of the two-sided paired t-test with ``n`` topics and standardized effect."""
     n = np.asarray(n, dtype=np.float64)
     df = n - 1
-    crit = sps.t.isf(alpha / 2, df)
+    crit = stdtrit(df, 1 - alpha / 2)
     nc = np.sqrt(n) * effect
-    lower = sps.nct.cdf(-crit, df, nc)  # NaN where it underflows (scipy 1.17): then it is 0
-    return sps.nct.sf(crit, df, nc) + np.where(np.isnan(lower), 0.0, lower)
+    lower = nctdtr(df, nc, -crit)  # NaN where it underflows (scipy 1.17): then it is 0
+    return 1.0 - nctdtr(df, nc, crit) + np.where(np.isnan(lower), 0.0, lower)
 
 
 def _first(ok, lo: int = 2, hi: int = MAX_TOPICS) -> int | None:
@@ -71,7 +69,7 @@ def topics_for_t_test(sigma2: float, min_diff: float, alpha: float = 0.05, power
 def expected_ci_width(n: int, sigma2: float, alpha: float = 0.05) -> float:
     """``E[W]`` of the paired t interval with ``n`` topics (see the module docstring)."""
     c_n = np.sqrt(2.0 / (n - 1)) * np.exp(gammaln(n / 2) - gammaln((n - 1) / 2))
-    return float(2 * sps.t.isf(alpha / 2, n - 1) * c_n * np.sqrt(sigma2 / n))
+    return float(2 * stdtrit(n - 1, 1 - alpha / 2) * c_n * np.sqrt(sigma2 / n))
 
 
 def topics_for_ci_width(sigma2: float, width: float, alpha: float = 0.05) -> int | None:
@@ -87,11 +85,13 @@ def detectable_difference(sigma2: float, n: int, alpha: float = 0.05, power: flo
         return float("inf")
     if sigma2 <= 0:
         return 0.0
-    hi = 1.0
+    lo, hi = 0.0, 1.0
     while float(t_power(n, hi, alpha)) < power:  # power grows with the effect: bracket it
-        hi *= 2
-    effect = optimize.brentq(lambda e: float(t_power(n, e, alpha)) - power, 1e-9, hi, xtol=1e-12)
-    return float(effect * np.sqrt(sigma2))
+        lo, hi = hi, hi * 2
+    for _ in range(60):  # bisection: the bracket shrinks below 1e-15 of the effect
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if float(t_power(n, mid, alpha)) < power else (lo, mid)
+    return float(hi * np.sqrt(sigma2))
 
 
 @dataclass(frozen=True)

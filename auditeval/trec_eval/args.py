@@ -3,7 +3,11 @@
 
 GNU getopt permutes, so flags may follow the file names, as with trec_eval. Numbers are
 read with C ``atol`` (``-M abc`` is ``-M 0``). An unknown flag or a wrong number of file
-names prints trec_eval's usage text and exits 1.
+names prints trec_eval's usage text and exits 1; a flag getopt refuses is first named in
+getopt's own words (glibc ``getopt_long``, with ``argv[0]`` = ``trec_eval``):
+``trec_eval: invalid option -- 'x'``, ``unrecognized option '--bogus'``, ``option requires
+an argument -- 'm'``, ``option '--measure' requires an argument``, ``option '--help' doesn't
+allow an argument``, ``option '--R' is ambiguous; possibilities: ...``.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ Behaves as the chosen trec_eval build (default {DEFAULT_VERSION}: tag v9.0.8, fl
 engine inside pytrec_eval-terrier): same standard output, error messages and exit status.
   --as VERSION   9.0.8 (float32 scores), 9.0.8-double (2023 tag, double scores) or 10.0
   --variants     add the auditeval variant string of each value as a fourth column
-trec_eval flags: -q -c -J -n -M N -l N -m MEASURE[.params] (also -m all_trec, -m official, -m set).
+trec_eval flags: -q -c -J -n -M N -l N -N N -m MEASURE[.params] (also -m all_trec, -m official,
+-m set); -N is the number of documents in the collection (only utility reads it).
 RUN may be '-' for standard input.
 """
 
@@ -40,7 +45,28 @@ _LONG = [
 
 
 class UsageError(Exception):
-    """Bad command line: trec_eval prints its usage text and exits 1."""
+    """Bad command line: trec_eval prints ``message`` (getopt's, may be empty), then its usage
+    text, and exits 1."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(message)
+        self.message = message
+
+
+def getopt_message(exc: getopt.GetoptError, prog: str = "trec_eval") -> str:
+    """glibc getopt_long's stderr line for what Python's getopt refused."""
+    opt, msg = exc.opt, exc.msg
+    long = len(opt) > 1
+    if msg.endswith("not recognized"):
+        return f"{prog}: unrecognized option '--{opt}'\n" if long else f"{prog}: invalid option -- '{opt}'\n"
+    if msg.endswith("requires argument"):
+        return f"{prog}: option '--{opt}' requires an argument\n" if long else f"{prog}: option requires an argument -- '{opt}'\n"
+    if msg.endswith("must not have an argument"):
+        return f"{prog}: option '--{opt}' doesn't allow an argument\n"
+    if msg.endswith("not a unique prefix"):
+        names = " ".join(f"'--{o.rstrip('=')}'" for o in _LONG if o.startswith(opt))
+        return f"{prog}: option '--{opt}' is ambiguous; possibilities: {names}\n"
+    return f"{prog}: {msg}\n"
 
 
 @dataclass
@@ -66,7 +92,7 @@ def parse_args(argv: list[str]) -> Args:
     try:
         opts, rest = getopt.gnu_getopt(list(argv), _SHORT, _LONG)
     except getopt.GetoptError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(getopt_message(exc)) from None
     a = Args()
     for opt, val in opts:
         if opt in ("-h", "--help"):
@@ -89,7 +115,7 @@ def parse_args(argv: list[str]) -> Args:
             a.max_docs = c_atol(val)
         elif opt == "--as":
             if val not in VERSIONS:
-                raise UsageError(f"--as must be one of {', '.join(VERSIONS)}, got {val!r}")
+                raise UsageError(f"auditeval trec-eval: --as must be one of {', '.join(VERSIONS)}, got {val!r}\n")
             a.version = val
         elif opt == "--variants":
             a.variants = True
@@ -102,6 +128,6 @@ def parse_args(argv: list[str]) -> Args:
     if a.help or a.show_version:
         return a
     if len(rest) != 2:
-        raise UsageError("need QRELS and RUN")
+        raise UsageError()  # trec_eval prints only its usage text
     a.qrels, a.run = rest
     return a

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..specs import TREC_ALIASES
+
 VERSIONS = ("9.0.8", "9.0.8-double", "10.0")
 DEFAULT_VERSION = "9.0.8"
 PROFILES = {"9.0.8": "trec_eval-9.0.8", "9.0.8-double": "trec_eval-9.0.8-double", "10.0": "trec_eval-10.0"}
@@ -36,14 +38,14 @@ class Spec:
     * ``double_params``: comma list of floats, one value named ``NAME_<params as typed>``;
     * ``pairs``: ``name=value`` list (gains, ``p=``), one value named ``NAME_<params as typed>``.
 
-    ``canonical`` is the auditeval measure name (measures.py TREC_ALIASES). ``fmt``:
+    :attr:`canonical` is the auditeval measure name, from the spec table's trec_eval names
+    (:data:`auditeval.specs.TREC_ALIASES`, the one name map). ``fmt``:
     ``float`` (``%6.4f``), ``long`` (``%ld``) or ``str`` (relstring, quoted).
     ``per_topic`` / ``summary``: whether the value is printed per topic (``-q``) / in the
     ``all`` block (gm_* and num_q, runid are summary-only; relstring per-topic only).
     """
 
     name: str
-    canonical: str
     params: str = "none"
     default: tuple = ()
     fmt: str = "float"
@@ -51,50 +53,55 @@ class Spec:
     summary: bool = True
     since: str = "9"  # "9" = every version here, "10" = 10.0 only
 
+    @property
+    def canonical(self) -> str:
+        """The auditeval measure computing this entry (``runid`` is the run tag, no measure)."""
+        return "runid" if self.name == "runid" else TREC_ALIASES[self.name][0]
+
 
 _IPREC = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 _RPREC_MULT = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 # te_trec_measures[] order (measures.c). prefs / qrels_jg measures are not supported.
 TABLE: tuple[Spec, ...] = (
-    Spec("runid", "runid", fmt="str", per_topic=False),
-    Spec("num_q", "NumQ", fmt="long", per_topic=False),
-    Spec("num_ret", "NumRet", fmt="long"),
-    Spec("num_rel", "NumRel", fmt="long"),
-    Spec("num_rel_ret", "NumRelRet", fmt="long"),
-    Spec("map", "AP"),
-    Spec("gm_map", "GMAP", per_topic=False),
-    Spec("Rprec", "Rprec"),
-    Spec("bpref", "Bpref"),
-    Spec("recip_rank", "RR"),
-    Spec("iprec_at_recall", "IPrec", "double_cut", _IPREC),
-    Spec("P", "P", "long_cut", LONG_CUTS),
-    Spec("relstring", "relstring", "double_params", (10.0,), fmt="str", summary=False),
-    Spec("recall", "R", "long_cut", LONG_CUTS),
-    Spec("infAP", "infAP"),
-    Spec("gm_bpref", "GMBpref", per_topic=False),
-    Spec("Rprec_mult", "RprecMult", "double_cut", _RPREC_MULT),
-    Spec("utility", "Utility", "double_params", (1.0, -1.0, 0.0, 0.0)),
-    Spec("11pt_avg", "11pt", "double_params", _IPREC),
-    Spec("binG", "binG"),
-    Spec("G", "G", "pairs"),
-    Spec("ndcg", "nDCG", "pairs"),
-    Spec("ndcg_rel", "nDCGRel", "pairs"),
-    Spec("Rndcg", "RnDCG", "pairs"),
-    Spec("ndcg_cut", "nDCG", "long_cut", LONG_CUTS),
-    Spec("map_cut", "AP", "long_cut", LONG_CUTS),
-    Spec("relative_P", "RelP", "long_cut", LONG_CUTS),
-    Spec("success", "Success", "long_cut", (1, 5, 10)),
-    Spec("set_P", "SetP"),
-    Spec("set_relative_P", "SetRelP"),
-    Spec("set_recall", "SetR"),
-    Spec("set_map", "SetAP"),
-    Spec("set_F", "SetF", "double_params", (1.0,)),
-    Spec("num_nonrel_judged_ret", "NumNonRelJudgedRet", fmt="long"),
-    Spec("yaap", "yaap"),
-    Spec("rbp", "RBP", "pairs", since="10"),
-    Spec("rbp_resid", "RBPResid", "pairs", since="10"),
-    Spec("unj", "Unj", "long_cut", (5, 10, 20), since="10"),
+    Spec("runid", fmt="str", per_topic=False),
+    Spec("num_q", fmt="long", per_topic=False),
+    Spec("num_ret", fmt="long"),
+    Spec("num_rel", fmt="long"),
+    Spec("num_rel_ret", fmt="long"),
+    Spec("map"),
+    Spec("gm_map", per_topic=False),
+    Spec("Rprec"),
+    Spec("bpref"),
+    Spec("recip_rank"),
+    Spec("iprec_at_recall", "double_cut", _IPREC),
+    Spec("P", "long_cut", LONG_CUTS),
+    Spec("relstring", "double_params", (10.0,), fmt="str", summary=False),
+    Spec("recall", "long_cut", LONG_CUTS),
+    Spec("infAP"),
+    Spec("gm_bpref", per_topic=False),
+    Spec("Rprec_mult", "double_cut", _RPREC_MULT),
+    Spec("utility", "double_params", (1.0, -1.0, 0.0, 0.0)),
+    Spec("11pt_avg", "double_params", _IPREC),
+    Spec("binG"),
+    Spec("G", "pairs"),
+    Spec("ndcg", "pairs"),
+    Spec("ndcg_rel", "pairs"),
+    Spec("Rndcg", "pairs"),
+    Spec("ndcg_cut", "long_cut", LONG_CUTS),
+    Spec("map_cut", "long_cut", LONG_CUTS),
+    Spec("relative_P", "long_cut", LONG_CUTS),
+    Spec("success", "long_cut", (1, 5, 10)),
+    Spec("set_P"),
+    Spec("set_relative_P"),
+    Spec("set_recall"),
+    Spec("set_map"),
+    Spec("set_F", "double_params", (1.0,)),
+    Spec("num_nonrel_judged_ret", fmt="long"),
+    Spec("yaap"),
+    Spec("rbp", "pairs", since="10"),
+    Spec("rbp_resid", "pairs", since="10"),
+    Spec("unj", "long_cut", (5, 10, 20), since="10"),
 )
 
 _OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",

@@ -8,7 +8,9 @@ Line rules (get_qrels.c ``te_get_qrels``/``parse_qrels_line``, get_trec_results.
   file 'X'``, then ``trec_eval: Quit in file 'X'``, exit 2.
 * qrels: every line must have exactly 4 whitespace-separated fields (blank lines too are
   "Malformed"). Relevance is read with C ``atol`` (``1.0`` -> 1).
-* results: blank lines are skipped; a line needs at least 6 fields (qid iter docno rank sim
+* results: blank lines are skipped (a file of blank or, in 10.0, comment lines only has no
+  results: 9.0.8 finds no topic to evaluate, exit 7; 10.0 misses the first qrels topic,
+  exit 4, or with ``-c`` evaluates every topic on its bogus ranking); a line needs at least 6 fields (qid iter docno rank sim
   run_id), later fields are ignored; sim is C ``atof`` (``abc`` -> 0, ``0x10`` -> 16,
   ``nan`` kept); the run id is the 6th field of the last line.
 * ``Malformed line N`` counts the lines parsed so far (skipped lines are not counted).
@@ -29,9 +31,9 @@ import gzip
 import os
 import re
 import sys
+import zlib
 
 import numpy as np
-import pyarrow as pa
 
 from ..io import c_atof, c_atol, header_lines, last_value, read_regular
 from ..model import Qrels, Run, qrels_table, run_table
@@ -62,8 +64,8 @@ def _read(path: str, kind: str) -> bytes:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError):
-            pass
+        except (OSError, EOFError, zlib.error):
+            pass  # corrupt: read the bytes as they are, as trec_eval does (Malformed line)
     if not data:
         raise TrecError(
             f"trec_eval.{where}: Cannot read {what} file '{path}'\ntrec_eval: Quit in file '{path}'\n", 2
@@ -151,9 +153,7 @@ def read_qrels(path: str, version: str) -> Qrels:
 def _read_qrels(path: str, version: str) -> Qrels:
     fast = read_regular(path, "qrels", lone_cr_ok=False)  # plain 4-field lines: every build reads them alike
     if fast is not None:
-        line = pa.array(np.arange(1, fast.num_rows + 1, dtype=np.int64))
-        cols = {"topic": fast["topic"], "doc": fast["doc"], "grade": fast["grade"], "line": line}
-        return Qrels(pa.table(cols), source=path)
+        return Qrels(qrels_table(fast["topic"], fast["doc"], fast["grade"]), source=path)
     lines = _lines(_read(path, "qrels"))
     rows: list[list[bytes]] = []
     linenos: list[int] = []
@@ -187,12 +187,9 @@ def _read_qrels(path: str, version: str) -> Qrels:
 def read_run(path: str, version: str) -> Run:
     # plain 6-field lines: every build reads them alike (10.0 also skips a '#' header)
     fast = read_regular(path, "run", lone_cr_ok=False, comment_header=is_10(version))
-    if fast is not None:
-        n, k = fast.num_rows, header_lines(fast)
-        seq = pa.array(np.arange(1, n + 1, dtype=np.int64))
-        line = seq if not k else pa.array(np.arange(k + 1, k + n + 1, dtype=np.int64))
-        cols = {"topic": fast["topic"], "doc": fast["doc"], "score": fast["score"], "rank": seq, "line": line}
-        return Run(pa.table(cols), name=last_value(fast["tag"]), source=path)
+    if fast is not None:  # rank: file order (trec_eval never reads the rank field)
+        table = run_table(fast["topic"], fast["doc"], fast["score"], first_line=header_lines(fast) + 1)
+        return Run(table, name=last_value(fast["tag"]), source=path)
     lines = _lines(_read(path, "run"))
     skip_comments = is_10(version)
     rows: list[list[bytes]] = []
@@ -205,8 +202,8 @@ def read_run(path: str, version: str) -> Run:
             raise _malformed("run", len(rows) + 1, path)
         rows.append(f)
         linenos.append(i + 1)
-    if not rows:
-        raise _crash(path, "no results (only blank or comment lines)")
+    if not rows:  # no result line: every qrels topic is missing (10.0: exit 4, or -c bogus rankings)
+        return Run(run_table([], [], np.zeros(0)), name="", source=path)
     topic = _decode_column([f[0] for f in rows])
     doc = _decode_column([f[2] for f in rows])
     score = _floats([f[4] for f in rows])

@@ -18,9 +18,10 @@ The control flow follows trec_eval.c ``main``:
    printed before any of these errors;
 5. no topic evaluated (9.0.8): exit 7; otherwise the summary (unless ``-n``).
 
-After a 10.0 ``-c`` bogus evaluation trec_eval resets ``num_ret``, ``utility``,
-``relstring``, ``unj*`` and ``rbp_resid`` (exact names, trec_eval.c); the engine evaluates
-such a topic on an empty ranking, which gives the same values for every measure.
+What trec_eval does around the measures (10.0's bogus ranking for a missing topic under
+``-c`` and the resets after it, the ``rel_levels`` allocation that fails or crashes on
+negative grades, the ``-c`` ``num_rel`` summary, duplicates only checked in evaluated
+topics) is in :mod:`.quirks`.
 """
 
 from __future__ import annotations
@@ -34,17 +35,25 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..conventions import load_profile
+from ..engine.evaluate import evaluate_prepared, staged_for
+from ..engine.ids import has_duplicate_pairs
 from ..errors import AuditEvalError
 from ..model import Qrels, Run
 from .args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
 from .catalog import PROFILES, VERSION_IDS, is_10, nicknames, table
 from .format import line, value_text
-from .order import duplicate_errors, fix_nan_topics, sort_topics
+from .order import duplicate_errors, sort_topics
 from .params import Instance, ParamError, instances
 from .parse import TrecError, read_qrels, read_run
+from .quirks import (
+    bogus_reset,
+    complete_num_rel,
+    drop_unchecked_duplicates,
+    rel_levels_fault,
+    with_bogus_ranking,
+)
 
 NOT_FORM_RES_RELS = ("runid", "num_q")  # measures whose calc never builds the ranked list
-BOGUS_RESET = ("num_ret", "utility", "relstring", "rbp_resid")  # trec_eval.c clean-up, plus "unj*"
 
 
 def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -52,7 +61,10 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     out = sys.stdout if stdout is None else stdout
     err = sys.stderr if stderr is None else stderr
     try:
-        return _main(list(sys.argv[1:] if argv is None else argv), out, err)
+        # C arithmetic is silent: a score such as -1e308 overflows the float32 cast to -inf
+        # there, and numpy must not warn on stderr about it (the library notes it instead)
+        with np.errstate(all="ignore"):
+            return _main(list(sys.argv[1:] if argv is None else argv), out, err)
     except TrecError as exc:
         err.write(exc.text)
         return exc.code
@@ -64,8 +76,8 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
 def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
     try:
         a = parse_args(argv)
-    except UsageError:
-        err.write(USAGE)
+    except UsageError as exc:
+        err.write(exc.message + USAGE)
         return 1
     if a.show_version:
         err.write(f"trec_eval version {VERSION_IDS[a.version]}\n")
@@ -132,8 +144,11 @@ def _convention(a: Args):
     if a.judged_only:
         changes["unjudged"] = "drop"
     if a.max_docs is not None:
-        if a.max_docs <= 0:  # trec_eval would evaluate empty rankings; no convention for that
-            raise TrecError(f"auditeval trec-eval: -M {a.max_docs} not supported (depth must be >= 1)\n", 1)
+        if a.max_docs < 0:  # form_res_rels.c writes ranks through a negative count
+            raise TrecError(
+                f"auditeval trec-eval: -M {a.max_docs}: trec_eval crashes here (negative document count in "
+                "form_res_rels.c, segmentation fault)\n", 2
+            )
         changes["depth"] = a.max_docs
     return conv.replace(**changes)
 
@@ -141,15 +156,15 @@ def _convention(a: Args):
 def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextIO, err: TextIO) -> int:
     conv = _convention(a)
     ten = is_10(a.version)
-    float32 = conv.sim == "float32"
-    run = fix_nan_topics(run, float32)
+    cache: dict = {}  # one StagedRun: duplicates found on the ranking the evaluation uses
     q_topics = sort_topics(set(pc.unique(qrels.table.column("topic")).to_pylist()))
     r_set = set(pc.unique(run.table.column("topic")).to_pylist())
     q_set = set(q_topics)
     loop = q_topics if ten else [t for t in sort_topics(r_set) if t in q_set]
 
     first_calc = next((i.spec.name for i in insts if i.spec.name not in NOT_FORM_RES_RELS), None)
-    dups = duplicate_errors(qrels, run, a.max_docs, float32) if first_calc else {}
+    dups = duplicate_errors(staged_for(qrels, run, cache), conv) if first_calc else {}
+    fault = rel_levels_fault(qrels, loop) if first_calc else None
     stop: tuple[int, str] | None = None
     for i, t in enumerate(loop):
         missing = t not in r_set
@@ -160,37 +175,71 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
         if e and (not missing or e.startswith("trec_eval.form_res_rels")):
             stop = (i, f"{e}trec_eval: Can't calculate measure '{first_calc}'\n")
             break
+        if fault is not None and fault[0] == i:
+            if fault[1]:
+                raise TrecError(
+                    f"auditeval trec-eval: topic '{t}': every qrels grade is -2 or less; trec_eval crashes here "
+                    "(memset of a negative size in form_res_rels.c, segmentation fault)\n", 2
+                )
+            stop = (i, f"trec_eval: Can't calculate measure '{first_calc}'\n")
+            break
+    # 10.0 evaluates a missing topic on a one-document bogus ranking (-c)
+    bogus = q_set - r_set if ten and a.complete else set()
     if stop is not None:
         done = loop[: stop[0]]
         if a.query and done:
             keep = set(done)
             sub_q = Qrels(_filter(qrels.table, keep), source=qrels.source)
-            sub_r = Run(_filter(run.table, keep), name=run.name, source=run.source)
-            _print(a, sub_q, sub_r, insts, conv, out, err, summary=False)
+            sub_r = with_bogus_ranking(Run(_filter(run.table, keep), name=run.name, source=run.source),
+                                       sort_topics(bogus & keep))
+            _print(a, sub_q, sub_r, insts, conv, out, err, summary=False, bogus=bogus & keep)
         err.write(stop[1])
         return 4
     if not loop:
         err.write("trec_eval: No queries with both results and relevance info\n")
         return 7
-    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary)
+    checked = set(loop)  # duplicates elsewhere are no error to trec_eval
+    num_rel_all = complete_num_rel(qrels) if a.complete else None
+    qt = qrels.table
+    q_kept = drop_unchecked_duplicates(qt, checked, has_duplicate_pairs(qt.column("topic"), qt.column("doc")))
+    r_kept = drop_unchecked_duplicates(run.table, checked, has_duplicate_pairs(run))
+    if q_kept is not qt or r_kept is not run.table or bogus:  # else the staged join is reused
+        qrels = Qrels(q_kept, source=qrels.source)
+        run = with_bogus_ranking(Run(r_kept, name=run.name, source=run.source), sort_topics(bogus))
+    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary, bogus=bogus, num_rel_all=num_rel_all,
+                  cache=cache)
 
 
 def _filter(tbl: pa.Table, keep: set[str]) -> pa.Table:
     return tbl.filter(pc.is_in(tbl.column("topic"), value_set=pa.array(sorted(keep), pa.string())))
 
 
-def _print(a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: TextIO, err: TextIO, summary: bool) -> int:
-    from ..engine.evaluate import evaluate_prepared
+def _print(
+    a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: TextIO, err: TextIO, summary: bool,
+    bogus: set[str] = frozenset(), num_rel_all: int | None = None, cache: dict | None = None,
+) -> int:
+    from ..engine.aggregate import aggregate
     from ..engine.measures import MEASURES
 
     todo = [i for i in insts if i.measure is not None and i.measure.name in MEASURES]
     absent = [i.name for i in insts if i.measure is not None and i.measure.name not in MEASURES]
     try:
-        rows = evaluate_prepared(qrels, run, [i.measure for i in todo], conv, cache={})
+        rows = evaluate_prepared(qrels, run, [i.measure for i in todo], conv, cache={} if cache is None else cache)
     except AuditEvalError as exc:
         err.write(f"auditeval trec-eval: {exc}\n")
         return 3
     res = {id(i): r for i, r in zip(todo, rows, strict=True)}
+    if bogus:  # trec_eval.c resets some values after a bogus evaluation, before averaging
+        for i in todo:
+            reset = bogus_reset(i.name, i.spec.fmt)
+            if reset is None:
+                continue
+            m, variant, p_i, vals, agg = res[id(i)]
+            vals = vals.copy()
+            vals[np.isin(np.asarray(p_i.topics, object), list(bogus))] = reset
+            if agg is not None:
+                agg = aggregate(vals, MEASURES[i.measure.name].agg, conv.gm_floor)
+            res[id(i)] = (m, variant, p_i, vals, agg)
     variants = a.variants
     ten = is_10(a.version)
     p = rows[0][2] if rows else None
@@ -206,8 +255,6 @@ def _print(a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: Te
                     continue
                 _m, variant, p2, vals, _agg = res[id(inst)]
                 v = vals[ti] if p2 is p else vals[list(p2.topics).index(t)]
-                if missing[ti] and (inst.name in BOGUS_RESET or inst.name.startswith("unj")):
-                    v = "" if inst.spec.fmt == "str" else 0.0
                 chunks.append(line(inst.name, t, value_text(v, inst.spec.fmt), str(variant) if variants else None))
     if summary:
         for inst in insts:
@@ -215,12 +262,16 @@ def _print(a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: Te
                 continue
             if inst.measure is None:
                 chunks.append(line("runid", "all", run.name, "-" if variants else None))
+                if len(run.table) == len(bogus):  # no result line: trec_eval reads results[0]
+                    err.write("auditeval trec-eval: no result lines; trec_eval prints uninitialised memory as the runid\n")
                 continue
             if id(inst) not in res:
                 continue
             _m, variant, _p, _vals, agg = res[id(inst)]
             if agg is None:
                 continue
+            if inst.name == "num_rel" and num_rel_all is not None:
+                agg = num_rel_all
             chunks.append(line(inst.name, "all", value_text(agg, inst.spec.fmt), str(variant) if variants else None))
     out.write("".join(chunks))
     if absent:

@@ -1,19 +1,20 @@
-"""The measure table: one explicit dict, merged from the family modules.
+"""The kernel table: each spec row (:data:`auditeval.specs.SPECS`) bound to its kernel.
 
-To add a measure: write a pure function in a family module (see :mod:`.base` for the
-contract), add a :class:`~.base.MeasureDef` row to that module's ``DEFS``, and make sure
-the module is listed here.
+To add a measure: add its row to :mod:`auditeval.specs.table`, write a pure kernel in a
+family module here (see :mod:`.base` for the contract) and list it in that module's
+``KERNELS``. Every spec row must have exactly one kernel (checked at import).
 """
 
 from __future__ import annotations
 
-from . import core, trec_gain, trec_set
+from ...specs import SPECS
+from . import cascade, core, trec_gain, trec_set
 from .base import MeasureDef
 
-MEASURES: dict[str, MeasureDef] = {
-    **core.DEFS,
-    **trec_set.DEFS,
-    **trec_gain.DEFS,
-}
+_KERNELS = {**core.KERNELS, **trec_set.KERNELS, **trec_gain.KERNELS, **cascade.KERNELS}
+if set(_KERNELS) != set(SPECS):  # pragma: no cover - a table edit without its kernel
+    raise ImportError(f"spec rows and kernels differ: {sorted(set(_KERNELS) ^ set(SPECS))}")
+
+MEASURES: dict[str, MeasureDef] = {name: MeasureDef.bind(spec, _KERNELS[name]) for name, spec in SPECS.items()}
 
 __all__ = ["MEASURES", "MeasureDef"]

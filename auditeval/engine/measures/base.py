@@ -1,59 +1,39 @@
-"""The measure definition record and shared axis sets.
+"""The kernel contract, and the record binding a kernel to its spec row.
 
-A measure is a pure function ``fn(p, m, c) -> np.ndarray``: ``p`` the
+A kernel is a pure function ``fn(p, m, c) -> np.ndarray``: ``p`` the
 :class:`~auditeval.engine.prepared.Prepared` lists, ``m`` the parsed
 :class:`~auditeval.measures.Measure` (cut-off and own parameters), ``c`` the effective
 :class:`~auditeval.conventions.Convention` (measure parameters such as ``rel=`` already
-folded in). It returns one float64 per evaluated topic, in ``p.topics`` order, computed
-with vector operations over the flat arrays (no per-topic Python loops).
+folded in, the spec's ``fixed`` axes applied). It returns one float64 per evaluated topic,
+in ``p.topics`` order, computed with vector operations over the flat arrays (no per-topic
+Python loops). What the measure *is* (axes, parameters, aggregation, format, formula,
+missing-topic value) is its row in :mod:`auditeval.specs`, not here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from ...conventions import Convention
 from ...measures import Measure
+from ...specs import MeasureSpec
 from ..prepared import Prepared
 
 MeasureFn = Callable[[Prepared, Measure, Convention], np.ndarray]
 
-# Axes every ranked-list measure reads (they shape the list itself).
-RANKING = frozenset({"ties", "sim", "topics", "unjudged", "negatives", "depth", "dups", "self_hits"})
-# ... and those using binary relevance.
-RANKING_REL = RANKING | {"rel"}
-# Counts that do not depend on the order.
-UNORDERED = RANKING - {"ties", "sim"}
-
 
 @dataclass(frozen=True)
-class MeasureDef:
-    """One row of the measure table.
+class MeasureDef(MeasureSpec):
+    """A spec row with its kernel ``fn``."""
 
-    ``cutoff``: ``"none"`` (no ``@k``), ``"optional"`` or ``"required"``; ``cutoff_type``
-    ``int`` or ``float`` (a float cut-off must lie in ``cutoff_range``). ``params``: the measure's own parameters and their types
-    (``rel`` and ``judged_only`` are folded into axes and accepted by every measure whose
-    axes include ``rel`` / ``unjudged``). ``agg``: ``mean``, ``sum``, ``gmean``
-    (geometric mean with the ``gm_floor`` axis) or ``none`` (no aggregate, e.g. relstring).
-    ``fmt``: ``float``, ``int`` or ``str`` (a str measure returns an object array).
-    """
+    fn: MeasureFn | None = None
 
-    name: str
-    fn: MeasureFn
-    axes: frozenset[str]
-    doc: str
-    cutoff: str = "none"
-    cutoff_type: type = int
-    cutoff_range: tuple[float, float] = (0.0, float("inf"))  # float cut-offs only
-    params: dict[str, type] = field(default_factory=dict)
-    agg: str = "mean"
-    fmt: str = "float"
-    trec_name: str | None = None
-    check: Callable[[Measure], str | None] | None = None
-    """Validates the measure's own parameters at parse time; returns an error text or None."""
+    @classmethod
+    def bind(cls, spec: MeasureSpec, fn: MeasureFn) -> MeasureDef:
+        return cls(**{f.name: getattr(spec, f.name) for f in fields(spec)}, fn=fn)
 
 
 def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:

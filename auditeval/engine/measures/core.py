@@ -27,7 +27,7 @@ import numpy as np
 from ...conventions import Convention
 from ...measures import Measure
 from ..prepared import Prepared
-from .base import RANKING, RANKING_REL, UNORDERED, MeasureDef, safe_div
+from .base import MeasureFn, safe_div
 
 
 def num_q(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
@@ -157,20 +157,17 @@ def _ideal_dcg(p: Prepared, m: Measure, c: Convention, k: int | None) -> np.ndar
     return idcg
 
 
-DEFS: dict[str, MeasureDef] = {
-    d.name: d
-    for d in [
-        MeasureDef("NumQ", num_q, frozenset({"topics"}), "number of topics evaluated", agg="sum", fmt="int", trec_name="num_q"),
-        MeasureDef("NumRet", num_ret, UNORDERED, "documents retrieved (after depth and -J)", agg="sum", fmt="int", trec_name="num_ret"),
-        MeasureDef("NumRel", num_rel, frozenset({"topics", "rel", "negatives", "dups"}), "relevant documents in the qrels (R)", agg="sum", fmt="int", trec_name="num_rel"),
-        MeasureDef("NumRelRet", num_rel_ret, UNORDERED | {"rel"}, "relevant documents retrieved", agg="sum", fmt="int", trec_name="num_rel_ret"),
-        MeasureDef("P", precision, RANKING_REL, "precision at k: relevant in top k / k", cutoff="required", trec_name="P"),
-        MeasureDef("R", recall, RANKING_REL | {"recall_denom"}, "recall at k: relevant in top k / R", cutoff="optional", trec_name="recall"),
-        MeasureDef("AP", average_precision, RANKING_REL | {"ap_denom"}, "average precision (sum of P at relevant ranks / R)", cutoff="optional", trec_name="map"),
-        MeasureDef("GMAP", average_precision, RANKING_REL | {"ap_denom", "gm_floor"}, "geometric mean of AP, each floored at gm_floor", agg="gmean", trec_name="gm_map"),
-        MeasureDef("RR", reciprocal_rank, RANKING_REL, "reciprocal rank of the first relevant document", cutoff="optional", trec_name="recip_rank"),
-        MeasureDef("Rprec", r_precision, RANKING_REL, "precision at rank R", trec_name="Rprec"),
-        MeasureDef("Success", success, RANKING_REL, "1 if a relevant document is in the top k", cutoff="required", trec_name="success"),
-        MeasureDef("nDCG", ndcg, RANKING | {"gain", "ideal_sort"}, "normalised discounted cumulative gain, log2(rank+1) discount", cutoff="optional", params={"gains": tuple}, trec_name="ndcg"),
-    ]
+KERNELS: dict[str, MeasureFn] = {
+    "NumQ": num_q,
+    "NumRet": num_ret,
+    "NumRel": num_rel,
+    "NumRelRet": num_rel_ret,
+    "P": precision,
+    "R": recall,
+    "AP": average_precision,
+    "GMAP": average_precision,
+    "RR": reciprocal_rank,
+    "Rprec": r_precision,
+    "Success": success,
+    "nDCG": ndcg,
 }

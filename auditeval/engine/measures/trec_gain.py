@@ -47,11 +47,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ...conventions import Convention
-from ...errors import EvaluationError
 from ...measures import Measure
 from ..glibc_sort import glibc_msort
 from ..prepared import Prepared
-from .base import RANKING, RANKING_REL, MeasureDef, safe_div
+from .base import MeasureFn, safe_div
 from .trec_set import judged_rows, running
 
 
@@ -392,18 +391,18 @@ def rndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     count = np.bincount(t_all, minlength=nt)
     with np.errstate(divide="ignore", invalid="ignore"):
         value = total / count  # 0 / 0 -> NaN, as trec_eval
-    return np.where(p.num_rel(c.rel) == 0, 0.0, value)
+    # a topic absent from the run (-c) is never evaluated by trec_eval: 0, not 0 / 0
+    return np.where((p.num_rel(c.rel) == 0) | p.missing, 0.0, value)
 
 
 def rbp_gain(p: Prepared, m: Measure, c: Convention) -> Gained:
     """Gain of the ranked rows under ``rbp_gain`` (minmax per topic over its gain levels),
-    for the rows that may gain (relevant or judged); every other row gains 0."""
-    if c.rbp_gain == "binary":
-        if m.param("gains"):
-            raise EvaluationError("RBP gains={...} needs rbp_gain=minmax or raw (binary gain is grade >= rel)")
+    for the rows that may gain (relevant or judged); every other row gains 0. The level
+    gains are the grades or the gains map: the spec pins ``gain=linear`` for RBP
+    (``fixed``), so nDCG's ``gain`` axis never reaches here."""
+    if c.rbp_gain == "binary":  # (a gains map here is refused by the spec's check_convention)
         rows, t, r = p.rows_where(p.rel_mask(c.rel))
         return Gained(rows, t, r, np.ones(len(rows)))
-    c = c.replace(gain="linear")  # the nDCG ``gain`` axis is not RBP's: grade or the gains map
     g = result_gains(p, m, c)
     if c.rbp_gain == "raw":
         return g
@@ -482,19 +481,13 @@ def _judged_in_top(p: Prepared, k: int) -> np.ndarray:
     return np.bincount(t, minlength=p.n_topics).astype(np.int64)
 
 
-GAINS = {"gains": tuple}
-IDEAL = RANKING | {"gain", "ideal_sort"}
-
-DEFS: dict[str, MeasureDef] = {
-    d.name: d
-    for d in [
-        MeasureDef("binG", bin_g, RANKING_REL, "binary G: mean over relevant of 1/log2(2 + nonrelevant before)", trec_name="binG"),
-        MeasureDef("G", g_measure, IDEAL, "normalised gain G (trec_eval experimental)", params=GAINS, trec_name="G"),
-        MeasureDef("nDCGRel", ndcg_rel, IDEAL, "nDCG averaged over the relevant (positive-gain) documents", params=GAINS, trec_name="ndcg_rel"),
-        MeasureDef("RnDCG", rndcg, IDEAL | {"rel"}, "nDCG averaged at the ideal gain-level boundaries", params=GAINS, trec_name="Rndcg"),
-        MeasureDef("RBP", rbp, RANKING | {"rbp_gain", "rbp_p", "rel"}, "rank-biased precision (1-p) sum gain p^(rank-1)", params=GAINS, trec_name="rbp"),
-        MeasureDef("RBPResid", rbp_resid, RANKING | {"rbp_p", "rbp_resid"}, "RBP residual: p^N + (1-p) sum over unjudged of p^(rank-1)", trec_name="rbp_resid"),
-        MeasureDef("Unj", unjudged_at, RANKING | {"judged_denom"}, "fraction of the top k not judged", cutoff="required", trec_name="unj"),
-        MeasureDef("Judged", judged_at, RANKING | {"judged_denom"}, "fraction of the top k judged", cutoff="required", trec_name="judged"),
-    ]
+KERNELS: dict[str, MeasureFn] = {
+    "binG": bin_g,
+    "G": g_measure,
+    "nDCGRel": ndcg_rel,
+    "RnDCG": rndcg,
+    "RBP": rbp,
+    "RBPResid": rbp_resid,
+    "Unj": unjudged_at,
+    "Judged": judged_at,
 }

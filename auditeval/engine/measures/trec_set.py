@@ -45,8 +45,8 @@ non-relevant qrels documents (0 <= grade < rel).
   ``.`` pooled but unjudged (negative grade). trec_eval prints it per topic only, between
   single quotes (``'-1--1--1--'``); the value here is the bare string.
 
-Topics absent from the run (``topics=qrels``) are not computed by trec_eval (``-c``): every
-measure here is 0 for them (relstring ``''``).
+Topics absent from the run (``topics=qrels``) are not computed by trec_eval (``-c``): their
+value is the spec table's ``missing`` (0 here), applied by the engine, not by these kernels.
 """
 
 from __future__ import annotations
@@ -55,19 +55,11 @@ import numpy as np
 
 from ...conventions import Convention
 from ...measures import Measure
+from ...specs import levels_of
 from ..prepared import UNJUDGED, Prepared
-from .base import RANKING, RANKING_REL, UNORDERED, MeasureDef, safe_div
+from .base import MeasureFn, safe_div
 
 INFAP_EPSILON = 0.00001  # trec_eval.h INFAP_EPSILON
-ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # m_11pt_avg.c
-SET_COUNTS = UNORDERED | {"rel"}
-
-
-def _zero_missing(p: Prepared, values: np.ndarray) -> np.ndarray:
-    """trec_eval never calls a measure for a topic absent from the run (-c): value 0."""
-    if p.missing.any():
-        values = np.where(p.missing, 0.0, values)
-    return values
 
 
 # Sparse forms (``Prepared.rows_where``): every measure below adds terms from the relevant
@@ -125,7 +117,7 @@ def bpref(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     contrib = np.where(above > 0, 1.0 - penalty, 1.0)
     total = np.bincount(t, weights=contrib, minlength=p.n_topics)
     out = np.where(big_r > 0, safe_div(total, big_r), total)
-    return _zero_missing(p, out)
+    return out
 
 
 def inf_ap(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
@@ -142,7 +134,7 @@ def inf_ap(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     total = np.bincount(t, weights=contrib, minlength=p.n_topics)
     big_r = p.num_rel(c.rel)
     out = np.where(big_r > 0, safe_div(total, big_r), total)
-    return _zero_missing(p, out)
+    return out
 
 
 # ------------------------------------------------------------------------ interpolated precision
@@ -228,30 +220,8 @@ def _iprec_levels(p: Prepared, c: Convention, levels: tuple[float, ...]) -> list
             stuck |= ~skip & ~(hit & (cnt <= last))
             v = np.where(skip, 0.0, np.where(stuck, final, at_c))
             last = np.where(~skip & ~stuck, cnt, last)
-        out[j] = _zero_missing(p, v)
+        out[j] = v
     return out
-
-
-def _levels(m: Measure) -> tuple[float, ...]:
-    text = m.param("levels")
-    if text is None:
-        return ELEVEN_POINTS
-    try:
-        levels = tuple(float(x) for x in str(text).split(",") if x.strip())
-    except ValueError:
-        raise ValueError(f"11pt levels must be comma-separated numbers, got {text!r}") from None
-    if not levels:
-        raise ValueError("11pt needs at least one recall level")
-    return levels
-
-
-def _check_levels(m: Measure) -> str | None:
-    """Levels must be numbers; like trec_eval, values outside [0, 1] are allowed (they score 0)."""
-    try:
-        _levels(m)
-    except ValueError as exc:
-        return str(exc)
-    return None
 
 
 def iprec_at_recall(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
@@ -259,7 +229,7 @@ def iprec_at_recall(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 
 
 def eleven_pt_avg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    levels = _levels(m)
+    levels = levels_of(m)
     vals = _iprec_levels(p, c, levels)
     total = np.zeros(p.n_topics)
     for v in reversed(vals):  # trec_eval adds from the last level down
@@ -273,7 +243,7 @@ def rprec_mult(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     cut = np.trunc(float(m.cutoff) * big_r.astype(np.float64) + 0.9).astype(np.int64)
     _, t, r = _relevant(p, c)
     hits = _hits(p, t[r <= cut[t]])
-    return _zero_missing(p, safe_div(hits, np.maximum(cut, 0)))
+    return safe_div(hits, np.maximum(cut, 0))
 
 
 def relative_p(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
@@ -295,7 +265,7 @@ def utility(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     a, b, cc, d = (float(m.param(k, v)) for k, v in (("a", 1.0), ("b", -1.0), ("c", 0.0), ("d", 0.0)))
     n_docs = float(m.param("num_docs", 0))
     out = a * relret + b * (ret - relret) + cc * (big_r - relret) + d * (n_docs + relret - ret - big_r)
-    return _zero_missing(p, out)
+    return out
 
 
 def set_p(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
@@ -335,7 +305,7 @@ def yaap(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     _, t, r = _relevant(p, c)
     s = np.bincount(t, weights=running(t) / r, minlength=p.n_topics)
     big_r = p.num_rel(c.rel).astype(np.float64)
-    return _zero_missing(p, np.log((1.0 + s) / (1.0 + big_r - s)))
+    return np.log((1.0 + s) / (1.0 + big_r - s))
 
 
 # ------------------------------------------------------------------------ relstring
@@ -355,24 +325,21 @@ def relstring(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     return strings.astype(str).astype(object)
 
 
-DEFS: dict[str, MeasureDef] = {
-    d.name: d
-    for d in [
-        MeasureDef("Bpref", bpref, RANKING_REL, "binary preference: relevant docs above judged non-relevant ones (judged docs only)", trec_name="bpref"),
-        MeasureDef("GMBpref", bpref, RANKING_REL | {"gm_floor"}, "geometric mean of bpref, each floored at gm_floor", agg="gmean", trec_name="gm_bpref"),
-        MeasureDef("infAP", inf_ap, RANKING_REL, "inferred AP (Yilmaz & Aslam): pooled-unjudged docs assumed relevant in proportion", trec_name="infAP"),
-        MeasureDef("IPrec", iprec_at_recall, RANKING_REL | {"iprec"}, "interpolated precision at recall level r", cutoff="required", cutoff_type=float, cutoff_range=(0.0, 1.0), trec_name="iprec_at_recall"),
-        MeasureDef("11pt", eleven_pt_avg, RANKING_REL | {"iprec"}, "interpolated precision averaged over recall 0, 0.1, ..., 1 (or levels='0.2,0.5,0.8')", params={"levels": str}, trec_name="11pt_avg", check=_check_levels),
-        MeasureDef("RprecMult", rprec_mult, RANKING_REL, "precision at rank (long)(x*R + 0.9)", cutoff="required", cutoff_type=float, trec_name="Rprec_mult"),
-        MeasureDef("Utility", utility, SET_COUNTS, "set utility a*relret + b*nonrelret + c*relnotret + d*nonrelnotret", params={"a": float, "b": float, "c": float, "d": float, "num_docs": int}, trec_name="utility"),
-        MeasureDef("RelP", relative_p, RANKING_REL, "relevant in top k / min(k, R)", cutoff="required", trec_name="relative_P"),
-        MeasureDef("SetP", set_p, SET_COUNTS, "relevant retrieved / retrieved", trec_name="set_P"),
-        MeasureDef("SetR", set_recall, SET_COUNTS, "relevant retrieved / R", trec_name="set_recall"),
-        MeasureDef("SetRelP", set_relative_p, SET_COUNTS, "relevant retrieved / min(retrieved, R)", trec_name="set_relative_P"),
-        MeasureDef("SetAP", set_map, SET_COUNTS, "set MAP: relevant retrieved^2 / (retrieved * R)", trec_name="set_map"),
-        MeasureDef("SetF", set_f, SET_COUNTS, "set F-measure (beta+1) P R / (beta P + R)", params={"beta": float}, trec_name="set_F"),
-        MeasureDef("NumNonRelJudgedRet", num_nonrel_judged_ret, SET_COUNTS, "judged non-relevant documents retrieved", agg="sum", fmt="int", trec_name="num_nonrel_judged_ret"),
-        MeasureDef("yaap", yaap, RANKING_REL, "yet another AP (Robertson): log((1+s)/(1+R-s))", trec_name="yaap"),
-        MeasureDef("relstring", relstring, RANKING, "grades of the first n (10) ranked docs as a string", cutoff="optional", agg="none", fmt="str", trec_name="relstring"),
-    ]
+KERNELS: dict[str, MeasureFn] = {
+    "Bpref": bpref,
+    "GMBpref": bpref,
+    "infAP": inf_ap,
+    "IPrec": iprec_at_recall,
+    "11pt": eleven_pt_avg,
+    "RprecMult": rprec_mult,
+    "Utility": utility,
+    "RelP": relative_p,
+    "SetP": set_p,
+    "SetR": set_recall,
+    "SetRelP": set_relative_p,
+    "SetAP": set_map,
+    "SetF": set_f,
+    "NumNonRelJudgedRet": num_nonrel_judged_ret,
+    "yaap": yaap,
+    "relstring": relstring,
 }

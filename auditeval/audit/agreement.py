@@ -1,0 +1,131 @@
+"""Agreement: a reference tool's values against the native engine under the same variant.
+
+Doubles (Python tools) must agree per topic to 1e-12 and in the aggregate to 1e-12; printed
+text (trec_eval binaries, 4 decimals) must equal the native value printed the same way, per
+topic and in the aggregate. Per-topic values of geometric-mean measures compare floored
+(``max(x, gm_floor)``: pytrec_eval returns their logs, the adapter takes exp).
+
+A disagreement is then explained, if possible, in one of two ways:
+
+1. one axis set to another value reproduces the tool exactly: the tool does not behave as its
+   profile says on this input, and the report names the axis and value;
+2. every topic that differs lies inside its tie envelope (:mod:`.ties`) under the profile:
+   the tool orders tied documents by a rule none of the named ``ties`` values describes
+   (ranx's unstable numba quicksort is one).
+
+Otherwise it is a ``MISMATCH`` and the audit exits 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..adapters.base import Adapter
+from ..conventions import AXES, Convention
+from ..measures import Measure
+from ..variant import fold, variant_axes
+from .attribution import axis_values
+from .native import Native, TopicValues, floor_for
+from .ties import envelope
+
+TOL = 1e-12
+
+
+def printed(x: float, digits: int) -> str:
+    return f"{x:.{digits}f}"
+
+
+def matches(a: Adapter, tool: dict[str, Any], tv: TopicValues, m: Measure, conv: Convention) -> tuple[bool, str, int, float | None]:
+    """(agree, detail, topics compared, largest per-topic difference) of a tool value and a native one."""
+    if not tv.ok:
+        return False, f"native engine refuses: {tv.error}", 0, None
+    topics = tool.get("topics", {})
+    mine = tv.as_dict()
+    floor = floor_for(m, conv)
+    if floor is not None:
+        mine = {t: max(v, floor) for t, v in mine.items()}
+    only_tool = sorted(set(topics) - set(mine))
+    only_native = sorted(set(mine) - set(topics))
+    if a.exposes_per_topic:
+        if only_tool or only_native:
+            return False, _topic_sets(only_tool, only_native), len(mine), None
+        diffs = np.array([abs(float(topics[t]) - mine[t]) for t in mine]) if mine else np.zeros(0)
+        worst = float(np.nanmax(diffs)) if len(diffs) else 0.0
+        bad = int((diffs > TOL).sum())
+        agg_t, agg_n = tool.get("aggregate"), tv.aggregate
+        agg_bad = agg_t is not None and agg_n is not None and abs(float(agg_t) - agg_n) > TOL
+        if bad or agg_bad:
+            detail = f"{bad} topic(s) differ by more than {TOL:g} (largest {worst:.3g})" if bad else ""
+            if agg_bad:
+                detail += ("; " if detail else "") + f"aggregate {float(agg_t)!r} vs {agg_n!r}"
+            return False, detail, len(mine), worst
+        return True, f"{len(mine)} topics, doubles to {TOL:g}", len(mine), worst
+    digits = a.printed_digits or 4
+    topics = {t: v if isinstance(v, str) else printed(float(v), digits) for t, v in topics.items()}
+    topics_shown = set(topics)
+    if floor is None:  # trec_eval prints per-topic values of every measure but the gm_* ones
+        if only_tool or only_native:
+            return False, _topic_sets(only_tool, only_native), len(mine), None
+        bad = [t for t in mine if printed(mine[t], digits) != topics[t]]
+    else:
+        bad = [t for t in topics_shown if t in mine and printed(mine[t], digits) != topics[t]]
+    agg_t = tool.get("aggregate")
+    if a.mean_of_printed and agg_t is not None and tv.aggregate is not None:
+        # the mean of values rounded to `digits` decimals lies within half a unit of the exact mean
+        agg_bad = abs(float(agg_t) - tv.aggregate) > 0.5 * 10.0 ** -digits + TOL
+        agg_t = printed(float(agg_t), digits + 2)
+    else:
+        agg_bad = agg_t is not None and tv.aggregate is not None and printed(tv.aggregate, digits) != agg_t
+    if bad or agg_bad:
+        detail = f"{len(bad)} topic(s) differ as printed (e.g. topic {bad[0]}: {topics[bad[0]]} vs {printed(mine[bad[0]], digits)})" if bad else ""
+        if agg_bad:
+            detail += ("; " if detail else "") + f"aggregate {agg_t} vs {printed(tv.aggregate, digits)}"
+        return False, detail, len(mine), None
+    return True, f"{len(mine)} topics, as printed ({digits} dp)", len(mine), None
+
+
+def _topic_sets(only_tool: list[str], only_native: list[str]) -> str:
+    parts = []
+    if only_tool:
+        parts.append(f"{len(only_tool)} topic(s) only in the tool ({', '.join(only_tool[:5])})")
+    if only_native:
+        parts.append(f"{len(only_native)} topic(s) only in the native engine ({', '.join(only_native[:5])})")
+    return "; ".join(parts)
+
+
+def explain(nat: Native, ri: int, a: Adapter, tool: dict[str, Any], m: Measure, conv: Convention,
+            max_grade: int) -> tuple[Convention | None, str]:
+    """(convention that reproduces the tool, or None; explanation or '') for a disagreement."""
+    m2, c2 = fold(m, conv)
+    for axis in variant_axes(m2, c2.depth):
+        if axis == "rel" and m.param("rel") is not None:
+            continue
+        for value in axis_values(axis, conv, max_grade)[1:]:
+            c1 = conv.replace(**{axis: value})
+            ok, _, _, _ = matches(a, tool, nat.get(ri, m, c1), m, c1)
+            if ok:
+                return c1, (f"reproduced natively with {axis}={AXES[axis].format(value)} instead of the profile's "
+                            f"{AXES[axis].format(getattr(conv, axis))}: {a.name} does not behave as its profile says here")
+    tv = nat.get(ri, m, conv)
+    topics = tool.get("topics", {})
+    if not tv.ok or not a.exposes_per_topic or set(topics) != set(tv.topics.tolist()):
+        return None, ""
+    env = envelope(nat.prepared(ri, conv, m), nat.runs[ri], m, conv)
+    idx = {t: i for i, t in enumerate(env.topics.tolist())}
+    floor = floor_for(m, conv)
+    outside, moved = [], 0
+    for t, v in topics.items():
+        i = idx[t]
+        lo, hi, base = env.minimum[i], env.maximum[i], env.value[i]
+        if floor is not None:
+            lo, hi, base = max(lo, floor), max(hi, floor), max(base, floor)
+        if abs(float(v) - base) > TOL:
+            moved += 1
+            if not (lo - TOL <= float(v) <= hi + TOL):
+                outside.append(t)
+    if moved and not outside:
+        return None, (f"ties: {moved} topic(s) differ and every one lies within its tie envelope: {a.name} orders tied "
+                      "documents by none of the named tie rules (e.g. an unstable sort)")
+    return None, ""

@@ -1,0 +1,57 @@
+"""``auditeval audit QRELS RUN... [-m M]... [--against NAMES] [--trec-eval PATH]... [--profile P]
+[--format text|markdown|json|html|latex] [-o FILE]``.
+
+Exit status: 0 when every disagreement is explained, 1 when one is not, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from ..report.audit import FORMATS, render
+from .core import DEFAULT_MEASURES, DEFAULT_PROFILE, audit
+
+
+def audit_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("qrels", help="qrels file (plain, .gz) or irds:DATASET_ID")
+    p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help=f"measure; repeatable; default: {' '.join(DEFAULT_MEASURES)}")
+    p.add_argument("--against", action="append", metavar="NAME[,NAME...]",
+                   help="references to run (pytrec_eval, ir_measures, ir_measures:PROVIDER, ranx, trec_eval, "
+                   "trec_eval-BUILD); default: all installed")
+    p.add_argument("--trec-eval", action="append", dest="trec_eval", metavar="PATH",
+                   help="a trec_eval binary (repeatable; its build is recognised by behaviour); default: trec_eval on PATH")
+    p.add_argument("--profile", default=None, metavar="PROFILE",
+                   help=f"chosen convention for the sweep and the tie envelope (default {DEFAULT_PROFILE}); when given, "
+                   "references are also asked to compute under it")
+    p.add_argument("--format", choices=FORMATS, default="text")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (default: standard output)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="time limit per reference (default 600)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampled tie-envelope estimates (default 0)")
+
+
+def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    against = [n.strip() for a in (args.against or []) for n in a.split(",") if n.strip()] or None
+    progress = bool(getattr(err, "isatty", lambda: False)())
+    rep = audit(args.qrels, args.runs, measures=args.measures, against=against, profile=args.profile,
+                trec_eval=args.trec_eval, progress=progress, seed=args.seed, timeout=args.timeout)
+    to_terminal = args.output is None and bool(getattr(out, "isatty", lambda: False)())
+    text = render(rep, args.format, color=to_terminal and args.format == "text")
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        err.write(f"auditeval: wrote {args.output} ({args.format}); exit status {rep.exit_status}\n")
+    else:
+        out.write(text)
+    for row in rep.unexplained:
+        err.write(f"auditeval: UNEXPLAINED: {row.run} {row.measure} {row.engine}: {row.detail}\n")
+    return rep.exit_status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    from ..cli import main
+
+    sys.exit(main(["audit", *sys.argv[1:]]))

@@ -1,0 +1,74 @@
+"""Files the reference tools read: the user's files where a tool can read them as they are,
+plain-text copies otherwise, and rewritten runs for emulated conventions.
+
+* A plain file path is handed over unchanged (the tool reads exactly what the user gave).
+* A ``.gz`` file is decompressed byte for byte; an in-memory input (DataFrame, dict,
+  :class:`~auditeval.model.Run`) is written in TREC format (:func:`auditeval.io.write_run`).
+* An emulated convention (``ties``, ``sim``, ``depth``, ``dups``, ``self_hits``,
+  ``unjudged=drop``): auditeval prepares the run under the requested convention and writes
+  its ranked rows (``Prepared.run_row``) with strictly decreasing integer scores
+  (``n - position`` per topic, exact in float32), so the tool's own tie rule and score
+  precision cannot reorder them (design.md, "the rescoring trick").
+"""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from ..conventions import Convention
+from ..engine.prepare import prepare
+from ..io import write_qrels, write_run
+from ..model import Qrels, Run
+
+
+def plain_path(obj: Any) -> str | None:
+    """The path itself when ``obj`` names an uncompressed file on disk."""
+    if isinstance(obj, str | Path) and not str(obj).startswith("irds:") and str(obj) != "-":
+        p = Path(obj)
+        if p.is_file() and not p.name.endswith(".gz"):
+            return str(p.resolve())
+    return None
+
+
+def tool_file(obj: Any, loaded: Qrels | Run, workdir: Path, stem: str) -> str:
+    """A plain TREC file holding ``obj`` for the tools (see the module docstring)."""
+    direct = plain_path(obj)
+    if direct is not None:
+        return direct
+    out = workdir / f"{stem}.txt"
+    if isinstance(obj, str | Path) and str(obj).endswith(".gz") and Path(obj).is_file():
+        with gzip.open(obj, "rb") as src, open(out, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    elif isinstance(loaded, Qrels):
+        write_qrels(loaded, out)
+    else:
+        write_run(loaded, out)
+    return str(out)
+
+
+def rewritten_run(qrels: Qrels, run: Run, conv: Convention, path: Path) -> str:
+    """Write ``run`` ranked under ``conv`` with scores ``n - position`` per topic."""
+    c = conv.replace(topics="run")  # every run topic: the tool decides its own topic set
+    p = prepare(qrels, run, c)
+    rows = pa.array(p.run_row)
+    topic = pa.array(p.topics.tolist(), pa.string()).take(pa.array(p.row_topic))
+    rank = p.rank
+    n = np.repeat(p.num_ret, p.num_ret)
+    table = pa.table({
+        "topic": topic,
+        "q0": pa.array(np.full(len(rank), "Q0")),
+        "doc": run.table.column("doc").take(rows),
+        "rank": pa.array(rank),
+        "score": pa.array((n - rank + 1).astype(np.int64)),
+        "tag": pa.array(np.full(len(rank), run.name or "run")),
+    })
+    opts = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    pacsv.write_csv(table, str(path), write_options=opts)
+    return str(path)

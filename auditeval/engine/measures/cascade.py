@@ -1,0 +1,49 @@
+"""Cascade measures: ERR (Chapelle, Metzler, Zhang & Grinspan, CIKM 2009).
+
+* ``ERR[@k]`` = sum over ranks i (<= k) of R_i / i * prod_{j < i} (1 - R_j), with the
+  stopping probability R = (2^grade - 1) / 2^max_grade of a judged document (0 for grades
+  <= 0 and documents not in the qrels). ``max_grade`` defaults to 4, the constant
+  ``$MAX_JUDGMENT`` of the TREC Web track's ``gdeval.pl`` (version 1.2a), which ir_measures'
+  gdeval provider runs for ``ERR@k``; a grade above ``max_grade`` is an error there and here.
+
+The sum and the product run in rank order per topic, over the documents with R > 0 only
+(the others add 0 and multiply by 1), position by position across all topics at once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...conventions import Convention
+from ...errors import EvaluationError
+from ...measures import Measure
+from ..prepared import Prepared
+from .base import MeasureFn
+
+DEFAULT_MAX_GRADE = 4  # gdeval.pl $MAX_JUDGMENT
+
+
+def err(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    k = None if m.cutoff is None else int(m.cutoff)
+    max_grade = int(m.param("max_grade", DEFAULT_MAX_GRADE))
+    rows, t, r = p.rows_where(p.grade > 0, k)
+    g = p.grade[rows]
+    if len(g) and int(g.max()) > max_grade:
+        raise EvaluationError(f"ERR: grade {int(g.max())} above max_grade={max_grade} (give ERR(max_grade=N))")
+    stop = (np.exp2(g.astype(np.float64)) - 1.0) / 2.0**max_grade
+    # position of each row among its topic's R > 0 rows (rows are grouped by topic, rank order)
+    first = np.searchsorted(t, t, side="left")
+    pos = np.arange(len(t)) - first
+    contrib = np.empty(len(t))
+    decay = np.ones(p.n_topics)
+    order = np.argsort(pos, kind="stable")  # rows grouped by position; one row per topic each
+    bounds = np.searchsorted(pos[order], np.arange(int(pos.max()) + 2 if len(pos) else 1))
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        at = order[lo:hi]
+        tj = t[at]
+        contrib[at] = stop[at] * decay[tj] / r[at]
+        decay[tj] *= 1.0 - stop[at]
+    return np.bincount(t, weights=contrib, minlength=p.n_topics)
+
+
+KERNELS: dict[str, MeasureFn] = {"ERR": err}

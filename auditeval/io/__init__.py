@@ -1,0 +1,41 @@
+"""TREC qrels and run readers/writers, plus in-memory inputs.
+
+Modules: :mod:`.readers` (``read_qrels``, ``read_run``, ``parse_qrels``, ``parse_run``:
+files and bytes), :mod:`.fast` (the one-pass Arrow path for regular files, shared with the
+trec_eval drop-in as ``read_regular``), :mod:`.lines` (bytes, gzip, UTF-8, BOM, the general
+path's split lines), :mod:`.numbers` (C ``atof``/``atol``, number columns),
+:mod:`.memory` (``qrels_from``/``run_from``: paths, DataFrames, dicts, ``irds:``),
+:mod:`.writers`. Every reader builds its table with
+:func:`auditeval.model.qrels_table` / :func:`auditeval.model.run_table`.
+
+Errors are :class:`~auditeval.errors.InputError` as ``path:line: reason``; every decision
+(skipped comment and blank lines, a removed byte order mark, coerced numbers, several run
+tags) is a note on the returned :class:`~auditeval.model.Qrels` / :class:`~auditeval.model.Run`.
+"""
+
+from .fast import header_lines, last_value, read_regular
+from .lines import BOM
+from .memory import qrels_from, qrels_from_irds, run_from
+from .numbers import c_atof, c_atol
+from .readers import QRELS_FIELDS, RUN_FIELDS, parse_qrels, parse_run, read_qrels, read_run
+from .writers import write_qrels, write_run
+
+__all__ = [
+    "BOM",
+    "QRELS_FIELDS",
+    "RUN_FIELDS",
+    "c_atof",
+    "c_atol",
+    "header_lines",
+    "last_value",
+    "parse_qrels",
+    "parse_run",
+    "qrels_from",
+    "qrels_from_irds",
+    "read_qrels",
+    "read_regular",
+    "read_run",
+    "run_from",
+    "write_qrels",
+    "write_run",
+]

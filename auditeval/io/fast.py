@@ -1,0 +1,232 @@
+"""The fast path: a *regular* qrels or run file parsed in one pass by Arrow's CSV reader.
+
+Regular: one space (or one tab) between fields, exactly 4 or 6 printable-ASCII fields,
+integer grade/rank, finite score, no comment or blank line (a leading ``#`` header block
+may be allowed). Anything else returns None and the general path (:mod:`.readers`) alone
+decides and words errors. The trec_eval drop-in shares it through :func:`read_regular`.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from .lines import BOM
+
+_SNIFF = 1 << 16
+
+
+_HEADER_KEY = b"auditeval.comment_header_lines"
+
+
+def _comment_header(head: bytes) -> int | None:
+    """Length in bytes of the ``#`` lines opening ``head`` (0 if none); None when they do not
+    end inside ``head`` or hold a CR or bytes that are not UTF-8 (the general path decides)."""
+    pos = 0
+    while head.startswith(b"#", pos):
+        nl = head.find(b"\n", pos)
+        if nl == -1:
+            return None
+        pos = nl + 1
+    if pos:
+        if b"\r" in head[:pos]:
+            return None
+        try:
+            head[:pos].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return pos
+
+
+def header_lines(table: pa.Table) -> int:
+    """Comment lines skipped before the rows of a table from :func:`fast_table`."""
+    return int((table.schema.metadata or {}).get(_HEADER_KEY, b"0"))
+
+
+def fast_table(
+    source: bytes | str | Path, types: list[pa.DataType], lone_cr_ok: bool = True, comment_header: bool = False
+) -> pa.Table | None:
+    """Parse a *regular* file in one pass with Arrow's CSV reader, or return None.
+
+    ``source``: the file's bytes, or its path (read by Arrow block by block, so the whole
+    file is never held as one Python object; compressed files, stdin and anything that is
+    not a plain file return None: the caller reads bytes and calls again or goes general).
+
+    Regular: fields separated by exactly one space (or exactly one tab when the first 64 KiB
+    hold no space), exactly ``len(types)`` fields on every line, every field non-empty and
+    made of printable ASCII (no whitespace, control or non-ASCII byte inside a field), no
+    comment (a first field starting with ``#``) or blank line, every number accepted by
+    Arrow (no null spelling such as ``nan``) and finite. Lines end with LF, CRLF or CR as on
+    the general path, which reads lines with the same Arrow reader (``lone_cr_ok=False``
+    returns None on any CR not followed by LF, for readers that split lines on LF only).
+    Such a file has the same fields, line numbers and values on the general path, which is
+    taken for anything else and alone decides (and words) every error.
+
+    ``comment_header``: the file may open with lines starting with ``#`` (an ir_metadata
+    header, within the first 64 KiB); they are skipped and counted (:func:`header_lines`),
+    as the general path does. Comment lines anywhere else still mean the general path.
+    """
+    if isinstance(source, bytes | bytearray | memoryview):
+        data = bytes(source) if not isinstance(source, bytes) else source
+        if len(data) < 2 or data[:2] == b"\x1f\x8b":
+            return None
+        if not lone_cr_ok and b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+            return None
+        sniff = data[: 2 * _SNIFF]
+        stream = pa.BufferReader(data)
+    else:
+        name = str(source)
+        if name == "-" or not os.path.isfile(name):
+            return None
+        try:
+            with open(name, "rb") as fh:
+                sniff = fh.read(2 * _SNIFF)
+                if len(sniff) < 2 or sniff[:2] == b"\x1f\x8b":
+                    return None
+                if not lone_cr_ok and not _crlf_only(fh):
+                    return None
+            stream = pa.OSFile(name)
+        except OSError:
+            return None
+    if sniff.startswith(BOM):  # Arrow would drop it silently; the general path notes it
+        stream.close()
+        return None
+    n_header = 0
+    if comment_header:
+        hb = _comment_header(sniff[:_SNIFF])
+        if hb is None:
+            stream.close()
+            return None
+        n_header = sniff[:hb].count(b"\n")
+        sniff = sniff[hb:]
+    sniff = sniff[:_SNIFF]
+    if b"\t" in sniff:
+        if b" " in sniff:
+            stream.close()
+            return None
+        delimiter = "\t"
+    else:
+        delimiter = " "
+    names = [f"f{i}" for i in range(len(types))]
+    try:
+        table = pacsv.read_csv(
+            stream,
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 23, skip_rows=n_header),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter, quote_char=False, escape_char=False, ignore_empty_lines=False
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types=dict(zip(names, types, strict=True)),
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
+        return None
+    finally:
+        stream.close()
+    if table.num_rows == 0:
+        return None
+    for k, (col, typ) in enumerate(zip(table.columns, types, strict=True)):
+        if col.null_count:  # blank line, or a null spelling in a number column
+            return None
+        if pa.types.is_dictionary(typ):
+            chunks = [c.dictionary for c in col.chunks]
+        elif pa.types.is_string(typ):
+            chunks = col.chunks
+        else:
+            if pa.types.is_floating(typ) and not pc.all(pc.is_finite(col)).as_py():
+                return None  # inf: the general path decides (strict rejects it)
+            continue
+        if not all(_plain_field_values(c, first_field=k == 0) for c in chunks):
+            return None
+    if n_header:
+        table = table.replace_schema_metadata({_HEADER_KEY: str(n_header).encode()})
+    return table
+
+
+def _crlf_only(fh) -> bool:
+    """Whether every CR in the open file ``fh`` is followed by LF (mapped, not read: no copy)."""
+    size = os.fstat(fh.fileno()).st_size
+    if size == 0:
+        return True
+    with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        if mm.find(b"\r") == -1:
+            return True
+    # some CR: count CRs and CRLFs block by block (a CR ending a block is carried over)
+    fh.seek(0)
+    carry = b""
+    while block := fh.read(1 << 24):
+        buf = carry + block
+        n_cr = buf.count(b"\r")
+        carry = b"\r" if buf.endswith(b"\r") else b""
+        if n_cr - len(carry) != buf.count(b"\r\n"):
+            return False
+    return not carry
+
+
+def _plain_field_values(arr: pa.Array, first_field: bool) -> bool:
+    """Every value non-empty printable ASCII (0x21-0x7e); a first field not starting with ``#``."""
+    if len(arr) == 0:
+        return True
+    if arr.null_count or pc.min(pc.binary_length(arr)).as_py() == 0:
+        return False
+    offs = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)
+    body = data[offs[0] : offs[-1]]
+    if body.min() <= 0x20 or body.max() >= 0x7F:
+        return False
+    return not (first_field and (data[offs[:-1]] == ord("#")).any())
+
+
+def dict_values(col: pa.ChunkedArray) -> list[str]:
+    """Distinct values of a dictionary-typed column read by :func:`fast_table`."""
+    out: dict[str, None] = {}
+    for c in col.chunks:
+        out.update(dict.fromkeys(c.dictionary.to_pylist()))
+    return list(out)
+
+
+_DICT_STR = pa.dictionary(pa.int32(), pa.string())
+FAST_TYPES = {
+    "qrels": [pa.string(), _DICT_STR, pa.string(), pa.int64()],
+    "run": [pa.string(), _DICT_STR, pa.string(), pa.int64(), pa.float64(), _DICT_STR],
+}
+FAST_NAMES = {
+    "qrels": ["topic", "iteration", "doc", "grade"],
+    "run": ["topic", "q0", "doc", "rank", "score", "tag"],
+}
+
+
+def read_regular(
+    source: bytes | str | Path, kind: str, lone_cr_ok: bool = True, comment_header: bool = False
+) -> pa.Table | None:
+    """The fields of a *regular* qrels (``kind="qrels"``) or run (``"run"``) file, or None.
+
+    ``source``: the file's bytes or its path (see :func:`fast_table`). Regular: one space
+    or one tab between fields, exactly 4 or 6 fields, integer grade/rank, finite score, no
+    comment/blank line, printable ASCII. Columns:
+    ``topic, iteration, doc, grade`` or ``topic, q0, doc, rank, score, tag`` (iteration, q0
+    and tag dictionary-encoded); line ``i`` of the file is row ``i - 1``. On None, parse the
+    file the general way: it alone decides and words errors. For readers with other rules
+    (the trec_eval drop-in) that agree on regular files. ``comment_header``: skip a leading
+    block of ``#`` lines; their count is :func:`header_lines` (row ``i`` is then line
+    ``i + 1 + count``).
+    """
+    table = fast_table(source, FAST_TYPES[kind], lone_cr_ok=lone_cr_ok, comment_header=comment_header)
+    if table is None:
+        return None
+    return table.rename_columns(FAST_NAMES[kind]).replace_schema_metadata(table.schema.metadata)
+
+
+def last_value(col: pa.ChunkedArray) -> str:
+    """The last value of a (dictionary-encoded) column, e.g. the run tag of the last line."""
+    last = [c for c in col.chunks if len(c)][-1]
+    v = last[len(last) - 1]
+    return v.as_py()

@@ -1,0 +1,158 @@
+"""Qrels and runs from Python objects: a path, a :class:`Qrels`/:class:`Run`, a pandas
+DataFrame, a dict of dicts (pytrec_eval's form) or an ``irds:`` ir_datasets id."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from ..model import Qrels, Run, qrels_table, run_table
+from .readers import read_qrels, read_run
+
+
+def qrels_from(obj: Any) -> Qrels:
+    """Qrels from a path, a :class:`Qrels`, a pandas DataFrame, a dict-of-dicts, or ``irds:ID``."""
+    if isinstance(obj, Qrels):
+        return obj
+    if isinstance(obj, str | Path):
+        return read_qrels(obj)
+    if isinstance(obj, Mapping):
+        topic, doc, grade = [], [], []
+        for t, docs in obj.items():
+            for d, g in docs.items():
+                if not _is_integer(g):
+                    raise InputError("<dict>", None, f"grade for topic {t!r} doc {d!r} is not an integer: {g!r}")
+                topic.append(str(t))
+                doc.append(str(d))
+                grade.append(int(g))
+        if not grade:
+            raise InputError("<dict>", None, "empty qrels (no judgments)")
+        return Qrels(qrels_table(topic, doc, grade), source="<dict>")
+    if _is_dataframe(obj):
+        cols = _df_columns(obj, {"topic": ("query_id", "qid", "topic", "query"), "doc": ("doc_id", "docno", "doc", "docid"), "grade": ("relevance", "rel", "grade", "label")})
+        if len(obj) == 0:
+            raise InputError("<DataFrame>", None, "empty qrels (no rows)")
+        grade = obj[cols["grade"]].to_numpy()
+        if not np.issubdtype(grade.dtype, np.integer):
+            g = _floats(grade)
+            if not np.all(np.isfinite(g)) or np.any(g != np.round(g)):
+                row = int(np.flatnonzero(~np.isfinite(g) | (g != np.round(g)))[0])
+                raise InputError("<DataFrame>", row + 1, f"grade is not an integer: {np.asarray(grade[row]).item()!r}")
+        return Qrels(
+            qrels_table(obj[cols["topic"]].astype(str).tolist(), obj[cols["doc"]].astype(str).tolist(), grade.astype(np.int64)),
+            source="<DataFrame>",
+        )
+    raise TypeError(f"cannot read qrels from {type(obj).__name__}")
+
+
+def run_from(obj: Any, name: str | None = None) -> Run:
+    """Run from a path, a :class:`Run`, a pandas DataFrame or a dict-of-dicts (topic -> doc -> score)."""
+    if isinstance(obj, Run):
+        return obj
+    if isinstance(obj, str | Path):
+        return read_run(obj)
+    if isinstance(obj, Mapping):
+        topic, doc, score = [], [], []
+        for t, docs in obj.items():
+            for d, s in docs.items():
+                topic.append(str(t))
+                doc.append(str(d))
+                try:
+                    v = float(s)
+                except (TypeError, ValueError):
+                    raise InputError("<dict>", None, f"score for topic {t!r} doc {d!r} is not a number: {s!r}") from None
+                if not math.isfinite(v):
+                    raise InputError("<dict>", None, f"score for topic {t!r} doc {d!r} is not a finite number: {s!r}")
+                score.append(v)
+        if not score:
+            raise InputError("<dict>", None, "empty run (no results)")
+        _check_finite(np.asarray(score), "<dict>")
+        return Run(run_table(topic, doc, score), name=name or "run", source="<dict>")
+    if _is_dataframe(obj):
+        cols = _df_columns(obj, {"topic": ("query_id", "qid", "topic", "query"), "doc": ("doc_id", "docno", "doc", "docid"), "score": ("score", "sim")})
+        if len(obj) == 0:
+            raise InputError("<DataFrame>", None, "empty run (no rows)")
+        raw = obj[cols["score"]].to_numpy()
+        score = _floats(raw)
+        _check_finite(score, "<DataFrame>", raw)
+        rank = obj["rank"].to_numpy(np.int64) if "rank" in obj.columns else None
+        return Run(
+            run_table(obj[cols["topic"]].astype(str).tolist(), obj[cols["doc"]].astype(str).tolist(), score, rank),
+            name=name or "run",
+            source="<DataFrame>",
+        )
+    raise TypeError(f"cannot read a run from {type(obj).__name__}")
+
+
+def _check_finite(score: np.ndarray, name: str, raw: np.ndarray | None = None) -> None:
+    bad = ~np.isfinite(score)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        shown = np.asarray((score if raw is None else raw)[row]).item()
+        raise InputError(name, row + 1, f"score is not a finite number: {shown!r}")
+
+
+def _floats(values: np.ndarray) -> np.ndarray:
+    """float64 of an in-memory column; values that are not numbers become NaN (reported by the caller)."""
+    try:
+        return values.astype(np.float64)
+    except (TypeError, ValueError):
+        out = np.full(len(values), np.nan)
+        for i, v in enumerate(values):
+            try:
+                out[i] = float(v)
+            except (TypeError, ValueError):
+                pass
+        return out
+
+
+def _is_integer(g: Any) -> bool:
+    if isinstance(g, bool | str):
+        return False
+    try:
+        return int(g) == g
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _is_dataframe(obj: Any) -> bool:
+    return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
+
+
+def _df_columns(df: Any, wanted: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    out = {}
+    for key, names in wanted.items():
+        for n in names:
+            if n in df.columns:
+                out[key] = n
+                break
+        else:
+            raise InputError("<DataFrame>", None, f"no {key} column (tried {', '.join(names)})")
+    return out
+
+
+def qrels_from_irds(dataset_id: str) -> Qrels:
+    """Qrels of an ir_datasets dataset, e.g. ``msmarco-passage/trec-dl-2019/judged``."""
+    try:
+        import ir_datasets
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise InputError(f"irds:{dataset_id}", None, "ir_datasets is not installed (pip install ir-datasets)") from exc
+    try:
+        ds = ir_datasets.load(dataset_id)
+    except KeyError as exc:
+        raise InputError(f"irds:{dataset_id}", None, f"unknown ir_datasets id ({exc})") from None
+    if not ds.has_qrels():
+        raise InputError(f"irds:{dataset_id}", None, "dataset has no qrels")
+    topic, doc, grade = [], [], []
+    for q in ds.qrels_iter():
+        topic.append(str(q.query_id))
+        doc.append(str(q.doc_id))
+        grade.append(int(q.relevance))
+    if not grade:
+        raise InputError(f"irds:{dataset_id}", None, "empty qrels (no judgments)")
+    return Qrels(qrels_table(topic, doc, grade), source=f"irds:{dataset_id}")

@@ -1,0 +1,144 @@
+"""Reading TREC qrels and runs from files or bytes.
+
+Formats (trec_eval's ``get_qrels.c`` / ``get_trec_results.c``)::
+
+    qrels:  TOPIC  ITERATION  DOCNO  GRADE            (exactly 4 fields)
+    run:    TOPIC  Q0  DOCNO  RANK  SCORE  RUN_TAG    (6 fields)
+
+Fields are separated by any whitespace. A regular file takes the fast path (:mod:`.fast`),
+anything else the general one (:mod:`.lines`, :mod:`.numbers`); both give the same tables
+(:func:`~auditeval.model.qrels_table`, :func:`~auditeval.model.run_table`), line numbers
+and notes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..model import Qrels, Run, qrels_table, run_table
+from .fast import FAST_TYPES, dict_values, fast_table, header_lines, last_value
+from .lines import Split, bad_field_count, is_plain_file, read_bytes
+from .numbers import parse_numbers
+
+QRELS_FIELDS = 4
+RUN_FIELDS = 6
+
+
+def read_qrels(path: str | Path, numbers: str = "strict") -> Qrels:
+    """Read a TREC qrels file (plain, ``.gz`` or ``-`` for stdin), or an ``irds:`` id."""
+    if str(path).startswith("irds:"):
+        from .memory import qrels_from_irds
+
+        return qrels_from_irds(str(path)[5:])
+    plain = is_plain_file(path)
+    if plain:
+        fast = fast_table(path, FAST_TYPES["qrels"], comment_header=True)
+        if fast is not None:
+            return _fast_qrels(fast, str(path))
+    data, name = read_bytes(path)
+    return _parse_qrels(data, name, numbers, try_fast=not plain)
+
+
+def parse_qrels(data: bytes, name: str = "<qrels>", numbers: str = "strict") -> Qrels:
+    return _parse_qrels(data, name, numbers, try_fast=True)
+
+
+def _header_notes(fast: pa.Table, name: str) -> tuple[int, list[str], dict[str, tuple[int, ...]]]:
+    """(lines skipped, notes, skipped) for a table from :func:`fast_table`, as :class:`Split` words them."""
+    k = header_lines(fast)
+    notes = [f"{name}: skipped {k} comment line(s) starting with '#'"] if k else []
+    return k, notes, {"blank": (), "comment": tuple(np.arange(1, k + 1))}
+
+
+def _fast_qrels(fast: pa.Table, name: str) -> Qrels:
+    k, notes, skipped = _header_notes(fast, name)
+    table = qrels_table(fast.column(0), fast.column(2), fast.column(3), first_line=k + 1)
+    return Qrels(table=table, source=name, notes=tuple(notes), skipped=skipped)
+
+
+def _parse_qrels(data: bytes, name: str, numbers: str, try_fast: bool) -> Qrels:
+    if try_fast:
+        fast = fast_table(data, FAST_TYPES["qrels"], comment_header=True)
+        if fast is not None:
+            return _fast_qrels(fast, name)
+    split = Split(data, name, "qrels")
+    bad_field_count(split, split.nfields == QRELS_FIELDS, "4 (topic iteration docno grade)", "qrels")
+    grade, coerced = parse_numbers(split.column(3), split, "relevance grade", "int", numbers)
+    notes = list(split.notes)
+    if coerced:
+        notes.append(f"{name}: {coerced} grade(s) read with C atol (non-integer text)")
+    table = qrels_table(split.column(0), split.column(2), grade, line=split.lineno)
+    return Qrels(table=table, source=name, notes=tuple(notes), skipped=split.skipped)
+
+
+def read_run(path: str | Path, numbers: str = "strict", min_fields: int = RUN_FIELDS, max_fields: int | None = RUN_FIELDS) -> Run:
+    """Read a TREC run file (plain, ``.gz`` or ``-`` for stdin).
+
+    trec_eval accepts more than 6 fields and ignores the extra ones; pass
+    ``max_fields=None`` for that behaviour (the drop-in does). The default is strict.
+    """
+    fast_ok = min_fields <= RUN_FIELDS and (max_fields is None or max_fields >= RUN_FIELDS)
+    plain = fast_ok and is_plain_file(path)
+    if plain:
+        fast = fast_table(path, FAST_TYPES["run"], comment_header=True)
+        if fast is not None:
+            return _fast_run(fast, str(path))
+    data, name = read_bytes(path)
+    return _parse_run(data, name, numbers, min_fields, max_fields, try_fast=fast_ok and not plain)
+
+
+def parse_run(
+    data: bytes,
+    name: str = "<run>",
+    numbers: str = "strict",
+    min_fields: int = RUN_FIELDS,
+    max_fields: int | None = RUN_FIELDS,
+) -> Run:
+    fast_ok = min_fields <= RUN_FIELDS and (max_fields is None or max_fields >= RUN_FIELDS)
+    return _parse_run(data, name, numbers, min_fields, max_fields, try_fast=fast_ok)
+
+
+def _parse_run(data: bytes, name: str, numbers: str, min_fields: int, max_fields: int | None, try_fast: bool) -> Run:
+    if try_fast:
+        fast = fast_table(data, FAST_TYPES["run"], comment_header=True)
+        if fast is not None:
+            return _fast_run(fast, name)
+    split = Split(data, name, "run")
+    ok = split.nfields >= min_fields
+    if max_fields is not None:
+        ok &= split.nfields <= max_fields
+    expected = "6 (topic Q0 docno rank score tag)" if max_fields == min_fields else f"at least {min_fields}"
+    bad_field_count(split, ok, expected, "run")
+    score, coerced = parse_numbers(split.column(4), split, "score", "float", numbers)
+    notes = list(split.notes)
+    if coerced:
+        notes.append(f"{name}: {coerced} score(s) read with C atof (non-numeric text)")
+    n_extra = int((split.nfields > RUN_FIELDS).sum())
+    if n_extra:
+        notes.append(f"{name}: ignored fields after the 6th on {n_extra} line(s)")
+    rank, rank_coerced = parse_numbers(split.column(3), split, "rank", "int", numbers)
+    if rank_coerced:
+        notes.append(f"{name}: {rank_coerced} rank(s) read with C atol (non-integer text; only ties=rank reads ranks)")
+    tags = split.column(5)
+    run_name = tags[len(tags) - 1].as_py()
+    table = run_table(split.column(0), split.column(2), score, rank, line=split.lineno)
+    n_tags = pc.count_distinct(tags).as_py()
+    if n_tags > 1:
+        notes.append(f"{name}: {n_tags} different run tags; using the last one read, {run_name!r} (as trec_eval)")
+    return Run(table=table, name=run_name, source=name, notes=tuple(notes), skipped=split.skipped)
+
+
+def _fast_run(fast: pa.Table, name: str) -> Run:
+    """The :class:`Run` of a file read by :func:`fast_table` (same table and notes as the general path)."""
+    tags = fast.column(5)
+    run_name = last_value(tags)
+    k, notes, skipped = _header_notes(fast, name)
+    table = run_table(fast.column(0), fast.column(2), fast.column(4), fast.column(3), first_line=k + 1)
+    n_tags = len(dict_values(tags))
+    if n_tags > 1:
+        notes.append(f"{name}: {n_tags} different run tags; using the last one read, {run_name!r} (as trec_eval)")
+    return Run(table=table, name=run_name, source=name, notes=tuple(notes), skipped=skipped)

@@ -1,0 +1,106 @@
+"""ir_measures spellings of the measures auditeval computes, and hints for wrong ones.
+
+:func:`normalize` maps a parsed ir_measures spelling onto auditeval's measure table:
+
+* aliases: ``MAP`` -> ``AP``, ``MRR`` -> ``RR``, ``NDCG`` -> ``nDCG``, ``BPref`` -> ``Bpref``,
+  ``RPrec`` -> ``Rprec``, ``Precision`` -> ``P``, ``Recall`` -> ``R`` (ir_measures/measures);
+* the cut-off given as a parameter: ``P(cutoff=10)`` -> ``P@10``, ``IPrec(recall=0.25)`` ->
+  ``IPrec@0.25`` (ir_measures' ``AT_PARAM``);
+* ``SetP(relative=True)`` -> ``SetRelP`` (ir_measures' SetRelP), ``NumRet(rel=k)`` ->
+  ``NumRelRet(rel=k)`` (ir_measures counts relevant retrieved under NumRet with rel=);
+* defaults spelled out are dropped: ``nDCG(dcg='log2')``, ``SetP(relative=False)``.
+
+``nDCG(dcg='exp-log2')`` keeps its parameter, which folds into the ``gain`` axis
+(``gain=exp2``, :data:`auditeval.variant.FOLDED`), as ``rel=`` and ``judged_only=`` do.
+
+:func:`syntax_hint` and :func:`unknown_hint` turn a failed parse into a pointer to the right
+spelling (``nDCG@10(judged_only)`` -> ``nDCG(judged_only=True)@10``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+
+from .measures import Measure
+
+ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "BPref": "Bpref", "RPrec": "Rprec", "Precision": "P", "Recall": "R"}
+CUTOFF_PARAMS = ("cutoff", "recall")  # ir_measures' AT_PARAM names
+
+# ir_measures measures auditeval does not compute, and why (ir_measures 0.4.3 measures/)
+NOT_COMPUTED = {
+    **dict.fromkeys(
+        ("alpha_nDCG", "alpha_DCG", "α_nDCG", "α_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "MAP_IA", "P_IA", "StRecall"),
+        "it needs subtopic (intent) judgments, which a single-judgment qrels does not have",
+    ),
+    "Accuracy": "it scores classification-style labels of the top documents (ir_measures' accuracy provider)",
+    "Compat": "auditeval has no compatibility (RBO against the ideal ranking) kernel yet; ir_measures' compat provider computes it",
+    **dict.fromkeys(
+        ("SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM"),
+        "auditeval has no C/W/L user-model kernels yet; ir_measures' cwl_eval provider computes it",
+    ),
+}
+
+
+def normalize(m: Measure) -> Measure:
+    """An ir_measures spelling of a measure as auditeval's (see the module docstring)."""
+    name = ALIASES.get(m.name, m.name)
+    params = dict(m.params)
+    cutoff = m.cutoff
+    for key in CUTOFF_PARAMS:
+        if key in params and cutoff is None and isinstance(params[key], int | float) and not isinstance(params[key], bool):
+            cutoff = params.pop(key)
+    if name == "SetP" and "relative" in params and isinstance(params["relative"], bool):
+        if params.pop("relative"):
+            name = "SetRelP"
+    if name == "NumRet" and "rel" in params:
+        name = "NumRelRet"
+    if params.get("dcg") == "log2":
+        params.pop("dcg")
+    if (name, tuple(sorted(params.items())), cutoff) == (m.name, m.params, m.cutoff):
+        return m
+    return Measure(name, tuple(sorted(params.items())), cutoff)
+
+
+_AT_THEN_PARAMS = re.compile(r"^(?P<name>[^@(]+)@(?P<k>[0-9.]+)\((?P<params>[^)]*)\)$")
+
+
+def _with_values(params: str) -> str:
+    """``judged_only`` -> ``judged_only=True`` (a bare parameter name reads as a flag)."""
+    parts = [p.strip() for p in params.split(",") if p.strip()]
+    return ",".join(p if "=" in p else f"{p}=True" for p in parts)
+
+
+def syntax_hint(text: str) -> str | None:
+    """The right spelling for a common syntax slip, or None."""
+    t = text.strip()
+    m = _AT_THEN_PARAMS.match(t)
+    if m:
+        return f"parameters come before the cut-off: {m['name']}({_with_values(m['params'])})@{m['k']}"
+    m = re.match(r"^(?P<name>[^@(]+)\((?P<params>[^)]*)\)(?P<rest>.*)$", t)
+    if m and any("=" not in p for p in m["params"].split(",") if p.strip()):
+        return f"every parameter needs a value: {m['name']}({_with_values(m['params'])}){m['rest']}"
+    if " " in t and "(" not in t:
+        return "one measure per name here; the eval command takes several per -m ('nDCG@10 P@10')"
+    return None
+
+
+def unknown_hint(m: Measure, known: Collection[str], trec_aliases: Mapping[str, tuple] | None = None) -> str | None:
+    """Why an unknown name is unknown, or the spelling meant, or None."""
+    if m.name in NOT_COMPUTED:
+        return f"{m.name} is an ir_measures measure auditeval does not compute: {NOT_COMPUTED[m.name]}"
+    rest = str(Measure("X", m.params, m.cutoff))[1:]
+    for cand in known:
+        if cand.lower() == m.name.lower():
+            return f"did you mean {cand + rest!r}?"
+    for alias, canonical in ALIASES.items():
+        if alias.lower() == m.name.lower():
+            return f"did you mean {canonical + rest!r}?"
+    lowered = {a.lower(): (a, v[0]) for a, v in (trec_aliases or {}).items()}
+    if m.name.lower() in lowered:
+        trec, canonical = lowered[m.name.lower()]
+        return f"{trec!r} is trec_eval's name for {canonical}: did you mean {canonical + rest!r}?"
+    bare = re.match(r"^([A-Za-z]+?)(\d+)$", m.name)  # P10 -> P@10
+    if bare and bare.group(1) in known and m.cutoff is None:
+        return f"did you mean {bare.group(1)}@{bare.group(2)!s}?"
+    return None

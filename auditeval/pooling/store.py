@@ -1,0 +1,316 @@
+"""The judgment store: labels of (topic, document) pairs in one SQLite file.
+
+Tables (``sqlite3``, WAL journal, ``synchronous=FULL``)::
+
+    judgments(topic, doc, label, source, time, batch)   one current label per pair
+    revisions(topic, doc, label, source, time, batch, revised_time, revised_batch)
+    batches(id, time, origin, source, lines, added, same, kept, revised,
+            calls, input_tokens, output_tokens)
+
+* A label is frozen: importing a different label for a stored pair keeps the stored one
+  (counted as ``kept``) unless the import says ``revise``; then the old row moves to
+  ``revisions`` (history) and the new label replaces it. The same label again is ``same``.
+* Every batch is one transaction (``BEGIN IMMEDIATE``: the write lock is taken up front, so
+  two writers queue instead of failing mid-way; ``busy_timeout`` makes the wait explicit).
+  A process killed mid-batch leaves the previous batches intact and nothing of its own.
+* ``source`` names who labelled: ``human``, a model name, a prompt version.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time as _time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pyarrow as pa
+
+from ..errors import AuditEvalError, InputError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS judgments (
+    topic TEXT NOT NULL, doc TEXT NOT NULL, label INTEGER NOT NULL,
+    source TEXT NOT NULL, time TEXT NOT NULL, batch INTEGER NOT NULL,
+    PRIMARY KEY (topic, doc)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS revisions (
+    topic TEXT NOT NULL, doc TEXT NOT NULL, label INTEGER NOT NULL,
+    source TEXT NOT NULL, time TEXT NOT NULL, batch INTEGER NOT NULL,
+    revised_time TEXT NOT NULL, revised_batch INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS batches (
+    id INTEGER PRIMARY KEY, time TEXT NOT NULL, origin TEXT NOT NULL, source TEXT NOT NULL,
+    lines INTEGER NOT NULL, added INTEGER NOT NULL DEFAULT 0, same INTEGER NOT NULL DEFAULT 0,
+    kept INTEGER NOT NULL DEFAULT 0, revised INTEGER NOT NULL DEFAULT 0,
+    calls INTEGER, input_tokens INTEGER, output_tokens INTEGER);
+CREATE INDEX IF NOT EXISTS judgments_source ON judgments (source);
+"""
+
+
+class StoreError(AuditEvalError):
+    """The store file cannot be opened or is not a judgment store."""
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class Labels:
+    """A batch to import: parallel lists (``time`` may hold None: the import time)."""
+
+    topic: list[str]
+    doc: list[str]
+    label: list[int]
+    source: list[str]
+    time: list[str | None]
+
+    def __len__(self) -> int:
+        return len(self.topic)
+
+    def slice(self, a: int, b: int) -> Labels:
+        return Labels(self.topic[a:b], self.doc[a:b], self.label[a:b], self.source[a:b], self.time[a:b])
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    batch: int
+    lines: int
+    added: int
+    same: int
+    kept: int  # stored label differs, kept (frozen)
+    revised: int
+
+
+class JudgmentStore:
+    """One connection to a store file (created on first use)."""
+
+    def __init__(self, path: str | Path, timeout: float = 60.0):
+        self.path = str(path)
+        try:
+            self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
+            self.db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            self._retry(lambda: self.db.execute("PRAGMA journal_mode = WAL"), timeout)
+            self.db.execute("PRAGMA synchronous = FULL")
+            self._retry(self._create, timeout)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a usable judgment store ({exc})") from None
+
+    @staticmethod
+    def _retry(fn, timeout: float) -> None:
+        """Run ``fn``, waiting while another process holds the lock (journal-mode switch)."""
+        deadline = _time.monotonic() + timeout
+        while True:
+            try:
+                fn()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or _time.monotonic() > deadline:
+                    raise
+                _time.sleep(0.05)
+
+    def _create(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            for stmt in SCHEMA.split(";"):
+                if stmt.strip():
+                    self.db.execute(stmt)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> JudgmentStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ writing
+    def add(self, labels: Labels, origin: str, revise: bool = False, calls: int | None = None,
+            input_tokens: int | None = None, output_tokens: int | None = None) -> BatchResult:
+        """Import one batch in one transaction; returns what happened to its lines."""
+        t = now()
+        sources = sorted(set(labels.source))
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            cur = db.execute(
+                "INSERT INTO batches (time, origin, source, lines, calls, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (t, origin, ",".join(sources), len(labels), calls, input_tokens, output_tokens),
+            )
+            batch = int(cur.lastrowid)
+            db.execute("CREATE TEMP TABLE IF NOT EXISTS incoming (topic TEXT, doc TEXT, label INTEGER, source TEXT, time TEXT, PRIMARY KEY (topic, doc))")
+            db.execute("DELETE FROM incoming")
+            db.executemany(
+                "INSERT INTO incoming VALUES (?, ?, ?, ?, ?)",
+                zip(labels.topic, labels.doc, labels.label, labels.source, (x or t for x in labels.time), strict=True),
+            )
+            same, differ = db.execute(
+                "SELECT COALESCE(SUM(j.label = i.label), 0), COALESCE(SUM(j.label != i.label), 0) "
+                "FROM incoming i JOIN judgments j ON j.topic = i.topic AND j.doc = i.doc"
+            ).fetchone()
+            revised = 0
+            if revise and differ:
+                db.execute(
+                    "INSERT INTO revisions SELECT j.topic, j.doc, j.label, j.source, j.time, j.batch, ?, ? "
+                    "FROM judgments j JOIN incoming i ON j.topic = i.topic AND j.doc = i.doc WHERE j.label != i.label",
+                    (t, batch),
+                )
+                revised = db.execute(
+                    "UPDATE judgments SET label = i.label, source = i.source, time = i.time, batch = ? "
+                    "FROM incoming i WHERE judgments.topic = i.topic AND judgments.doc = i.doc AND judgments.label != i.label",
+                    (batch,),
+                ).rowcount
+            added = db.execute(
+                "INSERT INTO judgments SELECT i.topic, i.doc, i.label, i.source, i.time, ? FROM incoming i "
+                "WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.topic = i.topic AND j.doc = i.doc)",
+                (batch,),
+            ).rowcount
+            kept = int(differ) - revised
+            db.execute("UPDATE batches SET added = ?, same = ?, kept = ?, revised = ? WHERE id = ?",
+                       (added, int(same), kept, revised, batch))
+            db.execute("DELETE FROM incoming")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return BatchResult(batch, len(labels), added, int(same), kept, revised)
+
+    def add_batches(self, labels: Labels, origin: str, batch_size: int, revise: bool = False) -> list[BatchResult]:
+        """Import in batches of ``batch_size`` lines, one transaction each."""
+        return [self.add(labels.slice(a, a + batch_size), origin, revise) for a in range(0, len(labels), max(batch_size, 1))]
+
+    # ------------------------------------------------------------------ reading
+    def pairs(self) -> tuple[pa.Array, pa.Array]:
+        """Every stored (topic, doc) pair as two Arrow string arrays."""
+        rows = self.db.execute("SELECT topic, doc FROM judgments").fetchall()
+        return pa.array([r[0] for r in rows], pa.string()), pa.array([r[1] for r in rows], pa.string())
+
+    def labels(self, sources: Sequence[str] | None = None) -> list[tuple[str, str, int, str]]:
+        """(topic, doc, label, source) of the current labels, optionally from ``sources`` only."""
+        sql = "SELECT topic, doc, label, source FROM judgments"
+        args: tuple = ()
+        if sources:
+            sql += f" WHERE source IN ({','.join('?' * len(sources))})"
+            args = tuple(sources)
+        return self.db.execute(sql, args).fetchall()
+
+    def sources(self) -> list[tuple[str, int]]:
+        return self.db.execute("SELECT source, COUNT(*) FROM judgments GROUP BY source ORDER BY source").fetchall()
+
+    def batches(self) -> list[dict]:
+        cur = self.db.execute("SELECT * FROM batches ORDER BY id")
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+    def history(self, topic: str, doc: str) -> list[tuple]:
+        """Past labels of a pair (oldest first), then the current one."""
+        old = self.db.execute("SELECT label, source, time, batch FROM revisions WHERE topic = ? AND doc = ? ORDER BY revised_batch",
+                              (topic, doc)).fetchall()
+        cur = self.db.execute("SELECT label, source, time, batch FROM judgments WHERE topic = ? AND doc = ?", (topic, doc)).fetchall()
+        return old + cur
+
+
+# ---------------------------------------------------------------------------------- import files
+def read_labels(path: str | Path, source: str, fmt: str = "auto") -> tuple[Labels, list[str]]:
+    """Labels from a TREC qrels file or JSONL (``{"topic", "doc", "label"[, "source", "time"]}``
+    per line). Any malformed line stops the import: ``path:line: reason``. A pair given twice
+    with different labels is an error; given twice with the same label, counted in a note."""
+    name = str(path)
+    if fmt == "auto":
+        fmt = "jsonl" if name.endswith((".jsonl", ".jsonl.gz", ".json")) else "trec"
+    if fmt == "trec":
+        from ..io import read_qrels
+
+        q = read_qrels(path)
+        t = q.table
+        topic, doc = t.column("topic").to_pylist(), t.column("doc").to_pylist()
+        label, lines = t.column("grade").to_pylist(), t.column("line").to_pylist()
+        labels = Labels(topic, doc, label, [source] * len(topic), [None] * len(topic))
+        notes = list(q.notes)
+    else:
+        labels, lines, notes = _read_jsonl(path, source)
+    return _dedupe(labels, lines, name, notes)
+
+
+def _read_jsonl(path: str | Path, source: str) -> tuple[Labels, list[int], list[str]]:
+    import gzip
+    import json
+
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(name, None, f"cannot read ({exc.strerror or exc})") from None
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    topic, doc, label, src, tm, lines = [], [], [], [], [], []
+    blank = 0
+    pieces = raw.split(b"\n")
+    if pieces and pieces[-1] == b"":
+        pieces.pop()  # the final newline ends the last line
+    for i, line in enumerate(pieces, 1):
+        if not line.strip():
+            blank += 1
+            continue
+        try:
+            rec = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise InputError(name, i, f"not a JSON object ({exc})") from None
+        if not isinstance(rec, dict):
+            raise InputError(name, i, "not a JSON object")
+        for f in ("topic", "doc", "label"):
+            if f not in rec:
+                raise InputError(name, i, f"missing field {f!r} (need topic, doc, label)")
+        for f in ("topic", "doc"):
+            v = rec[f]
+            if isinstance(v, bool) or not isinstance(v, str | int) or not str(v) or any(c.isspace() for c in str(v)):
+                raise InputError(name, i, f"{f} must be a non-empty string without whitespace, got {v!r}")
+        if isinstance(rec["label"], bool) or not isinstance(rec["label"], int):
+            raise InputError(name, i, f"label must be an integer, got {rec['label']!r}")
+        s = rec.get("source", source)
+        if not isinstance(s, str) or not s:
+            raise InputError(name, i, f"source must be a non-empty string, got {s!r}")
+        when = rec.get("time")
+        if when is not None and not isinstance(when, str):
+            raise InputError(name, i, f"time must be a string, got {when!r}")
+        topic.append(str(rec["topic"]))
+        doc.append(str(rec["doc"]))
+        label.append(int(rec["label"]))
+        src.append(s)
+        tm.append(when)
+        lines.append(i)
+    if not topic:
+        raise InputError(name, None, "no labels")
+    notes = [f"{name}: skipped {blank} blank line(s)"] if blank else []
+    return Labels(topic, doc, label, src, tm), lines, notes
+
+
+def _dedupe(labels: Labels, lines: list[int], name: str, notes: list[str]) -> tuple[Labels, list[str]]:
+    first: dict[tuple[str, str], int] = {}
+    keep: list[int] = []
+    for i, key in enumerate(zip(labels.topic, labels.doc, strict=True)):
+        j = first.get(key)
+        if j is None:
+            first[key] = i
+            keep.append(i)
+        elif labels.label[j] != labels.label[i]:
+            raise InputError(name, lines[i], f"topic {key[0]!r} doc {key[1]!r} labelled {labels.label[i]} here "
+                                             f"but {labels.label[j]} at line {lines[j]}")
+    if len(keep) < len(labels):
+        notes.append(f"{name}: {len(labels) - len(keep)} repeated line(s) with the same label imported once")
+        labels = Labels(*([col[i] for i in keep] for col in (labels.topic, labels.doc, labels.label, labels.source, labels.time)))
+    return labels, notes
+
+
+def labels_from_pairs(pairs: Iterable[tuple[str, str, int]], source: str) -> Labels:
+    topic, doc, label = [], [], []
+    for t, d, lab in pairs:
+        topic.append(t)
+        doc.append(d)
+        label.append(int(lab))
+    return Labels(topic, doc, label, [source] * len(topic), [None] * len(topic))

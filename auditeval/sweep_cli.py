@@ -1,0 +1,219 @@
+"""``auditeval sweep QRELS RUN... [-m M]... [--profile P] [--vary AXIS[=V1,V2,...]]... [--vary all]``.
+
+Every value carries its variant string: in text, each measure's variant under the profile
+is printed once and each row names only the axes that depart from it (the full strings do
+not fit 100 columns); TSV and JSON give the full string on every value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import textwrap
+from typing import Any, TextIO
+
+import numpy as np
+from rich.console import Console
+
+from .conventions import AXES
+from .engine.sweep import DEPTH_GRID, SweepBlock, SweepResult
+from .errors import ConventionError
+from .variant import Variant, fold, parse_measure
+
+DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
+WIDTH = 100
+RUNS_PER_TABLE = 6
+
+
+def build_parser(p: argparse.ArgumentParser) -> None:
+    p.description = "Evaluate runs under every variant of a profile along the varied axes."
+    p.add_argument("qrels", help="qrels file (plain, .gz, - for stdin) or irds:DATASET_ID")
+    p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help=f"measure; repeatable; default: {' '.join(DEFAULT_MEASURES)}")
+    p.add_argument("--profile", default="trec_eval-9.0.8", help="the profile varied from (default trec_eval-9.0.8)")
+    p.add_argument("--vary", action="append", default=[], metavar="AXIS[=V1,V2,...]",
+                   help="vary one axis over the values given, or without values over its grid: every value of a "
+                   f"categorical axis, rel the positive grades in the qrels, depth {','.join(map(str, DEPTH_GRID))}, "
+                   "a float axis the values the profiles use; --vary all varies every axis; repeatable")
+    p.add_argument("-q", "--per-topic", action="store_true", help="per-topic values too (tsv and json)")
+    p.add_argument("--format", choices=("text", "tsv", "json"), default="text")
+
+
+def parse_vary(items: list[str]) -> dict[str, Any]:
+    """``["ties", "rel=1,2", "all"]`` -> ``{"ties": "all", "rel": ["1", "2"], "all": "all"}``."""
+    out: dict[str, Any] = {}
+    for item in items:
+        axis, eq, values = item.partition("=")
+        axis = axis.strip()
+        if axis != "all" and axis not in AXES:
+            raise ConventionError(f"--vary: unknown axis {axis!r}; axes are: {', '.join(sorted(AXES))} (or all)")
+        if axis in out:
+            raise ConventionError(f"--vary {axis} given twice")
+        if eq and axis == "all":
+            raise ConventionError("--vary all takes no values")
+        if eq:
+            vals = [v.strip() for v in values.split(",") if v.strip()]
+            if not vals:
+                raise ConventionError(f"--vary {axis}= needs at least one value")
+            out[axis] = vals
+        else:
+            out[axis] = "all"
+    return out
+
+
+def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .api import sweep
+    from .io import qrels_from, run_from
+
+    measures = args.measures or DEFAULT_MEASURES
+    for m in measures:
+        parse_measure(m)  # a bad name fails before any file is read
+    vary = parse_vary(args.vary)
+    qrels = qrels_from(args.qrels)
+    runs = [run_from(r) for r in args.runs]
+    if err.isatty():
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        with Progress(
+            "sweep", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(file=err), transient=True
+        ) as bar:
+            task = bar.add_task("sweep", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            res = sweep(qrels, runs, measures, profile=args.profile, vary=vary, progress=progress)
+    else:
+        res = sweep(qrels, runs, measures, profile=args.profile, vary=vary)
+    if args.format == "text":
+        render_text(res, out)
+        return 0
+    (render_tsv if args.format == "tsv" else render_json)(res, out, args.per_topic)
+    for n in res.notes:
+        err.write(f"auditeval: note: {n}\n")
+    return 0
+
+
+# ----------------------------------------------------------------------------- output
+def _value_text(x: Any, fmt: str) -> str:
+    if fmt == "str":
+        return "-" if x is None else str(x)
+    if isinstance(x, float) and math.isnan(x):
+        return "-"
+    return str(int(round(x))) if fmt == "int" else f"{x:.4f}"
+
+
+def _full(x: Any, fmt: str) -> Any:
+    if fmt == "str":
+        return str(x)
+    return int(round(x)) if fmt == "int" else float(x)
+
+
+def wrap_variant(text: str, width: int) -> list[str]:
+    """A variant string in lines of at most ``width`` characters, broken after a ``|``."""
+    lines: list[str] = []
+    cur = ""
+    for part in text.split("|"):
+        piece = part if not cur else "|" + part
+        if cur and len(cur) + len(piece) > width:
+            lines.append(cur + "|")
+            cur = part
+        else:
+            cur += piece
+    return [*lines, cur]
+
+
+def departures(block: SweepBlock, res: SweepResult) -> list[str]:
+    """Per variant: the axes (``axis=value``) where it departs from the profile's variant."""
+    m = parse_measure(block.measure)
+    base = fold(m, res.convention)[1]
+    out = []
+    for conv in block.conventions:
+        v = Variant.of(m, conv)
+        diff = [f"{a}={AXES[a].format(x)}" for a, x in v.axes if x != getattr(base, a)]
+        out.append(" ".join(diff) if diff else "(the profile)")
+    return out
+
+
+def render_text(res: SweepResult, out: TextIO) -> None:
+    """Per measure: its variant under the profile, then one row per variant naming the axes
+    that depart from it, one column per run (``r1``, ``r2``, ... listed on top), at most
+    :data:`RUNS_PER_TABLE` runs side by side; every line fits :data:`WIDTH` columns."""
+    w = out.write
+    w(f"sweep · profile {res.profile} · engine {res.engine}\n")
+    varied = " · ".join(f"{a}={','.join(AXES[a].format(v) for v in vs)}" for a, vs in res.varied.items())
+    w("".join(line + "\n" for line in textwrap.wrap(f"varied: {varied or '(nothing)'}", WIDTH, subsequent_indent="  ")))
+    blocks = list(res.blocks.items())
+    runs = blocks[0][1].runs if blocks else []
+    listing = ", ".join(f"r{i + 1} = {name}" for i, name in enumerate(runs))
+    w("".join(line + "\n" for line in textwrap.wrap(f"runs: {listing}", WIDTH, subsequent_indent="  ")))
+    for label, b in blocks:
+        m = parse_measure(b.measure)
+        w(f"\n{label}: {len(b.variants)} variant(s); under the profile:\n")
+        for part in wrap_variant(str(Variant.of(m, res.convention)), WIDTH - 2):
+            w(f"  {part}\n")
+        dep = departures(b, res)
+        for g0 in range(0, max(len(runs), 1), RUNS_PER_TABLE):
+            group = list(range(g0, min(g0 + RUNS_PER_TABLE, len(runs))))
+            cells = [[_cell(b, vi, ri) for ri in group] for vi in range(len(dep))]
+            widths = [max([len(f"r{ri + 1}"), *(len(row[j]) for row in cells)]) for j, ri in enumerate(group)]
+            room = WIDTH - sum(wd + 2 for wd in widths)
+            head = "departs from the profile"
+            dw = min(max([len(head), *(len(d) for d in dep)]), room)
+            w(head.ljust(dw) + "".join(f"  {f'r{ri + 1}':>{wd}}" for ri, wd in zip(group, widths, strict=True)) + "\n")
+            for d, row in zip(dep, cells, strict=True):
+                lines = textwrap.wrap(d, dw) or [""]
+                w(lines[0].ljust(dw) + "".join(f"  {c:>{wd}}" for c, wd in zip(row, widths, strict=True)) + "\n")
+                w("".join(f"  {more}\n" for more in lines[1:]))
+    for n in res.notes:
+        w("".join(line + "\n" for line in textwrap.wrap(f"note: {n}", WIDTH, subsequent_indent="  ")))
+
+
+def _cell(b: SweepBlock, vi: int, ri: int) -> str:
+    if (vi, ri) in b.errors:
+        return "error"
+    if b.fmt == "str":
+        return "(per topic)"
+    return _value_text(b.aggregates[vi, ri], b.fmt)
+
+
+def _records(res: SweepResult, per_topic: bool):
+    for label, b in res.blocks.items():
+        for vi, variant in enumerate(b.variants):
+            for ri, run in enumerate(b.runs):
+                if per_topic:
+                    vals = b.values[vi, ri]
+                    for ti in np.flatnonzero(~_isnan(vals)):
+                        yield run, label, b.topics[ti], _full(vals[ti], b.fmt), variant
+                agg = b.aggregates[vi, ri]
+                if not math.isnan(agg):
+                    yield run, label, "all", _full(agg, b.fmt), variant
+
+
+def _isnan(vals: np.ndarray) -> np.ndarray:
+    if vals.dtype == object:
+        return np.array([v is None for v in vals], dtype=bool)
+    return np.isnan(vals)
+
+
+def render_tsv(res: SweepResult, out: TextIO, per_topic: bool = False) -> None:
+    out.write("run\tmeasure\ttopic\tvalue\tvariant\tengine\n")
+    for run, label, topic, value, variant in _records(res, per_topic):
+        v = repr(value) if isinstance(value, float) else str(value)
+        out.write(f"{run}\t{label}\t{topic}\t{v}\t{variant}\t{res.engine}\n")
+
+
+def render_json(res: SweepResult, out: TextIO, per_topic: bool = False) -> None:
+    doc = {
+        "profile": res.profile,
+        "varied": {a: [AXES[a].format(v) for v in vs] for a, vs in res.varied.items()},
+        "notes": res.notes,
+        "values": [
+            {"run": run, "measure": label, "variant": variant, "engine": res.engine, "topic": topic, "value": value}
+            for run, label, topic, value, variant in _records(res, per_topic)
+        ],
+    }
+    json.dump(doc, out, indent=1)
+    out.write("\n")

@@ -1,0 +1,117 @@
+"""What trec_eval's main loop does around the measures (trec_eval.c, form_res_rels.c,
+m_num_rel.c), found by the differential test against the three builds
+(``tests/test_trec_eval_differential.py``).
+
+* **10.0 ``-c``: a topic missing from the run is evaluated on a bogus ranking** of one
+  document, ``ceci_nest_pas_un_docno`` with score 1.0 (trec_eval.c ``bogus_ranking``), and
+  then the values *named exactly* ``num_ret``, ``utility``, ``rbp_resid`` and those starting
+  with ``unj`` are reset to 0 and ``relstring``'s buffer cleared. Exact names: a
+  parameterised ``utility_1,-2,0,0`` keeps the bogus document's -2, and under ``-J`` the
+  bogus document is dropped, leaving an empty ranking (``iprec_at_recall`` 0/0 = ``-nan``).
+  :func:`with_bogus_ranking` adds those rows to the run; :func:`bogus_reset` says which
+  printed values are reset.
+* **``rel_levels`` allocation** (form_res_rels.c): per evaluated topic trec_eval allocates
+  ``max_rel + 1`` counters, ``max_rel`` the topic's largest qrels grade, through
+  ``te_chk_and_malloc``, which returns the old buffer when the request is not larger.
+  The first evaluated topic with every grade negative (``max_rel + 1 <= 0``) gets NULL:
+  ``Can't calculate measure`` (exit 4). A later topic with ``max_rel <= -2`` passes a
+  negative size to ``memset``: segmentation fault. A grade so large that ``malloc`` refuses
+  the ``(max_rel + 1) * 8`` bytes (``99999999999``: 800 GB) fails as NULL does. When malloc
+  refuses is the machine's business; here: more than its RAM and swap together, which is
+  what Linux's default (heuristic) overcommit refuses. :func:`rel_levels_fault` finds the
+  first such topic in evaluation order.
+* **``num_rel`` summary under ``-c``** (m_num_rel.c ``te_calc_avg_num_rel``): the number of
+  qrels lines with grade > 0 over every qrels topic, whatever ``-l`` says (the per-topic
+  values do honour ``-l``). :func:`complete_num_rel`.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..model import Qrels, Run
+
+BOGUS_DOCNO = "ceci_nest_pas_un_docno"
+BOGUS_SCORE = 1.0
+_RESET_EXACT = ("num_ret", "utility", "rbp_resid")
+
+
+def with_bogus_ranking(run: Run, topics: list[str]) -> Run:
+    """``run`` plus one row (``ceci_nest_pas_un_docno``, score 1.0) for each of ``topics``."""
+    if not topics:
+        return run
+    n = len(topics)
+    extra = pa.table(
+        {
+            "topic": pa.array(topics, pa.string()),
+            "doc": pa.array([BOGUS_DOCNO] * n, pa.string()),
+            "score": pa.array(np.full(n, BOGUS_SCORE)),
+            "rank": pa.array(np.ones(n, np.int64)),
+            "line": pa.array(np.zeros(n, np.int64)),  # no line of the file
+        }
+    )
+    table = pa.concat_tables([run.table, extra.cast(run.table.schema)])
+    return Run(table, name=run.name, source=run.source, notes=run.notes, skipped=run.skipped)
+
+
+def bogus_reset(name: str, fmt: str) -> float | str | None:
+    """The value trec_eval.c puts in printed value ``name`` after a bogus evaluation, or None."""
+    if name in _RESET_EXACT or name.startswith("unj"):
+        return 0.0
+    if name == "relstring":
+        return ""
+    return None
+
+
+def rel_levels_fault(qrels: Qrels, loop: list[str]) -> tuple[int, bool] | None:
+    """(index in ``loop``, crash) of the first topic whose ``rel_levels`` allocation fails:
+    ``crash`` False = NULL from the first allocation (exit 4), True = negative ``memset``."""
+    t = qrels.table
+    grouped = pa.table({"topic": t.column("topic"), "grade": t.column("grade")}).group_by("topic").aggregate(
+        [("grade", "max")]
+    )
+    max_rel = dict(zip(grouped.column("topic").to_pylist(), grouped.column("grade_max").to_pylist(), strict=True))
+    limit = _malloc_limit() // 8
+    for i, topic in enumerate(loop):
+        m = max_rel[topic]
+        if (i == 0 and m < 0) or m + 1 > limit:
+            return i, False
+        if m <= -2:
+            return i, True
+    return None
+
+
+def _malloc_limit() -> int:
+    """Bytes one malloc may get here: physical memory plus swap (Linux heuristic overcommit)."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("SwapTotal:"):
+                    total += int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return total
+
+
+def complete_num_rel(qrels: Qrels) -> int:
+    """m_num_rel.c ``te_calc_avg_num_rel``: qrels lines with grade > 0, every topic, any ``-l``."""
+    return int(pc.sum(pc.greater(qrels.table.column("grade"), 0)).as_py() or 0)
+
+
+def drop_unchecked_duplicates(table: pa.Table, checked: set[str], has_duplicates: bool) -> pa.Table:
+    """``table`` without the repeats of a (topic, doc) pair in topics trec_eval never
+    evaluates (``checked`` are the evaluated ones): form_res_rels.c checks duplicates only
+    in the topic it is evaluating, so a repeat elsewhere is no error there. The first row
+    of each pair stays (the topic's values do not depend on it: it is not evaluated)."""
+    if not has_duplicates:
+        return table
+    df = table.select(["topic", "doc"]).to_pandas()
+    drop = df.duplicated(["topic", "doc"], keep="first") & ~df["topic"].isin(checked)
+    if not drop.any():
+        return table
+    return table.filter(pa.array(~drop.to_numpy()))

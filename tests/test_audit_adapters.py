@@ -1,0 +1,62 @@
+"""Reference adapters: declarations agree with the profiles, plans, the trec_eval probe,
+and a missing, crashing or hanging tool is reported, never fatal."""
+
+from __future__ import annotations
+
+import stat
+
+from auditeval.adapters import ADAPTERS, check_declarations, references
+from auditeval.adapters.runner import Request, run_one
+from auditeval.adapters.trec_eval import TrecEvalBinary, discover
+from auditeval.conventions import resolve
+from auditeval.variant import parse_measure
+
+
+def test_every_declaration_agrees_with_its_profile(trec_eval_bins):
+    adapters = list(ADAPTERS.values()) + discover([str(p) for p in trec_eval_bins.values()])
+    assert [b for a in adapters for b in check_declarations(a)] == []
+
+
+def test_plan_native_emulated_fixed():
+    a = ADAPTERS["pytrec_eval"]
+    own = a.own()
+    p = a.plan(parse_measure("AP(rel=2)"), own)
+    assert (p.tool_measure, p.options, p.rewrite) == ("map map", ("relevance_level=2",), False)
+    assert a.plan(parse_measure("AP"), own.replace(ties="docno-asc")).rewrite is True
+    assert a.plan(parse_measure("AP"), own.replace(topics="qrels")).unsupported == (
+        "unsupported: topics=qrels needs a tool with topics=qrels (pytrec_eval is fixed at both)")
+    msmarco = ADAPTERS["ir_measures:msmarco"]
+    assert msmarco.plan(parse_measure("AP"), msmarco.own()).unsupported == (
+        "unsupported: ir_measures:msmarco does not compute AP")
+    g = ADAPTERS["ir_measures:gdeval"]
+    assert g.plan(parse_measure("nDCG@10"), g.own()).tool_measure == "nDCG(dcg='exp-log2')@10"
+
+
+def test_trec_eval_builds_are_recognised_by_behaviour(trec_eval_bins):
+    found = discover([str(trec_eval_bins[v]) for v in ("9.0.8", "9.0.8-double", "10.0")])
+    assert [b.build for b in found] == ["9.0.8", "9.0.8-double", "10.0"]
+    assert [b.said for b in found] == ["trec_eval version 9.0.7", "trec_eval version 9.0.8", "trec_eval version 10.0-rc3"]
+    ten = found[2]
+    assert ten.plan(parse_measure("AP"), resolve("trec_eval-10.0").replace(topics="qrels")).options == ("-c",)
+    assert references(["pytrec_eval"], [str(trec_eval_bins["10.0"])])[-1].name == "trec_eval-10.0"
+
+
+def _script(tmp_path, name: str, body: str) -> str:
+    p = tmp_path / name
+    p.write_text("#!/bin/sh\n" + body)
+    p.chmod(p.stat().st_mode | stat.S_IEXEC)
+    return str(p)
+
+
+def test_missing_crashing_and_hanging_tools_are_reported(tmp_path):
+    missing = run_one(TrecEvalBinary(str(tmp_path / "nope"), "9.0.8"), "q", [Request("k", "r", "map map", ())])
+    assert missing.status == "not installed"
+    assert missing.message.startswith(f"not installed: {tmp_path / 'nope'} is not an executable file")
+    crash = TrecEvalBinary(_script(tmp_path, "crash", "echo 'segfault in m_map.c' >&2\nexit 3\n"), "9.0.8")
+    out = run_one(crash, "q", [Request("k", "r", "map map", ())])
+    assert out.status == "failed"
+    assert out.values["k"]["error"].startswith("exit status 3 on -q -m map q r; stderr: segfault in m_map.c")
+    hang = TrecEvalBinary(_script(tmp_path, "hang", "sleep 5\n"), "9.0.8")
+    hang.timeout = 0.3
+    out = run_one(hang, "q", [Request("k", "r", "map map", ())])
+    assert out.status == "timeout" and out.message.startswith("timeout after 0.3 s")

@@ -1,0 +1,59 @@
+"""``auditeval audit``: exit 0 when explained, 1 when not (a tool printing a wrong number),
+2 on bad input; -o FILE; every format."""
+
+from __future__ import annotations
+
+import io
+import stat
+
+from auditeval.cli import main
+
+QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n"
+RUN = "1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 x 1 3.0 t\n2 Q0 c 2 1.0 t\n"
+
+
+def _files(tmp_path):
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_text(QRELS)
+    r.write_text(RUN)
+    return str(q), str(r)
+
+
+def _run(argv):
+    out, err = io.StringIO(), io.StringIO()
+    return main(argv, out, err), out.getvalue(), err.getvalue()
+
+
+def test_bad_input_is_exit_2_with_path_and_line(tmp_path):
+    q, r = _files(tmp_path)
+    bad = tmp_path / "bad"
+    bad.write_text("1 Q0 a 1 2.0 t\n1 Q0 b two 1.0 t\n")
+    code, _, err = _run(["audit", q, str(bad), "--against", "pytrec_eval"])
+    assert code == 2
+    assert err.startswith(f"auditeval: error: {bad}:2: ")
+    code, _, err = _run(["audit", q, r, "--against", "nosuchtool"])
+    assert code == 2 and "unknown reference 'nosuchtool'" in err
+
+
+def test_explained_audit_is_exit_0_and_writes_each_format(tmp_path):
+    q, r = _files(tmp_path)
+    for fmt, marker in [("json", '"exit_status": 0')]:  # the other formats: test_audit_report.py
+        out_file = tmp_path / f"report.{fmt}"
+        code, out, err = _run(["audit", q, r, "-m", "AP", "-m", "P@1", "--against", "pytrec_eval", "--format", fmt,
+                               "-o", str(out_file)])
+        assert code == 0, err
+        assert out == "" and f"wrote {out_file} ({fmt}); exit status 0" in err
+        assert marker in out_file.read_text()
+
+
+def test_a_tool_printing_a_wrong_number_is_exit_1(tmp_path):
+    q, r = _files(tmp_path)
+    fake = tmp_path / "trec_eval"
+    # behaves like tag v9.0.8 on the probe (RR 1 on the float32 topic, 11pt 0.4295), then prints map 0.9999
+    fake.write_text("#!/bin/sh\nprintf 'recip_rank\\tf\\t1.0000\\n11pt_avg\\ti\\t0.4295\\n"
+                    "map\\t1\\t0.9999\\nmap\\t2\\t0.5000\\nmap\\tall\\t0.7500\\n'\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    code, out, err = _run(["audit", q, r, "-m", "AP", "--against", "trec_eval", "--trec-eval", str(fake)])
+    assert code == 1
+    assert "UNEXPLAINED" in out and "MISMATCH" in out
+    assert "auditeval: UNEXPLAINED: t AP trec_eval-9.0.8: 1 topic(s) differ as printed (e.g. topic 1: 0.9999 vs 1.0000)" in err

@@ -1,0 +1,74 @@
+"""Tie envelope: exact min / max / expected over orderings of tied documents, checked by
+enumerating the orderings with a plain AP written here (independent of the engine)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+import auditeval as ae
+from auditeval.audit.ties import envelope
+from auditeval.conventions import resolve
+from auditeval.engine.prepare import prepare
+from auditeval.variant import parse_measure
+
+CONV = resolve("trec_eval-9.0.8")
+# the seed article's case: a relevant document alone at rank 1, then one block of 4 tied
+# documents holding 2 of the other relevant ones (R = 3)
+QRELS = {"1": {"a": 1, "c": 1, "e": 1}}
+RUN = {"1": {"a": 5.0, "b": 3.0, "c": 3.0, "d": 3.0, "e": 3.0, "f": 1.0}}
+
+
+def plain_ap(rels: list[int], big_r: int) -> float:
+    hits, total = 0, 0.0
+    for i, r in enumerate(rels, 1):
+        if r:
+            hits += 1
+            total += hits / i
+    return total / big_r
+
+
+def _env(measure: str, qrels=QRELS, run=RUN, **kw):
+    q, r = ae.qrels_from(qrels), ae.run_from(run)
+    return envelope(prepare(q, r, CONV), r, parse_measure(measure), CONV, **kw)
+
+
+def test_ap_over_the_24_orderings_of_one_tied_block():
+    orders = list(itertools.permutations([0, 1, 0, 1]))  # b, c, d, e: c and e relevant
+    values = [plain_ap([1, *o, 0], 3) for o in orders]
+    assert len(orders) == 24
+    e = _env("AP")
+    # min: relevant at ranks 4, 5: (1 + 2/4 + 3/5) / 3 = 0.7; max: ranks 2, 3: 1.0
+    assert (e.minimum[0], e.maximum[0]) == pytest.approx((0.7, 1.0))
+    assert (min(values), max(values)) == pytest.approx((0.7, 1.0))
+    # expected (McSherry & Najork): (1 + sum_p (2/4)(2 + (p-1)/3)/(1+p)) / 3 = 0.840741
+    assert e.expected[0] == pytest.approx(sum(values) / 24, abs=1e-12)
+    assert e.expected[0] == pytest.approx(0.8407407407, abs=1e-9)
+    assert e.method == "exact" and e.agg_method == "exact"
+    assert round(10 ** e.orderings[0]) == 24
+    # docno-desc orders the block e, d, c, b: relevant at 2 and 4: (1 + 1 + 3/4) / 3
+    assert e.value[0] == pytest.approx(2.75 / 3)
+
+
+def test_rr_p_ndcg_expected_are_exact():
+    # one block of 3 with one relevant, after nothing: E[RR] = (1 + 1/2 + 1/3) / 3
+    e = _env("RR", {"1": {"b": 1}}, {"1": {"a": 1.0, "b": 1.0, "c": 1.0}})
+    assert e.expected[0] == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)
+    assert (e.minimum[0], e.maximum[0]) == pytest.approx((1 / 3, 1.0))
+    # P@3 of the seed case: rank 1 relevant, ranks 2-3 from the block (2 of 4 relevant): (1 + 2 * 2/4) / 3
+    assert _env("P@3").expected[0] == pytest.approx(2 / 3)
+    # nDCG@3: E[DCG] = 1 + (1/2)(1/log2 3 + 1/2); ideal 1 + 1/log2 3 + 1/2
+    import math
+
+    ideal = 1 + 1 / math.log2(3) + 0.5
+    assert _env("nDCG@3").expected[0] == pytest.approx((1 + 0.5 * (1 / math.log2(3) + 0.5)) / ideal)
+
+
+def test_other_measures_are_sampled_and_labelled_so():
+    e = _env("Bpref", samples=20, seed=3)
+    assert e.method == "sampled (seed 3, 20 orderings)"
+    e = _env("GMAP", samples=20)
+    assert e.agg_method == "sampled (seed 0, 20 orderings)"
+    assert (e.minimum[0], e.maximum[0]) == pytest.approx((0.7, 1.0))  # per topic GMAP is AP: exact bounds
+    assert 0.7 <= e.expected[0] <= 1.0

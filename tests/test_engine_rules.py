@@ -1,0 +1,83 @@
+"""Rules moved into the engine from the trec_eval drop-in, checked against the real binaries:
+NaN scores in trec_eval's qsort order (``ties=docno-desc``), duplicate messages found on the
+engine's ranking, float32 overflow noted without a numpy warning."""
+
+from __future__ import annotations
+
+import io
+import random
+import subprocess
+import warnings
+from pathlib import Path
+
+from auditeval.conventions import resolve
+from auditeval.engine.staged import StagedRun
+from auditeval.io import parse_qrels, parse_run
+from auditeval.trec_eval import main as trec_main
+
+MEASURES = ["-m", "map", "-m", "P.3", "-m", "recip_rank", "-m", "ndcg", "-m", "bpref"]
+
+
+def _case(rng: random.Random) -> tuple[str, str]:
+    qrels, run = [], []
+    for t in range(1, rng.randint(2, 4)):
+        docs = [f"d{rng.randint(0, 20)}" for _ in range(rng.randint(2, 9))]
+        docs = list(dict.fromkeys(docs))
+        for d in docs:
+            if rng.random() < 0.7:
+                qrels.append(f"{t} 0 {d} {rng.randint(0, 2)}")
+            score = rng.choice(["nan", "nan", "1", "2", "0.5", "-nan", "3"])
+            run.append(f"{t} Q0 {d} 1 {score} r")
+        if not any(q.startswith(f"{t} ") for q in qrels):
+            qrels.append(f"{t} 0 {docs[0]} 1")
+    return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
+
+
+def _dropin(args: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = trec_main(args, stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_nan_scores_rank_as_trec_eval_qsort_leaves_them(trec_eval_bins: dict[str, Path], tmp_path: Path):
+    rng = random.Random(61)
+    compared = 0
+    for i in range(40):
+        q_text, r_text = _case(rng)
+        q, r = tmp_path / f"q{i}", tmp_path / f"r{i}"
+        q.write_text(q_text)
+        r.write_text(r_text)
+        for version in ("9.0.8", "10.0"):
+            want = subprocess.run([str(trec_eval_bins[version]), "-q", *MEASURES, str(q), str(r)],
+                                  capture_output=True, text=True)
+            got = _dropin(["--as", version, "-q", *MEASURES, str(q), str(r)])
+            assert (got[0], got[1]) == (want.returncode, want.stdout), (version, q_text, r_text)
+            compared += 1
+    assert compared == 80
+
+
+def test_duplicate_named_is_the_smallest_within_depth(trec_eval_bins: dict[str, Path], tmp_path: Path):
+    # topic 1 repeats d9 at ranks 1-2 and d1 at ranks 3-4 (float32 ties 1.00000001 and 1.0);
+    # -M 2 keeps only the d9 pair: trec_eval names d9; without -M it names d1 (the smaller)
+    q = tmp_path / "q"
+    q.write_text("1 0 d1 1\n1 0 d9 1\n")
+    r = tmp_path / "r"
+    r.write_text("1 Q0 d9 1 3 r\n1 Q0 d9 2 3 r\n1 Q0 d1 3 1.00000001 r\n1 Q0 d1 4 1.0 r\n")
+    for extra in ([], ["-M", "2"]):
+        for version in ("9.0.8", "10.0"):
+            want = subprocess.run([str(trec_eval_bins[version]), *extra, "-m", "map", str(q), str(r)],
+                                  capture_output=True, text=True)
+            got = _dropin(["--as", version, *extra, "-m", "map", str(q), str(r)])
+            assert (got[0], got[1], got[2]) == (want.returncode, want.stdout, want.stderr), (version, extra)
+    assert "duplicate docs d1" in _dropin(["-m", "map", str(q), str(r)])[2]
+    assert "duplicate docs d9" in _dropin(["-M", "2", "-m", "map", str(q), str(r)])[2]
+
+
+def test_float32_overflow_noted_and_silent():
+    qrels = parse_qrels(b"1 0 a 1\n")
+    run = parse_run(b"1 Q0 a 1 -1e308 r\n1 Q0 b 2 1e300 r\n1 Q0 c 3 1 r\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = StagedRun(qrels, run).prepared(resolve("trec_eval-9.0.8"))
+    assert any(n.endswith("2 score(s) overflow float32 and became -inf/inf (sim=float32)") for n in p.notes)
+    assert [run.table.column("doc")[int(i)].as_py() for i in p.run_row] == ["b", "c", "a"]

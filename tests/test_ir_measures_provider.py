@@ -1,0 +1,206 @@
+"""auditeval as an ir_measures provider.
+
+ir_measures' own test cases for its pytrec_eval provider (copied verbatim into
+``tests/ir_measures_cases``, see the README there) run against ``registry['auditeval']``:
+the only change is the provider they call. On the 12 robust03 runs the provider's
+``calc_aggregate`` equals ir_measures' pytrec_eval provider to 1e-12.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ir_measures
+import pytest
+from ir_measures import AP, RR, Bpref, IPrec, Metric, NumRet, P, Rprec, SetF, Success, infAP, nDCG
+
+import auditeval as ae
+from auditeval.integrations.ir_measures_provider import (
+    AuditevalProvider,
+    VariantMetric,
+    to_auditeval,
+)
+
+CASES = Path(__file__).parent / "ir_measures_cases"
+PROVIDER = "ir_measures.providers.registry['auditeval']"
+
+
+def _load(name: str, replacements: list[tuple[str, str]], namespace: dict | None = None) -> dict:
+    """Exec an upstream case file with ``replacements`` (each must occur) applied."""
+    src = (CASES / name).read_text(encoding="utf-8")
+    for old, new in replacements:
+        assert old in src, (name, old)
+        src = src.replace(old, new)
+    ns = dict(namespace or {}, __name__=f"ir_measures_cases.{name[:-3]}")
+    exec(compile(src, str(CASES / name), "exec"), ns)
+    return ns
+
+
+_base = _load("base_cases.py", [])
+_pytrec = _load(
+    "pytrec_eval_cases.py",
+    [
+        ("from .base import BaseMeasureTest", ""),
+        ("ir_measures.providers.PytrecEvalProvider()", PROVIDER),
+        ("provider = ir_measures.pytrec_eval", f"provider = {PROVIDER}"),
+    ],
+    {"BaseMeasureTest": _base["BaseMeasureTest"]},
+)
+# collected by pytest as unittest cases: every case ir_measures runs on its pytrec_eval provider
+TestIrMeasuresPytrecEvalCasesOnAuditeval = _pytrec["TestPytrecEval"]
+
+
+def test_registered_on_import():
+    prov = ir_measures.providers.registry["auditeval"]
+    assert isinstance(prov, AuditevalProvider) and prov.profile == "ir_measures-0.4"
+    assert prov.supports(nDCG(dcg="exp-log2") @ 10) and prov.supports(SetF(beta=0.5))
+    assert not prov.supports(ir_measures.alpha_nDCG @ 10)  # needs subtopic qrels
+
+
+QRELS = list(ir_measures.read_trec_qrels("0 0 D0 0\n0 0 D1 1\n0 0 D2 1\n0 0 D3 2\n0 0 D4 0\n1 0 D0 1\n1 0 D3 2\n1 0 D5 2\n"))
+RUN = list(
+    ir_measures.read_trec_run(
+        "0 0 D0 1 0.8 run\n0 0 D2 2 0.7 run\n0 0 D1 3 0.3 run\n0 0 D3 4 0.4 run\n0 0 D4 5 0.1 run\n"
+        "1 0 D1 1 0.8 run\n1 0 D3 2 0.7 run\n1 0 D4 3 0.3 run\n1 0 D2 4 0.4 run\n"
+    )
+)
+
+
+def test_empty_and_partial_inputs_as_ir_measures_test_providers():
+    # ir_measures tests/test_providers.py::test_empty, the pytrec_eval lines
+    prov = ir_measures.providers.registry["auditeval"]
+    partial_qrels = [q for q in QRELS if q.query_id == "0"]
+    partial_run = [r for r in RUN if r.query_id == "0"]
+    assert set(prov.iter_calc([P @ 5], QRELS, [])) == {Metric("0", P @ 5, 0.0), Metric("1", P @ 5, 0.0)}
+    assert set(prov.iter_calc([P @ 5], QRELS, partial_run)) == {Metric("0", P @ 5, 0.6), Metric("1", P @ 5, 0.0)}
+    assert list(prov.iter_calc([P @ 5], [], RUN)) == []
+    assert set(prov.iter_calc([P @ 5], partial_qrels, RUN)) == {Metric("0", P @ 5, 0.6)}
+
+
+def test_every_metric_carries_its_variant():
+    ev = ir_measures.providers.registry["auditeval"].evaluator([AP(rel=2), nDCG(dcg="exp-log2") @ 10], QRELS)
+    metrics = list(ev.iter_calc(RUN))
+    assert metrics and all(isinstance(m, VariantMetric) for m in metrics)
+    for m in metrics:
+        assert m.variant == ev.variants[m.measure]
+        assert ae.parse_variant(str(m.variant)) == m.variant
+    assert "|rel=2|" in str(ev.variants[AP(rel=2)]) and "|topics=qrels|" in str(ev.variants[AP(rel=2)])
+    assert "|gain=exp2|" in str(ev.variants[nDCG(dcg="exp-log2") @ 10])
+
+
+def test_using_another_profile():
+    # topic 0 ranks D0 D2 D1 D3 D4; topic 1: D1 D3 D4 D2, D0 and D5 (relevant) not retrieved.
+    # trec_eval-10.0 and ir_measures-0.4 agree here (no ties, no float32 effect): AP is the same.
+    base = ir_measures.providers.registry["auditeval"]
+    other = base.using("trec_eval-10.0")
+    assert other.profile == "trec_eval-10.0"
+    assert other.calc_aggregate([AP], QRELS, RUN)[AP] == base.calc_aggregate([AP], QRELS, RUN)[AP]
+    assert "|sim=float64|" in str(other.evaluator([AP], QRELS).variants[AP])
+    with pytest.raises(ae.ConventionError):
+        base.using("trec_eval-8")
+
+
+def test_translation_of_spellings():
+    assert str(to_auditeval(ir_measures.SetRelP)[0]) == "SetRelP"
+    assert str(to_auditeval(NumRet(rel=2))[0]) == "NumRelRet(rel=2)"
+    assert to_auditeval(nDCG(dcg="exp-log2") @ 10) == (ae.parse_measure("nDCG@10"), ["gain=exp2"])
+    assert str(to_auditeval(IPrec @ 0.25)[0]) == "IPrec@0.25"
+    assert str(to_auditeval(nDCG(gains={0: 1, 1: 4}))[0]) == "nDCG(gains={0:1,1:4})"
+
+
+ROBUST_MEASURES = [
+    AP, AP(rel=2), AP @ 100, nDCG, nDCG @ 10, nDCG(gains={0: 0, 1: 1, 2: 3}) @ 20, P @ 10, P(judged_only=True) @ 10,
+    ir_measures.R @ 1000, RR, Rprec, Bpref, infAP, SetF(beta=0.5), IPrec @ 0.2, NumRet(rel=1), Success @ 5,
+]
+
+
+def test_calc_aggregate_equals_pytrec_eval_on_robust03(shared):
+    d = shared / "data" / "robust03"
+    qrels = ae.read_qrels(d / "qrels.robust03.txt")
+    ours = ir_measures.providers.registry["auditeval"].evaluator(ROBUST_MEASURES, qrels)
+    theirs = ir_measures.pytrec_eval.evaluator(ROBUST_MEASURES, qrels.to_dict())
+    runs = sorted((d / "runs").glob("input.*.gz"))
+    assert len(runs) == 12
+    for path in runs:
+        run = ae.read_run(path)  # the provider also takes auditeval's own Run; pytrec_eval a dict
+        a, b = ours.calc_aggregate(run), theirs.calc_aggregate(run.to_dict())
+        for m in ROBUST_MEASURES:
+            assert a[m] == pytest.approx(b[m], abs=1e-12, rel=0), (path.name, str(m))
+
+
+def _gdeval_precision(src: str) -> str:
+    """gdeval prints 5 decimals: its cases compare values to that precision (5e-6), not exactly."""
+    import re
+
+    return re.sub(r"self\.assertEqual\((.*(?:\.value|\]), ([0-9.]+))\)$", r"self.assertAlmostEqual(\1, delta=5e-6)", src, flags=re.M)
+
+
+def _load_gdeval() -> dict:
+    src = (CASES / "gdeval_cases.py").read_text(encoding="utf-8")
+    src = _gdeval_precision(src.replace("provider = ir_measures.gdeval", f"provider = {PROVIDER}.using('ir_measures-0.4-gdeval')"))
+    assert src.count("assertAlmostEqual") == 17 and f"{PROVIDER}.using" in src
+    ns = {"__name__": "ir_measures_cases.gdeval_cases"}
+    exec(compile(src, str(CASES / "gdeval_cases.py"), "exec"), ns)
+    return ns
+
+
+# ir_measures' gdeval provider cases (nDCG(dcg='exp-log2')@k and ERR@k) under the gdeval profile
+TestIrMeasuresGdevalCasesOnAuditeval = _load_gdeval()["TestPytrecEval"]
+
+
+def test_err_and_exp_ndcg_equal_gdeval_printed_digits_on_robust03(shared):
+    """ERR@20 and nDCG(dcg='exp-log2')@20 print gdeval.pl's 5 decimals exactly on MU03rob01
+    (integer scores: many ties, so gdeval's docno-descending order is exercised), its first
+    30 topics to keep the Perl run short (all 12 runs, 2,400 values, agreed when checked)."""
+    if not ir_measures.gdeval.is_available():
+        pytest.skip("perl is not installed: ir_measures' gdeval provider cannot run")
+    d = shared / "data" / "robust03"
+    q = ae.read_qrels(d / "qrels.robust03.txt").to_dict()
+    r = ae.read_run(d / "runs" / "input.MU03rob01.gz").to_dict()
+    topics = sorted(r)[:30]
+    q, r = {t: q[t] for t in topics}, {t: r[t] for t in topics}
+    measures = [ir_measures.ERR @ 20, nDCG(dcg="exp-log2") @ 20]
+    theirs = list(ir_measures.gdeval.iter_calc(measures, q, r))
+    prov = ir_measures.providers.registry["auditeval"].using("ir_measures-0.4-gdeval")
+    ours = {(m.query_id, m.measure): m.value for m in prov.iter_calc(measures, q, r)}
+    assert len(theirs) == 60 and len(ours) == 60
+    for m in theirs:
+        assert f"{ours[(m.query_id, m.measure)]:.5f}" == f"{m.value:.5f}", m
+
+
+def test_dataframe_inputs_with_ir_measures_and_pyterrier_column_names():
+    import pandas as pd
+
+    # ir_measures' DataFrame form (query_id, doc_id, relevance / score) and PyTerrier's
+    # (qid, docno, label / score) give the same numbers as the namedtuple lists above.
+    qdf = pd.DataFrame(QRELS)
+    rdf = pd.DataFrame(RUN)
+    assert list(qdf.columns)[:3] == ["query_id", "doc_id", "relevance"]
+    prov = ir_measures.providers.registry["auditeval"]
+    want = prov.calc_aggregate([AP, nDCG @ 3], QRELS, RUN)
+    assert prov.calc_aggregate([AP, nDCG @ 3], qdf, rdf) == want
+    pt_q = qdf.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "label"})
+    pt_r = rdf.rename(columns={"query_id": "qid", "doc_id": "docno"})
+    res = ae.evaluate(pt_q, pt_r, ["AP", "nDCG@3"], profile="ir_measures-0.4")
+    assert res.get("AP").value == want[AP] and res.get("nDCG@3").value == want[nDCG @ 3]
+    # AP by hand: topic 0 by score D0 D2 D3 D1 D4, relevant D2, D3, D1 at ranks 2, 3, 4
+    # -> (1/2 + 2/3 + 3/4) / 3; topic 1 D1 D3 D2 D4, relevant D0, D3, D5: D3 at rank 2 -> (1/2) / 3
+    assert want[AP] == pytest.approx(((1 / 2 + 2 / 3 + 3 / 4) / 3 + (1 / 2) / 3) / 2, abs=1e-15)
+
+
+def test_msmarco_and_judged_providers_on_robust03(shared):
+    """RR@10 (ir_measures' msmarco provider) and Judged@10 (its judged provider) per topic,
+    under ir_measures-0.4-msmarco, on MU03rob01 (integer scores, many ties: both providers
+    order ties by docno ascending). All 12 runs agreed when checked."""
+    from ir_measures import Judged
+
+    d = shared / "data" / "robust03"
+    q = ae.read_qrels(d / "qrels.robust03.txt")
+    r = ae.read_run(d / "runs" / "input.MU03rob01.gz")
+    prov = ir_measures.providers.registry["auditeval"].using("ir_measures-0.4-msmarco")
+    for m, ref in ((RR @ 10, ir_measures.msmarco), (Judged @ 10, ir_measures.judged)):
+        theirs = {x.query_id: x.value for x in ref.iter_calc([m], q.to_dict(), r.to_dict())}
+        ours = {x.query_id: x.value for x in prov.iter_calc([m], q, r)}
+        assert len(theirs) == 100 and set(ours) == set(theirs)
+        for t, value in theirs.items():
+            assert ours[t] == pytest.approx(value, abs=1e-12), (str(m), t)

@@ -1,0 +1,166 @@
+"""The judge hook: the simulated judge, retries, cost accounting, and resumption after a
+failure without judging any stored pair again."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import textwrap
+
+import pytest
+
+from auditeval.cli import main
+from auditeval.pooling.judge import SimulatedJudge
+from auditeval.pooling.store import JudgmentStore
+
+TOPICS, DOCS = 5, 30
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture()
+def world(tmp_path, monkeypatch):
+    """Three runs over 5 topics (distinct scores), qrels for every 4th doc, and a judge module."""
+    runs = []
+    for r in range(3):
+        p = tmp_path / f"run{r}.txt"
+        p.write_text("".join(f"{t} Q0 d{(d * (r + 1)) % DOCS} {d + 1} {100 - d} r{r}\n"
+                             for t in range(TOPICS) for d in range(DOCS)))
+        runs.append(str(p))
+    q = tmp_path / "qrels.txt"
+    q.write_text("".join(f"{t} 0 d{d} {1 + d % 2}\n" for t in range(TOPICS) for d in range(0, DOCS, 4)))
+    (tmp_path / "judges_for_test.py").write_text(textwrap.dedent(f"""
+        from auditeval.pooling.judge import SimulatedJudge
+        ASKED = []          # every pair sent to a judge, in call order
+        CALLS = [0]
+        truth = SimulatedJudge({str(q)!r})
+
+        def failing(pairs):
+            CALLS[0] += 1
+            if CALLS[0] >= 4:
+                raise RuntimeError("judge service down")
+            ASKED.extend(pairs)
+            return {{"labels": truth(pairs), "input_tokens": 10 * len(pairs), "output_tokens": len(pairs)}}
+
+        def healthy(pairs):
+            CALLS[0] += 1
+            ASKED.extend(pairs)
+            return truth(pairs)
+
+        FLAKY = set()
+        def flaky(pairs):
+            CALLS[0] += 1
+            key = tuple(pairs)
+            if key not in FLAKY:  # every batch fails once, then succeeds
+                FLAKY.add(key)
+                raise TimeoutError("try again")
+            return truth(pairs)
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    import judges_for_test
+
+    importlib.reload(judges_for_test)
+    return {"runs": runs, "qrels": str(q), "store": str(tmp_path / "j.sqlite"), "mod": judges_for_test}
+
+
+def _pool_pairs(runs: list[str], k: int) -> set:
+    """Depth-k pool of the fixture runs, by hand: scores are distinct, rank order is file order."""
+    out = set()
+    for path in runs:
+        seen: dict = {}
+        for line in open(path):
+            t, _, d, *_ = line.split()
+            if seen.setdefault(t, 0) < k:
+                out.add((t, d))
+                seen[t] += 1
+    return out
+
+
+def test_failure_then_resume_judges_nothing_twice(world):
+    mod, store = world["mod"], world["store"]
+    pool = _pool_pairs(world["runs"], 10)
+    args = ["pool", "judge", "--store", store, *world["runs"], "--depth", "10", "--batch-size", "7",
+            "--workers", "1", "--retries", "2", "--backoff", "0", "--format", "json"]
+    code, out, _ = run_cli(*args, "--judge", "judges_for_test:failing")
+    doc = json.loads(out)
+    assert code == 1
+    assert doc["cost"]["pairs_todo"] == len(pool)
+    # calls 1-3 succeed (7 pairs each), call 4 fails and is retried twice: 6 calls in all
+    assert (doc["cost"]["calls"], doc["cost"]["retries"], doc["cost"]["failed_batches"]) == (6, 2, 1)
+    assert (doc["cost"]["pairs_judged"], doc["cost"]["input_tokens"], doc["cost"]["output_tokens"]) == (21, 210, 21)
+    assert "rerun the same command to resume" in doc["notes"][-1]
+    with JudgmentStore(store) as s:
+        stored_first = {(t, d) for t, d, _, _ in s.labels()}
+    assert len(stored_first) == 21 and stored_first == set(mod.ASKED)
+    mod.ASKED.clear()
+    mod.CALLS[0] = 0
+    code, out, _ = run_cli(*args, "--judge", "judges_for_test:healthy")
+    doc = json.loads(out)
+    assert code == 0
+    remaining = len(pool) - 21
+    assert doc["stored"] == 21 and doc["cost"]["pairs_todo"] == remaining
+    assert doc["cost"]["calls"] == mod.CALLS[0] == -(-remaining // 7)
+    assert doc["cost"]["input_tokens"] is None  # this judge reports no tokens
+    assert not (set(mod.ASKED) & stored_first)  # nothing stored was judged again
+    assert len(mod.ASKED) == len(set(mod.ASKED)) == remaining
+    with JudgmentStore(store) as s:
+        assert {(t, d) for t, d, _, _ in s.labels()} == pool
+    code, out, _ = run_cli("pool", "todo", "--store", store, *world["runs"], "--depth", "10")
+    assert (code, out) == (0, "")
+
+
+def test_retries_with_backoff_and_concurrency(world):
+    mod = world["mod"]
+    pool = _pool_pairs(world["runs"], 4)
+    code, out, err = run_cli("pool", "judge", "--judge", "judges_for_test:flaky", "--store", world["store"], *world["runs"],
+                             "--depth", "4", "--batch-size", "5", "--workers", "3", "--backoff", "0", "--format", "json")
+    assert code == 0, err
+    batches = -(-len(pool) // 5)
+    cost = json.loads(out)["cost"]
+    assert (cost["batches"], cost["calls"], cost["retries"], cost["pairs_judged"]) == (batches, 2 * batches, batches, len(pool))
+    assert mod.CALLS[0] == 2 * batches
+
+
+def test_simulated_judge_via_cli_reproduces_qrels(world):
+    code, out, err = run_cli("pool", "judge", "--judge", "auditeval.pooling.judge:simulated", "--judge-arg",
+                             f"qrels={world['qrels']}", "--store", world["store"], *world["runs"], "--depth", "3")
+    assert code == 0, err
+    assert "not reported" in out and max(len(x) for x in out.splitlines()) <= 100
+    code, out, _ = run_cli("pool", "qrels", "--store", world["store"], "--format", "json")
+    labels = {(r["topic"], r["doc"]): r["label"] for r in json.loads(out)["qrels"]}
+    assert {r["source"] for r in json.loads(out)["qrels"]} == {f"simulated(qrels={world['qrels']},error=0,seed=0)"}
+    truth = {}
+    for line in open(world["qrels"]):
+        t, _, d, g = line.split()
+        truth[(t, d)] = int(g)
+    assert labels == {p: truth.get(p, 0) for p in _pool_pairs(world["runs"], 3)}
+
+
+def test_simulated_judge_error_rate_is_per_pair_and_deterministic(tmp_path):
+    q = tmp_path / "q.txt"
+    q.write_text("".join(f"1 0 d{i} {i % 3}\n" for i in range(20000)))
+    pairs = [("1", f"d{i}") for i in range(20000)]
+    j = SimulatedJudge(str(q), error=0.25, seed=11)
+    labels = j(pairs)
+    assert j(pairs[::-1]) == labels[::-1]  # independent of batch order
+    wrong = [i for i, lab in enumerate(labels) if lab != i % 3]
+    # the rule, recomputed here: a pair is wrong when its hash's first 8 bytes / 2^64 < 0.25
+    expect = [i for i in range(20000)
+              if int.from_bytes(hashlib.blake2b(f"11\x1f1\x1fd{i}".encode(), digest_size=16).digest()[:8], "big") / 2**64 < 0.25]
+    assert wrong == expect and 0.24 < len(wrong) / 20000 < 0.26
+    assert SimulatedJudge(str(q), error=0.0)(pairs) == [i % 3 for i in range(20000)]
+    assert SimulatedJudge(str(q), error=0.25, seed=12)(pairs) != labels
+
+
+def test_judge_errors_are_reported(world):
+    code, _, err = run_cli("pool", "judge", "--judge", "no_such_module_x:f", "--store", world["store"], *world["runs"])
+    assert code == 2 and "cannot import 'no_such_module_x'" in err
+    code, _, err = run_cli("pool", "judge", "--judge", "judges_for_test", "--store", world["store"], *world["runs"])
+    assert code == 2 and "needs MODULE:CALLABLE" in err

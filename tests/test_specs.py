@@ -1,0 +1,97 @@
+"""The measure spec table: one trec_eval name map, rows apart from kernels, import hygiene,
+``auditeval measures NAME``, and the spec fields the engine applies (missing, fixed, checks)."""
+
+from __future__ import annotations
+
+import ast
+import io
+from pathlib import Path
+
+import pytest
+
+import auditeval as ae
+from auditeval.cli import main
+from auditeval.engine.measures import MEASURES
+from auditeval.errors import EvaluationError
+from auditeval.specs import SPECS, TREC_ALIASES, resolve_alias
+from auditeval.trec_eval.catalog import TABLE
+
+PKG = Path(ae.__file__).resolve().parent
+
+
+def _imports(path: Path) -> set[str]:
+    """Modules a file imports, resolved to dotted names under ``auditeval``."""
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = list(rel.parts)
+    pkg = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = pkg[: len(pkg) - node.level + 1] if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            out.add(mod)
+            if node.module is None:
+                out.update(f"{mod}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return out
+
+
+def test_engine_imports_no_package_root_cli_readers_or_report():
+    banned = {"auditeval", "auditeval.io", "auditeval.cli", "auditeval.report", "auditeval.api"}
+    for f in sorted((PKG / "engine").rglob("*.py")):
+        bad = {m for m in _imports(f) if m in banned or m.startswith(("auditeval.report", "auditeval.io."))}
+        assert not bad, (f, bad)
+
+
+def test_grammar_and_specs_import_no_kernel():
+    for f in [PKG / "variant.py", PKG / "measures.py", *sorted((PKG / "specs").glob("*.py"))]:
+        assert not {m for m in _imports(f) if m.startswith("auditeval.engine")}, f
+
+
+def test_one_trec_name_map():
+    names = [t for s in SPECS.values() for t, _ in s.trec_names]
+    assert len(names) == len(set(names))
+    assert TREC_ALIASES["map_cut"] == ("AP", "int") and TREC_ALIASES["map"] == ("AP", None)
+    assert resolve_alias("ndcg_cut.10") == ae.parse_measure("nDCG@10")
+    assert resolve_alias("iprec_at_recall_0.10") == ae.parse_measure("IPrec@0.1")
+    for entry in TABLE:  # the drop-in's table reads the same map
+        assert entry.name == "runid" or TREC_ALIASES[entry.name][0] == entry.canonical
+    assert set(MEASURES) == set(SPECS)
+
+
+def test_measures_name_prints_formula_and_source():
+    out = io.StringIO()
+    assert main(["measures", "map"], out, io.StringIO()) == 0
+    text = out.getvalue()
+    assert text.startswith("AP: average precision")
+    assert "m_map.c, m_map_cut.c" in text and "map, map_cut.K" in text and "/ R" in text
+    assert max(len(line) for line in text.splitlines()) <= 100
+    out = io.StringIO()
+    main(["measures", "NumRet"], out, io.StringIO())
+    assert "ties (under a finite depth" in out.getvalue()
+    err = io.StringIO()
+    assert main(["measures", "nope"], io.StringIO(), err) == 2 and "unknown measure 'nope'" in err.getvalue()
+
+
+def test_missing_topic_value_comes_from_the_spec():
+    # q2 is absent from the run; yaap on an empty ranking would be log(1 / (1 + R)) = log(1/2)
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    run = {"q1": {"a": 1.0}}
+    res = ae.evaluate(qrels, run, ["yaap", "AP"], settings=["topics=qrels"])
+    assert SPECS["yaap"].missing == 0.0 and SPECS["AP"].missing is None
+    assert res.get("yaap", topic="q2").value == 0.0
+    assert res.get("AP", topic="q2").value == 0.0
+    # q1: s = 1/1 = 1, R = 1: log(2 / 1)
+    assert res.get("yaap", topic="q1").value == pytest.approx(0.6931471805599453)
+
+
+def test_rbp_gain_is_fixed_by_the_spec_and_gains_checked_against_the_convention():
+    qrels = {"q1": {"a": 2, "b": 1}}
+    run = {"q1": {"a": 2.0, "b": 1.0}}
+    # rbp_gain=raw, p=0.5: (1 - 0.5) * (2 + 1 * 0.5) = 1.25 whatever nDCG's gain axis says
+    for gain in ("linear", "exp2"):
+        res = ae.evaluate(qrels, run, ["RBP(p=0.5)"], settings=["rbp_gain=raw", f"gain={gain}"])
+        assert res.get("RBP(p=0.5)").value == 1.25
+    with pytest.raises(EvaluationError, match="rbp_gain=minmax or raw"):
+        ae.evaluate(qrels, run, ["RBP(gains={1:3})"], settings=["rbp_gain=binary"])

@@ -1,0 +1,146 @@
+"""auditeval compare on small hand-built inputs: numbers, formats, escaping, errors, plots."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from auditeval.cli import main
+
+TOPICS = [f"{k:02d}" for k in range(1, 13)]
+
+
+def _write(tmp_path: Path) -> tuple[str, list[str]]:
+    """12 topics, one relevant doc 'r' each. P@1 per topic:
+    run 'good_run|1' (tag with LaTeX/Markdown specials): 1 on every topic;
+    run 'mid': 1 on topics 01-10, 0 on 11-12; run 'bad': 1 on topics 01-06 only."""
+    (tmp_path / "qrels").write_text("".join(f"{t} 0 r 1\n{t} 0 n 0\n" for t in TOPICS))
+    paths = []
+    for tag, hits in (("good_run&1", 12), ("mid", 10), ("bad", 6)):
+        lines = []
+        for k, t in enumerate(TOPICS):
+            first, second = ("r", "n") if k < hits else ("n", "r")
+            lines += [f"{t} Q0 {first} 1 2.0 {tag}\n", f"{t} Q0 {second} 2 1.0 {tag}\n"]
+        p = tmp_path / f"{tag}.run"
+        p.write_text("".join(lines))
+        paths.append(str(p))
+    return str(tmp_path / "qrels"), paths
+
+
+def _run(args: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["compare", *args], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_compare_json_hand_checked(tmp_path):
+    qrels, runs = _write(tmp_path)
+    code, out, err = _run([qrels, *runs, "-m", "P@1", "--trials", "2000", "--format", "json", "--baseline", "mid"])
+    assert code == 0, err
+    m = json.loads(out)["measures"][0]
+    assert m["variant"].startswith("P@1|") and m["topics"] == 12
+    means = {s["run"]: s["mean"] for s in m["systems"]}
+    assert means == {"good_run&1": 1.0, "mid": pytest.approx(10 / 12), "bad": 0.5}
+    assert [s["rank"] for s in m["systems"]] == [1, 2, 3]
+    rows = m["pairs"]["rows"]
+    assert [(r["a"], r["b"]) for r in rows] == [("good_run&1", "mid"), ("bad", "mid")]  # baseline never vs itself
+    good = rows[0]
+    # d = 0 on ten topics, 1 on two: exact randomization (12 <= 20 topics): |sum| >= 2 only
+    # when both non-zero topics keep one sign: 2 of 4 -> p = 0.5; sign test: 2 wins 0 losses
+    # -> 2 * 1/4 = 0.5; holm over the two tests (0.5 and 0.125 below): 0.25, max(0.25, 0.5)
+    assert good["p"]["randomization"] == 0.5 and "exact" in m["pairs"]["methods"]["randomization"]
+    assert good["p"]["sign"] == pytest.approx(0.5)
+    assert good["p_adjusted"]["randomization"] == 0.5
+    assert rows[1]["p_adjusted"]["randomization"] == 0.25
+    assert (good["wins"], good["ties"], good["losses"]) == (2, 10, 0)
+    # t: mean 1/6, sd sqrt((2 (5/6)^2 + 10 (1/6)^2) / 11) = sqrt(20/132)
+    assert good["t"] == pytest.approx((1 / 6) / (np.sqrt(20 / 132) / np.sqrt(12)))
+    # the bootstrap difference can never be negative: no reversal; mean is never below 0
+    assert good["reversal_rate"] == m["swap"]["matrix"][0][1] and good["percentile"][0] >= 0
+    # bad vs mid: d = -1 on topics 07-10 (4), 0 elsewhere: exact p = 2 / 2^4
+    assert rows[1]["p"]["randomization"] == 2 / 16
+    assert m["bootstrap"]["trials"] == 2000 and m["bootstrap"]["seed"] == 0
+    assert good["median_topic_diff"] == 0.0 and good["boot_median"] == pytest.approx(1 / 6, abs=0.09)
+
+
+def test_compare_qrels_b_agreement(tmp_path):
+    qrels, runs = _write(tmp_path)
+    # qrels B: 'n' is the relevant doc on topics 07-12 instead of 'r' -> P@1 of bad = 1 there
+    b = tmp_path / "qrels_b"
+    b.write_text("".join(f"{t} 0 r {int(k < 6)}\n{t} 0 n {int(k >= 6)}\n" for k, t in enumerate(TOPICS)))
+    code, out, err = _run([qrels, *runs, "-m", "P@1", "--trials", "500", "--format", "json", "--qrels-b", str(b)])
+    assert code == 0, err
+    ag = json.loads(out)["measures"][0]["agreement"]
+    # A: good 1, mid 10/12, bad 1/2; B: good 6/12, mid 8/12 (01-06 and 11-12), bad 12/12
+    assert ag["pairs"] == 3 and ag["same_order"] == 0.0 and ag["tau"] == pytest.approx(-1.0)
+    assert {(g["a"], g["b"]) for g in ag["disagreements"]} == {("good_run&1", "mid"), ("good_run&1", "bad"),
+                                                              ("mid", "bad")}
+    code, text, _ = _run([qrels, *runs, "-m", "P@1", "--trials", "500", "--qrels-b", str(b)])
+    assert "Kendall tau -1.000" in text and "3 disagreements" in text
+
+
+def test_compare_text_fits_100_columns_and_names_settings(tmp_path):
+    qrels, runs = _write(tmp_path)
+    code, out, _ = _run([qrels, *runs, "-m", "P@1", "-m", "RR", "--trials", "500", "--seed", "7"])
+    assert code == 0
+    assert max(len(line) for line in out.splitlines()) <= 100
+    assert "500 trials, seed 7, level 0.95" in out
+    assert "variant: P@1|" in out and "variant: RR|" in out
+    assert "good_run&1" in out
+    # every run scores 1 on topics 01-06: reported as non-discriminating, mean without them
+    assert "6 topics with every run >= 0.99: 01, 02, 03, 04, 05, 06" in out
+    assert "mean, 6 topics" in out
+
+
+def test_compare_markdown_and_latex_escape_ids(tmp_path):
+    qrels, runs = _write(tmp_path)
+    code, md, _ = _run([qrels, *runs, "-m", "P@1", "--trials", "300", "--format", "markdown"])
+    assert code == 0 and "good\\_run&1" in md and "| rank |" in md
+    code, tex, err = _run([qrels, *runs, "-m", "P@1", "--trials", "300", "--format", "latex"])
+    assert code == 0, err
+    assert r"good\_run\&1" in tex and "good_run&1" not in tex.replace(r"\_", "_").replace(r"\&", "&X")
+    # best value bold; good beats bad on 6 topics, 0 elsewhere: exact p = 2/64, holm x3 = 0.09375 > 0.05
+    assert r"$\mathbf{1.0000}$" in tex
+    assert "randomization test" in tex and "holm" in tex and r"\texttt{P@1\textbar{}" in tex
+    code, tex, _ = _run([qrels, *runs, "-m", "P@1", "--trials", "300", "--format", "latex", "--level", "0.9",
+                         "--correction", "none"])
+    # alpha 0.1, no correction: good (a) beats bad (c) with p = 2/64 -> superscript c
+    assert r"$\mathbf{1.0000}^{c}$" in tex
+
+
+def test_compare_errors_are_clean(tmp_path):
+    qrels, runs = _write(tmp_path)
+    code, _, err = _run([qrels, *runs, "--baseline", "nope"])
+    assert code == 2 and err.startswith("auditeval: error: --baseline nope: not one of the run tags")
+    strata = tmp_path / "strata.csv"
+    strata.write_text("topic,stratum\n01,a\n02\n")
+    code, _, err = _run([qrels, *runs, "-m", "P@1", "--strata", str(strata)])
+    assert code == 2 and f"{strata}:3: expected 'topic,stratum'" in err
+    strata.write_text("01,a\n02,b\n")
+    code, _, err = _run([qrels, *runs, "-m", "P@1", "--strata", str(strata)])
+    assert code == 2 and "10 evaluated topic(s) have no stratum" in err
+    code, _, err = _run([qrels, *runs, "-m", "P@1", "--plot", str(tmp_path / "x.pdf")])
+    assert code == 2 and "--plot writes .png or .svg" in err
+
+
+def test_compare_stratified_and_plots(tmp_path):
+    qrels, runs = _write(tmp_path)
+    strata = tmp_path / "strata.csv"
+    strata.write_text("".join(f"{t},{'easy' if k < 6 else 'hard'}\n" for k, t in enumerate(TOPICS)) + "99,hard\n")
+    png, svg = tmp_path / "r.png", tmp_path / "r.svg"
+    code, out, err = _run([qrels, *runs, "-m", "P@1", "--trials", "400", "--strata", str(strata),
+                           "--plot", str(png), "--format", "json"])
+    assert code == 0, err
+    m = json.loads(out)["measures"][0]
+    assert "stratified by" in m["bootstrap"]["method"] and "(2 strata)" in m["bootstrap"]["method"]
+    # 6 easy topics where every run scores 1: the stratified mean of 'bad' is always 0.5
+    assert m["notes"] == [f"{strata}: 1 topic(s) with a stratum are not among the evaluated topics, unused: 99"]
+    bad = next(s for s in m["systems"] if s["run"] == "bad")
+    assert bad["ci"] == [0.5, 0.5]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, _, _ = _run([qrels, *runs, "-m", "P@1", "--trials", "100", "--plot", str(svg)])
+    assert code == 0 and b"<svg" in svg.read_bytes()[:500]

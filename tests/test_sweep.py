@@ -1,0 +1,194 @@
+"""The sweep: hand-checked numbers on a tiny case, sampled equality with ``evaluate`` on a
+real robust03 run, variant collapsing, the staged sharing, and the command line."""
+
+from __future__ import annotations
+
+import io
+import random
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import auditeval as ae
+from auditeval.cli import main
+from auditeval.conventions import resolve
+from auditeval.engine.staged import StagedRun
+from auditeval.engine.sweep import axis_grid, measure_variants
+from auditeval.io import qrels_from, run_from
+from auditeval.model import Run, run_table
+
+# q1: d1 grade 2, d2 grade 1, d3 grade 0; d4 unjudged. Scores d4 3, d1 2, d2 2 (tie), d3 1.
+#   docno-desc ranks d4 d2 d1 d3; docno-asc ranks d4 d1 d2 d3.
+#   AP rel=1 (R=2): relevant at ranks 2 and 3 either way: (1/2 + 2/3) / 2 = 7/12.
+#   AP rel=2 (R=1, d1): desc rank 3 -> 1/3; asc rank 2 -> 1/2.
+#   unjudged=drop (d4 removed): rel=1 -> (1 + 1) / 2 = 1; rel=2: desc d1 at 2 -> 1/2, asc at 1 -> 1.
+# q2: only in the qrels (d9 grade 1): not evaluated under topics=both, AP 0 under topics=qrels.
+QRELS = {"q1": {"d1": 2, "d2": 1, "d3": 0}, "q2": {"d9": 1}}
+RUN = {"q1": {"d4": 3.0, "d1": 2.0, "d2": 2.0, "d3": 1.0}}
+HAND = {  # (ties, rel, unjudged) -> AP of q1
+    ("docno-desc", 1, "nonrel"): 7 / 12,
+    ("docno-asc", 1, "nonrel"): 7 / 12,
+    ("docno-desc", 2, "nonrel"): 1 / 3,
+    ("docno-asc", 2, "nonrel"): 1 / 2,
+    ("docno-desc", 1, "drop"): 1.0,
+    ("docno-asc", 1, "drop"): 1.0,
+    ("docno-desc", 2, "drop"): 1 / 2,
+    ("docno-asc", 2, "drop"): 1.0,
+}
+
+
+def test_tiny_sweep_matches_hand_computed_ap():
+    res = ae.sweep(QRELS, RUN, ["AP"], vary={"ties": ["docno-desc", "docno-asc"], "rel": [1, 2], "unjudged": "all",
+                                             "topics": ["both", "qrels"]})
+    b = res.block("AP")
+    assert len(b.variants) == 16 and len(set(b.variants)) == 16
+    assert b.runs == ["run"] and b.topics == ["q1", "q2"]
+    for vi, conv in enumerate(b.conventions):
+        want = HAND[(conv.ties, conv.rel, conv.unjudged)]
+        assert b.values[vi, 0, 0] == pytest.approx(want, abs=1e-15)
+        if conv.topics == "both":
+            assert np.isnan(b.values[vi, 0, 1])
+            assert b.aggregates[vi, 0] == pytest.approx(want, abs=1e-15)
+        else:
+            assert b.values[vi, 0, 1] == 0.0
+            assert b.aggregates[vi, 0] == pytest.approx(want / 2, abs=1e-15)
+        assert f"ties={conv.ties}" in b.variants[vi] and f"rel={conv.rel}" in b.variants[vi]
+    frame = res.to_frame()
+    assert set(frame.columns) == {"run", "topic", "measure", "variant", "engine", "value"}
+    assert len(frame) == 16 * 2 + 8  # aggregates + q1 everywhere + q2 under topics=qrels
+    assert frame["engine"].str.startswith("auditeval").all()
+
+
+def test_only_axes_a_measure_reads_multiply_and_equal_variants_collapse():
+    base = resolve("trec_eval-9.0.8")
+    vary = {"ties": list(axis_grid("ties")), "rel": [1, 2], "gain": ["linear", "exp2"]}
+    assert len(measure_variants(ae.parse_measure("NumQ"), base, vary)) == 1  # reads topics only
+    assert len(measure_variants(ae.parse_measure("AP"), base, vary)) == 5 * 2  # gain is nDCG's
+    assert len(measure_variants(ae.parse_measure("AP(rel=2)"), base, vary)) == 5  # rel fixed by the measure
+    assert len(measure_variants(ae.parse_measure("nDCG@10"), base, vary)) == 5 * 2  # nDCG ignores rel
+    # an order-free count reads ties only under a finite depth
+    v = measure_variants(ae.parse_measure("NumRet"), base, {"ties": ["docno-desc", "rank"], "depth": [1, "all"]})
+    assert sorted(c.depth == 1 for _, c in v) == [False, True, True]
+
+
+def test_grids():
+    q = qrels_from(QRELS)
+    assert axis_grid("rel", q) == [1, 2]
+    assert axis_grid("depth") == [5, 10, 20, 100, 1000, "all"]
+    assert axis_grid("rbp_p") == [0.8, 0.9]  # the values the shipped profiles use
+    assert axis_grid("sim") == ["float32", "float64"]
+
+
+def test_stages_shared_across_conventions():
+    q, r = qrels_from(QRELS), run_from(RUN)
+    sr = StagedRun(q, r)
+    base = resolve("trec_eval-9.0.8")
+    p = sr.prepared(base)
+    # no (topic, doc) repeats, no self hit, no negative grade, depth beyond every ranking:
+    for change in ({"dups": "last"}, {"self_hits": "drop"}, {"negatives": "nonrel"}, {"depth": 4}):
+        assert sr.prepared(base.replace(**change)) is p
+    assert sr.prepared(base.replace(depth=3)) is not p
+    assert list(p.run_row) == [0, 2, 1, 3]  # d4 d2 d1 d3: rows of run.table in rank order
+    a = sr.evaluate("AP", base.replace(rel=2))
+    assert a.values[0] == pytest.approx(1 / 3) and a.aggregate == pytest.approx(1 / 3)
+    assert "rel=2" in str(a.variant)
+
+
+def test_dups_error_is_a_note_and_nan_not_a_crash():
+    run = Run(run_table(["q1", "q1", "q1"], ["d1", "d1", "d2"], [2.0, 1.0, 0.5]))
+    res = ae.sweep(QRELS, run, ["P@2"], vary={"dups": "all"})
+    b = res.block("P@2")
+    by_dups = {c.dups: vi for vi, c in enumerate(b.conventions)}
+    assert np.isnan(b.aggregates[by_dups["error"], 0]) and (by_dups["error"], 0) in b.errors
+    assert b.aggregates[by_dups["first"], 0] == 1.0  # d1 d2: both relevant
+    assert any("dups=error" in n and "not evaluated" in n for n in res.notes)
+
+
+def test_float32_overflow_is_a_note_without_numpy_warning():
+    run = run_from({"q1": {"d1": -1e308, "d2": 1.0}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = StagedRun(qrels_from(QRELS), run).prepared(resolve("trec_eval-9.0.8"))
+    assert any("1 score(s) overflow float32 and became -inf/inf" in n for n in p.notes)
+
+
+@pytest.fixture(scope="module")
+def robust(shared: Path):
+    q = ae.read_qrels(shared / "data/robust03/qrels.robust03.txt")
+    r = ae.read_run(shared / "data/robust03/runs/input.MU03rob01.gz")
+    return q, r
+
+
+def test_sampled_sweep_values_equal_evaluate(robust):
+    q, r = robust
+    vary = {"ties": "all", "sim": "all", "depth": "all", "rel": "all", "unjudged": "all", "ap_denom": "all",
+            "gain": "all"}
+    measures = ["AP", "nDCG@10", "P@10", "RR"]
+    res = ae.sweep(q, r, measures, vary=vary)
+    assert res.n_variants >= 1000
+    rng = random.Random(6)
+    for m in measures:
+        b = res.block(m)
+        for vi in rng.sample(range(len(b.variants)), 4):
+            conv = b.conventions[vi]
+            settings = [f"{a}={v}" for a, v in conv.as_dict().items() if v != getattr(res.convention, a)]
+            ev = ae.evaluate(q, r, [m], settings=settings)
+            agg = ev.get(m)
+            assert str(agg.variant) == b.variants[vi]
+            assert b.aggregates[vi, 0] == agg.value
+            per = {v.topic: v.value for v in ev.per_topic()}
+            got = {t: b.values[vi, 0, ti] for ti, t in enumerate(b.topics) if not np.isnan(b.values[vi, 0, ti])}
+            assert got == per
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture()
+def tiny_files(tmp_path: Path) -> tuple[str, str]:
+    q = tmp_path / "qrels"
+    q.write_text("q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 0\nq2 0 d9 1\n")
+    r = tmp_path / "run"
+    r.write_text("q1 Q0 d4 1 3 tiny\nq1 Q0 d1 2 2 tiny\nq1 Q0 d2 3 2 tiny\nq1 Q0 d3 4 1 tiny\n")
+    return str(q), str(r)
+
+
+def test_cli_text_fits_100_columns_and_names_departures(tiny_files):
+    code, out, err = run_cli("sweep", *tiny_files, "-m", "AP", "--vary", "ties=docno-desc,docno-asc", "--vary", "rel")
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 100
+    rows = [line.split() for line in out.splitlines()]
+    assert ["(the", "profile)", "0.5833"] in rows
+    assert ["rel=2", "ties=docno-asc", "0.5000"] in rows
+    assert ["rel=2", "0.3333"] in rows
+    assert ["ties=docno-asc", "0.5833"] in rows
+    assert "note:" in out  # q2 absent from the run
+
+
+def test_cli_tsv_and_json_carry_full_variant_strings(tiny_files):
+    code, out, err = run_cli("sweep", *tiny_files, "-m", "AP", "--vary", "rel", "--format", "tsv")
+    assert code == 0, err
+    rows = [line.split("\t") for line in out.splitlines()[1:]]
+    assert {r[2] for r in rows} == {"all"} and len(rows) == 2
+    for r in rows:
+        assert ae.parse_variant(r[4]) and r[5].startswith("auditeval")
+    got = {r[4].split("|rel=")[1][0]: float(r[3]) for r in rows}
+    assert got == {"1": pytest.approx(7 / 12, abs=1e-15), "2": pytest.approx(1 / 3, abs=1e-15)}
+    code, out, err = run_cli("sweep", *tiny_files, "-m", "AP", "--vary", "rel", "--format", "json", "-q")
+    assert code == 0
+    import json
+
+    doc = json.loads(out)
+    assert {(v["topic"], round(v["value"], 4)) for v in doc["values"]} == {("q1", 0.5833), ("all", 0.5833), ("q1", 0.3333), ("all", 0.3333)}
+
+
+def test_cli_bad_vary_exits_2(tiny_files):
+    code, _, err = run_cli("sweep", *tiny_files, "--vary", "nonsense")
+    assert code == 2 and "unknown axis 'nonsense'" in err
+    code, _, err = run_cli("sweep", *tiny_files, "--vary", "depth=0")
+    assert code == 2 and "depth" in err

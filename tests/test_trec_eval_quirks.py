@@ -1,0 +1,279 @@
+"""trec_eval behaviours the differential test found (``test_trec_eval_differential.py``) and
+the input defects of issue 6, each on a file small enough to check by hand.
+
+Each case states the expected output as a literal, asserts the real binary prints it
+(``trec_eval_bins``: built from NIST's sources) and that ``auditeval trec-eval --as V``
+prints the same: stdout, stderr and exit status.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from auditeval.trec_eval import main
+
+
+def _files(tmp_path: Path, qrels: str | bytes, run: str | bytes) -> tuple[str, str]:
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    for p, text in ((q, qrels), (r, run)):
+        p.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return str(q), str(r)
+
+
+def _both(bins, version: str, argv: list[str]) -> tuple[tuple[str, str, int], tuple[str, str, int]]:
+    p = subprocess.run([str(bins[version]), *argv], capture_output=True, text=True)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["--as", version, *argv], out, err)
+    return (p.stdout, p.stderr, p.returncode), (out.getvalue(), err.getvalue(), code)
+
+
+def _line(name: str, topic: str, value: str) -> str:
+    return f"{name:<22}\t{topic}\t{value}\n"
+
+
+# ---------------------------------------------------------------- num_rel under -c -l
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+def test_complete_num_rel_counts_every_positive_line(trec_eval_bins, tmp_path, version) -> None:
+    """-c -l2: per topic num_rel honours -l (topic 1: a; topic 2: none; topic 3: e), but the
+    summary counts the qrels lines with grade > 0 in every topic: a b c e = 4, not 2."""
+    q, r = _files(tmp_path, "1 0 a 2\n1 0 b 1\n2 0 c 1\n2 0 d 0\n3 0 e 3\n",
+                  "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 c 1 1.0 r\n")
+    per_topic = _line("num_rel", "1", "1") + _line("num_rel", "2", "0")
+    if version == "10.0":  # 10.0 prints the missing topic 3 under -c
+        per_topic += _line("num_rel", "3", "1")
+    expected = (per_topic + _line("num_rel", "all", "4"), "", 0)
+    real, mine = _both(trec_eval_bins, version, ["-q", "-c", "-l2", "-m", "num_rel", q, r])
+    assert real == expected
+    assert mine == expected
+
+
+# ---------------------------------------------------------------- rel_levels allocation
+@pytest.mark.parametrize("version", ["9.0.8", "9.0.8-double", "10.0"])
+def test_first_topic_with_only_negative_grades_stops(trec_eval_bins, tmp_path, version) -> None:
+    """Topic 1's grades are all -1: max_rel + 1 = 0 counters requested from a NULL buffer,
+    te_chk_and_malloc returns NULL, form_res_rels fails: exit 4 at the first measure."""
+    q, r = _files(tmp_path, "1 0 a -1\n1 0 b -1\n2 0 c 1\n", "1 Q0 a 1 2.0 r\n2 Q0 c 1 1.0 r\n")
+    expected = ("", "trec_eval: Can't calculate measure 'num_rel'\n", 4)
+    real, mine = _both(trec_eval_bins, version, ["-q", "-m", "map", "-m", "num_rel", q, r])
+    assert real == expected
+    assert mine == expected
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+def test_later_topic_with_grade_minus_two_crashes_cleanly(trec_eval_bins, tmp_path, version) -> None:
+    """Topic 2's largest grade is -2: memset of (max_rel + 1) * 8 = -8 bytes -> segfault;
+    the drop-in names the crash instead (exit 2). A largest grade of -1 later is fine."""
+    q, r = _files(tmp_path, "1 0 a 1\n2 0 c -2\n", "1 Q0 a 1 2.0 r\n2 Q0 c 1 1.0 r\n")
+    real, mine = _both(trec_eval_bins, version, ["-q", "-m", "map", q, r])
+    assert real[2] == -11  # SIGSEGV
+    assert mine[0] == "" and mine[2] == 2
+    assert mine[1] == ("auditeval trec-eval: topic '2': every qrels grade is -2 or less; trec_eval crashes here "
+                       "(memset of a negative size in form_res_rels.c, segmentation fault)\n")
+    q, r = _files(tmp_path, "1 0 a 1\n2 0 c -1\n", "1 Q0 a 1 2.0 r\n2 Q0 c 1 1.0 r\n")
+    expected = (_line("map", "1", "1.0000") + _line("map", "2", "0.0000") + _line("map", "all", "0.5000"), "", 0)
+    real, mine = _both(trec_eval_bins, version, ["-q", "-m", "map", q, r])
+    assert real == expected
+    assert mine == expected
+
+
+# ---------------------------------------------------------------- 10.0 -c bogus ranking
+def test_bogus_ranking_keeps_parameterised_utility(trec_eval_bins, tmp_path) -> None:
+    """10.0 -c evaluates topic 2 (absent from the run) on the bogus ranking [not relevant]:
+    utility a=1 b=-2 is 1 * 0 - 2 * 1 = -2; trec_eval resets only the value named exactly
+    'utility' (and num_ret), so utility_1,-2,0,0 keeps -2: mean (1 - 2) / 2 = -0.5."""
+    q, r = _files(tmp_path, "1 0 a 1\n2 0 b 1\n", "1 Q0 a 1 1.0 r\n")
+    name = "utility_1,-2,0,0"
+    expected = (
+        _line("num_ret", "1", "1") + _line(name, "1", "1.0000") + _line("num_ret", "2", "0")
+        + _line(name, "2", "-2.0000") + _line("num_ret", "all", "1") + _line(name, "all", "-0.5000"),
+        "", 0,
+    )
+    real, mine = _both(trec_eval_bins, "10.0", ["-q", "-c", "-m", "num_ret", "-m", "utility.1,-2,0,0", q, r])
+    assert real == expected
+    assert mine == expected
+    # plain utility is reset to 0: (1 + 0) / 2
+    real, mine = _both(trec_eval_bins, "10.0", ["-c", "-m", "utility", q, r])
+    assert real == mine == (_line("utility", "all", "0.5000"), "", 0)
+
+
+def test_bogus_ranking_emptied_by_judged_only(trec_eval_bins, tmp_path) -> None:
+    """-J drops the bogus (unjudged) document: topic 2 has an empty ranking, and
+    iprec_at_recall at level 0 (cut-off lround(0 * 1) = 0) is relret/ret = 0/0 = -nan; at
+    level 0.5 (cut-off 1 > relret 0) it is 0. The mean of 1 and -nan is -nan."""
+    q, r = _files(tmp_path, "1 0 a 1\n2 0 b 1\n", "1 Q0 a 1 1.0 r\n")
+    ip0, ip5 = "iprec_at_recall_0.00", "iprec_at_recall_0.50"
+    expected = (
+        _line(ip0, "1", "1.0000") + _line(ip5, "1", "1.0000") + _line(ip0, "2", "  -nan") + _line(ip5, "2", "0.0000")
+        + _line(ip0, "all", "  -nan") + _line(ip5, "all", "0.5000"),
+        "", 0,
+    )
+    real, mine = _both(trec_eval_bins, "10.0", ["-q", "-c", "-J", "-m", "iprec_at_recall.0,0.5", q, r])
+    assert real == expected
+    assert mine == expected
+
+
+# ---------------------------------------------------------------- duplicates, missing topics
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+def test_duplicates_in_topics_never_evaluated(trec_eval_bins, tmp_path, version) -> None:
+    """Run topic 3 (no qrels) repeats doc x; trec_eval never evaluates topic 3, so no error:
+    map over topic 1 = 1 (9.0.8; 10.0 stops at qrels topic 2 missing from the run). With
+    -c, qrels topic 2 repeats doc b: 9.0.8 never evaluates it (mean (1 + 0) / 2 = 0.5),
+    10.0 does (bogus ranking) and stops there."""
+    q, r = _files(tmp_path, "1 0 a 1\n2 0 b 1\n2 0 b 0\n", "1 Q0 a 1 1.0 r\n3 Q0 x 1 1.0 r\n3 Q0 x 2 0.5 r\n")
+    real, mine = _both(trec_eval_bins, version, ["-m", "map", q, r])
+    expected = ((_line("map", "all", "1.0000"), "", 0) if version == "9.0.8"
+                else ("", "trec_eval: result qid '2' not found in qrels\n", 4))
+    assert real == expected
+    assert mine == expected
+    real, mine = _both(trec_eval_bins, version, ["-c", "-m", "map", q, r])
+    expected = ((_line("map", "all", "0.5000"), "", 0) if version == "9.0.8"
+                else ("", "trec_eval.form_res_rels: duplicate docs b\ntrec_eval: Can't calculate measure 'map'\n", 4))
+    assert real == expected
+    assert mine == expected
+
+
+def test_rndcg_of_a_missing_topic_is_zero(trec_eval_bins, tmp_path) -> None:
+    """9.0.8 -c -l0: topic 2 (grades 0, 0: relevant under -l0, all gains 0) is absent from
+    the run; trec_eval never evaluates it, so it adds 0 (not 0/0) to the mean: (1 + 0) / 2."""
+    q, r = _files(tmp_path, "1 0 a 1\n2 0 b 0\n2 0 c 0\n", "1 Q0 a 1 1.0 r\n")
+    expected = (_line("Rndcg", "1", "1.0000") + _line("Rndcg", "all", "0.5000"), "", 0)
+    real, mine = _both(trec_eval_bins, "9.0.8", ["-q", "-c", "-l0", "-m", "Rndcg", q, r])
+    assert real == expected
+    assert mine == expected
+
+
+# ---------------------------------------------------------------- -M
+@pytest.mark.parametrize("depth", ["0", "abc"])
+def test_max_docs_zero_and_non_numeric(trec_eval_bins, tmp_path, depth) -> None:
+    """-M abc is atol("abc") = -M 0: every ranking is empty: num_ret 0, map 0, P_5 0."""
+    q, r = _files(tmp_path, "1 0 a 1\n2 0 b 1\n", "1 Q0 a 1 1.0 r\n2 Q0 b 1 1.0 r\n")
+    expected = (_line("num_ret", "all", "0") + _line("map", "all", "0.0000") + _line("P_5", "all", "0.0000"), "", 0)
+    for version in ("9.0.8", "10.0"):
+        real, mine = _both(trec_eval_bins, version, ["-M", depth, "-m", "num_ret", "-m", "map", "-m", "P.5", q, r])
+        assert real == expected
+        assert mine == expected
+
+
+def test_negative_max_docs_crashes_cleanly(trec_eval_bins, tmp_path) -> None:
+    q, r = _files(tmp_path, "1 0 a 1\n", "1 Q0 a 1 1.0 r\n")
+    real, mine = _both(trec_eval_bins, "10.0", ["-M", "-1", "-m", "map", q, r])
+    assert real[2] == -11
+    assert (mine[0], mine[2]) == ("", 2) and "crashes here" in mine[1]
+
+
+# ---------------------------------------------------------------- issue 6 input defects
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+def test_bom_stays_in_the_first_topic_id(trec_eval_bins, tmp_path, version) -> None:
+    """trec_eval reads a UTF-8 byte order mark as part of the first topic id: a BOM in the
+    run alone makes run topic '\\ufeff1' differ from qrels topic '1' (9.0.8: topic 1 not
+    evaluated; 10.0: qrels topic 1 has no results, exit 4); in both files, the topics agree
+    again and '\\ufeff1' sorts after '2' (byte 0xEF)."""
+    qrels, run = b"1 0 a 1\n2 0 b 1\n", b"1 Q0 a 1 1.0 r\n2 Q0 b 1 1.0 r\n"
+    q, r = _files(tmp_path, qrels, BOM + run)
+    expected = ((_line("map", "2", "1.0000") + _line("map", "all", "1.0000"), "", 0) if version == "9.0.8"
+                else ("", "trec_eval: result qid '1' not found in qrels\n", 4))
+    real, mine = _both(trec_eval_bins, version, ["-q", "-m", "map", q, r])
+    assert real == expected
+    assert mine == expected
+    q, r = _files(tmp_path, BOM + qrels, BOM + run)
+    expected = (_line("map", "2", "1.0000") + _line("map", "\ufeff1", "1.0000") + _line("map", "all", "1.0000"), "", 0)
+    real, mine = _both(trec_eval_bins, version, ["-q", "-m", "map", q, r])
+    assert real == expected
+    assert mine == expected
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+def test_huge_grade_cannot_be_calculated(trec_eval_bins, tmp_path, version) -> None:
+    """Grade 99999999999: rel_levels needs 8e11 bytes, malloc refuses, exit 4."""
+    q, r = _files(tmp_path, "1 0 a 99999999999\n1 0 b 0\n", "1 Q0 a 1 1.0 r\n")
+    expected = ("", "trec_eval: Can't calculate measure 'map'\n", 4)
+    real, mine = _both(trec_eval_bins, version, ["-m", "map", q, r])
+    assert real == expected
+    assert mine == expected
+
+
+def test_run_of_comments_only_under_10(trec_eval_bins, tmp_path) -> None:
+    """10.0 skips '#' lines: no result at all, so qrels topic 1 is missing (exit 4); with -c
+    both topics are evaluated on bogus rankings: map 0, num_ret 0 (reset)."""
+    q, r = _files(tmp_path, "1 0 a 1\n2 0 b 1\n", "# only a comment\n# and another\n")
+    real, mine = _both(trec_eval_bins, "10.0", ["-m", "map", q, r])
+    assert real == mine == ("", "trec_eval: result qid '1' not found in qrels\n", 4)
+    real, mine = _both(trec_eval_bins, "10.0", ["-c", "-m", "num_ret", "-m", "map", q, r])
+    assert real == mine == (_line("num_ret", "all", "0") + _line("map", "all", "0.0000"), "", 0)
+
+
+@pytest.mark.parametrize(("flag", "message"), [
+    ("-x", "trec_eval: invalid option -- 'x'\n"),
+    ("--bogus", "trec_eval: unrecognized option '--bogus'\n"),
+    ("--R", "trec_eval: option '--R' is ambiguous; possibilities: '--Rel_info_format' '--Results_format'\n"),
+    ("--help=2", "trec_eval: option '--help' doesn't allow an argument\n"),
+])
+def test_getopt_messages(trec_eval_bins, tmp_path, flag, message) -> None:
+    """glibc getopt names the refused flag (with argv[0], here a copy named trec_eval), then
+    trec_eval prints its usage text: exit 1."""
+    exe = tmp_path / "trec_eval"
+    exe.write_bytes(trec_eval_bins["10.0"].read_bytes())
+    exe.chmod(0o755)
+    q, r = _files(tmp_path, "1 0 a 1\n", "1 Q0 a 1 1.0 r\n")
+    p = subprocess.run(["trec_eval", flag, q, r], capture_output=True, text=True, env={"PATH": str(tmp_path)})
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["--as", "10.0", flag, q, r], out, err)
+    assert p.stderr.startswith(message + "Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file\n")
+    assert (out.getvalue(), err.getvalue(), code) == (p.stdout, p.stderr, p.returncode) == ("", p.stderr, 1)
+
+
+def test_overflowing_float32_score_is_silent(trec_eval_bins, tmp_path) -> None:
+    """-1e308 is -inf as a C float (9.0.8): doc a ranks last, b (relevant) first: map 1,
+    and nothing on stderr (no numpy overflow warning)."""
+    q, r = _files(tmp_path, "1 0 a 0\n1 0 b 1\n", "1 Q0 a 1 -1e308 r\n1 Q0 b 2 1.0 r\n")
+    expected = (_line("map", "all", "1.0000") + _line("recip_rank", "all", "1.0000"), "", 0)
+    real, mine = _both(trec_eval_bins, "9.0.8", ["-m", "map", "-m", "recip_rank", q, r])
+    assert real == expected
+    assert mine == expected
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+def test_directory_as_input(trec_eval_bins, tmp_path, version) -> None:
+    q, _r = _files(tmp_path, "1 0 a 1\n", "1 Q0 a 1 1.0 r\n")
+    d = tmp_path / "adir"
+    d.mkdir()
+    real, mine = _both(trec_eval_bins, version, [q, str(d)])
+    assert real == mine == ("", f"trec_eval.get_results: Cannot read results file '{d}'\ntrec_eval: Quit in file '{d}'\n", 2)
+    real, mine = _both(trec_eval_bins, version, [str(d), _r])
+    assert real == mine == ("", f"trec_eval.get_qrels: Cannot read qrels file '{d}'\ntrec_eval: Quit in file '{d}'\n", 2)
+
+
+def corrupt_gzip(path: Path) -> Path:
+    """A gzip file whose deflate stream is broken (zlib: invalid block type), not truncated."""
+    import gzip
+
+    data = gzip.compress(b"".join(b"%d Q0 d%d 1 1.0 r\n" % (i, i) for i in range(200)))
+    path.write_bytes(data[:10] + b"\xff" * 8 + data[18:])
+    return path
+
+
+def test_corrupt_gzip_is_read_as_bytes(trec_eval_bins, tmp_path) -> None:
+    """trec_eval does not decompress: 10.0 finds line 1 malformed (9.0.8 crashes on the
+    binary bytes). The drop-in, which decompresses gzip, falls back to the raw bytes."""
+    q, _r = _files(tmp_path, "1 0 a 1\n", "1 Q0 a 1 1.0 r\n")
+    bad = str(corrupt_gzip(tmp_path / "run.gz"))
+    expected = ("", f"trec_eval.get_results: Malformed line 1\ntrec_eval: Quit in file '{bad}'\n", 2)
+    real, mine = _both(trec_eval_bins, "10.0", [q, bad])
+    assert real == expected
+    assert mine == expected
+    real, mine = _both(trec_eval_bins, "9.0.8", [q, bad])
+    assert real[2] == -11 and mine == expected
+
+
+def test_help_lists_every_flag() -> None:
+    out = io.StringIO()
+    assert main(["--help"], out, io.StringIO()) == 0
+    for flag in ("-q", "-c", "-J", "-n", "-M N", "-l N", "-N N", "-m MEASURE", "--as", "--variants"):
+        assert flag in out.getvalue(), flag

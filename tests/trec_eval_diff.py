@@ -1,0 +1,192 @@
+"""Random trec_eval cases for the differential test (``test_trec_eval_differential.py``).
+
+:func:`make_case` draws one case from a seeded ``random.Random``: a qrels file, a run file
+and a trec_eval command line, built to reach the corners where evaluators disagree:
+
+* ties (scores drawn from a handful of values), scores that differ as doubles but collapse
+  as C floats (``0.30000001`` vs ``0.3``), NaN-free but negative and large scores;
+* qrels topics absent from the run, run topics absent from the qrels, topics whose ids sort
+  differently as strings and numbers (``2`` / ``10``), topics without relevant documents;
+* graded judgments 0-4 and negative ones (-1, -2), unjudged retrieved documents;
+* now and then a duplicated run line or qrels line, a ``nan`` score;
+* shallow runs (0-3 documents for a topic) next to deeper ones;
+* flags ``-c -J -M N -l N -q -n`` in random combinations (``-M 0``, ``-M abc``, ``-l0`` too), ``-m all_trec``, ``official``,
+  ``set`` and parameterised measures (``P.3``, ``ndcg_cut.5,7``, ``ndcg.1=3,2=9``,
+  ``map_cut.4``, ``success.2``, ``recall.5``, ``utility.1,-2,0,0``, ``set_F.0.5``,
+  ``rbp.p=0.8`` on 10.0, ``Rprec_mult.0.5``, ``iprec_at_recall.0.25``, ``relstring.4``).
+
+:func:`run_case` writes the files to a folder, runs one real binary and the drop-in
+(in-process, :func:`auditeval.trec_eval.main`) on the same paths and returns both
+(stdout, stderr, exit status).
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from auditeval.trec_eval import main
+
+VERSIONS = ("9.0.8", "9.0.8-double", "10.0")
+
+_COLLAPSING = (0.3, 0.30000001, 0.30000002, 0.7, 0.70000001, 1.0, 1.00000001, 12.5, 12.500001)
+_TIES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, -1.0)
+_MEASURES = (
+    "map", "P.3", "P.5,10", "ndcg_cut.5,7", "ndcg", "ndcg.1=3,2=9", "ndcg.0=1,1=2,2=4", "map_cut.4",
+    "success.2", "recall.5", "recip_rank", "Rprec", "bpref", "infAP", "num_rel", "num_ret",
+    "num_rel_ret", "gm_map", "utility.1,-2,0,0", "set_F.0.5", "set_P", "set_recall", "relstring.4",
+    "Rprec_mult.0.5", "iprec_at_recall.0.25", "11pt_avg", "binG", "G", "ndcg_rel", "Rndcg",
+    "relative_P.3", "set_map", "set_relative_P", "num_nonrel_judged_ret", "yaap", "gm_bpref",
+)
+_MEASURES_10 = ("rbp.p=0.8", "rbp_resid", "unj.3", "rbp")
+
+
+@dataclass
+class Case:
+    seed: int
+    version: str
+    qrels: str
+    run: str
+    flags: list[str]
+
+    def describe(self) -> str:
+        return f"seed={self.seed} --as {self.version} {' '.join(self.flags)}"
+
+
+def _topic_ids(rng: random.Random, n: int) -> list[str]:
+    pool = ["1", "2", "3", "10", "11", "20", "100", "7", "q5", "Q5", "a", "b-1", "401", "0"]
+    rng.shuffle(pool)
+    return pool[:n]
+
+
+def _score(rng: random.Random, style: str) -> str:
+    if style == "ties":
+        return repr(rng.choice(_TIES))
+    if style == "collapse":
+        return repr(rng.choice(_COLLAPSING))
+    if style == "wide":
+        return f"{rng.uniform(-50, 50):.6g}"
+    return f"{rng.random():.4f}"
+
+
+def make_case(seed: int, version: str | None = None) -> Case:
+    """One random case (deterministic in ``seed``)."""
+    rng = random.Random(seed)
+    version = version or rng.choice(VERSIONS)
+    n_topics = rng.randint(1, 8)
+    topics = _topic_ids(rng, n_topics + 3)
+    q_topics = topics[:n_topics]
+    # run topics: most qrels topics, sometimes some missing, sometimes extra ones
+    r_topics = [t for t in q_topics if rng.random() > (0.25 if rng.random() < 0.5 else 0.0)]
+    r_topics += [t for t in topics[n_topics:] if rng.random() < 0.2]
+    if not r_topics:
+        r_topics = [q_topics[0]]
+    n_docs = rng.randint(4, 30)
+    grades = rng.choice(((0, 1), (0, 1, 2), (0, 1, 2, 3, 4), (-1, 0, 1, 2), (-2, -1, 0, 1, 3)))
+    qlines = []
+    for t in q_topics:
+        docs = rng.sample(range(n_docs), rng.randint(1, n_docs))
+        no_rel = rng.random() < 0.1
+        for d in docs:
+            g = rng.choice(grades)
+            if no_rel and g > 0:
+                g = 0
+            qlines.append(f"{t} 0 d{d} {g}")
+    if rng.random() < 0.03:
+        qlines.append(rng.choice(qlines))
+    rng.shuffle(qlines) if rng.random() < 0.3 else qlines.sort()
+    style = rng.choice(("ties", "collapse", "wide", "plain"))
+    rlines = []
+    for t in r_topics:
+        depth = rng.choice((0, 1, 2, 3, rng.randint(1, n_docs + 5)))
+        depth = max(depth, 1)
+        docs = rng.sample(range(n_docs + 8), min(depth, n_docs + 8))
+        for rank, d in enumerate(docs, 1):
+            rlines.append(f"{t} Q0 d{d} {rank} {_score(rng, style)} tag{rng.randint(1, 2)}")
+    if rng.random() < 0.03:
+        rlines.append(rng.choice(rlines))
+    if rng.random() < 0.03:
+        k = rng.randrange(len(rlines))
+        f = rlines[k].split()
+        f[4] = "nan"
+        rlines[k] = " ".join(f)
+    if rng.random() < 0.3:
+        rng.shuffle(rlines)
+    flags: list[str] = []
+    if rng.random() < 0.5:
+        flags.append("-q")
+    if rng.random() < 0.4:
+        flags.append("-c")
+    if rng.random() < 0.25:
+        flags.append("-J")
+    if rng.random() < 0.3:
+        flags += ["-M", rng.choice((str(rng.randint(1, 12)), str(rng.randint(1, 12)), "0", "abc"))]
+    if rng.random() < 0.3:
+        flags.append(f"-l{rng.randint(0, 3)}")
+    if rng.random() < 0.05:
+        flags.append("-n")
+    r = rng.random()
+    if r < 0.3:
+        flags += ["-m", "all_trec"]
+    elif r < 0.4:
+        flags += ["-m", rng.choice(("official", "set"))]
+    elif r < 0.5:
+        pass  # default: official
+    else:
+        pool = _MEASURES + (_MEASURES_10 if version == "10.0" else ())
+        for m in rng.sample(pool, rng.randint(1, 5)):
+            flags += ["-m", m]
+    return Case(seed, version, "\n".join(qlines) + "\n", "\n".join(rlines) + "\n", flags)
+
+
+def run_case(case: Case, bins: dict[str, Path], folder: Path) -> tuple[tuple[str, str, int], tuple[str, str, int]]:
+    """((stdout, stderr, exit) of the binary, (stdout, stderr, exit) of the drop-in)."""
+    qrels = folder / f"qrels.{case.seed}"
+    run = folder / f"run.{case.seed}"
+    qrels.write_text(case.qrels)
+    run.write_text(case.run)
+    argv = [*case.flags, str(qrels), str(run)]
+    p = subprocess.run([str(bins[case.version]), *argv], capture_output=True, timeout=60)
+    real = (p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace"), p.returncode)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["--as", case.version, *argv], out, err)
+    return real, (out.getvalue(), err.getvalue(), code)
+
+
+def _rbp_undefined(case: Case) -> bool:
+    """trec_eval 10.0's ``rbp`` reads uninitialised ``min``/``max`` (m_rbp.c: ``double sum,
+    min, max;``) and rescales the gains with them when they leave [0, 1]: what it prints
+    depends on stack garbage (seen with 0/1 grades too, e.g. seed 6125), not on the inputs."""
+    return case.version == "10.0"
+
+
+def _comparable(text: str, case: Case) -> str:
+    if not _rbp_undefined(case):
+        return text
+    keep = [ln for ln in text.splitlines(True) if not (ln.startswith("rbp") and not ln.startswith("rbp_resid"))]
+    return "".join(keep)
+
+
+def difference(case: Case, real: tuple[str, str, int], mine: tuple[str, str, int]) -> str | None:
+    """Why the drop-in's result differs from the binary's, or None when it does not.
+
+    stdout and exit status must be equal (the ``rbp`` lines left out where trec_eval 10.0
+    reads uninitialised memory, :func:`_rbp_undefined`). Where the binary crashes (killed by
+    a signal), the drop-in must stop cleanly instead: non-zero status and a message naming
+    the crash, no traceback."""
+    if real[2] < 0:
+        if mine[2] > 0 and "crashes here" in mine[1] and "Traceback" not in mine[1]:
+            return None
+        return f"binary crashed (signal {-real[2]}); drop-in exit {mine[2]}: {mine[1][-200:]!r}"
+    if real[2] != mine[2]:
+        return f"exit status {real[2]} != {mine[2]}; binary stderr {real[1][-200:]!r}, drop-in {mine[1][-200:]!r}"
+    a, b = _comparable(real[0], case), _comparable(mine[0], case)
+    if a != b:
+        import difflib
+
+        diff = list(difflib.unified_diff(a.splitlines(), b.splitlines(), "binary", "drop-in", n=0, lineterm=""))
+        return "stdout differs:\n" + "\n".join(diff[:30])
+    return None
