@@ -54,6 +54,7 @@ def test_trec_eval_builds_differ_exactly_on_iprec_and_their_new_measures(builds)
         # the builds' profiles also differ on sim (float32 vs double) and the topic rule:
         # neither moves a printed value of this run, and the explanation says so
         assert {"sim", "topics"} <= set(ex.profile_axes) and "sim" in ex.immaterial
+        assert ex.flips == [["iprec"]]  # the audit's minimal flips between the two profiles
         assert "no effect on these values" in ex.summary()
 
 

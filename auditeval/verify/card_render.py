@@ -11,8 +11,9 @@ Every id (run names, topic ids, paths) and every variant string is escaped for i
   ``\\texttt`` with a break point after every ``|``. The document compiles with pdflatex
   from texlive-latex-base alone (article, fontenc T1, array).
 * HTML: :func:`html.escape` on everything, variant strings in ``<code>``.
-* JSON: the card inside an ir_metadata block (``ir_metadata`` -> ``research goal`` ->
-  ``evaluation``): the reported measures, the evaluator, the card.
+* JSON: the ir_metadata evaluation section (:func:`auditeval.ir_metadata.evaluation_section`:
+  ``research goal`` -> ``evaluation`` -> reported measures, evaluator with every profile axis
+  and variant string, qrels hash) with the card added under ``card``.
 """
 
 from __future__ import annotations
@@ -179,13 +180,7 @@ def render_html(card: Card, out: TextIO) -> None:
 
 # ------------------------------------------------------------------------------ json
 def render_json(card: Card, out: TextIO) -> None:
-    measures = list(dict.fromkeys(n.measure for n in card.numbers))
-    block = {"ir_metadata": {"research goal": {"evaluation": {
-        "reported measures": measures,
-        "evaluator": {"name": "auditeval", "version": card.auditeval.split()[-1], "profile": card.profile,
-                      "axes": card.axes},
-        "card": card.as_dict(),
-    }}}}
+    block = {"research goal": {"evaluation": {**card.ir_metadata, "card": card.as_dict()}}}
     json.dump(block, out, indent=1, ensure_ascii=False)
     out.write("\n")
 

@@ -14,6 +14,10 @@ of one) and keeps those that reproduce *all* of a side's values for that measure
 that side's precision, the topic set included). The explanation is the pair of reproducing
 candidates, one per side, whose conventions differ on the fewest of the measure's axes;
 axes where a side is reproduced under several values are reported as not mattering here.
+Between the simplest reproducing candidate of each side, the audit's attribution
+(:func:`auditeval.audit.attribution.minimal_flips`) gives the smallest sets of axes whose
+flip turns one into the other's per-topic values: the same answer reached from the engine
+side (for the two trec_eval builds: ``iprec``, not ``sim`` or ``topics``).
 """
 
 from __future__ import annotations
@@ -24,11 +28,13 @@ from typing import Any
 
 import numpy as np
 
+from ..audit.attribution import differing_axes, minimal_flips
+from ..audit.native import Native
 from ..conventions import AXES
 from ..engine.measures import MEASURES
 from ..errors import AuditEvalError
 from ..model import Qrels, Run
-from ..variant import parse_measure
+from ..variant import Variant, parse_measure
 from .search import Candidate, Evaluated, candidates, evaluate_candidates
 from .tool_output import Entry, ToolOutput
 
@@ -82,6 +88,7 @@ class Explanation:
     immaterial: list[str] = field(default_factory=list)  # axes on which a side is reproduced either way
     profiles: tuple[str, str] = ("", "")  # the simplest reproducing candidate of each side
     profile_axes: list[str] = field(default_factory=list)  # the measure's axes on which those two differ
+    flips: list[list[str]] = field(default_factory=list)  # audit attribution: minimal flips from A's to B's
     note: str = ""
 
     def summary(self) -> str:
@@ -105,6 +112,7 @@ class Explanation:
             "immaterial": self.immaterial,
             "profiles": list(self.profiles),
             "profile_axes": self.profile_axes,
+            "minimal_flips": self.flips,
             "summary": self.summary(),
             "note": self.note,
         }
@@ -205,14 +213,16 @@ def explain(qrels: Qrels, run: Run, res: DiffResult, max_departures: int = 1,
             progress: Callable[[str], None] | None = None) -> None:
     """Attach an :class:`Explanation` to every differing measure (see the module docstring);
     ``progress(measure)`` is called after each."""
-    cache: dict = {}
+    nat = Native(qrels, [run])  # the audit's door to the engine; its StagedRun serves the search too
+    cache: dict = {"staged": nat.staged[0]}
     for m_key in res.differing_measures:
-        _explain_one(qrels, run, res, m_key, cache, max_departures)
+        _explain_one(qrels, run, res, m_key, cache, max_departures, nat)
         if progress is not None:
             progress(m_key)
 
 
-def _explain_one(qrels: Qrels, run: Run, res: DiffResult, m_key: str, cache: dict, max_departures: int) -> None:
+def _explain_one(qrels: Qrels, run: Run, res: DiffResult, m_key: str, cache: dict, max_departures: int,
+                 nat: Native) -> None:
     try:
         m = parse_measure(m_key)
     except AuditEvalError:  # a name no table knows cannot be searched
@@ -252,6 +262,9 @@ def _explain_one(qrels: Qrels, run: Run, res: DiffResult, m_key: str, cache: dic
         sa, sb = ra[0], rb[0]
         ex.profiles = (sa.label, sb.label)
         ex.profile_axes = list(_axes(sa, sb, m))
+        # the audit's attribution between those two: smallest axis sets whose flip turns A's
+        # convention into one giving B's per-topic values (to 1e-12)
+        ex.flips = [list(f) for f in minimal_flips(nat, 0, m, sa.convention, sb.convention)]
         ex.immaterial = sorted(
             a for a in AXES if a not in ex.axes
             and any(len({getattr(c.convention, a) for c in side}) > 1 for side in (ra, rb))
@@ -261,11 +274,10 @@ def _explain_one(qrels: Qrels, run: Run, res: DiffResult, m_key: str, cache: dic
 
 
 def _variant_axes(c: Candidate, m) -> tuple:
-    from ..variant import Variant
-
     return Variant.of(m, c.convention).axes
 
 
 def _axes(ca: Candidate, cb: Candidate, m) -> dict[str, tuple[Any, Any]]:
-    va, vb = dict(_variant_axes(ca, m)), dict(_variant_axes(cb, m))
-    return {k: (va.get(k), vb.get(k)) for k in sorted(set(va) | set(vb)) if va.get(k) != vb.get(k)}
+    """The measure's axes on which two candidates differ (the audit's :func:`differing_axes`)."""
+    return {k: (getattr(ca.convention, k), getattr(cb.convention, k))
+            for k in differing_axes(m, ca.convention, cb.convention)}
