@@ -123,12 +123,12 @@ def sha256_file(path: str | Path) -> str:
 
 def reference_versions() -> dict[str, str]:
     """Installed reference tools (the adapter table) and the libraries the card's numbers use."""
-    from ..adapters import ADAPTERS
+    from ..adapters import references
 
     out: dict[str, str] = {}
-    for name, a in ADAPTERS.items():
+    for a in references():  # the adapter table and the trec_eval binaries on PATH
         why = a.available()
-        out[name] = a.engine() if why is None else f"unavailable ({why})"
+        out[a.name] = a.engine() if why is None else f"unavailable ({why})"
     for dist in ("numpy", "scipy", "pyarrow"):
         try:
             out[dist] = md.version(dist)
