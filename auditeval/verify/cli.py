@@ -13,13 +13,22 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 
-WIDTH = 120  # every table fits a 120-column terminal; variant strings fold
-
-
+WIDTH = 120  # widest table: variant strings fold to fit; narrower when the terminal is
 
 
 def console(out: TextIO) -> Console:
-    return Console(file=out, width=WIDTH, soft_wrap=False, highlight=False)
+    """A rich console for ``out``: the terminal's width (80 to 120 columns), 120 for files."""
+    from ..report.text import detect_width
+
+    width = min(WIDTH, max(80, detect_width(out))) if _is_tty(out) else WIDTH
+    return Console(file=out, width=width, soft_wrap=False, highlight=False)
+
+
+def _is_tty(out: TextIO) -> bool:
+    try:
+        return bool(out.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def fmt(x: float) -> str:
