@@ -108,6 +108,8 @@ def diff_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", help="the run the outputs were computed from (TREC, or JSON as ranx Run.save)")
     p.add_argument("--format-a", choices=FORMATS, help="format of A (default: detected)")
     p.add_argument("--format-b", choices=FORMATS, help="format of B (default: detected)")
+    p.add_argument("--departures", type=int, default=1,
+                   help="axes changed from a profile at most when explaining (default 1)")
     p.add_argument("--summary", action="store_true", help="one line per measure, not every differing value")
     p.add_argument("--json", action="store_true", help="JSON instead of tables")
 
@@ -126,7 +128,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     res = diff_outputs(a, b)
     if args.qrels is not None and res.differences:
         with Steps(out, len(res.differing_measures), "explaining") as steps:
-            explain(qrels_from(args.qrels), _run(args.run), res, progress=steps.advance)
+            explain(qrels_from(args.qrels), _run(args.run), res, args.departures, progress=steps.advance)
     status = 1 if (res.differences or res.only_a or res.only_b) else 0
     if args.json:
         json.dump(res.as_dict(), out, indent=1)
