@@ -225,3 +225,14 @@ def test_pytrec_eval_gm_map_read_back_from_its_log(tmp_path):
     assert by[("GMAP", "q1")] == pytest.approx(11 / 12, abs=1e-12) and by[("AP", "q1")] == pytest.approx(11 / 12)
     assert by[("GMAP", "q2")] == pytest.approx(7 / 12, abs=1e-12)
     assert any("read back as exp(value)" in n for n in out.notes)
+
+
+def test_a_number_no_convention_gives_is_said_so(tool_files, tmp_path):
+    pt = json.loads(tool_files["pytrec"].read_text())
+    pt["q1"]["P_10"] = 0.9  # 9 relevant in the top 10 of a 4-document ranking: no convention gives it
+    (tmp_path / "bad.json").write_text(json.dumps(pt))
+    res = diff_outputs(read_output(tmp_path / "bad.json"), read_output(tool_files["irm"]))
+    assert [(d.measure, d.topic) for d in res.differences] == [("P@10", "q1")]
+    explain(qrels_from(tool_files["qrels"]), run_from(tool_files["run"]), res)
+    ex = res.explanations["P@10"]
+    assert ex.a == [] and ex.b and ex.note == f"no candidate (profiles with up to 1 changed axes) reproduces {tmp_path / 'bad.json'}"
