@@ -235,4 +235,4 @@ def test_a_number_no_convention_gives_is_said_so(tool_files, tmp_path):
     assert [(d.measure, d.topic) for d in res.differences] == [("P@10", "q1")]
     explain(qrels_from(tool_files["qrels"]), run_from(tool_files["run"]), res)
     ex = res.explanations["P@10"]
-    assert ex.a == [] and ex.b and ex.note == f"no candidate (profiles with up to 1 changed axes) reproduces {tmp_path / 'bad.json'}"
+    assert ex.a == [] and ex.b and ex.note == f"no candidate (profiles with up to 1 changed axis) reproduces {tmp_path / 'bad.json'}"

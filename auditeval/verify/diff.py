@@ -250,7 +250,8 @@ def _explain_one(qrels: Qrels, run: Run, res: DiffResult, m_key: str, cache: dic
     ex = Explanation(m_key, ra, rb)
     if not ra or not rb:
         missing = " and ".join(p for p, r in ((res.a.path, ra), (res.b.path, rb)) if not r)
-        ex.note = f"no candidate (profiles with up to {max_departures} changed axes) reproduces {missing}"
+        ex.note = (f"no candidate (profiles with up to {max_departures} changed "
+                   f"{'axis' if max_departures == 1 else 'axes'}) reproduces {missing}")
     else:
         axa = [dict(_variant_axes(c, m)) for c in ra]
         axb = [dict(_variant_axes(c, m)) for c in rb]
