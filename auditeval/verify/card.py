@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from ..api import evaluate
+from ..api import evaluate, read_runs
 from ..audit.diagnostics import run_facts
 from ..conventions import AXES, load_profile
 from ..engine.evaluate import ENGINE
@@ -144,7 +144,8 @@ def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profi
     prof = load_profile(profile)
     conv = prof.convention
     paths = list(run_paths) + ([baseline] if baseline and baseline not in run_paths else [])
-    runs = [run_from(p) for p in paths]
+    named = read_runs([run_from(p) for p in paths])  # two runs with one tag: tag, tag#2 (noted)
+    runs = [r for r, _ in named]
     labels = list(dict.fromkeys(measures))
     res = evaluate(qrels, runs, labels + ([JUDGED] if JUDGED not in labels else []), profile=profile)
     infos = [_run_info(qrels, r, p, labels, conv) for r, p in zip(runs, paths, strict=True)]
@@ -160,7 +161,8 @@ def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profi
         qrels_topics=len(qrels.topics), profile=prof.name,
         axes={k: AXES[k].format(v) for k, v in conv.as_dict().items()},
         auditeval=f"auditeval {__version__}", references=reference_versions(), runs=infos, numbers=numbers,
-        comparisons=comparisons, baseline=base_name, pooled=_pooled(runs, pooled), notes=list(res.notes),
+        comparisons=comparisons, baseline=base_name, pooled=_pooled(runs, pooled),
+        notes=[n for _, n in named if n] + list(res.notes),
     )
     card.methods = methods_paragraph(card)
     card.ir_metadata = evaluation_section(res, qrels)
