@@ -190,5 +190,5 @@ def test_cli_tsv_and_json_carry_full_variant_strings(tiny_files):
 def test_cli_bad_vary_exits_2(tiny_files):
     code, _, err = run_cli("sweep", *tiny_files, "--vary", "nonsense")
     assert code == 2 and "unknown axis 'nonsense'" in err
-    code, _, err = run_cli("sweep", *tiny_files, "--vary", "depth=0")
+    code, _, err = run_cli("sweep", *tiny_files, "--vary", "depth=-1")
     assert code == 2 and "depth" in err
