@@ -160,6 +160,14 @@ def test_cli_table_json_and_bad_input(perturbed, tmp_path):
                  "-m", "RR"], out, err) == 0
     text = out.getvalue()
     assert "KTU@1000|dups=error|ktu=tied-last" in text and max(len(x) for x in text.splitlines()) <= 120
+    png = tmp_path / "rep.png"
+    assert main(["reproduce", str(perturbed["orig"]), str(perturbed["rep"]), "--qrels", str(perturbed["qrels"]),
+                 "-m", "RR", "--plot", str(png)], io.StringIO(), io.StringIO()) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    err = io.StringIO()
+    assert main(["reproduce", str(perturbed["orig"]), str(perturbed["rep"]), "--qrels", str(perturbed["qrels"]),
+                 "--plot", str(tmp_path / "rep.pdf")], io.StringIO(), err) == 2
+    assert err.getvalue() == f"auditeval: error: {tmp_path / 'rep.pdf'}: --plot writes .png or .svg, not '.pdf'\n"
     bad = tmp_path / "bad.txt"
     bad.write_text("1 Q0 d 1 0.5 r\n1 Q0 e 2 notanumber r\n")
     err = io.StringIO()

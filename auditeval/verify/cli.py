@@ -55,6 +55,7 @@ def reproduce_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ktu", default="tied-last", choices=KTU_FORMS, help="KTU form (see README)")
     p.add_argument("--rbo", default="trunc-norm", choices=RBO_FORMS, help="RBO form (see README)")
     p.add_argument("-q", "--per-topic", action="store_true", help="per-topic KTU and RBO too")
+    p.add_argument("--plot", metavar="FILE", help="write a plot (.png or .svg): per-topic KTU/RBO, scores orig vs re-run")
     p.add_argument("--json", action="store_true", help="JSON records instead of a table")
 
 
@@ -63,12 +64,25 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .reproduce import reproduce
 
     AXES["ties"].parse(args.ties)
+    if args.plot:
+        from pathlib import Path
+
+        from ..errors import AuditEvalError
+        from .reproduce_plot import FORMATS
+
+        if Path(args.plot).suffix.lower() not in FORMATS:  # before the work, not after
+            raise AuditEvalError(f"{args.plot}: --plot writes .png or .svg, not {Path(args.plot).suffix or 'no suffix'!r}")
     res = reproduce(
         args.qrels, args.original, args.reproduced, measures=args.measures or ["AP", "nDCG@10", "P@10", "R@1000", "RR"],
         profile=args.profile, settings=args.settings, baseline_original=args.baseline_original,
         baseline_reproduced=args.baseline_reproduced, depth=args.depth, rbo_p=args.rbo_p, ties=args.ties,
-        sim=args.sim, ktu_form=args.ktu, rbo_form=args.rbo, per_topic=args.per_topic,
+        sim=args.sim, ktu_form=args.ktu, rbo_form=args.rbo, per_topic=args.per_topic or bool(args.plot),
     )
+    if args.plot:
+        from .reproduce_plot import plot_reproduction
+
+        plot_reproduction(res, args.plot)
+        res.notes.append(f"plot written to {args.plot}")
     if args.json:
         json.dump({"values": [v.as_dict() for v in res.values], "notes": res.notes}, out, indent=1)
         out.write("\n")
@@ -78,7 +92,7 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for col in ("statistic",) + (("topic",) if args.per_topic else ()) + ("value", "variant"):
         t.add_column(col, justify="right" if col == "value" else "left", overflow="fold")
     for v in res.values:
-        if v.statistic in ("KTU", "RBO"):
+        if v.statistic in ("KTU", "RBO") and (args.per_topic or v.topic == "all"):
             t.add_row(v.statistic, *((v.topic,) if args.per_topic else ()), fmt(v.value), v.variant)
     c.print(t)
     stats = [s for s in ("RMSE", "t", "p_value", "ER", "DRI") if any(v.statistic == s for v in res.values)]
