@@ -143,7 +143,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.qrels is not None and res.differences:
         with Steps(out, len(res.differing_measures), "explaining") as steps:
             explain(qrels_from(args.qrels), _run(args.run), res, args.departures, progress=steps.advance)
-    status = 1 if (res.differences or res.only_a or res.only_b) else 0
+    status = 1 if res.differences else 0
     if args.json:
         json.dump(res.as_dict(), out, indent=1)
         out.write("\n")

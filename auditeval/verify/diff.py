@@ -8,6 +8,11 @@ numbers are equal when ``|a - b| <= 0.5 * 10^-d`` (so ``0.1234`` equals ``0.1234
 cases included). Two full-precision numbers (JSON) are equal within ``1e-12`` relative
 (auditeval's per-topic parity standard). Strings (``relstring``) compare exactly.
 
+A topic one side prints and the other does not is a difference when both print that measure
+per topic (trec_eval 10 ``-c -q`` prints missing topics, 9.0.8 does not); when one side
+prints only the aggregate, only the aggregates are compared (a note says so). Measures one
+side prints and the other does not are listed; they do not count as differences.
+
 **Explanation.** For each differing measure, :func:`explain` evaluates the measure natively
 under the candidates of :mod:`.search` (every shipped profile and every single-axis change
 of one) and keeps those that reproduce *all* of a side's values for that measure (each at
@@ -141,7 +146,7 @@ class DiffResult:
             "a": {"path": self.a.path, "format": self.a.format},
             "b": {"path": self.b.path, "format": self.b.format},
             "compared": self.compared,
-            "equal": not (self.differences or self.only_a or self.only_b),
+            "equal": not self.differences,
             "differing_measures": self.differing_measures,
             "only_a": self.only_a,
             "only_b": self.only_b,
@@ -176,8 +181,16 @@ def diff_outputs(a: ToolOutput, b: ToolOutput) -> DiffResult:
         res.only_a += sorted(ma - mb)
         res.only_b += sorted(mb - ma)
         common = ma & mb
+        per_a = {k[0] for k in ea if k[1] != "all"}
+        per_b = {k[0] for k in eb if k[1] != "all"}
+        summary_only = sorted(m for m in common if (m in per_a) != (m in per_b))
+        if summary_only:  # one side printed the aggregate alone: per-topic values have no counterpart
+            side = b.path if any(m in per_a for m in summary_only) else a.path
+            res.notes.append(f"{side} prints no per-topic values for {len(summary_only)} measure(s) the other "
+                             f"prints per topic ({', '.join(summary_only[:5])}{' ...' if len(summary_only) > 5 else ''}): "
+                             "only their aggregates are compared")
         for key in sorted(set(ea) | set(eb), key=lambda k: (k[0], k[1] != "all", k[1].encode("utf-8"))):
-            if key[0] not in common:
+            if key[0] not in common or (key[1] != "all" and key[0] in summary_only):
                 continue
             x, y = ea.get(key), eb.get(key)
             if x is not None and y is not None:
@@ -187,7 +200,7 @@ def diff_outputs(a: ToolOutput, b: ToolOutput) -> DiffResult:
             res.differences.append(Difference(run_a if run_a is not None else run_b, key[0], key[1], x, y))
     if res.only_a or res.only_b:
         res.notes.append(f"measures printed by one side only: {len(res.only_a)} in {a.path}, "
-                         f"{len(res.only_b)} in {b.path} (listed, not compared)")
+                         f"{len(res.only_b)} in {b.path} (listed, not compared; they do not change the exit status)")
     return res
 
 
