@@ -278,8 +278,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     )
     parser.add_argument("--version", action="version", version=f"auditeval {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    chosen = next((a for a in argv if not a.startswith("-")), None)
     for name, (help_text, build, _) in COMMANDS.items():
-        build(sub.add_parser(name, help=help_text))
+        p = sub.add_parser(name, help=help_text)
+        if name == chosen:  # only the chosen command's options (and its imports) are built
+            build(p)
     sub.add_parser("trec-eval", help="drop-in trec_eval (auditeval trec-eval --help)")
     args = parser.parse_args(argv)
     try:

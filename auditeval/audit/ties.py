@@ -35,7 +35,6 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.special import gammaln
 
 from ..conventions import Convention
 from ..engine.aggregate import aggregate
@@ -217,6 +216,8 @@ def envelope(p: Prepared, run: Run, m: Measure, conv: Convention, samples: int =
             ex[mixed_topics] = samples_vals.mean(0)
         sizes = b.size[np.unique(blk)][b.mixed[np.unique(blk)]]
         owners = sub.row_topic[np.searchsorted(blk, np.unique(blk)[b.mixed[np.unique(blk)]])]
+        from scipy.special import gammaln
+
         np.add.at(log_orders, mixed_topics[owners], gammaln(sizes + 1) / math.log(10))
     floor = c2.gm_floor
     a_val = aggregate(base, d.agg, floor)
@@ -302,6 +303,8 @@ def _best(sub: Prepared, blk: np.ndarray) -> Prepared:
 
 
 def _lcomb(n: np.ndarray, k: np.ndarray) -> np.ndarray:
+    from scipy.special import gammaln
+
     return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
 
 
