@@ -51,6 +51,7 @@ class RunIndex:
     ints: np.ndarray | None  # doc ids as int64 when all are canonical decimal
     ints_max: int
     unique: bool  # no (topic, doc) pair occurs twice
+    mix: np.ndarray | None = None  # otherwise: a 64-bit mix of each short string id (id_mix)
 
 
 _RUN_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Run -> RunIndex
@@ -73,17 +74,20 @@ def run_index(topic: pa.ChunkedArray, doc: pa.ChunkedArray) -> RunIndex:
     if ints is not None and (ints_max + 1) * n_t >= 2**62:
         ints = None
     local = {t: i for i, t in enumerate(topics)}
+    mix = None
     if ints is not None:
+
         def key() -> np.ndarray:
             return codes(local, pa.array(topics, pa.string())).astype(np.int64) * (ints_max + 1) + ints
 
         unique = not any_dup_int(ints, blocks, key)
     else:
         tcode = codes(local, pa.array(topics, pa.string()))
-        unique = short_ids_unique(doc, tcode, blocks)
-        if unique is None:  # long ids, or two pairs share a hash: decide by an Arrow sort
+        mix = id_mix(doc)
+        unique = None if mix is None else unique_by_mix(mix, tcode, blocks)
+        if unique is None:  # long ids, or two pairs share a mix: decide by an Arrow sort
             unique = DocKeys(doc, tcode, 0, ints=False).duplicated(None, False) is None
-    return RunIndex(topics, codes, blocks, ints, ints_max, unique)
+    return RunIndex(topics, codes, blocks, ints, ints_max, unique, mix)
 
 
 # top k bytes of a big-endian uint64 (k = 0..8)
@@ -136,12 +140,9 @@ def _masked_word(words: np.ndarray, at: np.ndarray, keep: np.ndarray, out: np.nd
     np.bitwise_and(g.view(np.uint64).byteswap(inplace=True), _TOP_BYTES[keep], out=out)
 
 
-def short_ids_unique(doc: pa.ChunkedArray, tcode: np.ndarray, blocks) -> bool | None:
-    """Whether no (topic, doc) pair repeats, for ids of at most 15 bytes (else None).
-
-    A 64-bit mix of each id's two words (:func:`short_id_words`) is compared within topic
-    blocks (:func:`any_dup_int`): equal pairs have equal mixes, so no repeated mix means no
-    repeated pair. A repeated mix is decided exactly by the caller (None)."""
+def id_mix(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
+    """A 64-bit mix (int64) of each id's two words (:func:`short_id_words`): equal ids have
+    equal mixes (different ids almost always differ); None for ids longer than 15 bytes."""
     words = short_id_words(doc)
     if words is None:
         return None
@@ -149,13 +150,24 @@ def short_ids_unique(doc: pa.ChunkedArray, tcode: np.ndarray, blocks) -> bool | 
     mix *= np.uint64(0x9E3779B97F4A7C15)
     w2 *= np.uint64(0xC2B2AE3D27D4EB4F)
     mix ^= w2
-    del w2
-    mix = mix.view(np.int64)
+    return mix.view(np.int64)
+
+
+def unique_by_mix(mix: np.ndarray, tcode: np.ndarray, blocks) -> bool | None:
+    """True when no (topic, id mix) repeats -- then no (topic, doc) pair does; None when some
+    mix repeats within a topic (a repeated pair, or a collision: the caller decides exactly)."""
 
     def key() -> np.ndarray:
         return mix ^ (tcode.astype(np.int64) * np.int64(0x165667B19E3779F9))
 
     return None if any_dup_int(mix, blocks, key) else True
+
+
+def short_ids_unique(doc: pa.ChunkedArray, tcode: np.ndarray, blocks) -> bool | None:
+    """Whether no (topic, doc) pair repeats, for ids of at most 15 bytes (else None, also when
+    two pairs share a mix: decide those exactly)."""
+    mix = id_mix(doc)
+    return None if mix is None else unique_by_mix(mix, tcode, blocks)
 
 
 def run_topic_codes(col: pa.ChunkedArray):
@@ -286,6 +298,9 @@ def canonical_ints(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
         return None
     # Arrow also reads "-5", "007", "0x1F": reject any id starting with '-' or with '0' + more.
     chunks = doc.chunks if isinstance(doc, pa.ChunkedArray) else [doc]
+    head = next((c[0].as_py() for c in chunks if len(c)), "0")
+    if not head.isdigit():  # string ids (D3312019): no parse attempt over a whole chunk
+        return None
     off_type = np.int64 if pa.types.is_large_string(doc.type) else np.int32
     out = np.empty(len(doc), np.int32)  # int64 once an id needs it
     at = 0

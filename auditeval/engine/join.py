@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..model import Qrels, Run
-from .ids import RunIndex, canonical_ints, codes_in, combined, duplicated, run_index_of
+from .ids import RunIndex, canonical_ints, codes_in, combined, duplicated, id_mix, run_index_of
 
 
 # ---------------------------------------------------------------------------------- join
@@ -139,9 +139,8 @@ def judgments(j: Join, dups: str | None) -> Judgments:
         ckey = j.r_tcode[cand].astype(np.int64) * j.span + ri.ints[cand]
         q_key = q_tcode * j.span + q_ints
     else:
-        r_qdoc = pc.fill_null(pc.index_in(j.run.table.column("doc"), value_set=j.qd_values), -1).to_numpy()
-        cand = np.flatnonzero(r_qdoc >= 0)  # rows whose doc is judged for some topic
-        ckey = j.r_tcode[cand].astype(np.int64) * max(len(j.qd_values), 1) + r_qdoc[cand].astype(np.int64)
+        cand, r_qdoc = _judged_rows(j)  # rows whose doc is judged for some topic, its qrels doc code
+        ckey = j.r_tcode[cand].astype(np.int64) * max(len(j.qd_values), 1) + r_qdoc
         del r_qdoc
     qorder = np.argsort(q_key, kind="stable")
     q_sorted = q_key[qorder]
@@ -155,3 +154,22 @@ def judgments(j: Join, dups: str | None) -> Judgments:
         hit_grade = q_grade[qorder][pos[hit]]
         r_found[hit_rows] = True
     return Judgments(q_tcode, q_grade, r_found, hit_rows, hit_grade, notes)
+
+
+def _judged_rows(j: Join) -> tuple[np.ndarray, np.ndarray]:
+    """Run rows whose doc id is a qrels doc id (ascending), and that doc's code in
+    ``qd_values``. With short string ids the run's id mixes (computed once for the duplicate
+    check) pick the candidates, and only those are looked up as strings: exact, as equal ids
+    have equal mixes; otherwise every row is looked up."""
+    doc = j.run.table.column("doc")
+    q_mix = id_mix(j.qd_values) if j.ri.mix is not None else None
+    if q_mix is not None and len(q_mix):
+        qs = np.sort(q_mix)
+        pos = np.minimum(np.searchsorted(qs, j.ri.mix), len(qs) - 1)
+        maybe = np.flatnonzero(qs[pos] == j.ri.mix)
+        code = pc.fill_null(pc.index_in(doc.take(pa.array(maybe)), value_set=j.qd_values), -1).to_numpy()
+        hit = code >= 0
+        return maybe[hit], code[hit].astype(np.int64)
+    r_qdoc = pc.fill_null(pc.index_in(doc, value_set=j.qd_values), -1).to_numpy()
+    cand = np.flatnonzero(r_qdoc >= 0)
+    return cand, r_qdoc[cand].astype(np.int64)

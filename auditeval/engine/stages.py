@@ -59,6 +59,15 @@ class Ranking:
         return _frozen(np.arange(len(self.tcode)) - starts[self.tcode])
 
 
+def as_sim(values: np.ndarray, sim: str) -> np.ndarray:
+    """Scores as the ``sim`` axis stores them: float32 (C ``float sim``; beyond +-3.4e38 a
+    finite score becomes +-inf, as in C, without a numpy warning) or float64 as read."""
+    if sim != "float32":
+        return values
+    with np.errstate(over="ignore"):
+        return values.astype(np.float32)
+
+
 def scores(run: Run, sim: str) -> tuple[np.ndarray, list[str]]:
     """The score column as the ``sim`` axis stores it, and a note when float32 overflows.
 

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..conventions import Convention
+from ..engine.stages import as_sim
 from ..measures import Measure
 from ..model import Qrels, Run
 from ..variant import fold, variant_axes
@@ -99,8 +100,7 @@ class _Blocks:
         self.p = p
         n = len(p.grade)
         score = score_all[p.run_row]
-        if p.convention.sim == "float32":
-            score = score.astype(np.float32)
+        score = as_sim(score, p.convention.sim)  # the engine's float32 rule (no overflow warning)
         topic = p.row_topic
         self.start = np.ones(n, bool)
         self.start[1:] = (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])
