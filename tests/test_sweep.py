@@ -192,3 +192,13 @@ def test_cli_bad_vary_exits_2(tiny_files):
     assert code == 2 and "unknown axis 'nonsense'" in err
     code, _, err = run_cli("sweep", *tiny_files, "--vary", "depth=-1")
     assert code == 2 and "depth" in err
+
+
+def test_a_nan_value_is_kept_apart_from_a_topic_not_evaluated():
+    # -J empties q1's ranking: IPrec@0 is 0/0 = NaN there (trec_eval prints -nan), yet evaluated
+    res = ae.sweep({"q1": {"a": 1}}, {"q1": {"b": 1.0}}, ["IPrec@0.0"], vary={"unjudged": "all"})
+    b = res.block("IPrec@0.0")
+    drop = [c.unjudged for c in b.conventions].index("drop")
+    assert np.isnan(b.values[drop, 0, 0]) and b.evaluated[drop, 0, 0]
+    frame = res.to_frame()
+    assert len(frame) == 4 and frame["value"].isna().sum() == 2

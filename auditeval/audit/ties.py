@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -50,7 +51,7 @@ MONOTONE = frozenset({"P", "R", "AP", "GMAP", "nDCG", "RR", "Bpref", "GMBpref", 
                       "infAP", "RelP", "binG"})
 
 
-@dataclass(frozen=True)
+@dataclass
 class Blocks:
     """Tied blocks of a prepared ranking: per row its block, per block start row and size."""
 
@@ -59,14 +60,49 @@ class Blocks:
     size: np.ndarray  # rows per block
     mixed: np.ndarray  # bool per block: grades differ inside it
 
-    @property
+    @cached_property
     def mixed_rows(self) -> np.ndarray:
         return self.mixed[self.block]
 
 
+_BLOCKS: dict[tuple[int, str], tuple[Prepared, Blocks]] = {}
+
+
 def tied_blocks(p: Prepared, run: Run, sim: str) -> Blocks:
-    """Blocks of equal scores (in ``sim`` precision) within each topic's ranking."""
-    score = run.table.column("score").to_numpy()[p.run_row] if len(p.run_row) else np.zeros(0)
+    """Blocks of equal scores (in ``sim`` precision) within each topic's ranking (memoised
+    for the last few prepared lists asked about)."""
+    hit = _BLOCKS.get((id(p), sim))
+    if hit is not None and hit[0] is p:
+        return hit[1]
+    b = _tied_blocks(p, run, sim)
+    if len(_BLOCKS) > 8:
+        _BLOCKS.clear()
+    _BLOCKS[(id(p), sim)] = (p, b)
+    return b
+
+
+def ranked_scores(p: Prepared, run: Run) -> np.ndarray:
+    """The score of each ranked row of ``p`` (float64, rank order), memoised per prepared lists."""
+    hit = _SCORES.get(id(p))
+    if hit is not None and hit[0] is p:
+        return hit[1]
+    col = _COLUMNS.get(id(run))
+    if col is None or col[0] is not run:
+        _COLUMNS.clear()
+        col = _COLUMNS[id(run)] = (run, run.table.column("score").to_numpy())
+    s = col[1][p.run_row] if len(p.run_row) else np.zeros(0)
+    if len(_SCORES) > 8:
+        _SCORES.clear()
+    _SCORES[id(p)] = (p, s)
+    return s
+
+
+_SCORES: dict[int, tuple[Prepared, np.ndarray]] = {}
+_COLUMNS: dict[int, tuple[Run, np.ndarray]] = {}
+
+
+def _tied_blocks(p: Prepared, run: Run, sim: str) -> Blocks:
+    score = ranked_scores(p, run)
     if sim == "float32":
         score = score.astype(np.float32)
     n = len(score)
@@ -77,12 +113,10 @@ def tied_blocks(p: Prepared, run: Run, sim: str) -> Blocks:
     start = np.flatnonzero(new)
     block = np.cumsum(new) - 1
     size = np.diff(np.append(start, n))
-    if n:
-        gmin = np.minimum.reduceat(p.grade, start)
-        gmax = np.maximum.reduceat(p.grade, start)
-        mixed = gmin != gmax
-    else:
-        mixed = np.zeros(0, bool)
+    mixed = np.zeros(len(start), bool)
+    if n:  # a block is mixed when some row's grade differs from the row above it in the block
+        differs = np.flatnonzero(~new[1:] & (p.grade[1:] != p.grade[:-1])) + 1
+        mixed[block[differs]] = True
     return Blocks(block, start, size, mixed)
 
 
