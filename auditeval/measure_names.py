@@ -37,8 +37,8 @@ NOT_COMPUTED = {
     "Accuracy": "it scores classification-style labels of the top documents (ir_measures' accuracy provider)",
     "Compat": "auditeval has no compatibility (RBO against the ideal ranking) kernel yet; ir_measures' compat provider computes it",
     **dict.fromkeys(
-        ("NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM"),
-        "auditeval has no C/W/L user-model kernels yet; ir_measures' cwl_eval provider computes it",
+        ("NERR10", "BPM"),
+        "auditeval has no kernel for this C/W/L user model yet; ir_measures' cwl_eval provider computes it",
     ),
 }
 

@@ -127,3 +127,15 @@ def test_sdcg_by_hand():
     assert res.get("SDCG(max_rel=2,min_rel=1)@3").value == pytest.approx(1 / (1 + 1 / math.log2(3) + 0.5), abs=1e-15)
     with pytest.raises(ae.MeasureSyntaxError, match="SDCG needs max_rel="):
         ae.parse_measure("SDCG@10")
+
+
+def test_cwl_measures_by_hand():
+    # grades 1, 0, 2 at ranks 1-3, max_rel 2: gains 1/2, 0, 1 (then 997 zero-gain positions)
+    qrels = {"1": {"a": 1, "b": 0, "c": 2}}
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    res = ae.evaluate(qrels, run, ["NERR8(max_rel=2)@3", "INSQ(max_rel=2)"])
+    # NERR8@3: C = 1/2, 1, then 0 -> reach 1, 1/2, 1/2 -> (1/2 + 0 + 1/2) / 2
+    assert res.get("NERR8(max_rel=2)@3").value == 0.5
+    # INSQ(T=1): C_i = ((i+1)/(i+2))^2 -> reach_i = (2/(i+1))^2 over 1,000 positions
+    norm = sum(4 / (i + 1) ** 2 for i in range(1, 1001))
+    assert res.get("INSQ(max_rel=2)").value == pytest.approx((0.5 * 1 + 1 * (2 / 4) ** 2) / norm, abs=1e-15)

@@ -49,6 +49,7 @@ NAMES = {
     "NumQ": "NumQ", "NumRel": "NumRel", "NumRet": "NumRet", "SetAP": "SetAP", "SetF": "SetF",
     "SetP": "SetP", "SetR": "SetR", "Success": "Success", "IPrec": "IPrec", "infAP": "infAP",
     "Judged": "Judged", "RBP": "RBP", "ERR": "ERR", "SDCG": "SDCG",
+    "NERR8": "NERR8", "NERR9": "NERR9", "NERR11": "NERR11", "INST": "INST", "INSQ": "INSQ",
 }
 
 
@@ -74,6 +75,11 @@ SUPPORTED = [
     irm._RBP(cutoff=Choices(NOT_PROVIDED), p=AnyParam(), rel=AnyParam()),
     irm._ERR(cutoff=AnyParam()),
     irm._SDCG(cutoff=AnyParam(required=True), dcg=Choices("log2"), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
+    irm._NERR8(cutoff=AnyParam(required=True), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
+    irm._NERR9(cutoff=AnyParam(required=True), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
+    irm._NERR11(T=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
+    irm._INST(T=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
+    irm._INSQ(T=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
 ]
 
 

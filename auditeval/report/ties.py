@@ -132,6 +132,15 @@ class _Blocks:
         return out
 
 
+def _span(lo: float, hi: float) -> str:
+    """``[lo, hi]`` to 4 decimals, or to as many more (up to 8) as it takes to tell them apart."""
+    for d in range(4, 9):
+        a, b = f"{lo:.{d}f}", f"{hi:.{d}f}"
+        if a != b:
+            break
+    return f"[{a}, {b}]"
+
+
 def tie_note(run_name: str, counts: list[tuple], ties: str) -> str | None:
     """One note per run naming each measure that ties can change, or None. ``counts`` rows are
     (label, topics, of) or (label, topics, of, range); measures without a range are grouped
@@ -143,7 +152,7 @@ def tie_note(run_name: str, counts: list[tuple], ties: str) -> str | None:
             continue
         rng = rest[0] if rest else None
         if rng is not None:
-            parts.append(f"{label} in {c} of {t} topic(s) (mean in [{rng[0]:.4f}, {rng[1]:.4f}] over tie orders)")
+            parts.append(f"{label} in {c} of {t} topic(s) (mean in {_span(*rng)} over tie orders)")
         else:
             groups.setdefault((c, t), []).append(label)
     parts += [f"{', '.join(labels)} in {c} of {t} topic(s)" for (c, t), labels in groups.items()]
