@@ -218,7 +218,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
     "audit": ("run reference tools beside the native engine; explain every difference",
               *_lazy("audit.cli", "audit_parser", "cmd_audit")),
     "verify": ("which settings reproduce a published number (MAP=0.3066)",
-               *_lazy("verify.cli", "verify_parser", "cmd_verify")),
+               *_lazy("verify.cli_verify", "verify_parser", "cmd_verify")),
     "diff": ("align two tools' outputs; every difference, explained by axis", *_lazy("verify.cli", "diff_parser", "cmd_diff")),
     "card": ("provenance card for a results table (markdown, latex, html, json)",
              *_lazy("verify.cli", "card_parser", "cmd_card")),
@@ -278,8 +278,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     )
     parser.add_argument("--version", action="version", version=f"auditeval {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    chosen = next((a for a in argv if not a.startswith("-")), None)
     for name, (help_text, build, _) in COMMANDS.items():
-        build(sub.add_parser(name, help=help_text))
+        p = sub.add_parser(name, help=help_text)
+        if name == chosen:  # only the chosen command's options (and its imports) are built
+            build(p)
     sub.add_parser("trec-eval", help="drop-in trec_eval (auditeval trec-eval --help)")
     args = parser.parse_args(argv)
     try:

@@ -72,3 +72,31 @@ def test_other_measures_are_sampled_and_labelled_so():
     assert e.agg_method == "sampled (seed 0, 20 orderings)"
     assert (e.minimum[0], e.maximum[0]) == pytest.approx((0.7, 1.0))  # per topic GMAP is AP: exact bounds
     assert 0.7 <= e.expected[0] <= 1.0
+
+
+def test_tie_only_conventions_on_affected_topics_equal_the_full_evaluation(shared):
+    """Native evaluates ties/sim changes on the topics with mixed tied blocks only: bit-identical."""
+    import numpy as np
+
+    from auditeval.audit.native import Native
+
+    q = ae.read_qrels(shared / "data" / "robust03" / "qrels.robust03.txt")
+    r = ae.read_run(shared / "data" / "robust03" / "runs" / "input.InexpC2.gz")
+    for base in (resolve("trec_eval-9.0.8"), resolve("trec_eval-10.0").replace(topics="both")):
+        fast, full = Native(q, [r], base), Native(q, [r])
+        for ms in ("AP", "nDCG@10", "RR", "GMAP", "11pt"):
+            m = parse_measure(ms)
+            for change in ({"ties": "docno-asc"}, {"ties": "file-order"}, {"ties": "rank"},
+                           {"sim": "float32" if base.sim == "float64" else "float64", "ties": "docno-asc"}):
+                a, b = fast.get(0, m, base.replace(**change)), full.get(0, m, base.replace(**change))
+                assert np.array_equal(a.topics, b.topics) and np.array_equal(a.values, b.values)
+                assert a.aggregate == b.aggregate
+        assert fast.restricted >= 15  # ties=rank too when the file is in rank order (below)
+    # lines in rank order with non-increasing scores: ties=rank is a tie rule like the others
+    q2 = ae.qrels_from(QRELS)
+    r2 = ae.run_from(RUN)
+    fast, full = Native(q2, [r2], CONV), Native(q2, [r2])
+    for ms in ("AP", "RR", "P@3"):
+        a, b = fast.get(0, parse_measure(ms), CONV.replace(ties="rank")), full.get(0, parse_measure(ms), CONV.replace(ties="rank"))
+        assert np.array_equal(a.values, b.values) and a.aggregate == b.aggregate
+    assert fast.restricted == 3

@@ -34,7 +34,7 @@ def references(against: list[str] | None = None, trec_eval: list[str] | None = N
 
     bins: list[Adapter] = list(discover(trec_eval))
     every: dict[str, Adapter] = {**ADAPTERS, **{b.name: b for b in bins}}
-    if not against:
+    if against is None:
         return list(every.values())
     named = list(bins) if trec_eval else []  # binaries given by path always take part
     out: list[Adapter] = []

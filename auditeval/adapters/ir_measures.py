@@ -24,6 +24,7 @@ cwl_eval      AP P RR nDCG RBP            cwl_eval-0.2
 from __future__ import annotations
 
 import importlib.metadata as md
+import shutil
 from typing import Any
 
 from ..conventions import Convention
@@ -67,11 +68,8 @@ class IrMeasures(Adapter):
             md.version(self.package)
         except md.PackageNotFoundError:
             return f"not installed: {self.install}"
-        import ir_measures
-
-        prov = ir_measures.providers.registry.get(self.provider)
-        if prov is None or not prov.is_available():
-            return f"not installed: {self.install}"
+        if self.provider == "gdeval" and shutil.which("perl") is None:  # gdeval.pl needs perl
+            return "not installed: perl (gdeval.pl is a Perl script)"
         return None
 
     def engine(self) -> str:

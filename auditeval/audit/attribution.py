@@ -57,6 +57,13 @@ def compare(a: TopicValues, b: TopicValues, tol: float = 1e-12) -> tuple[int, st
     """(topics moved, topic with the largest change, that change b - a) between two results."""
     if not (a.ok and b.ok):
         return 0, "", None
+    if len(a.topics) == len(b.topics) and np.array_equal(a.topics, b.topics):
+        diff = b.values - a.values
+        changed = np.abs(diff) > tol
+        if not changed.any():
+            return 0, "", 0.0
+        i = int(np.argmax(np.abs(diff)))
+        return int(changed.sum()), str(a.topics[i]), float(diff[i])
     da, db = a.as_dict(), b.as_dict()
     moved = len(set(da) ^ set(db))
     common = [t for t in da if t in db]

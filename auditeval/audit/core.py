@@ -30,7 +30,7 @@ from ..io import qrels_from
 from ..measures import Measure
 from ..variant import Variant, parse_measure
 from . import agreement, attribution, diagnostics, official
-from .inputs import rewritten_run, tool_file
+from .inputs import plain_path, rewritten_run, tool_file
 from .native import Native, same
 from .report import (
     AgreementRow,
@@ -62,28 +62,38 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     t0 = time.perf_counter()
     q = qrels_from(qrels)
     run_in = list(runs) if isinstance(runs, list | tuple) else [runs]
-    loaded = read_runs(run_in)
-    run_objs = [r for r, _ in loaded]
     labels = [str(m) for m in (measures or DEFAULT_MEASURES)]
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in (measures or DEFAULT_MEASURES)]
     base = resolve(profile if profile is not None else DEFAULT_PROFILE)
     base_name = _profile_name(profile)
-    names = [r.name for r in run_objs]
     against_list = against.split(",") if isinstance(against, str) else against
-    refs = references([a.strip() for a in against_list] if against_list else None, trec_eval)
-    rep = AuditReport(qrels=q.source, runs=names, measures=labels, profile=base_name, native_engine=ENGINE)
+    refs = references(None if against_list is None else [a.strip() for a in against_list if a.strip()], trec_eval)
+    rep = AuditReport(qrels=q.source, runs=[], measures=labels, profile=base_name, native_engine=ENGINE)
     rep.notes.extend(q.notes)
-    rep.notes.extend(n for _, n in loaded if n)
-    nat = Native(q, run_objs)
     max_grade = int(q.table.column("grade").to_numpy().max()) if len(q) else 1
     show = sys.stderr.isatty() if progress is None else progress
+    plain = [plain_path(r) for r in run_in]
+    # with no emulated request the tools read the user's files as they are: start them before
+    # auditeval reads the runs itself, so reading overlaps with the references' work
+    early = profile is None and all(p is not None for p in plain)
 
     with tempfile.TemporaryDirectory(prefix="auditeval-audit-") as wd, _progress(show) as bar:
         work = Path(wd)
         qfile = tool_file(qrels, q, work, "qrels")
-        rfiles = [tool_file(r_in, r, work, f"run{i}") for i, (r_in, r) in enumerate(zip(run_in, run_objs, strict=True))]
-        tasks, requested = _plan(refs, parsed, labels, base, profile is not None, q, run_objs, rfiles, qfile, work, rep, timeout)
-        pool, futures = start(tasks)
+        if early:
+            rfiles = [str(p) for p in plain]
+            tasks, requested = _plan(refs, parsed, labels, base, False, q, None, rfiles, qfile, work, rep, timeout)
+            pool, futures = start(tasks)
+        loaded = read_runs(run_in)
+        run_objs = [r for r, _ in loaded]
+        names = rep.runs = [r.name for r in run_objs]
+        rep.notes.extend(n for _, n in loaded if n)
+        nat = Native(q, run_objs, base)
+        if not early:
+            rfiles = [tool_file(r_in, r, work, f"run{i}") for i, (r_in, r) in enumerate(zip(run_in, run_objs, strict=True))]
+            tasks, requested = _plan(refs, parsed, labels, base, profile is not None, q, run_objs, rfiles, qfile, work, rep,
+                                     timeout)
+            pool, futures = start(tasks)
         rep.engines.insert(0, EngineInfo("native", ENGINE, base_name, "ok", "auditeval's own engine"))
 
         # ---- native work while the references run
@@ -162,7 +172,7 @@ def _plan(refs: list[Adapter], measures: list[Measure], labels: list[str], base:
                 if plan.unsupported:
                     skipped.append(f"{label}{' (chosen profile)' if mode == 'chosen' else ''}: {plan.unsupported}")
                     continue
-                for ri in range(len(runs)):
+                for ri in range(len(rfiles)):
                     run_file = rfiles[ri]
                     if plan.rewrite:
                         rk = (ri,) + tuple(getattr(conv, x) for x in ("ties", "sim", "depth", "dups", "self_hits", "unjudged"))

@@ -13,14 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..conventions import Convention
 from ..engine.prepare import Prepared, has_duplicate_pairs
 from ..engine.stages import as_sim
 from ..model import Qrels, Run
-from .ties import tied_blocks
+from .ties import ranked_scores, tied_blocks
 
 SHOW = 10  # ids listed per fact (the count is always complete)
 
@@ -31,7 +30,7 @@ def qrels_facts(q: Qrels, rel: int) -> dict[str, Any]:
     topic = t.column("topic")
     g = t.column("grade")
     rel_topics = set(pc.unique(pc.filter(topic, pc.greater_equal(g, rel))).to_pylist())
-    all_topics = q.topics
+    all_topics = pc.unique(topic).to_pylist()
     dup = t.group_by(["topic", "doc"]).aggregate([("line", "count")])
     dups = dup.filter(pc.greater(dup.column("line_count"), 1))
     return {
@@ -49,10 +48,10 @@ def qrels_facts(q: Qrels, rel: int) -> dict[str, Any]:
 def run_facts(q: Qrels, run: Run, p: Prepared, conv: Convention) -> dict[str, Any]:
     """Facts about one run; ``p`` is its prepared lists under ``conv`` (topics as chosen)."""
     rt = run.table
-    r_topics = set(run.topics)
-    q_topics = set(q.topics)
-    depth = np.bincount(pc.index_in(rt.column("topic"), value_set=pa.array(sorted(r_topics))).to_numpy(),
-                        minlength=len(r_topics)) if rt.num_rows else np.zeros(0, np.int64)
+    counts = rt.column("topic").value_counts()
+    r_topics = set(counts.field(0).to_pylist())
+    q_topics = set(pc.unique(q.table.column("topic")).to_pylist())
+    depth = counts.field(1).to_numpy() if len(counts) else np.zeros(0, np.int64)
     b = tied_blocks(p, run, conv.sim)
     rank = p.rank
     tied_rows = b.size[b.block] > 1
@@ -61,7 +60,7 @@ def run_facts(q: Qrels, run: Run, p: Prepared, conv: Convention) -> dict[str, An
     if len(b.size) and b.size.max() > 1:
         i = int(np.argmax(b.size))
         row = int(b.start[i])
-        score = float(rt.column("score").to_numpy()[p.run_row[row]])
+        score = float(ranked_scores(p, run)[row])
         largest = {"topic": str(p.topics[p.row_topic[row]]), "size": int(b.size[i]), "score": score,
                    "first_rank": int(rank[row])}
     collapse = float32_collapses(p, run)
@@ -102,7 +101,7 @@ def run_facts(q: Qrels, run: Run, p: Prepared, conv: Convention) -> dict[str, An
 
 def float32_collapses(p: Prepared, run: Run) -> dict[str, Any]:
     """Pairs of neighbouring distinct scores (double) of one topic that are equal as C floats."""
-    s64 = run.table.column("score").to_numpy()[p.run_row] if len(p.run_row) else np.zeros(0)
+    s64 = ranked_scores(p, run)
     s32 = as_sim(s64, "float32")  # the engine's float32 rule (no overflow warning)
     same_topic = np.zeros(len(s64), bool)
     if len(s64):

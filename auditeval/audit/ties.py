@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
-from scipy.special import gammaln
 
 from ..conventions import Convention
 from ..engine.aggregate import aggregate
@@ -52,7 +52,7 @@ MONOTONE = frozenset({"P", "R", "AP", "GMAP", "nDCG", "RR", "Bpref", "GMBpref", 
                       "infAP", "RelP", "binG"})
 
 
-@dataclass(frozen=True)
+@dataclass
 class Blocks:
     """Tied blocks of a prepared ranking: per row its block, per block start row and size."""
 
@@ -61,15 +61,49 @@ class Blocks:
     size: np.ndarray  # rows per block
     mixed: np.ndarray  # bool per block: grades differ inside it
 
-    @property
+    @cached_property
     def mixed_rows(self) -> np.ndarray:
         return self.mixed[self.block]
 
 
+_BLOCKS: dict[tuple[int, str], tuple[Prepared, Blocks]] = {}
+
+
 def tied_blocks(p: Prepared, run: Run, sim: str) -> Blocks:
-    """Blocks of equal scores (in ``sim`` precision) within each topic's ranking."""
-    score = run.table.column("score").to_numpy()[p.run_row] if len(p.run_row) else np.zeros(0)
-    score = as_sim(score, sim)  # the engine's float32 rule (no overflow warning)
+    """Blocks of equal scores (in ``sim`` precision) within each topic's ranking (memoised
+    for the last few prepared lists asked about)."""
+    hit = _BLOCKS.get((id(p), sim))
+    if hit is not None and hit[0] is p:
+        return hit[1]
+    b = _tied_blocks(p, run, sim)
+    if len(_BLOCKS) > 8:
+        _BLOCKS.clear()
+    _BLOCKS[(id(p), sim)] = (p, b)
+    return b
+
+
+def ranked_scores(p: Prepared, run: Run) -> np.ndarray:
+    """The score of each ranked row of ``p`` (float64, rank order), memoised per prepared lists."""
+    hit = _SCORES.get(id(p))
+    if hit is not None and hit[0] is p:
+        return hit[1]
+    col = _COLUMNS.get(id(run))
+    if col is None or col[0] is not run:
+        _COLUMNS.clear()
+        col = _COLUMNS[id(run)] = (run, run.table.column("score").to_numpy())
+    s = col[1][p.run_row] if len(p.run_row) else np.zeros(0)
+    if len(_SCORES) > 8:
+        _SCORES.clear()
+    _SCORES[id(p)] = (p, s)
+    return s
+
+
+_SCORES: dict[int, tuple[Prepared, np.ndarray]] = {}
+_COLUMNS: dict[int, tuple[Run, np.ndarray]] = {}
+
+
+def _tied_blocks(p: Prepared, run: Run, sim: str) -> Blocks:
+    score = as_sim(ranked_scores(p, run), sim)  # the engine's float32 rule (no overflow warning)
     n = len(score)
     new = np.ones(n, bool)
     if n:
@@ -78,12 +112,10 @@ def tied_blocks(p: Prepared, run: Run, sim: str) -> Blocks:
     start = np.flatnonzero(new)
     block = np.cumsum(new) - 1
     size = np.diff(np.append(start, n))
-    if n:
-        gmin = np.minimum.reduceat(p.grade, start)
-        gmax = np.maximum.reduceat(p.grade, start)
-        mixed = gmin != gmax
-    else:
-        mixed = np.zeros(0, bool)
+    mixed = np.zeros(len(start), bool)
+    if n:  # a block is mixed when some row's grade differs from the row above it in the block
+        differs = np.flatnonzero(~new[1:] & (p.grade[1:] != p.grade[:-1])) + 1
+        mixed[block[differs]] = True
     return Blocks(block, start, size, mixed)
 
 
@@ -217,6 +249,8 @@ def envelope(p: Prepared, run: Run, m: Measure, conv: Convention, samples: int =
             ex[mixed_topics] = samples_vals.mean(0)
         sizes = b.size[np.unique(blk)][b.mixed[np.unique(blk)]]
         owners = sub.row_topic[np.searchsorted(blk, np.unique(blk)[b.mixed[np.unique(blk)]])]
+        from scipy.special import gammaln
+
         np.add.at(log_orders, mixed_topics[owners], gammaln(sizes + 1) / math.log(10))
     floor = c2.gm_floor
     a_val = aggregate(base, d.agg, floor)
@@ -302,6 +336,8 @@ def _best(sub: Prepared, blk: np.ndarray) -> Prepared:
 
 
 def _lcomb(n: np.ndarray, k: np.ndarray) -> np.ndarray:
+    from scipy.special import gammaln
+
     return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
 
 

@@ -120,9 +120,16 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
     s = Section("conv_effect", "What each differing axis alone changes (from the chosen profile)",
                 ["axis", "value", "run", "measure", "aggregate", "delta", "topics moved", "variant"])
     for c in rep.conv_diff:
+        still: dict[tuple[str, str], list[str]] = {}
         for e in c.effects:
+            if not e.error and e.topics_moved == 0 and not e.delta:
+                still.setdefault((e.to_value, e.run), []).append(e.measure)
+                continue
             s.rows.append([c.axis, e.to_value, e.run, e.measure, fmt(e.aggregate), e.error or fmt_delta(e.delta),
                            str(e.topics_moved), V(e.variant)])
+            s.status.append("")
+        for (value, run), ms in still.items():
+            s.rows.append([c.axis, value, run, ", ".join(ms), "(no change)", "0", "0", ""])
             s.status.append("")
     out.append(s)
 

@@ -465,12 +465,15 @@ def unjudged_at(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 
 
 def judged_at(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    """Judged@k (ir_measures judged_provider.py): judged documents in the top k."""
+    """Judged@k (ir_measures judged_provider.py): judged documents in the top k; uncut
+    ``Judged`` (ir_measures' default): judged retrieved / retrieved."""
+    if m.cutoff is None:
+        return safe_div(_judged_in_top(p, None), p.num_ret)
     k = int(m.cutoff)
     return safe_div(_judged_in_top(p, k), _judged_denom(p, k, c))
 
 
-def _judged_in_top(p: Prepared, k: int) -> np.ndarray:
+def _judged_in_top(p: Prepared, k: int | None) -> np.ndarray:
     _, t, _ = p.rows_where(p.rel_mask(0), k)
     return np.bincount(t, minlength=p.n_topics).astype(np.int64)
 
