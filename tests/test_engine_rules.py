@@ -106,3 +106,15 @@ def test_short_id_words_are_exact_and_byte_ordered():
         got = short_ids_unique(pa.chunked_array([pa.array(docs)]), topic, blocks[blocks > 0])
         unique = len(set(zip(topic.tolist(), docs, strict=True))) == n
         assert got is (True if unique else None)
+
+
+def test_take_rows_chunk_by_chunk_equals_take():
+    import numpy as np
+    import pyarrow as pa
+
+    from auditeval.engine.ids import take_rows
+
+    col = pa.chunked_array([pa.array(["a", "b"]), pa.array([], pa.string()), pa.array(["c", "d", "e"])])
+    rows = np.array([0, 2, 3, 4])
+    assert take_rows(col, rows).to_pylist() == ["a", "c", "d", "e"] == col.take(pa.array(rows)).to_pylist()
+    assert take_rows(col, np.array([], np.int64)).to_pylist() == []

@@ -31,6 +31,17 @@ def to_numpy(col: pa.ChunkedArray | pa.Array, dtype) -> np.ndarray:
     return out
 
 
+def take_rows(col: pa.ChunkedArray | pa.Array, rows: np.ndarray) -> pa.Array | pa.ChunkedArray:
+    """``col.take(rows)`` for ascending ``rows``, chunk by chunk (a ChunkedArray's own ``take``
+    concatenates every chunk first: a 100 MB copy of a 7M-row doc column for a few rows)."""
+    if not isinstance(col, pa.ChunkedArray) or col.num_chunks <= 1:
+        return col.take(pa.array(rows))
+    bounds = np.cumsum([0] + [len(c) for c in col.chunks])
+    cut = np.searchsorted(rows, bounds)
+    parts = [c.take(pa.array(rows[cut[i] : cut[i + 1]] - bounds[i])) for i, c in enumerate(col.chunks) if cut[i + 1] > cut[i]]
+    return pa.chunked_array(parts, type=col.type)
+
+
 def combined(col: pa.ChunkedArray | pa.Array) -> pa.Array:
     return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
 

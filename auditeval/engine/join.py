@@ -18,7 +18,16 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..model import Qrels, Run
-from .ids import RunIndex, canonical_ints, codes_in, combined, duplicated, id_mix, run_index_of
+from .ids import (
+    RunIndex,
+    canonical_ints,
+    codes_in,
+    combined,
+    duplicated,
+    id_mix,
+    run_index_of,
+    take_rows,
+)
 
 
 # ---------------------------------------------------------------------------------- join
@@ -164,10 +173,12 @@ def _judged_rows(j: Join) -> tuple[np.ndarray, np.ndarray]:
     doc = j.run.table.column("doc")
     q_mix = id_mix(j.qd_values) if j.ri.mix is not None else None
     if q_mix is not None and len(q_mix):
-        qs = np.sort(q_mix)
-        pos = np.minimum(np.searchsorted(qs, j.ri.mix), len(qs) - 1)
-        maybe = np.flatnonzero(qs[pos] == j.ri.mix)
-        code = pc.fill_null(pc.index_in(doc.take(pa.array(maybe)), value_set=j.qd_values), -1).to_numpy()
+        # a bit table over the mixes' low 22 bits (4 MB, cache-friendly): a run row whose bit
+        # is unset holds no qrels doc; the few rows left are looked up exactly
+        bits = np.zeros(1 << 22, bool)
+        bits[q_mix & ((1 << 22) - 1)] = True
+        maybe = np.flatnonzero(bits[j.ri.mix & ((1 << 22) - 1)])
+        code = pc.fill_null(pc.index_in(take_rows(doc, maybe), value_set=j.qd_values), -1).to_numpy()
         hit = code >= 0
         return maybe[hit], code[hit].astype(np.int64)
     r_qdoc = pc.fill_null(pc.index_in(doc, value_set=j.qd_values), -1).to_numpy()
