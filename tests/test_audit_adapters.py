@@ -60,3 +60,20 @@ def test_missing_crashing_and_hanging_tools_are_reported(tmp_path):
     hang.timeout = 0.3
     out = run_one(hang, "q", [Request("k", "r", "map map", ())])
     assert out.status == "timeout" and out.message.startswith("timeout after 0.3 s")
+
+
+def test_declared_provider_measures_agree_with_ir_measures():
+    """Each installed provider computes exactly the measures its adapter declares (of these)."""
+    import ir_measures
+
+    from auditeval.adapters.ir_measures import PROVIDERS
+
+    names = ["AP", "AP@100", "nDCG@10", "P@10", "R@1000", "RR", "RR@10", "Bpref", "Rprec", "Success@10", "Judged@10"]
+    for prov, adapter in ((p, ADAPTERS[f"ir_measures:{p}"]) for p in PROVIDERS):
+        if adapter.available() is not None:
+            continue  # not installed here: its table is checked where it is
+        provider = ir_measures.providers.registry[prov]
+        for n in names:
+            m = parse_measure(n)
+            spelled = adapter.tool_measure(m, adapter.own())
+            assert (spelled is not None) == provider.supports(ir_measures.parse_measure(spelled or n)), (prov, n)

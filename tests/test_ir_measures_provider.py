@@ -214,7 +214,7 @@ TestIrMeasuresJudgedCasesOnAuditeval = _judged["TestMeasures"]
 def test_cwl_eval_cases_for_the_measures_auditeval_computes():
     """ir_measures' cwl_eval cases (manual cwl-eval runs, 4 decimals) for AP, SDCG, NERR8/9/11,
     INST, INSQ, P, RBP and RR (all but BPM and NERR10),
-    under cwl_eval-0.2 (file-order ties, AP over relevant retrieved); rows read from the file."""
+    under cwl_eval-1.0 (file-order ties, AP over relevant retrieved); rows read from the file."""
     import ast
 
     src = (CASES / "cwl_eval_cases.py").read_text(encoding="utf-8")
@@ -222,7 +222,7 @@ def test_cwl_eval_cases_for_the_measures_auditeval_computes():
     rows = [row.strip().rstrip(",") for row in table.strip()[1:-1].strip().splitlines() if row.strip()]
     qrels = list(ir_measures.read_trec_qrels(str(CASES / "cwl.qrels")))
     run = list(ir_measures.read_trec_run(str(CASES / "cwl.run")))
-    prov = ir_measures.providers.registry["auditeval"].using("cwl_eval-0.2")
+    prov = ir_measures.providers.registry["auditeval"].using("cwl_eval-1.0")
     checked = []
     for row in rows:
         measure_text, expected_text = row[1:].split(", [", 1)
@@ -254,7 +254,7 @@ def test_cwl_measures_equal_cwl_eval_on_robust03(shared):
     ms = [SDCG(max_rel=2) @ 10, SDCG(max_rel=2, min_rel=1) @ 20, NERR8(max_rel=2) @ 10, NERR9(max_rel=2) @ 20,
           NERR11(T=2.0, max_rel=2), INST(T=1.0, max_rel=2), INSQ(T=2.0, max_rel=2), INST(max_rel=2, min_rel=1)]
     theirs = {(x.query_id, x.measure): x.value for x in ir_measures.cwl_eval.iter_calc(ms, q, r)}
-    prov = ir_measures.providers.registry["auditeval"].using("cwl_eval-0.2")
+    prov = ir_measures.providers.registry["auditeval"].using("cwl_eval-1.0")
     ours = {(x.query_id, x.measure): x.value for x in prov.iter_calc(ms, q, r)}
     assert len(theirs) == 40 * len(ms) and set(ours) == set(theirs)
     for key, value in theirs.items():

@@ -17,7 +17,7 @@ judged        Judged                      ir_measures-0.4-msmarco
 gdeval        nDCG@k (gain exp2)          ir_measures-0.4-gdeval
 ranx          AP nDCG P R RR Rprec ...    ranx-0.3
 trectools     AP nDCG P R RR Bpref Rprec  trectools-0.0
-cwl_eval      AP P RR nDCG RBP            cwl_eval-0.2
+cwl_eval      AP P RR                     cwl_eval-1.0
 ============  ==========================  ============================================
 """
 
@@ -43,8 +43,12 @@ PROVIDERS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
              frozenset({"P", "R", "Success"})),
     "trectools": ("trectools-0.0", "trectools", frozenset({"AP", "nDCG", "P", "R", "RR", "Bpref", "Rprec"}),
                   frozenset({"P", "R"})),
-    "cwl_eval": ("cwl_eval-0.2", "cwl-eval", frozenset({"AP", "P", "RR", "nDCG"}), frozenset({"P", "nDCG"})),
+    "cwl_eval": ("cwl_eval-1.0", "cwl-eval", frozenset({"AP", "P", "RR"}), frozenset({"P"})),
 }
+
+# measures a provider computes only without a cut-off (RR@k is the msmarco provider's)
+NO_CUTOFF = {"pytrec_eval": frozenset({"RR", "Bpref", "Rprec", "infAP"}), "ranx": frozenset({"RR", "Rprec"}),
+             "cwl_eval": frozenset({"RR", "AP"}), "trectools": frozenset({"RR", "Bpref", "Rprec"})}
 
 
 class IrMeasures(Adapter):
@@ -80,6 +84,8 @@ class IrMeasures(Adapter):
         if m.name not in self.measures_supported or m.params:
             return None
         if m.name in self.needs_cutoff and m.cutoff is None:
+            return None
+        if m.cutoff is not None and m.name in NO_CUTOFF.get(self.provider, ()):
             return None
         params = []
         if self.provider == "gdeval":
