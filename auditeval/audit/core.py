@@ -11,6 +11,7 @@ convention diff and the attributions are built (:mod:`.attribution`). See
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import time
@@ -51,12 +52,15 @@ TIE_TOPICS_SHOWN = 20  # per run and measure, widest envelopes first
 
 def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, against: list[str] | str | None = None,
           profile: str | Path | Convention | None = None, trec_eval: list[str] | None = None,
-          progress: bool | None = None, seed: int = 0, samples: int = 50, timeout: float | None = None) -> AuditReport:
+          progress: bool | None = None, seed: int = 0, samples: int = 50, timeout: float | None = None,
+          yield_cpu: bool = False) -> AuditReport:
     """Audit ``runs`` against ``qrels`` with every reference in ``against`` (default: all installed).
 
     ``profile`` is the chosen convention (default trec_eval-9.0.8) that the sensitivity sweep
     and the tie envelope start from; when given, references are also asked to compute under it
-    (emulated by rewriting the input where a tool declares it can). Returns an
+    (emulated by rewriting the input where a tool declares it can). ``yield_cpu`` (the command
+    line sets it) lowers this process's priority once the references run, so on a busy machine
+    they, the slowest part, get the processor first. Returns an
     :class:`~auditeval.audit.report.AuditReport` (``.render(fmt)``, ``.to_frame()``, ``.exit_status``).
     """
     t0 = time.perf_counter()
@@ -84,6 +88,7 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
             rfiles = [str(p) for p in plain]
             tasks, requested = _plan(refs, parsed, labels, base, False, q, None, rfiles, qfile, work, rep, timeout)
             pool, futures = start(tasks)
+            _yield(yield_cpu and bool(tasks))
         loaded = read_runs(run_in)
         run_objs = [r for r, _ in loaded]
         names = rep.runs = [r.name for r in run_objs]
@@ -94,6 +99,7 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
             tasks, requested = _plan(refs, parsed, labels, base, profile is not None, q, run_objs, rfiles, qfile, work, rep,
                                      timeout)
             pool, futures = start(tasks)
+            _yield(yield_cpu and bool(tasks))
         rep.engines.insert(0, EngineInfo("native", ENGINE, base_name, "ok", "auditeval's own engine"))
 
         # ---- native work while the references run
@@ -137,6 +143,15 @@ def _profile_name(profile: Any) -> str:
     if isinstance(profile, Convention):
         return "custom"
     return load_profile(profile).name
+
+
+def _yield(on: bool) -> None:
+    """Lower this process's scheduling priority (the references, started before, keep theirs)."""
+    if on and hasattr(os, "nice"):
+        try:
+            os.nice(10)
+        except OSError:  # pragma: no cover - not permitted here
+            pass
 
 
 def _progress(show: bool):
