@@ -27,6 +27,7 @@ from ..adapters.runner import Outcome, Request, start
 from ..api import read_runs
 from ..conventions import AXES, Convention, load_profile, resolve
 from ..engine.evaluate import ENGINE
+from ..errors import AuditEvalError
 from ..io import qrels_from
 from ..measures import Measure
 from ..variant import Variant, parse_measure
@@ -192,8 +193,14 @@ def _plan(refs: list[Adapter], measures: list[Measure], labels: list[str], base:
                     if plan.rewrite:
                         rk = (ri,) + tuple(getattr(conv, x) for x in ("ties", "sim", "depth", "dups", "self_hits", "unjudged"))
                         if rk not in rewritten:
-                            rewritten[rk] = rewritten_run(q, runs[ri], conv, work / f"rewritten{len(rewritten)}.txt")
+                            try:
+                                rewritten[rk] = rewritten_run(q, runs[ri], conv, work / f"rewritten{len(rewritten)}.txt")
+                            except AuditEvalError as exc:  # the input cannot be ranked under conv (dups=error, ...)
+                                rewritten[rk] = None
+                                skipped.append(f"{label} (chosen profile): unsupported: the rewritten run needs {exc}")
                         run_file = rewritten[rk]
+                        if run_file is None:
+                            continue
                     key = f"{ri}|{mode}|{label}"
                     reqs.append(Request(key, run_file, plan.tool_measure, plan.options))
                     requested[(a.name, key)] = (ri, label, m, conv, mode, plan.rewrite)
