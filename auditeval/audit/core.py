@@ -106,11 +106,7 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
         # ---- native work while the references run
         rep.diagnostics["qrels"] = diagnostics.qrels_facts(q, base.rel)
         for ri, r in enumerate(run_objs):
-            try:
-                p = nat.prepared(ri, base)
-                rep.diagnostics[r.name] = diagnostics.run_facts(q, r, p, base)
-            except Exception as exc:  # noqa: BLE001 - reported, never fatal: the other sections still run
-                rep.diagnostics[r.name] = {"error": str(exc)}
+            rep.diagnostics[r.name] = _run_facts(nat, ri, q, base)
         n_axes = sum(len(attribution.axis_values(a, base, max_grade)) for a in read_axes(parsed, base))
         task = bar.add_task("sensitivity sweep", total=n_axes) if bar else None
         rep.sensitivity, rep.swaps = sweep(nat, names, parsed, base, max_grade,
@@ -144,6 +140,22 @@ def _profile_name(profile: Any) -> str:
     if isinstance(profile, Convention):
         return "custom"
     return load_profile(profile).name
+
+
+def _run_facts(nat: Native, ri: int, q, base: Convention) -> dict[str, Any]:
+    """Diagnostics of run ``ri`` on its prepared lists under ``base``; where the input refuses
+    ``base`` (duplicates under dups=error, a missing topic under topics=strict), under the
+    nearest convention that accepts it, and said so."""
+    try:
+        return diagnostics.run_facts(q, nat.runs[ri], nat.prepared(ri, base), base)
+    except AuditEvalError as exc:
+        conv = base.replace(dups="first" if base.dups == "error" else base.dups,
+                            topics="both" if base.topics == "strict" else base.topics)
+        try:
+            facts = diagnostics.run_facts(q, nat.runs[ri], nat.prepared(ri, conv), conv)
+        except AuditEvalError as exc2:
+            return {"error": str(exc2)}
+        return {"computed_under": f"dups={conv.dups}, topics={conv.topics} ({exc})", **facts}
 
 
 def _yield(on: bool) -> None:
