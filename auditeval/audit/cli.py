@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TextIO
 
 from ..report.audit import FORMATS, render
@@ -33,11 +34,19 @@ def audit_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled tie-envelope estimates (default 0)")
 
 
+def _own_process() -> bool:
+    """True when this process is the ``auditeval`` command itself (not a library or test
+    calling :func:`main`): only then may the audit lower the process's priority."""
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return name == "auditeval" or (name == "__main__.py" and Path(sys.argv[0]).parent.name == "auditeval")
+
+
 def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     against = [n.strip() for a in (args.against or []) for n in a.split(",") if n.strip()] or None
     progress = bool(getattr(err, "isatty", lambda: False)())
     rep = audit(args.qrels, args.runs, measures=args.measures, against=against, profile=args.profile,
-                trec_eval=args.trec_eval, progress=progress, seed=args.seed, timeout=args.timeout)
+                trec_eval=args.trec_eval, progress=progress, seed=args.seed, timeout=args.timeout,
+                yield_cpu=_own_process())
     to_terminal = args.output is None and bool(getattr(out, "isatty", lambda: False)())
     text = render(rep, args.format, color=to_terminal and args.format == "text")
     if args.output:

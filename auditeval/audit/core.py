@@ -11,6 +11,7 @@ convention diff and the attributions are built (:mod:`.attribution`). See
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import time
@@ -26,6 +27,7 @@ from ..adapters.runner import Outcome, Request, start
 from ..api import read_runs
 from ..conventions import AXES, Convention, load_profile, resolve
 from ..engine.evaluate import ENGINE
+from ..errors import AuditEvalError
 from ..io import qrels_from
 from ..measures import Measure
 from ..variant import Variant, parse_measure
@@ -51,12 +53,15 @@ TIE_TOPICS_SHOWN = 20  # per run and measure, widest envelopes first
 
 def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, against: list[str] | str | None = None,
           profile: str | Path | Convention | None = None, trec_eval: list[str] | None = None,
-          progress: bool | None = None, seed: int = 0, samples: int = 50, timeout: float | None = None) -> AuditReport:
+          progress: bool | None = None, seed: int = 0, samples: int = 50, timeout: float | None = None,
+          yield_cpu: bool = False) -> AuditReport:
     """Audit ``runs`` against ``qrels`` with every reference in ``against`` (default: all installed).
 
     ``profile`` is the chosen convention (default trec_eval-9.0.8) that the sensitivity sweep
     and the tie envelope start from; when given, references are also asked to compute under it
-    (emulated by rewriting the input where a tool declares it can). Returns an
+    (emulated by rewriting the input where a tool declares it can). ``yield_cpu`` (the command
+    line sets it) lowers this process's priority once the references run, so on a busy machine
+    they, the slowest part, get the processor first. Returns an
     :class:`~auditeval.audit.report.AuditReport` (``.render(fmt)``, ``.to_frame()``, ``.exit_status``).
     """
     t0 = time.perf_counter()
@@ -84,6 +89,7 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
             rfiles = [str(p) for p in plain]
             tasks, requested = _plan(refs, parsed, labels, base, False, q, None, rfiles, qfile, work, rep, timeout)
             pool, futures = start(tasks)
+            _yield(yield_cpu and bool(tasks))
         loaded = read_runs(run_in)
         run_objs = [r for r, _ in loaded]
         names = rep.runs = [r.name for r in run_objs]
@@ -94,16 +100,13 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
             tasks, requested = _plan(refs, parsed, labels, base, profile is not None, q, run_objs, rfiles, qfile, work, rep,
                                      timeout)
             pool, futures = start(tasks)
+            _yield(yield_cpu and bool(tasks))
         rep.engines.insert(0, EngineInfo("native", ENGINE, base_name, "ok", "auditeval's own engine"))
 
         # ---- native work while the references run
         rep.diagnostics["qrels"] = diagnostics.qrels_facts(q, base.rel)
         for ri, r in enumerate(run_objs):
-            try:
-                p = nat.prepared(ri, base)
-                rep.diagnostics[r.name] = diagnostics.run_facts(q, r, p, base)
-            except Exception as exc:  # noqa: BLE001 - reported, never fatal: the other sections still run
-                rep.diagnostics[r.name] = {"error": str(exc)}
+            rep.diagnostics[r.name] = _run_facts(nat, ri, q, base)
         n_axes = sum(len(attribution.axis_values(a, base, max_grade)) for a in read_axes(parsed, base))
         task = bar.add_task("sensitivity sweep", total=n_axes) if bar else None
         rep.sensitivity, rep.swaps = sweep(nat, names, parsed, base, max_grade,
@@ -137,6 +140,31 @@ def _profile_name(profile: Any) -> str:
     if isinstance(profile, Convention):
         return "custom"
     return load_profile(profile).name
+
+
+def _run_facts(nat: Native, ri: int, q, base: Convention) -> dict[str, Any]:
+    """Diagnostics of run ``ri`` on its prepared lists under ``base``; where the input refuses
+    ``base`` (duplicates under dups=error, a missing topic under topics=strict), under the
+    nearest convention that accepts it, and said so."""
+    try:
+        return diagnostics.run_facts(q, nat.runs[ri], nat.prepared(ri, base), base)
+    except AuditEvalError as exc:
+        conv = base.replace(dups="first" if base.dups == "error" else base.dups,
+                            topics="both" if base.topics == "strict" else base.topics)
+        try:
+            facts = diagnostics.run_facts(q, nat.runs[ri], nat.prepared(ri, conv), conv)
+        except AuditEvalError as exc2:
+            return {"error": str(exc2)}
+        return {"computed_under": f"dups={conv.dups}, topics={conv.topics} ({exc})", **facts}
+
+
+def _yield(on: bool) -> None:
+    """Lower this process's scheduling priority (the references, started before, keep theirs)."""
+    if on and hasattr(os, "nice"):
+        try:
+            os.nice(10)
+        except OSError:  # pragma: no cover - not permitted here
+            pass
 
 
 def _progress(show: bool):
@@ -177,8 +205,14 @@ def _plan(refs: list[Adapter], measures: list[Measure], labels: list[str], base:
                     if plan.rewrite:
                         rk = (ri,) + tuple(getattr(conv, x) for x in ("ties", "sim", "depth", "dups", "self_hits", "unjudged"))
                         if rk not in rewritten:
-                            rewritten[rk] = rewritten_run(q, runs[ri], conv, work / f"rewritten{len(rewritten)}.txt")
+                            try:
+                                rewritten[rk] = rewritten_run(q, runs[ri], conv, work / f"rewritten{len(rewritten)}.txt")
+                            except AuditEvalError as exc:  # the input cannot be ranked under conv (dups=error, ...)
+                                rewritten[rk] = None
+                                skipped.append(f"{label} (chosen profile): unsupported: the rewritten run needs {exc}")
                         run_file = rewritten[rk]
+                        if run_file is None:
+                            continue
                     key = f"{ri}|{mode}|{label}"
                     reqs.append(Request(key, run_file, plan.tool_measure, plan.options))
                     requested[(a.name, key)] = (ri, label, m, conv, mode, plan.rewrite)

@@ -109,8 +109,8 @@ def float32_collapses(p: Prepared, run: Run) -> dict[str, Any]:
     hit = np.zeros(len(s64), bool)
     hit[1:] = same_topic[1:] & (s32[1:] == s32[:-1]) & (s64[1:] != s64[:-1])
     idx = np.flatnonzero(hit)
-    examples = [f"topic {p.topics[p.row_topic[i]]}: scores {s64[i - 1]!r} and {s64[i]!r} (ranks {p.rank[i] - 1}-{p.rank[i]})"
-                for i in idx[:SHOW]]
+    examples = [f"topic {p.topics[p.row_topic[i]]}: scores {float(max(s64[i - 1], s64[i]))!r} and "
+                f"{float(min(s64[i - 1], s64[i]))!r} (ranks {p.rank[i] - 1}-{p.rank[i]})" for i in idx[:SHOW]]
     return {"count": len(idx), "examples": examples, "rows": idx}
 
 
