@@ -29,7 +29,7 @@ from ..model import Qrels, Run
 from ..variant import Variant, variant_axes
 from .evaluate import ENGINE
 from .measures import MEASURES
-from .staged import StagedRun
+from .staged import PREPARE_AXES, StagedRun
 
 DEPTH_GRID: tuple[int | str, ...] = (5, 10, 20, 100, 1000, "all")
 
@@ -225,9 +225,9 @@ def run_sweep(
                     continue
                 per[mi][vi][ri] = tv
                 for n in sr.notes(m, conv):
-                    if n not in seen_notes:
+                    if n not in seen_notes:  # once per text; tagged with the first variant it came from
                         seen_notes.add(n)
-                        result.notes.append(n)
+                        result.notes.append(_under(n, conv, base))
             done += len(variants[mi])
             if progress is not None:
                 progress(done, total)
@@ -236,6 +236,14 @@ def run_sweep(
         for (vi, ri), text in errors[mi].items():
             result.notes.append(f"{runs[ri].source}: {variants[mi][vi][0]} not evaluated: {text}")
     return result
+
+
+def _under(note: str, conv: Convention, base: Convention) -> str:
+    """``note`` with the list-shaping axes on which ``conv`` departs from the sweep's profile
+    (a note's count depends on them: the same note text differs between variants)."""
+    away = [f"{a}={conv.as_dict()[a]}" for a in PREPARE_AXES
+            if getattr(conv, a) != getattr(base, a) and f"{a}={getattr(conv, a)}" not in note]
+    return f"{note} [under {' '.join(away)}]" if away else note
 
 
 def _block(measure: Measure, variants: list[tuple[str, Convention]], runs: list[str], per: list[list[Any]], errors) -> SweepBlock:
