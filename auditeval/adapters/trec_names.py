@@ -31,8 +31,6 @@ _TREC = {
     "SetP": ("set_P", None),
     "binG": ("binG", None),
 }
-# measures whose per-topic value trec_eval/pytrec_eval keep as log(max(x, floor))
-GEOMETRIC = frozenset({"gm_map", "gm_bpref"})
 
 
 def trec_name(m: Measure) -> tuple[str, str] | None:
