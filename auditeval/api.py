@@ -46,8 +46,12 @@ def evaluate(
     profile: str | Path | Convention = "trec_eval-9.0.8",
     settings: list[str] | None = None,
     per_topic: bool = True,
+    cache: dict | None = None,
 ) -> ResultSet:
     """Evaluate one run or several under a profile (name, TOML path or Convention).
+
+    ``cache``: a dict kept by the caller to share the staged join and ranking with later
+    calls on the same qrels and (single) run (``engine.evaluate.staged_for``).
 
     ``qrels``/``runs`` accept paths, :class:`Qrels`/:class:`Run`, DataFrames and
     dict-of-dicts (see :mod:`auditeval.io`). ``settings`` are ``AXIS=VALUE`` overrides.
@@ -67,7 +71,7 @@ def evaluate(
     for r, tag_note in read_runs(runs):
         if tag_note:
             result.notes.append(tag_note)
-        sr = staged_for(q, r, None)
+        sr = staged_for(q, r, cache)
         for label, m in zip(labels, parsed, strict=True):
             tv = sr.evaluate(m, conv)
             p, vals, agg = sr.prepared(fold(m, conv)[1]), tv.values, tv.aggregate

@@ -218,7 +218,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
     "audit": ("run reference tools beside the native engine; explain every difference",
               *_lazy("audit.cli", "audit_parser", "cmd_audit")),
     "verify": ("which settings reproduce a published number (MAP=0.3066)",
-               *_lazy("verify.cli", "verify_parser", "cmd_verify")),
+               *_lazy("verify.cli_verify", "verify_parser", "cmd_verify")),
     "diff": ("align two tools' outputs; every difference, explained by axis", *_lazy("verify.cli", "diff_parser", "cmd_diff")),
     "card": ("provenance card for a results table (markdown, latex, html, json)",
              *_lazy("verify.cli", "card_parser", "cmd_card")),

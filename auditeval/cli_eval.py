@@ -134,7 +134,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .report import RENDERERS
     from .report.progress import Steps
     from .report.text import detect_width, write_topic_header, write_topic_lines
-    from .report.ties import tie_counts, tie_note
+    from .report.ties import tie_note, tie_summary
     from .results import ResultSet
     from .variant import parse_measure
 
@@ -161,10 +161,11 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         widths = None
         for r in runs:
             per_run = []
+            cache: dict = {}  # one staged join / ranking per run, shared by evaluation and tie note
             for prof, conv in zip(profiles, convs, strict=True):
                 steps.advance(f"evaluating {r.name} ({prof})")
-                res = evaluate(qrels, [r], [m for m, _ in parsed], profile=prof, settings=args.settings)
-                note = tie_note(r.name, tie_counts(qrels, r, parsed, conv), conv.ties)
+                res = evaluate(qrels, [r], [m for m, _ in parsed], profile=prof, settings=args.settings, cache=cache)
+                note = tie_note(r.name, tie_summary(qrels, r, parsed, conv, cache=cache), conv.ties)
                 if note:
                     res.notes.append(note if len(profiles) == 1 else f"[{res.profile}] {note}")
                 per_run.append(res)

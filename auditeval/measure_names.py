@@ -8,10 +8,11 @@
   ``IPrec@0.25`` (ir_measures' ``AT_PARAM``);
 * ``SetP(relative=True)`` -> ``SetRelP`` (ir_measures' SetRelP), ``NumRet(rel=k)`` ->
   ``NumRelRet(rel=k)`` (ir_measures counts relevant retrieved under NumRet with rel=);
-* defaults spelled out are dropped: ``nDCG(dcg='log2')``, ``SetP(relative=False)``.
+* ``SetP(relative=False)`` is ``SetP``.
 
-``nDCG(dcg='exp-log2')`` keeps its parameter, which folds into the ``gain`` axis
-(``gain=exp2``, :data:`auditeval.variant.FOLDED`), as ``rel=`` and ``judged_only=`` do.
+``nDCG(dcg=...)`` keeps its parameter, which folds into the ``gain`` axis (``'exp-log2'`` ->
+``gain=exp2``, ``'log2'`` -> ``gain=linear``; :data:`auditeval.variant.FOLDED`), as ``rel=``
+and ``judged_only=`` do.
 
 :func:`syntax_hint` and :func:`unknown_hint` turn a failed parse into a pointer to the right
 spelling (``nDCG@10(judged_only)`` -> ``nDCG(judged_only=True)@10``).
@@ -36,8 +37,8 @@ NOT_COMPUTED = {
     "Accuracy": "it scores classification-style labels of the top documents (ir_measures' accuracy provider)",
     "Compat": "auditeval has no compatibility (RBO against the ideal ranking) kernel yet; ir_measures' compat provider computes it",
     **dict.fromkeys(
-        ("SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM"),
-        "auditeval has no C/W/L user-model kernels yet; ir_measures' cwl_eval provider computes it",
+        ("NERR10", "BPM"),
+        "auditeval has no kernel for this C/W/L user model yet; ir_measures' cwl_eval provider computes it",
     ),
 }
 
@@ -55,8 +56,6 @@ def normalize(m: Measure) -> Measure:
             name = "SetRelP"
     if name == "NumRet" and "rel" in params:
         name = "NumRelRet"
-    if params.get("dcg") == "log2":
-        params.pop("dcg")
     if (name, tuple(sorted(params.items())), cutoff) == (m.name, m.params, m.cutoff):
         return m
     return Measure(name, tuple(sorted(params.items())), cutoff)
@@ -65,22 +64,53 @@ def normalize(m: Measure) -> Measure:
 _AT_THEN_PARAMS = re.compile(r"^(?P<name>[^@(]+)@(?P<k>[0-9.]+)\((?P<params>[^)]*)\)$")
 
 
+def _top_level(params: str) -> list[str]:
+    """``params`` split at commas outside braces and quotes."""
+    parts, cur, depth, quote = [], [], 0, ""
+    for ch in params:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur).strip())
+    return [p for p in parts if p]
+
+
+_FLAG = re.compile(r"^[A-Za-z_]\w*$")
+
+
 def _with_values(params: str) -> str:
     """``judged_only`` -> ``judged_only=True`` (a bare parameter name reads as a flag)."""
-    parts = [p.strip() for p in params.split(",") if p.strip()]
-    return ",".join(p if "=" in p else f"{p}=True" for p in parts)
+    return ",".join(f"{p}=True" if _FLAG.match(p) else p for p in _top_level(params))
 
 
 def syntax_hint(text: str) -> str | None:
-    """The right spelling for a common syntax slip, or None."""
+    """The right spelling for a common slip, or None."""
+    from .measures import parse_syntax
+
     t = text.strip()
     m = _AT_THEN_PARAMS.match(t)
     if m:
         return f"parameters come before the cut-off: {m['name']}({_with_values(m['params'])})@{m['k']}"
-    m = re.match(r"^(?P<name>[^@(]+)\((?P<params>[^)]*)\)(?P<rest>.*)$", t)
-    if m and any("=" not in p for p in m["params"].split(",") if p.strip()):
-        return f"every parameter needs a value: {m['name']}({_with_values(m['params'])}){m['rest']}"
-    if " " in t and "(" not in t:
+    m = re.match(r"^(?P<name>[^@(]+)\((?P<params>.*)\)(?P<rest>@[0-9.]+)?$", t)
+    if m and any(_FLAG.match(p) for p in _top_level(m["params"])):
+        return f"every parameter needs a value: {m['name']}({_with_values(m['params'])}){m['rest'] or ''}"
+    tokens = t.split()
+    if len(tokens) > 1:
+        try:
+            for tok in tokens:
+                parse_syntax(tok)
+        except ValueError:
+            return None
         return "one measure per name here; the eval command takes several per -m ('nDCG@10 P@10')"
     return None
 
@@ -100,7 +130,14 @@ def unknown_hint(m: Measure, known: Collection[str], trec_aliases: Mapping[str, 
     if m.name.lower() in lowered:
         trec, canonical = lowered[m.name.lower()]
         return f"{trec!r} is trec_eval's name for {canonical}: did you mean {canonical + rest!r}?"
+    cut = re.match(r"^(?P<base>.+?)[_.](?P<arg>\d+(?:\.\d*)?)$", m.name)  # Ndcg_Cut_10
+    if cut and cut["base"].lower() in lowered and cut["base"] not in (trec_aliases or {}) and not m.params and m.cutoff is None:
+        trec, canonical = lowered[cut["base"].lower()]
+        kind = (trec_aliases or {})[trec][1]
+        if kind is None or (kind == "int" and not cut["arg"].isdigit()):
+            return None
+        return f"{trec!r} is trec_eval's name for {canonical}: did you mean {canonical + '@' + cut['arg']!r} (or {trec}_{cut['arg']})?"
     bare = re.match(r"^([A-Za-z]+?)(\d+)$", m.name)  # P10 -> P@10
     if bare and bare.group(1) in known and m.cutoff is None:
-        return f"did you mean {bare.group(1)}@{bare.group(2)!s}?"
+        return f"did you mean {bare.group(1) + '@' + bare.group(2)!r}?"
     return None

@@ -14,11 +14,11 @@ import textwrap
 from typing import Any, TextIO
 
 import numpy as np
-from rich.console import Console
 
 from .conventions import AXES
 from .engine.sweep import DEPTH_GRID, SweepBlock, SweepResult
 from .errors import ConventionError
+from .report.progress import Steps
 from .variant import Variant, fold, parse_measure
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
@@ -73,20 +73,12 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     vary = parse_vary(args.vary)
     qrels = qrels_from(args.qrels)
     runs = [run_from(r) for r in args.runs]
-    if err.isatty():
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    with Steps(err, len(runs) * len(measures), "sweep") as steps:  # a bar on a terminal only
 
-        with Progress(
-            "sweep", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(file=err), transient=True
-        ) as bar:
-            task = bar.add_task("sweep", total=None)
+        def progress(done: int, total: int) -> None:
+            steps.advance(f"sweep: {done:,} of {total:,} run x variant evaluations")
 
-            def progress(done: int, total: int) -> None:
-                bar.update(task, completed=done, total=total)
-
-            res = sweep(qrels, runs, measures, profile=args.profile, vary=vary, progress=progress)
-    else:
-        res = sweep(qrels, runs, measures, profile=args.profile, vary=vary)
+        res = sweep(qrels, runs, measures, profile=args.profile, vary=vary, progress=progress)
     if args.format == "text":
         render_text(res, out)
         return 0
@@ -185,17 +177,11 @@ def _records(res: SweepResult, per_topic: bool):
             for ri, run in enumerate(b.runs):
                 if per_topic:
                     vals = b.values[vi, ri]
-                    for ti in np.flatnonzero(~_isnan(vals)):
+                    for ti in np.flatnonzero(b.evaluated[vi, ri]):
                         yield run, label, b.topics[ti], _full(vals[ti], b.fmt), variant
                 agg = b.aggregates[vi, ri]
-                if not math.isnan(agg):
+                if (vi, ri) not in b.errors and b.agg != "none":
                     yield run, label, "all", _full(agg, b.fmt), variant
-
-
-def _isnan(vals: np.ndarray) -> np.ndarray:
-    if vals.dtype == object:
-        return np.array([v is None for v in vals], dtype=bool)
-    return np.isnan(vals)
 
 
 def render_tsv(res: SweepResult, out: TextIO, per_topic: bool = False) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from .conventions import AXES, Convention
 from .errors import ConventionError, MeasureSyntaxError, UnknownMeasureError
+from .measure_names import normalize, syntax_hint, unknown_hint
 from .measures import Measure, parse_syntax
 from .specs import _TREC_SPLIT, SPECS, TREC_ALIASES, resolve_alias
 
@@ -25,6 +26,7 @@ FOLDED: dict[str, tuple[str, dict[Any, str] | None]] = {
     "rel": ("rel", None),
     "judged_only": ("unjudged", {True: "drop", False: "nonrel"}),
     "p": ("rbp_p", None),
+    "dcg": ("gain", {"log2": "linear", "exp-log2": "exp2"}),  # ir_measures nDCG(dcg='exp-log2')
 }
 
 
@@ -41,11 +43,20 @@ def parse_measure(text: str) -> Measure:
         # a bare trec_eval cut-off family (map_cut, ndcg_cut, recall, ...) is not the uncut measure
         example = f"{text}_10" if family[1] == "int" else f"{text}_0.10"
         raise MeasureSyntaxError(text, len(text), f"{text} is a family of cut-off measures; name one, e.g. {example}")
-    m = alias if alias is not None else parse_syntax(text)
+    if alias is not None:
+        m = alias
+    else:
+        try:
+            m = normalize(parse_syntax(text))  # ir_measures spellings (MAP, SetP(relative=True), ...)
+        except MeasureSyntaxError as exc:
+            hint = syntax_hint(text)
+            if hint is None:
+                raise
+            raise MeasureSyntaxError(exc.text, exc.pos, f"{exc.reason}; {hint}") from None
     defs = SPECS
     if m.name not in defs:
-        close = [n for n in defs if n.lower() == m.name.lower()]
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = unknown_hint(m, defs, TREC_ALIASES)
+        hint = f"; {hint}" if hint else ""
         raise UnknownMeasureError(f"unknown measure {m.name!r} in {text!r}{hint} (auditeval measures lists them)")
     d = defs[m.name]
     if d.cutoff == "none" and m.cutoff is not None:
@@ -73,8 +84,10 @@ def parse_measure(text: str) -> Measure:
             if axis not in d.axes:
                 raise MeasureSyntaxError(text, max(pos, 0), f"{m.name} takes no parameter {key!r}")
             if mapping is not None:
-                if not isinstance(value, bool) or value not in mapping:
+                if not any(value == k and type(value) is type(k) for k in mapping):
                     raise MeasureSyntaxError(text, vpos, f"parameter {key!r} must be one of {list(mapping)}")
+                if axis == "gain" and m.param("gains") is not None:
+                    raise MeasureSyntaxError(text, max(pos, 0), f"give {key}= or gains={{...}}, not both (both set the gain)")
                 continue
             kind = AXES[axis].kind
             numeric = isinstance(value, int | float) and not isinstance(value, bool)

@@ -43,9 +43,10 @@ def _card(files, fmt: str, *extra: str) -> str:
 
 def test_json_numbers_hashes_bootstrap_and_ir_metadata(files):
     doc = json.loads(_card(files, "json"))
-    ev = doc["ir_metadata"]["research goal"]["evaluation"]
+    ev = doc["research goal"]["evaluation"]
     card = ev["card"]
     assert ev["reported measures"] == ["AP", "Judged@10"] and ev["evaluator"]["name"] == "auditeval"
+    assert ev["evaluator"]["profiles"][0]["variants"]["AP"] == card["numbers"][0]["variant"]
     assert card["qrels_sha256"] == hashlib.sha256(files["qrels"].read_bytes()).hexdigest()
     assert card["runs"][0]["sha256"] == hashlib.sha256(files["run"].read_bytes()).hexdigest()
     nums = {(n["run"], n["measure"]): n for n in card["numbers"]}

@@ -54,6 +54,7 @@ def test_trec_eval_builds_differ_exactly_on_iprec_and_their_new_measures(builds)
         # the builds' profiles also differ on sim (float32 vs double) and the topic rule:
         # neither moves a printed value of this run, and the explanation says so
         assert {"sim", "topics"} <= set(ex.profile_axes) and "sim" in ex.immaterial
+        assert ex.flips == [["iprec"]]  # the audit's minimal flips between the two profiles
         assert "no effect on these values" in ex.summary()
 
 
@@ -209,3 +210,29 @@ def test_bad_input_exit_2_with_location(tool_files, tmp_path):
     res = diff_outputs(read_output(both), read_output(tool_files["pytrec"]))
     assert res.only_a == ["nDCG@10(gain=exp2)"] and res.compared == 2
     assert res.differences == []  # pytrec_eval's ndcg_cut_10 equals the hand-computed values exactly
+
+
+def test_pytrec_eval_gm_map_read_back_from_its_log(tmp_path):
+    import pytrec_eval
+
+    ev = pytrec_eval.RelevanceEvaluator(QRELS, {"map", "gm_map"}).evaluate(RUN)
+    assert ev["q2"]["gm_map"] == pytest.approx(math.log(ev["q2"]["map"]))  # stored as log(AP)
+    (tmp_path / "gm.json").write_text(json.dumps(ev))
+    out = read_output(tmp_path / "gm.json")
+    by = {(e.measure, e.topic): e.value for e in out.entries}
+    # q1 ranked d1 d3 d2 d4 (relevant d1 d3 d4): AP = (1/1 + 2/2 + 3/4) / 3 = 11/12;
+    # q2 ranked d7 d6 d5 (relevant d6 d5): AP = (1/2 + 2/3) / 2 = 7/12
+    assert by[("GMAP", "q1")] == pytest.approx(11 / 12, abs=1e-12) and by[("AP", "q1")] == pytest.approx(11 / 12)
+    assert by[("GMAP", "q2")] == pytest.approx(7 / 12, abs=1e-12)
+    assert any("read back as exp(value)" in n for n in out.notes)
+
+
+def test_a_number_no_convention_gives_is_said_so(tool_files, tmp_path):
+    pt = json.loads(tool_files["pytrec"].read_text())
+    pt["q1"]["P_10"] = 0.9  # 9 relevant in the top 10 of a 4-document ranking: no convention gives it
+    (tmp_path / "bad.json").write_text(json.dumps(pt))
+    res = diff_outputs(read_output(tmp_path / "bad.json"), read_output(tool_files["irm"]))
+    assert [(d.measure, d.topic) for d in res.differences] == [("P@10", "q1")]
+    explain(qrels_from(tool_files["qrels"]), run_from(tool_files["run"]), res)
+    ex = res.explanations["P@10"]
+    assert ex.a == [] and ex.b and ex.note == f"no candidate (profiles with up to 1 changed axis) reproduces {tmp_path / 'bad.json'}"

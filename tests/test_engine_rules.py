@@ -81,3 +81,40 @@ def test_float32_overflow_noted_and_silent():
         p = StagedRun(qrels, run).prepared(resolve("trec_eval-9.0.8"))
     assert any(n.endswith("2 score(s) overflow float32 and became -inf/inf (sim=float32)") for n in p.notes)
     assert [run.table.column("doc")[int(i)].as_py() for i in p.run_row] == ["b", "c", "a"]
+
+
+def test_short_id_words_are_exact_and_byte_ordered():
+    import numpy as np
+    import pyarrow as pa
+
+    from auditeval.engine.ids import short_id_words, short_ids_unique
+
+    ids = ["D3312019", "LA052390-0089", "", "a", "ab", "ab\x00", "123456789012345", "LA052390-0089", "é"]
+    col = pa.chunked_array([pa.array(ids[:3]), pa.array(ids[3:])])
+    w1, w2 = short_id_words(col)
+    assert (int(w1[0]), int(w2[0])) == (0x4433333132303139, 8)  # "D3312019", length 8
+    assert (int(w1[1]), int(w2[1])) == (0x4C41303532333930, 0x2D3030383900000D)  # "LA052390" "-0089" 13
+    keys = list(zip(w1.tolist(), w2.tolist(), strict=True))
+    assert sorted(range(len(ids)), key=lambda i: (keys[i], i)) == sorted(range(len(ids)), key=lambda i: (ids[i].encode(), i))
+    assert short_id_words(pa.chunked_array([pa.array(["0123456789abcdef"])])) is None  # 16 bytes
+    rng = np.random.default_rng(3)
+    for _ in range(200):  # against a brute-force set of (topic, doc) pairs
+        n = int(rng.integers(2, 40))
+        docs = [f"{rng.choice(['D', 'LA', 'x'])}{rng.integers(0, 30)}" for _ in range(n)]
+        topic = np.sort(rng.integers(0, 3, n)).astype(np.int32)
+        blocks = np.bincount(topic)
+        got = short_ids_unique(pa.chunked_array([pa.array(docs)]), topic, blocks[blocks > 0])
+        unique = len(set(zip(topic.tolist(), docs, strict=True))) == n
+        assert got is (True if unique else None)
+
+
+def test_take_rows_chunk_by_chunk_equals_take():
+    import numpy as np
+    import pyarrow as pa
+
+    from auditeval.engine.ids import take_rows
+
+    col = pa.chunked_array([pa.array(["a", "b"]), pa.array([], pa.string()), pa.array(["c", "d", "e"])])
+    rows = np.array([0, 2, 3, 4])
+    assert take_rows(col, rows).to_pylist() == ["a", "c", "d", "e"] == col.take(pa.array(rows)).to_pylist()
+    assert take_rows(col, np.array([], np.int64)).to_pylist() == []

@@ -23,6 +23,7 @@ import pytest
 import auditeval as ae
 from auditeval.cli import main
 from auditeval.pooling.growth import pool_growth
+from auditeval.pooling.pools import build_pools
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
@@ -135,3 +136,35 @@ def test_text_views_fit_100_columns_and_carry_the_pool_variant(files):
     # A {a, c}, B {b, a}, C {x, a} on topic 1 and {y} each on topic 2: 9 pairs unpooled,
     # 5 pooled (a, b, c, x, y): reuse 1 - 5/9
     assert "unpooled cost 9 pairs" in out and "pooled cost 5 pairs; reuse rate 1 - pooled / unpooled = 44.44%" in out
+
+
+def test_pools_of_more_than_63_systems():
+    """System sets span several 63-bit words: marginal and unique costs against plain sets."""
+    rng = np.random.default_rng(4)
+    runs, sets = [], []
+    for r in range(70):
+        docs = {t: rng.choice(40, size=5, replace=False) for t in ("1", "2")}
+        runs.append(ae.run_from({t: {f"d{d}": float(10 - i) for i, d in enumerate(ds)} for t, ds in docs.items()}, name=f"r{r}"))
+        sets.append({(t, f"d{d}") for t, ds in docs.items() for d in ds[:3]})
+    pools = build_pools(runs, 3, ae.load_profile("trec_eval-9.0.8").convention)
+    assert pools.pooled == len(set().union(*sets)) and pools.unpooled == 70 * 6
+    for i in (0, 40, 69):
+        assert pools.unique()[i] == len(sets[i] - set().union(*(s for j, s in enumerate(sets) if j != i)))
+    order = rng.permutation(70)
+    added, _ = pools.marginal(order[None, :])
+    seen: set = set()
+    for step, s in enumerate(order):
+        assert added[0, step] == len(sets[s] - seen)
+        seen |= sets[s]
+
+
+def test_stats_plot(files):
+    q, runs, tmp = files
+    code, _, err = run_cli("pool", "stats", *runs, "--depth", "2", "--plot", str(tmp / "p.txt"))
+    assert code == 2 and "--plot writes .png or .svg" in err
+    pytest.importorskip("matplotlib", reason="matplotlib is optional: --plot only")
+    code, out, err = run_cli("pool", "stats", *runs, "--depth", "2", "--orders", "5", "--plot", str(tmp / "p.png"),
+                             "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["plot"] == str(tmp / "p.png")
+    assert (tmp / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -52,6 +52,17 @@ def world(tmp_path, monkeypatch):
             ASKED.extend(pairs)
             return truth(pairs)
 
+        RACE = {{"store": None, "pairs": []}}
+        def racing(pairs):  # first call: another writer labels every other pool pair meanwhile
+            CALLS[0] += 1
+            ASKED.extend(pairs)
+            if CALLS[0] == 1:
+                from auditeval.pooling.store import JudgmentStore, labels_from_pairs
+                with JudgmentStore(RACE["store"]) as other:
+                    rest = [(t, d, 0) for t, d in RACE["pairs"] if (t, d) not in set(pairs)]
+                    other.add(labels_from_pairs(rest, "other"), "another process")
+            return truth(pairs)
+
         FLAKY = set()
         def flaky(pairs):
             CALLS[0] += 1
@@ -164,3 +175,20 @@ def test_judge_errors_are_reported(world):
     assert code == 2 and "cannot import 'no_such_module_x'" in err
     code, _, err = run_cli("pool", "judge", "--judge", "judges_for_test", "--store", world["store"], *world["runs"])
     assert code == 2 and "needs MODULE:CALLABLE" in err
+
+
+def test_pairs_labelled_meanwhile_by_another_writer_are_not_sent(world):
+    mod = world["mod"]
+    pool = sorted(_pool_pairs(world["runs"], 6))
+    mod.RACE.update(store=world["store"], pairs=pool)
+    code, out, err = run_cli("pool", "judge", "--judge", "judges_for_test:racing", "--store", world["store"], *world["runs"],
+                             "--depth", "6", "--batch-size", "5", "--workers", "1", "--format", "json")
+    assert code == 0, err
+    cost = json.loads(out)["cost"]
+    # batches 1 and 2 were checked and queued before the other writer stored the rest
+    assert len(mod.ASKED) == 10 and cost["calls"] == 2
+    assert cost["already_stored"] == len(pool) - 10 and cost["pairs_judged"] == 10
+    with JudgmentStore(world["store"]) as s:
+        by_source = dict(s.sources())
+    # batch 2's pairs were labelled by the other writer first: frozen, its labels stay
+    assert by_source == {"judges_for_test:racing": 5, "other": len(pool) - 5}

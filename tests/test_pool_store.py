@@ -164,18 +164,27 @@ def test_killed_import_leaves_no_partial_batch_and_loses_nothing_committed(tmp_p
 
 
 def test_two_concurrent_importers_both_land(tmp_path):
+    """Two importers start while this test holds the write lock: both wait on it (busy
+    timeout, BEGIN IMMEDIATE) instead of failing, then both land; every pair once."""
     store = tmp_path / "j.sqlite"
+    JudgmentStore(store).close()
     a, b = tmp_path / "a.qrels", tmp_path / "b.qrels"
     a.write_text(qrels_lines(30_000, 0))
     b.write_text(qrels_lines(30_000, 25_000))  # 5,000 pairs in common, same labels
-    procs = [_spawn("pool", "add", "--store", str(store), str(p), "--batch-size", "2500", "--format", "json") for p in (a, b)]
+    lock = sqlite3.connect(store, isolation_level=None)
+    lock.execute("BEGIN IMMEDIATE")
+    procs = [_spawn("pool", "add", "--store", str(store), str(p), "--batch-size", "1000", "--format", "json") for p in (a, b)]
+    time.sleep(1.0)
+    assert [p.poll() for p in procs] == [None, None]  # waiting, not failing
+    lock.execute("COMMIT")
+    lock.close()
     outs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], [e.decode() for _, e in outs]
     files = [json.loads(o)["files"][0] for o, _ in outs]
     assert sum(f["added"] for f in files) == 55_000
     assert sum(f["same"] for f in files) == 5_000
     assert count(store, "SELECT COUNT(*) FROM judgments") == [(55_000,)]
-    assert count(store, "SELECT COUNT(*) FROM batches") == [(24,)]
+    assert count(store, "SELECT COUNT(*) FROM batches") == [(60,)]
 
 
 def test_todo_lists_pool_pairs_missing_from_store_and_qrels(tmp_path):

@@ -124,10 +124,20 @@ def test_tie_note_counts_topics_where_ties_can_change_the_measure(tmp_path):
     code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP RR P@1 P@2 NumRet", "--format", "json")
     assert code == 0
     notes = [n for n in json.loads(out)["notes"] if "tied scores" in n]
+    # ranges of the mean over tie orders: topic 1 AP/RR 1/2 (b first, docno-desc) or 1; topic 2
+    # always 1 -> [0.75, 1]; P@1 topic 1 0 or 1, topic 2 1 -> [0.5, 1]
     assert notes == [
-        "t: tied scores mix documents of different relevance where the order matters for AP, RR, P@1 in 1 of 2 "
-        "topic(s) (ordered by ties=docno-desc; another tie rule can change these values)"
+        "t: tied scores mix documents of different relevance where the order matters for "
+        "AP in 1 of 2 topic(s) (mean in [0.7500, 1.0000] over tie orders); "
+        "RR in 1 of 2 topic(s) (mean in [0.7500, 1.0000] over tie orders); "
+        "P@1 in 1 of 2 topic(s) (mean in [0.5000, 1.0000] over tie orders) "
+        "(ordered by ties=docno-desc; another tie rule can change these values)"
     ]
+    from auditeval.report.ties import tie_counts
+
+    counts = tie_counts(ae.read_qrels(q), ae.read_run(r), [(x, ae.parse_measure(x)) for x in ("AP", "P@2", "NumRet")],
+                        ae.load_profile("trec_eval-9.0.8").convention)
+    assert counts == [("AP", 1, 2), ("P@2", 0, 2)]  # NumRet reads no tie order
 
 
 def test_eval_per_topic_text_streams_plain_lines(tmp_path):

@@ -84,6 +84,12 @@ def test_ktu_forms_on_a_three_document_list():
     assert tied == pytest.approx(1 / 3, abs=1e-15)  # 2 concordant, 1 discordant pair
     # repro_eval pairs union positions by rank: (0,2,1) vs (2,0,1): every pair discordant
     assert reproduce(qrels, orig, rep, measures=["RR"], ktu_form="repro_eval").get("KTU").value == -1.0
+    # RBO over depth 3 with p = 0.9: overlaps X = (0, 2, 3), agreements A = (0, 1, 1)
+    kw = {"measures": ["RR"], "depth": 3, "rbo_p": 0.9}
+    trunc = reproduce(qrels, orig, rep, **kw).get("RBO").value
+    assert trunc == pytest.approx((0 + 0.9 + 0.81) / (1 + 0.9 + 0.81), abs=1e-15)
+    ext = reproduce(qrels, orig, rep, rbo_form="ext", **kw).get("RBO").value
+    assert ext == pytest.approx(1 * 0.9**3 + 0.1 / 0.9 * (0 * 0.9 + 1 * 0.81 + 1 * 0.729), abs=1e-15)
     # a document only one list holds is tied last in the other: orig a,b; rep a,c
     res = reproduce(qrels, {"q": {"a": 2.0, "b": 1.0}}, {"q": {"a": 2.0, "c": 1.0}}, measures=["RR"])
     # union a,b,c; ranks orig (1,2,3) rep (1,3,2): pairs ab conc, ac conc, bc disc, no ties -> 1/3
@@ -154,6 +160,14 @@ def test_cli_table_json_and_bad_input(perturbed, tmp_path):
                  "-m", "RR"], out, err) == 0
     text = out.getvalue()
     assert "KTU@1000|dups=error|ktu=tied-last" in text and max(len(x) for x in text.splitlines()) <= 120
+    png = tmp_path / "rep.png"
+    assert main(["reproduce", str(perturbed["orig"]), str(perturbed["rep"]), "--qrels", str(perturbed["qrels"]),
+                 "-m", "RR", "--plot", str(png)], io.StringIO(), io.StringIO()) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    err = io.StringIO()
+    assert main(["reproduce", str(perturbed["orig"]), str(perturbed["rep"]), "--qrels", str(perturbed["qrels"]),
+                 "--plot", str(tmp_path / "rep.pdf")], io.StringIO(), err) == 2
+    assert err.getvalue() == f"auditeval: error: {tmp_path / 'rep.pdf'}: --plot writes .png or .svg, not '.pdf'\n"
     bad = tmp_path / "bad.txt"
     bad.write_text("1 Q0 d 1 0.5 r\n1 Q0 e 2 notanumber r\n")
     err = io.StringIO()

@@ -192,3 +192,24 @@ def test_cli_bad_vary_exits_2(tiny_files):
     assert code == 2 and "unknown axis 'nonsense'" in err
     code, _, err = run_cli("sweep", *tiny_files, "--vary", "depth=-1")
     assert code == 2 and "depth" in err
+
+
+def test_a_nan_value_is_kept_apart_from_a_topic_not_evaluated():
+    # -J empties q1's ranking: IPrec@0 is 0/0 = NaN there (trec_eval prints -nan), yet evaluated
+    res = ae.sweep({"q1": {"a": 1}}, {"q1": {"b": 1.0}}, ["IPrec@0.0"], vary={"unjudged": "all"})
+    b = res.block("IPrec@0.0")
+    drop = [c.unjudged for c in b.conventions].index("drop")
+    assert np.isnan(b.values[drop, 0, 0]) and b.evaluated[drop, 0, 0]
+    frame = res.to_frame()
+    assert len(frame) == 4 and frame["value"].isna().sum() == 2
+
+
+def test_qrels_memo_is_not_shared_with_other_qrels_arrays():
+    import dataclasses
+
+    sr = StagedRun(qrels_from(QRELS), run_from(RUN))
+    p = sr.prepared(resolve("trec_eval-9.0.8"))
+    assert list(p.num_rel(1)) == [2]  # q1: d1, d2
+    q = dataclasses.replace(p, qgrade=np.array([2, 0, 0]))  # as if d2 were judged 0
+    assert list(q.num_rel(1)) == [1] and list(p.num_rel(1)) == [2]
+    assert sr.prepared(resolve("trec_eval-9.0.8").replace(depth=3)).num_rel(1) is p.num_rel(1)  # one side

@@ -1,5 +1,5 @@
 """Differential test: random qrels, runs and flags through the three real trec_eval builds and
-``auditeval trec-eval --as V`` (in process); stdout and exit status must be equal.
+``auditeval trec-eval --as V`` (in process); stdout, stderr and exit status must be equal.
 
 Cases come from :mod:`trec_eval_diff` (seeded, deterministic: ties, float32-collapsing
 scores, missing and extra topics, graded and negative judgments, shallow runs, duplicates,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import auditeval as ae
@@ -33,6 +33,9 @@ PARAM_VALUES = {
     str: st.text(alphabet="abcxyz_-0123456789 ", max_size=8),
 }
 
+
+# Parameters a measure cannot do without (SDCG: the top of the grade scale).
+REQUIRED_PARAMS = {name: (("max_rel", 3),) for name in ("SDCG", "NERR8", "NERR9", "NERR11", "INST", "INSQ")}
 
 # Parameters whose text has a grammar of its own (checked at parse time).
 PARAM_OVERRIDES = {
@@ -64,7 +67,12 @@ def measures(draw, name=None):
     for key, typ in d.params.items():
         if draw(st.booleans()):
             params[key] = draw(PARAM_OVERRIDES.get(key, PARAM_VALUES[typ]))
-    return Measure(name, tuple(sorted(params.items())), cutoff)
+    if "gains" in params:
+        params.pop("dcg", None)  # dcg= and gains= both set the gain: refused together
+    params.update({k: v for k, v in REQUIRED_PARAMS.get(name, ()) if k not in params})
+    m = Measure(name, tuple(sorted(params.items())), cutoff)
+    assume(d.check is None or d.check(m) is None)  # e.g. SDCG's min_rel < max_rel
+    return m
 
 
 @st.composite
@@ -109,7 +117,8 @@ def test_variant_round_trip_every_measure_and_profile(name, profile):
     d = MEASURES[name]
     cutoff = None if d.cutoff == "none" else (10 if d.cutoff_type is int else 0.5)
     conv = load_profile(profile).convention
-    for m in (Measure(name), Measure(name, (), cutoff)):
+    req = REQUIRED_PARAMS.get(name, ())
+    for m in (Measure(name, req), Measure(name, req, cutoff)):
         if (m.cutoff is None and d.cutoff == "required") or (m.cutoff is not None and d.cutoff == "none"):
             continue
         v = Variant.of(m, conv)

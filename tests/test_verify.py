@@ -52,6 +52,9 @@ def test_parse_claims():
     assert (c.low, c.high) == (pytest.approx(0.515), pytest.approx(0.525))
     assert [str(m) for m in parse_claim("MRR@10=0.35").readings] == ["RR@10", "RR"]
     assert [str(m) for m in parse_claim("ndcg_cut_10=0.4").readings] == ["nDCG@10"]
+    assert [str(m) for m in parse_claim("P(rel=2)@10=0.3").readings] == ["P(rel=2)@10"]
+    c = parse_claim("R@1000=.7")  # [0.65, 0.75), half-open, on the exact binary value
+    assert c.holds(0.65) and c.holds(0.7499999999) and not c.holds(0.75) and not c.holds(0.6499999999)
     with pytest.raises(InputError, match="not MEASURE=VALUE"):
         parse_claim("MAP 0.3")
     with pytest.raises(InputError, match="unknown measure in claim"):

@@ -13,7 +13,8 @@ and a trec_eval command line, built to reach the corners where evaluators disagr
 * flags ``-c -J -M N -l N -q -n`` in random combinations (``-M 0``, ``-M abc``, ``-l0`` too), ``-m all_trec``, ``official``,
   ``set`` and parameterised measures (``P.3``, ``ndcg_cut.5,7``, ``ndcg.1=3,2=9``,
   ``map_cut.4``, ``success.2``, ``recall.5``, ``utility.1,-2,0,0``, ``set_F.0.5``,
-  ``rbp.p=0.8`` on 10.0, ``Rprec_mult.0.5``, ``iprec_at_recall.0.25``, ``relstring.4``).
+  ``rbp.p=0.8`` on 10.0, ``Rprec_mult.0.5``, ``iprec_at_recall.0.25``, ``relstring.4``, gain
+  maps ``G.1=2,2=5``, ``ndcg_rel.1=5,2=8``, ``Rndcg.0=1,2=3``), ``-N`` for utility.
 
 :func:`run_case` writes the files to a folder, runs one real binary and the drop-in
 (in-process, :func:`auditeval.trec_eval.main`) on the same paths and returns both
@@ -40,6 +41,7 @@ _MEASURES = (
     "num_rel_ret", "gm_map", "utility.1,-2,0,0", "set_F.0.5", "set_P", "set_recall", "relstring.4",
     "Rprec_mult.0.5", "iprec_at_recall.0.25", "11pt_avg", "binG", "G", "ndcg_rel", "Rndcg",
     "relative_P.3", "set_map", "set_relative_P", "num_nonrel_judged_ret", "yaap", "gm_bpref",
+    "G.1=2,2=5", "ndcg_rel.1=5,2=8", "Rndcg.0=1,2=3", "ndcg_cut.1,3", "utility.1,-1,0,1",
 )
 _MEASURES_10 = ("rbp.p=0.8", "rbp_resid", "unj.3", "rbp")
 
@@ -128,6 +130,8 @@ def make_case(seed: int, version: str | None = None) -> Case:
         flags.append(f"-l{rng.randint(0, 3)}")
     if rng.random() < 0.05:
         flags.append("-n")
+    if rng.random() < 0.05:
+        flags += ["-N", str(rng.randint(1, 100))]
     r = rng.random()
     if r < 0.3:
         flags += ["-m", "all_trec"]
@@ -173,8 +177,8 @@ def _comparable(text: str, case: Case) -> str:
 def difference(case: Case, real: tuple[str, str, int], mine: tuple[str, str, int]) -> str | None:
     """Why the drop-in's result differs from the binary's, or None when it does not.
 
-    stdout and exit status must be equal (the ``rbp`` lines left out where trec_eval 10.0
-    reads uninitialised memory, :func:`_rbp_undefined`). Where the binary crashes (killed by
+    stdout, stderr and exit status must be equal (the ``rbp`` lines left out where trec_eval
+    10.0 reads uninitialised memory, :func:`_rbp_undefined`). Where the binary crashes (killed by
     a signal), the drop-in must stop cleanly instead: non-zero status and a message naming
     the crash, no traceback."""
     if real[2] < 0:
@@ -189,4 +193,6 @@ def difference(case: Case, real: tuple[str, str, int], mine: tuple[str, str, int
 
         diff = list(difflib.unified_diff(a.splitlines(), b.splitlines(), "binary", "drop-in", n=0, lineterm=""))
         return "stdout differs:\n" + "\n".join(diff[:30])
+    if real[1] != mine[1]:
+        return f"stderr differs: binary {real[1][-300:]!r}, drop-in {mine[1][-300:]!r}"
     return None

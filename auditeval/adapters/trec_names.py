@@ -9,28 +9,24 @@ before this is asked: ``AP(rel=2)`` is ``map`` with ``-l2``).
 from __future__ import annotations
 
 from ..measures import Measure
+from ..specs import SPECS
+from .tools import GEOMETRIC  # noqa: F401 - kept here for the readers of tool outputs (verify)
+
+# The measures the trec_eval and pytrec_eval adapters ask for; their names come from the spec
+# table's trec_eval names (auditeval.specs, the one name map).
+_ASKED = ("AP", "GMAP", "nDCG", "P", "R", "RR", "Bpref", "GMBpref", "11pt", "Rprec", "infAP", "Success",
+          "NumRet", "NumRel", "NumRelRet", "NumQ", "SetP", "binG")
+_UNCUT_AS = {"R": "set_recall"}  # R without a cut-off is relret / R: trec_eval's set_recall
+
+
+def _names(name: str) -> tuple[str | None, str | None]:
+    trec = SPECS[name].trec_names
+    plain = next((t for t, kind in trec if kind is None), _UNCUT_AS.get(name))
+    return plain, next((t for t, kind in trec if kind == "int"), None)
+
 
 # auditeval name -> (trec name without cut-off, trec cut-off family)
-_TREC = {
-    "AP": ("map", "map_cut"),
-    "GMAP": ("gm_map", None),
-    "nDCG": ("ndcg", "ndcg_cut"),
-    "P": (None, "P"),
-    "R": ("set_recall", "recall"),
-    "RR": ("recip_rank", None),
-    "Bpref": ("bpref", None),
-    "GMBpref": ("gm_bpref", None),
-    "11pt": ("11pt_avg", None),
-    "Rprec": ("Rprec", None),
-    "infAP": ("infAP", None),
-    "Success": (None, "success"),
-    "NumRet": ("num_ret", None),
-    "NumRel": ("num_rel", None),
-    "NumRelRet": ("num_rel_ret", None),
-    "NumQ": ("num_q", None),
-    "SetP": ("set_P", None),
-    "binG": ("binG", None),
-}
+_TREC = {n: _names(n) for n in _ASKED}
 
 
 def trec_name(m: Measure) -> tuple[str, str] | None:

@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from ..conventions import Convention
 from ..engine.prepare import Prepared, has_duplicate_pairs
+from ..engine.stages import as_sim
 from ..model import Qrels, Run
 from .ties import ranked_scores, tied_blocks
 
@@ -101,7 +102,7 @@ def run_facts(q: Qrels, run: Run, p: Prepared, conv: Convention) -> dict[str, An
 def float32_collapses(p: Prepared, run: Run) -> dict[str, Any]:
     """Pairs of neighbouring distinct scores (double) of one topic that are equal as C floats."""
     s64 = ranked_scores(p, run)
-    s32 = s64.astype(np.float32)
+    s32 = as_sim(s64, "float32")  # the engine's float32 rule (no overflow warning)
     same_topic = np.zeros(len(s64), bool)
     if len(s64):
         same_topic[1:] = p.row_topic[1:] == p.row_topic[:-1]

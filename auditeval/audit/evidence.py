@@ -15,6 +15,7 @@ import numpy as np
 
 from ..conventions import Convention
 from ..engine.prepare import Prepared
+from ..engine.stages import as_sim
 from ..model import Run
 
 
@@ -63,7 +64,7 @@ def sim(topic: str, run: Run, pa_: Prepared, pb: Prepared, ca: Convention, cb: C
     s64 = _scores(run, pa_, rows)
     order = np.argsort(-s64, kind="stable")
     s64 = s64[order]
-    s32 = s64.astype(np.float32)
+    s32 = as_sim(s64, "float32")  # the engine's float32 rule (no overflow warning)
     hit = np.flatnonzero((s32[1:] == s32[:-1]) & (s64[1:] != s64[:-1]))
     if not len(hit):
         return None

@@ -42,6 +42,7 @@ from ..engine.aggregate import aggregate
 from ..engine.measures import MEASURES
 from ..engine.measures.core import gain_of
 from ..engine.prepare import Prepared
+from ..engine.stages import as_sim
 from ..measures import Measure
 from ..model import Run
 from ..variant import Variant, fold
@@ -102,9 +103,7 @@ _COLUMNS: dict[int, tuple[Run, np.ndarray]] = {}
 
 
 def _tied_blocks(p: Prepared, run: Run, sim: str) -> Blocks:
-    score = ranked_scores(p, run)
-    if sim == "float32":
-        score = score.astype(np.float32)
+    score = as_sim(ranked_scores(p, run), sim)  # the engine's float32 rule (no overflow warning)
     n = len(score)
     new = np.ones(n, bool)
     if n:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .ids import DocKeys
-from .stages import Join, Ranking
+from .join import Join
+from .stages import Ranking
 
 
 def _smallest_per_topic(tcode: np.ndarray, docs: list[str], names: list[str]) -> dict[str, str]:

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .glibc_sort import glibc_msort
+from .ids import take_rows
 
 
 def _cmp_sim_docno(a: tuple[float, bytes, int], b: tuple[float, bytes, int]) -> int:
@@ -84,7 +85,7 @@ def presorted_order(
         head = np.ones(len(idx), bool)  # a tie group starts where row i is not tied to i - 1
         head[1:] = ~tie[idx[1:] - 1]
         gid = np.cumsum(head)
-        sub = pa.table({"g": gid, "d": doc.take(pa.array(idx)), "i": idx})
+        sub = pa.table({"g": gid, "d": take_rows(doc, idx), "i": idx})
         direction = "descending" if ties == "docno-desc" else "ascending"
         o = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", direction), ("i", "ascending")]).to_numpy()
         block = np.searchsorted(starts, idx, side="right") - 1

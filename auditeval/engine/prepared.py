@@ -40,8 +40,10 @@ class Prepared:
     notes: list[str] = field(default_factory=list)
     qcache: dict = field(default_factory=dict)
     """Memo for what depends on the qrels side alone (``qoffsets``, ``qgrade``: ideal
-    rankings): shared by every Prepared of one StagedRun with the same evaluated topics
-    and judgments. Entries are read-only."""
+    rankings, R per threshold): shared by every Prepared of one StagedRun with the same
+    evaluated topics and judgments. It names the arrays it holds for (``"_for"``); a
+    Prepared with other qrels arrays (``dataclasses.replace(p, qgrade=...)``) memoises on
+    its own. Use :meth:`qmemo`; entries are read-only."""
 
     # ------------------------------------------------------------------ shape
     @property
@@ -67,15 +69,22 @@ class Prepared:
     @cached_property
     def qrow_topic(self) -> np.ndarray:
         """Topic index of each judged (qrels) row (shared through ``qcache``, read-only)."""
-        return self._qmemo(("qrow_topic",), lambda: np.repeat(np.arange(self.n_topics), np.diff(self.qoffsets)))
+        return self.qmemo(("qrow_topic",), lambda: np.repeat(np.arange(self.n_topics), np.diff(self.qoffsets)))
 
-    def _qmemo(self, key: tuple, compute) -> np.ndarray:
-        """``compute()`` memoised in ``qcache`` (it must read the qrels side only), read-only."""
-        hit = self.qcache.get(key)
+    def qmemo(self, key: tuple, compute):
+        """``compute()`` memoised in the qrels-side memo (it must read the qrels side only:
+        ``qoffsets``, ``qgrade``, and what ``key`` names); arrays in the result are read-only."""
+        memo = self.qcache
+        owner = memo.get("_for")
+        if owner is None or owner[0] is not self.qgrade or owner[1] is not self.qoffsets:
+            memo = self.__dict__.setdefault("_own_qmemo", {})
+        hit = memo.get(key)
         if hit is None:
             hit = compute()
-            hit.flags.writeable = False
-            self.qcache[key] = hit
+            for a in hit if isinstance(hit, tuple) else (hit,):
+                if isinstance(a, np.ndarray):
+                    a.flags.writeable = False
+            memo[key] = hit
         return hit
 
     # ------------------------------------------------------------------ helpers for measures
@@ -102,11 +111,11 @@ class Prepared:
 
     def num_rel(self, rel: int) -> np.ndarray:
         """Relevant documents per topic in the qrels (R), at threshold ``rel`` (read-only)."""
-        return self._qmemo(("num_rel", rel), lambda: self.seg_count(self.qgrade >= rel, rows="qrels"))
+        return self.qmemo(("num_rel", rel), lambda: self.seg_count(self.qgrade >= rel, rows="qrels"))
 
     def num_judged_nonrel(self, rel: int) -> np.ndarray:
         """Judged non-relevant documents per topic (0 <= grade < rel) (read-only)."""
-        return self._qmemo(("num_judged_nonrel", rel), lambda: self.seg_count(self.qgrade < rel, rows="qrels"))
+        return self.qmemo(("num_judged_nonrel", rel), lambda: self.seg_count(self.qgrade < rel, rows="qrels"))
 
     def cum_count(self, mask: np.ndarray) -> np.ndarray:
         """Within-topic running count of ``mask`` up to and including each row.

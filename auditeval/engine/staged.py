@@ -31,9 +31,10 @@ from ..variant import Variant, fold, parse_measure
 from .aggregate import aggregate
 from .duplicates import qrels_duplicates, ranked_duplicates
 from .ids import DocKeys
+from .join import Join, Judgments, join, judgments
 from .measures import MEASURES
 from .prepared import Prepared
-from .stages import Join, Judgments, QrelsSide, Ranking, cut, join, judgments, qrels_side, ranking
+from .stages import QrelsSide, Ranking, cut, qrels_side, ranking
 
 RANKING_AXES = ("ties", "sim", "dups", "self_hits")
 CUT_AXES = ("depth", "unjudged", "negatives", "topics")

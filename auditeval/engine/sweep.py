@@ -115,7 +115,9 @@ class SweepBlock:
     ``values[v, r, t]``: the value of topic ``topics[t]`` in run ``runs[r]`` under variant
     ``variants[v]`` (NaN -- ``None`` for a text measure -- where that topic is not evaluated
     under that variant, or the variant could not be evaluated: see ``errors``);
-    ``aggregates[v, r]`` likewise (NaN for a measure without an aggregate).
+    ``aggregates[v, r]`` likewise (NaN for a measure without an aggregate). ``evaluated[v, r,
+    t]`` tells a value that is NaN (trec_eval's ``-nan``: IPrec of an emptied ranking) from a
+    topic not evaluated.
     """
 
     measure: str
@@ -127,6 +129,8 @@ class SweepBlock:
     aggregates: np.ndarray
     errors: dict[tuple[int, int], str] = field(default_factory=dict)  # (variant, run) -> reason
     fmt: str = "float"
+    evaluated: np.ndarray | None = None  # bool (V, R, T)
+    agg: str = "mean"  # the spec's aggregation ("none": aggregates are all NaN)
 
 
 @dataclass
@@ -164,11 +168,14 @@ class SweepResult:
             if per_topic and n_t:
                 vals = b.values.reshape(-1)
                 v_i, r_i, t_i = np.unravel_index(np.arange(vals.size), b.values.shape)
-                keep = ~pd.isna(vals)
+                keep = b.evaluated.reshape(-1)
                 cols.append((v_i[keep], r_i[keep], np.asarray(b.topics, dtype=object)[t_i[keep]], vals[keep]))
             agg = b.aggregates.reshape(-1)
             v_i, r_i = np.unravel_index(np.arange(agg.size), b.aggregates.shape)
-            keep = ~pd.isna(agg)
+            ok = np.full(b.aggregates.shape, b.agg != "none")
+            for vr in b.errors:
+                ok[vr] = False
+            keep = ok.reshape(-1)
             cols.append((v_i[keep], r_i[keep], np.full(int(keep.sum()), "all", dtype=object), agg[keep]))
             for v_idx, r_idx, topic, value in cols:
                 parts.append(
@@ -232,7 +239,7 @@ def run_sweep(
 
 
 def _block(measure: Measure, variants: list[tuple[str, Convention]], runs: list[str], per: list[list[Any]], errors) -> SweepBlock:
-    fmt = MEASURES[measure.name].fmt
+    fmt, how = MEASURES[measure.name].fmt, MEASURES[measure.name].agg
     topic_set: dict[str, None] = {}
     seen_arrays: dict[int, np.ndarray] = {}
     for row in per:
@@ -246,11 +253,15 @@ def _block(measure: Measure, variants: list[tuple[str, Convention]], runs: list[
     dtype = object if fmt == "str" else np.float64
     values = np.full((len(variants), len(runs), len(topics)), None if fmt == "str" else np.nan, dtype=dtype)
     aggs = np.full((len(variants), len(runs)), np.nan)
+    evaluated = np.zeros(values.shape, bool)
     for vi, row in enumerate(per):
         for ri, tv in enumerate(row):
             if tv is None:
                 continue
             values[vi, ri, idx_of[id(tv.topics)]] = tv.values
+            evaluated[vi, ri, idx_of[id(tv.topics)]] = True
             if tv.aggregate is not None:
                 aggs[vi, ri] = tv.aggregate
-    return SweepBlock(str(measure), [s for s, _ in variants], [c for _, c in variants], runs, topics, values, aggs, errors, fmt)
+    return SweepBlock(
+        str(measure), [s for s, _ in variants], [c for _, c in variants], runs, topics, values, aggs, errors, fmt, evaluated, how
+    )

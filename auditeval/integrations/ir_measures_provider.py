@@ -20,8 +20,8 @@ descending, missing qrels topics scored 0). ir_measures' msmarco and judged prov
 Judged@k) break ties by docno ascending instead: ``using("ir_measures-0.4-msmarco")``.
 
 Measures are translated spelling by spelling (:func:`to_auditeval`): ``SetP(relative=True)``
-is ``SetRelP``, ``NumRet(rel=1)`` is ``NumRelRet``, ``nDCG(dcg='exp-log2')`` is nDCG under
-``gain=exp2``, ``IPrec@0.25`` keeps its recall level as the cut-off.
+is ``SetRelP``, ``NumRet(rel=1)`` is ``NumRelRet``, ``nDCG(dcg='exp-log2')`` folds into the
+``gain`` axis (``gain=exp2``), ``IPrec@0.25`` keeps its recall level as the cut-off.
 """
 
 from __future__ import annotations
@@ -48,10 +48,9 @@ NAMES = {
     "P": "P", "RR": "RR", "Rprec": "Rprec", "AP": "AP", "nDCG": "nDCG", "R": "R", "Bpref": "Bpref",
     "NumQ": "NumQ", "NumRel": "NumRel", "NumRet": "NumRet", "SetAP": "SetAP", "SetF": "SetF",
     "SetP": "SetP", "SetR": "SetR", "Success": "Success", "IPrec": "IPrec", "infAP": "infAP",
-    "Judged": "Judged", "RBP": "RBP", "ERR": "ERR",
+    "Judged": "Judged", "RBP": "RBP", "ERR": "ERR", "SDCG": "SDCG",
+    "NERR8": "NERR8", "NERR9": "NERR9", "NERR11": "NERR11", "INST": "INST", "INSQ": "INSQ",
 }
-# ir_measures nDCG ``dcg=`` -> auditeval gain axis
-DCG_GAIN = {"log2": "linear", "exp-log2": "exp2"}
 
 
 SUPPORTED = [
@@ -72,9 +71,15 @@ SUPPORTED = [
     irm._Success(cutoff=AnyParam(required=True), rel=AnyParam(), judged_only=AnyParam()),
     irm._IPrec(recall=AnyParam(required=True), rel=AnyParam(), judged_only=AnyParam()),
     irm._infAP(rel=AnyParam()),
-    irm._Judged(cutoff=AnyParam(required=True)),
+    irm._Judged(cutoff=AnyParam()),
     irm._RBP(cutoff=Choices(NOT_PROVIDED), p=AnyParam(), rel=AnyParam()),
     irm._ERR(cutoff=AnyParam()),
+    irm._SDCG(cutoff=AnyParam(required=True), dcg=Choices("log2"), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
+    irm._NERR8(cutoff=AnyParam(required=True), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
+    irm._NERR9(cutoff=AnyParam(required=True), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
+    irm._NERR11(T=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
+    irm._INST(T=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
+    irm._INSQ(T=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
 ]
 
 
@@ -92,12 +97,10 @@ def to_auditeval(measure: Any) -> tuple[Measure, list[str]]:
         name = "SetRelP"
     elif name == "NumRet" and "rel" in params:
         name = "NumRelRet"
-    elif name == "nDCG":
-        dcg = params.pop("dcg", "log2")
-        if dcg != "log2":
-            settings.append(f"gain={DCG_GAIN[dcg]}")
-        if "gains" in params:
-            params["gains"] = "{" + ",".join(f"{int(k)}:{v}" for k, v in sorted(params["gains"].items())) + "}"
+    elif name == "SDCG":
+        params.pop("dcg", None)  # only log2 exists for SDCG
+    elif name == "nDCG" and "gains" in params:
+        params["gains"] = "{" + ",".join(f"{int(k)}:{v}" for k, v in sorted(params["gains"].items())) + "}"
     if params.get("judged_only") is False:
         params.pop("judged_only")
     if params.get("beta") == 1.0 and name == "SetF":

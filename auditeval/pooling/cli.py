@@ -44,6 +44,7 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
     s.add_argument("--orders", type=_positive, default=500, help="random addition orders for marginal cost (default 500)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--per-topic", action="store_true", help="list pool size per topic in the text view")
+    s.add_argument("--plot", metavar="FILE", help="pool-size curve and marginal costs (.png or .svg; needs matplotlib)")
     c = sub.add_parser("coverage", help="judged@k per run, unjudged pairs in each top k, pairs left to judge")
     c.add_argument("qrels")
     _common(c)
@@ -66,7 +67,13 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
     q.add_argument("--source", action="append", dest="sources", metavar="SOURCE", help="only labels from this source; repeatable")
     q.add_argument("-o", "--output", metavar="FILE")
     q.add_argument("--format", choices=("text", "json"), default="text")
-    j = sub.add_parser("judge", help="label the todo pairs with a judge MODULE:CALLABLE, straight into the store")
+    j = sub.add_parser(
+        "judge", help="label the todo pairs with a judge MODULE:CALLABLE, straight into the store",
+        description="CALLABLE(pairs) gets a list of (topic, doc) tuples and returns their integer labels, or "
+        "{'labels': [...], 'input_tokens': n, 'output_tokens': m}. With --judge-arg the callable is a factory "
+        "called once with those keyword strings. Each answered batch is stored at once; rerunning resumes. "
+        "Simulated judge: --judge auditeval.pooling.judge:simulated --judge-arg qrels=FILE "
+        "[--judge-arg error=0.1 --judge-arg seed=0].")
     j.add_argument("--judge", required=True, metavar="MODULE:CALLABLE")
     j.add_argument("--judge-arg", action="append", default=[], metavar="KEY=VALUE", help="build the judge as CALLABLE(KEY=VALUE, ...)")
     j.add_argument("--store", required=True, metavar="FILE")
@@ -91,6 +98,7 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
     g.add_argument("--orders", type=_positive, default=500, help="random orders (default 500)")
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--top", type=_positive, default=20, help="pairs shown in the text view (default 20)")
+    g.add_argument("--plot", metavar="FILE", help="reversals by step and by final gap (.png or .svg; needs matplotlib)")
 
 
 def load_runs(paths: Sequence[str]) -> tuple[list, list[str]]:
@@ -143,17 +151,23 @@ def _stats(args, err) -> tuple[dict, int]:
 
     runs, notes = load_runs(args.runs)
     pools = build_pools(runs, args.depth, _conv(args))
-    return stats_doc(pools, args.orders, args.seed, args.profile, notes + pools.notes), 0
+    doc = stats_doc(pools, args.orders, args.seed, args.profile, notes + pools.notes)
+    if args.plot:
+        from .plots import plot_stats
+
+        plot_stats(doc, args.plot)
+        doc["plot"] = args.plot
+    return doc, 0
 
 
 def _coverage(args, err) -> tuple[dict, int]:
     from ..io import qrels_from
-    from .coverage import coverage
+    from .coverage import pool_coverage
     from .report import coverage_doc, write_pairs
 
     qrels = qrels_from(args.qrels)
     runs, notes = load_runs(args.runs)
-    cov = coverage(qrels, runs, args.depth, _conv(args))
+    cov = pool_coverage(qrels, runs, args.depth, _conv(args))
     if args.todo:
         write_pairs(args.todo, *cov.todo)
     return coverage_doc(cov, _conv(args).ties, args.profile, list(qrels.notes) + notes), 0
@@ -297,6 +311,11 @@ def _growth(args, err) -> tuple[dict, int]:
     rep = pool_growth(qrels, runs, args.depth, _conv(args), _measures([args.measure], "AP")[0], args.orders, args.seed)
     doc = growth_doc(rep, args.depth, _conv(args).ties, args.profile, list(qrels.notes) + notes + rep.notes)
     doc["top"] = args.top
+    if args.plot:
+        from .plots import plot_growth
+
+        plot_growth(doc, args.plot)
+        doc["plot"] = args.plot
     return doc, 0
 
 

@@ -70,7 +70,7 @@ class Coverage:
     notes: list[str] = field(default_factory=list)
 
 
-def coverage(qrels: Qrels, runs: Sequence[Run], depth: int, conv: Convention) -> Coverage:
+def pool_coverage(qrels: Qrels, runs: Sequence[Run], depth: int, conv: Convention) -> Coverage:
     engine = Engine(qrels)
     pools = build_pools(runs, depth, conv, qrels, engine=engine)
     judged = judged_keys(pools, qrels, conv)

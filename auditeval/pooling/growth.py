@@ -93,6 +93,7 @@ def pool_growth(
     pools = build_pools(runs, depth, conv, qrels, engine=engine)
     q = QrelsKeys.of(qrels, pools.space, conv.dups)
     judged = judge_runs(engine, runs, measure, conv, pools.space, q)
+    del engine  # the staged stages are no longer needed: only the lists are
     n = len(runs)
     orders = random_orders(n, n_orders, seed) if orders is None else np.atleast_2d(np.asarray(orders, np.int64))
     e_set = pools.set_entry_steps(orders)
@@ -107,15 +108,15 @@ def pool_growth(
                      "never judged in the simulation")
     c2 = judged[0].conv if judged else conv
     fast = measure.name in FAST and c2.unjudged == "nonrel" and not via_engine
+    pos = np.empty_like(orders)
+    pos[np.arange(len(orders))[:, None], orders] = np.arange(1, n + 1)
     if fast:
         r_cache: dict[bytes, np.ndarray] = {}
-        scores = np.stack([_fast_scores(j, q, q_set, e_set, n, r_cache) for j in judged], axis=2)
+        scores = np.stack([_fast_scores(j, q, q_set, e_set, n, r_cache, pos[:, i]) for i, j in enumerate(judged)], axis=2)
         method = "frozen-label sums"
     else:
         scores = _engine_scores(judged, q, q_set, pools, orders)
         method = "engine on relabelled lists"
-    pos = np.empty_like(orders)
-    pos[np.arange(len(orders))[:, None], orders] = np.arange(1, n + 1)
     steps = np.arange(1, n + 1)
     absent = pos[:, None, :] > steps[None, :, None]
     scores[absent] = np.nan
@@ -139,8 +140,9 @@ def _step_counts(e: np.ndarray, topic: np.ndarray, n_t: int, n: int) -> np.ndarr
 
 
 def _fast_scores(j: Judged, q: QrelsKeys, q_set: np.ndarray, e_set: np.ndarray, n: int,
-                 r_cache: dict[bytes, np.ndarray]) -> np.ndarray:
-    """(O, n) aggregate of the measure after each step, from the run's relevant rows.
+                 r_cache: dict[bytes, np.ndarray], run_pos: np.ndarray) -> np.ndarray:
+    """(O, n) aggregate of the measure after each step, from the run's relevant rows; NaN
+    at steps before the run joins (``run_pos``: its 1-based position in each order).
 
     Relevant rows that never enter the pool are dropped first: they add no term and no
     count (ranks come from the full list, so nothing else moves)."""
@@ -162,29 +164,39 @@ def _fast_scores(j: Judged, q: QrelsKeys, q_set: np.ndarray, e_set: np.ndarray, 
     r_by_step = r_cache[key]
     first = np.flatnonzero(np.r_[True, t[1:] != t[:-1]]) if len(t) else np.zeros(0, np.int64)
     seg_first = np.repeat(first, np.diff(np.r_[first, len(t)]))
-    # rows x orders layout: cumulative sums run down the rows, vectorized across orders;
-    # bincount still meets each (order, topic) bin's terms in rank order
-    e_t = np.ascontiguousarray(e_rows.T)
-    ids = (np.arange(n_o)[None, :] * n_t + t[:, None]).ravel()
+    # orders sorted by the step at which this run joins: at step s the orders it is present
+    # in are a prefix. Layout rows x orders: running counts go down the rows, vectorized
+    # across orders; bincount meets each (order, topic) bin's terms in rank order, adding
+    # them one after another as the engine's bincount does (add.reduceat would not: it sums
+    # pairwise).
+    perm = np.argsort(run_pos, kind="stable")
+    present = np.searchsorted(run_pos[perm], np.arange(1, n + 1), side="right")
+    e_t = np.ascontiguousarray(e_rows.T[:, perm])
     rr = r[:, None].astype(np.float64)
     # within-topic counts fit int16 when no topic has 32768 relevant rows; the global running
     # sum may wrap around, but the difference of two wrapped sums is exact modulo 2^16
     ctype = np.int16 if (np.diff(np.r_[first, len(t)]).max(initial=0) < 2**15) else np.int64
-    w = np.empty(e_t.shape)
-    out = np.empty((n_o, n))
+    out = np.full((n_o, n), np.nan)
     for s in range(1, n + 1):
-        big_r, hits = r_by_step[:, :, s - 1], hits_by_step[:, :, s - 1]
+        n_p = int(present[s - 1])
+        if n_p == 0:
+            continue
+        who = perm[:n_p]
+        big_r, hits = r_by_step[who, :, s - 1], hits_by_step[who, :, s - 1]
         if m.name in ("AP", "RR"):
-            vis = e_t <= s
-            with np.errstate(over="ignore"):
-                cum = np.add.accumulate(vis.view(np.int8), axis=0, dtype=ctype)
-                cum -= (cum - vis)[seg_first]  # running count within the topic
-            w.fill(0.0)
-            if m.name == "AP":
-                np.divide(cum, rr, out=w, where=vis)
-            else:
-                np.divide(1.0, rr, out=w, where=vis & (cum == 1))
-            total = np.bincount(ids, weights=w.ravel(), minlength=n_o * n_t).reshape(n_o, n_t)
+            total = np.zeros((n_p, n_t))
+            if len(t):
+                vis = e_t[:, :n_p] <= s
+                with np.errstate(over="ignore"):
+                    cum = np.add.accumulate(vis.view(np.int8), axis=0, dtype=ctype)
+                    cum -= (cum - vis)[seg_first]  # running count within the topic
+                w = np.zeros(vis.shape)
+                if m.name == "AP":
+                    np.divide(cum, rr, out=w, where=vis)
+                else:
+                    np.divide(1.0, rr, out=w, where=vis & (cum == 1))
+                ids = (np.arange(n_p)[None, :] * n_t + t[:, None]).ravel()
+                total = np.bincount(ids, weights=w.ravel(), minlength=n_p * n_t).reshape(n_p, n_t)
         if m.name == "AP":
             if c.ap_denom == "min-R-k" and k is not None:
                 den = np.minimum(big_r, k)
@@ -202,7 +214,7 @@ def _fast_scores(j: Judged, q: QrelsKeys, q_set: np.ndarray, e_set: np.ndarray, 
             vals = safe_div(hits, den)
         else:  # Success
             vals = (hits > 0).astype(np.float64)
-        out[:, s - 1] = np.cumsum(vals, axis=1)[:, -1] / n_t if n_t else 0.0
+        out[who, s - 1] = np.cumsum(vals, axis=1)[:, -1] / n_t if n_t else 0.0
     return out
 
 

@@ -42,6 +42,7 @@ class JudgeCost:
 
     pairs_todo: int = 0
     pairs_judged: int = 0
+    already_stored: int = 0  # labelled by another writer after the to-do list was made
     batches: int = 0
     calls: int = 0
     retries: int = 0
@@ -127,63 +128,79 @@ def run_judge(
 ) -> JudgeCost:
     """Judge the pairs (``topics[i]``, ``docs[i]``) and store each batch as it is answered.
 
-    After the first batch that fails all its retries (or on Ctrl-C) no new batch is sent
-    (queued ones are cancelled), what the calls in flight return is stored, and returns the cost; ``cost.failed_batches`` > 0 then.
-    ``progress``: a terminal stream for a rich progress bar (None: no bar)."""
+    Each batch is checked against the store just before it is sent (a pair another process
+    labelled meanwhile is not sent: ``cost.already_stored``). After the first batch that
+    fails all its retries, or on Ctrl-C, no new batch is sent (queued ones are cancelled) and
+    the calls in flight are waited for and stored; ``cost.failed_batches`` > 0 then.
+    ``progress``: a terminal stream for a rich progress bar (None: no bar). The judge is
+    called from ``workers`` threads at once."""
     t0 = time.monotonic()
     pairs = list(zip(topics, docs, strict=True))
     cost = JudgeCost(pairs_todo=len(pairs))
-    chunks = [pairs[a : a + batch_size] for a in range(0, len(pairs), max(batch_size, 1))]
+    chunks = iter([pairs[a : a + batch_size] for a in range(0, len(pairs), max(batch_size, 1))])
     bar = _progress(progress, len(pairs))
     task = bar.add_task("judging", total=len(pairs)) if bar else None
+    pending: dict[Future, list[tuple[str, str]]] = {}
+
+    def collect(f: Future) -> bool:
+        """Store a finished batch; False when it failed."""
+        chunk = pending.pop(f)
+        try:
+            labels, ti, to, calls = f.result()
+        except Exception as exc:  # the judge's own error, after its retries
+            n = getattr(exc, "calls", retries + 1)
+            cost.calls, cost.retries, cost.failed_batches = cost.calls + n, cost.retries + n - 1, cost.failed_batches + 1
+            cost.errors.append(f"{type(exc).__name__}: {exc}")
+            return False
+        cost.calls, cost.retries = cost.calls + calls, cost.retries + calls - 1
+        if ti is not None:
+            cost.input_tokens = (cost.input_tokens or 0) + int(ti)
+        if to is not None:
+            cost.output_tokens = (cost.output_tokens or 0) + int(to)
+        store.add(Labels([p[0] for p in chunk], [p[1] for p in chunk], labels, [source] * len(chunk), [None] * len(chunk)),
+                  origin, calls=calls, input_tokens=ti, output_tokens=to)
+        cost.batches += 1
+        cost.pairs_judged += len(chunk)
+        if bar:
+            bar.advance(task, len(chunk))
+        return True
+
+    def drain() -> None:
+        """Cancel the queued batches, store what the running ones return."""
+        for f in [f for f in pending if f.cancel()]:
+            del pending[f]
+        for f in list(pending):
+            wait([f])
+            collect(f)
+
     stop = False
     with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
-        pending: dict[Future, list[tuple[str, str]]] = {}
-        it = iter(chunks)
         try:
             if bar:
                 bar.start()
             while True:
                 while not stop and len(pending) < 2 * max(workers, 1):
-                    chunk = next(it, None)
+                    chunk = next(chunks, None)
                     if chunk is None:
                         break
-                    pending[pool.submit(_call, judge, chunk, retries, backoff, sleep)] = chunk
+                    todo = store.unlabelled(chunk)
+                    cost.already_stored += len(chunk) - len(todo)
+                    if bar and len(todo) < len(chunk):
+                        bar.advance(task, len(chunk) - len(todo))
+                    if todo:
+                        pending[pool.submit(_call, judge, todo, retries, backoff, sleep)] = todo
                 if not pending:
                     break
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for f in done:
-                    chunk = pending.pop(f)
-                    try:
-                        labels, ti, to, calls = f.result()
-                    except Exception as exc:
-                        cost.calls += getattr(exc, "calls", retries + 1)
-                        cost.retries += getattr(exc, "calls", retries + 1) - 1
-                        cost.failed_batches += 1
-                        cost.errors.append(f"{type(exc).__name__}: {exc}")
+                    if not collect(f) and not stop:
                         stop = True
-                        for queued in [q for q in pending if q.cancel()]:  # not started: never sent
-                            del pending[queued]
-                        continue
-                    cost.calls += calls
-                    cost.retries += calls - 1
-                    if ti is not None:
-                        cost.input_tokens = (cost.input_tokens or 0) + int(ti)
-                    if to is not None:
-                        cost.output_tokens = (cost.output_tokens or 0) + int(to)
-                    store.add(
-                        Labels([p[0] for p in chunk], [p[1] for p in chunk], labels, [source] * len(chunk), [None] * len(chunk)),
-                        origin, calls=calls, input_tokens=ti, output_tokens=to,
-                    )
-                    cost.batches += 1
-                    cost.pairs_judged += len(chunk)
-                    if bar:
-                        bar.advance(task, len(chunk))
+                        drain()
+                        break
         except KeyboardInterrupt:
-            for f in pending:
-                f.cancel()
             cost.errors.append("interrupted")
-            cost.failed_batches += len(pending)
+            cost.failed_batches += 1
+            drain()
         finally:
             if bar:
                 bar.stop()

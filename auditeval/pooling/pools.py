@@ -111,18 +111,22 @@ class Pools:
         return self.keys[inside[set_of_key]]
 
     # ------------------------------------------------------------------ orders
-    def set_entry_steps(self, orders: np.ndarray) -> np.ndarray:
+    def set_entry_steps(self, orders: np.ndarray, chunk_cells: int = 20_000_000) -> np.ndarray:
         """``E[o, i]``: 1-based step at which the keys of system set ``i`` enter the pool in
-        order ``o``: the minimum over the set's systems of their position in ``o``."""
+        order ``o``: the minimum over the set's systems of their position in ``o``
+        (``np.minimum.reduceat`` over the set memberships, in chunks of orders)."""
         orders = np.atleast_2d(np.asarray(orders, np.int64))
         n_o, n = orders.shape
         dtype = np.int8 if n < 127 else np.int16
         pos = np.empty((n_o, n), dtype)
         pos[np.arange(n_o)[:, None], orders] = np.arange(1, n + 1, dtype=dtype)
         _, member, _ = self.system_sets
-        out = np.full((n_o, len(member)), n + 1, dtype)
-        for s in range(n):  # a loop over systems, vectorized over orders and sets
-            np.minimum(out, np.where(member[:, s], pos[:, s : s + 1], n + 1).astype(dtype), out=out)
+        set_idx, system = np.nonzero(member)  # by set, every set has a member
+        starts = np.flatnonzero(np.r_[True, set_idx[1:] != set_idx[:-1]])
+        out = np.empty((n_o, len(member)), dtype)
+        step = max(1, chunk_cells // max(len(system), 1))
+        for a in range(0, n_o, step):
+            out[a : a + step] = np.minimum.reduceat(pos[a : a + step][:, system], starts, axis=1)
         return out
 
     def entry_steps(self, orders: np.ndarray) -> np.ndarray:

@@ -168,6 +168,8 @@ def judge(doc: dict, out: TextIO) -> None:
     c.print(f"judge {doc['judge']} (source {doc['source']})")
     c.print(f"pool pairs {doc['pool_pairs']:,}; already stored {doc['stored']:,}; to judge {k['pairs_todo']:,}; "
             f"judged now {k['pairs_judged']:,} in {k['batches']} batch(es)")
+    if k["already_stored"]:
+        c.print(f"{k['already_stored']:,} pair(s) labelled by another writer meanwhile: not sent")
     tokens = "not reported" if k["input_tokens"] is None and k["output_tokens"] is None else \
         f"{k['input_tokens'] or 0:,} in, {k['output_tokens'] or 0:,} out"
     c.print(f"cost: {k['calls']} call(s) ({k['retries']} retries), tokens {tokens}, {k['seconds']:.1f} s")

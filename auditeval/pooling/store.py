@@ -85,8 +85,9 @@ class BatchResult:
 class JudgmentStore:
     """One connection to a store file (created on first use)."""
 
-    def __init__(self, path: str | Path, timeout: float = 60.0):
+    def __init__(self, path: str | Path, timeout: float = 600.0):
         self.path = str(path)
+        self.timeout = timeout
         try:
             self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
             self.db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
@@ -110,7 +111,7 @@ class JudgmentStore:
                 _time.sleep(0.05)
 
     def _create(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        self._begin()
         try:
             for stmt in SCHEMA.split(";"):
                 if stmt.strip():
@@ -119,6 +120,14 @@ class JudgmentStore:
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
+
+    def _begin(self) -> None:
+        """Take the write lock, waiting up to the busy timeout for other writers."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"{self.path}: {exc} (another writer held it longer than the busy timeout, "
+                             f"{self.timeout:g} s); nothing of this batch was written, run again to continue") from None
 
     def close(self) -> None:
         self.db.close()
@@ -136,7 +145,7 @@ class JudgmentStore:
         t = now()
         sources = sorted(set(labels.source))
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
+        self._begin()
         try:
             cur = db.execute(
                 "INSERT INTO batches (time, origin, source, lines, calls, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -198,6 +207,11 @@ class JudgmentStore:
             sql += f" WHERE source IN ({','.join('?' * len(sources))})"
             args = tuple(sources)
         return self.db.execute(sql, args).fetchall()
+
+    def unlabelled(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The pairs (in order) that hold no label yet."""
+        q = "SELECT 1 FROM judgments WHERE topic = ? AND doc = ?"
+        return [p for p in pairs if self.db.execute(q, p).fetchone() is None]
 
     def sources(self) -> list[tuple[str, int]]:
         return self.db.execute("SELECT source, COUNT(*) FROM judgments GROUP BY source ORDER BY source").fetchall()

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..conventions import Convention
+from ..engine.stages import as_sim
 from ..measures import Measure
 from ..model import Qrels, Run
 from ..variant import fold, variant_axes
@@ -35,9 +36,22 @@ SET_AT_K = frozenset({"P", "R", "Success", "RelP", "Judged", "Unj"})
 
 def tie_counts(qrels: Qrels, run: Run, measures: Sequence[tuple[str, Measure]], conv: Convention) -> list[tuple[str, int, int]]:
     """(label, topics where ties can change the measure, topics evaluated) per measure."""
-    from ..engine.staged import StagedRun
+    return [(label, n, of) for label, n, of, _ in tie_summary(qrels, run, measures, conv, ranges=False)]
 
-    staged = StagedRun(qrels, run)
+
+def tie_summary(
+    qrels: Qrels, run: Run, measures: Sequence[tuple[str, Measure]], conv: Convention, ranges: bool = True,
+    cache: dict | None = None,
+) -> list[tuple[str, int, int, tuple[float, float] | None]]:
+    """Per measure: (label, topics ties can change, topics evaluated, range of the mean).
+
+    The range is the exact minimum and maximum of the aggregate over every ordering of the
+    tied documents (:func:`auditeval.audit.ties.envelope`), for the measures whose envelope
+    is exact (P, R, AP, nDCG, RR) and that ties can change; None otherwise. ``cache``: the
+    dict given to :func:`auditeval.api.evaluate` for this run, to reuse its stages."""
+    from ..engine.evaluate import staged_for
+
+    staged = staged_for(qrels, run, cache)
     cache: dict = {}
     out = []
     score_all = run.table.column("score").to_numpy()
@@ -52,7 +66,7 @@ def tie_counts(qrels: Qrels, run: Run, measures: Sequence[tuple[str, Measure]], 
             cache[key] = _Blocks(p, score_all)
         b = cache[key]
         if len(b.first) == 0:
-            out.append((label, 0, b.p.n_topics))
+            out.append((label, 0, b.p.n_topics, None))
             continue
         mixed = b.mixed(c2.rel if "rel" in axes else None)
         if m2.name == "RR":  # only the block of the first relevant document matters
@@ -64,8 +78,19 @@ def tie_counts(qrels: Qrels, run: Run, measures: Sequence[tuple[str, Measure]], 
             hit = mixed & (b.rank_first <= k) & (b.rank_last > k)
         else:
             hit = mixed & (b.rank_first <= k)
-        out.append((label, int(np.unique(b.topic_first[hit]).size), b.p.n_topics))
+        n = int(np.unique(b.topic_first[hit]).size)
+        out.append((label, n, b.p.n_topics, _range(p, run, m, conv) if ranges and n else None))
     return out
+
+
+def _range(p, run: Run, m: Measure, conv: Convention) -> tuple[float, float] | None:
+    from ..audit.ties import EXACT, envelope
+
+    if fold(m, conv)[0].name not in EXACT or m.param("gains") is not None:
+        return None
+    env = envelope(p, run, m, conv)
+    lo, hi = env.agg[1], env.agg[2]
+    return None if lo is None or hi is None else (float(lo), float(hi))
 
 
 class _Blocks:
@@ -75,8 +100,7 @@ class _Blocks:
         self.p = p
         n = len(p.grade)
         score = score_all[p.run_row]
-        if p.convention.sim == "float32":
-            score = score.astype(np.float32)
+        score = as_sim(score, p.convention.sim)  # the engine's float32 rule (no overflow warning)
         topic = p.row_topic
         self.start = np.ones(n, bool)
         self.start[1:] = (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])
@@ -108,15 +132,32 @@ class _Blocks:
         return out
 
 
-def tie_note(run_name: str, counts: list[tuple[str, int, int]], ties: str) -> str | None:
-    """One note per run naming each measure that ties can change (grouped by topic count), or None."""
+def _span(lo: float, hi: float) -> str:
+    """``[lo, hi]`` to 4 decimals, or to as many more (up to 8) as it takes to tell them apart."""
+    for d in range(4, 9):
+        a, b = f"{lo:.{d}f}", f"{hi:.{d}f}"
+        if a != b:
+            break
+    return f"[{a}, {b}]"
+
+
+def tie_note(run_name: str, counts: list[tuple], ties: str) -> str | None:
+    """One note per run naming each measure that ties can change, or None. ``counts`` rows are
+    (label, topics, of) or (label, topics, of, range); measures without a range are grouped
+    by topic count, a range is printed as ``mean in [lo, hi] over tie orders``."""
     groups: dict[tuple[int, int], list[str]] = {}
-    for label, c, t in counts:
-        if c:
+    parts = []
+    for label, c, t, *rest in counts:
+        if not c:
+            continue
+        rng = rest[0] if rest else None
+        if rng is not None:
+            parts.append(f"{label} in {c} of {t} topic(s) (mean in {_span(*rng)} over tie orders)")
+        else:
             groups.setdefault((c, t), []).append(label)
-    if not groups:
+    parts += [f"{', '.join(labels)} in {c} of {t} topic(s)" for (c, t), labels in groups.items()]
+    if not parts:
         return None
-    parts = [f"{', '.join(labels)} in {c} of {t} topic(s)" for (c, t), labels in groups.items()]
     return (
         f"{run_name}: tied scores mix documents of different relevance where the order matters for "
         + "; ".join(parts)

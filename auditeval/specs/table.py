@@ -40,6 +40,19 @@ def _check_max_grade(m: Measure) -> str | None:
     return None
 
 
+def _check_rel_range(m: Measure) -> str | None:
+    hi, lo = m.param("max_rel"), m.param("min_rel", 0)
+    if hi is None:
+        return f"{m.name} needs max_rel=, the top of the grade scale, e.g. {m.name}(max_rel=3)"
+    if isinstance(hi, bool) or isinstance(lo, bool) or not lo < hi:
+        return "min_rel must be less than max_rel"
+    return None
+
+
+_CWL = "cwl-eval 1.0.12 cwl/ruler/measures (cwl_nerr.py, cwl_inst.py, cwl_insq.py), as ir_measures' cwl_eval provider runs it"
+_CWL_REL = {"max_rel": int, "min_rel": int}
+
+
 def _check_rbp_gains(m: Measure, c: Convention) -> str | None:
     if c.rbp_gain == "binary" and m.param("gains"):
         return "RBP gains={...} needs rbp_gain=minmax or raw (binary gain is grade >= rel)"
@@ -158,14 +171,38 @@ def _rows():
           "unjudged in the top k / k (judged_denom=k) or / min(k, ret)", "m_unjudged.c (trec_eval 10)",
           cutoff="required", trec_names=(("unj", "int"),)),
         S("Judged", "fraction of the top k judged", RANKING | {"judged_denom"},
-          "judged in the top k / k (judged_denom=k) or / min(k, ret)", "ir_measures judged_provider.py",
-          cutoff="required", trec_names=(("judged", "int"),)),
+          "judged in the top k / k (judged_denom=k) or / min(k, ret); uncut: judged retrieved / ret",
+          "ir_measures judged_provider.py", cutoff="optional", trec_names=(("judged", "int"),),
+          only_if={"judged_denom": "cutoff"}),
         # ------------------------------------------------------------------ cascade
         S("ERR", "expected reciprocal rank (Chapelle et al. 2009), gdeval's stopping probabilities", RANKING,
           "sum over ranks i <= k of R_i / i * prod_{j<i} (1 - R_j), R = (2^grade - 1) / 2^max_grade "
-          "(max_grade 4: gdeval.pl $MAX_JUDGMENT); grades <= 0 and unjudged documents give R = 0",
-          "gdeval.pl 1.2a (TREC Web track), as ir_measures' gdeval provider runs it", cutoff="optional",
-          params={"max_grade": int}, check=_check_max_grade),
+          "(max_grade 4: gdeval.pl $MAX_JUDGMENT); grades <= 0 and unjudged documents give R = 0; "
+          "a grade above max_grade is an error",
+          "Chapelle, Metzler, Zhang & Grinspan, CIKM 2009; gdeval.pl 1.2a (TREC Web track), as "
+          "ir_measures' gdeval provider runs it", cutoff="optional", params={"max_grade": int},
+          check=_check_max_grade),
+        S("SDCG", "scaled DCG: DCG@k of gains scaled to [0, 1], over the DCG@k of all-maximal gains", RANKING,
+          "sum_{i<=k} g_i / log2(i + 1) / sum_{i<=k} 1 / log2(i + 1), g = (clip(grade, min_rel, max_rel) - "
+          "min_rel) / (max_rel - min_rel), unjudged 0",
+          "Moffat, ADCS 2013 (C/W/L NDCG-k); cwl_eval NDCGCWLMetric, as ir_measures' cwl_eval provider runs it",
+          cutoff="required", params={"max_rel": int, "min_rel": int}, check=_check_rel_range),
+        # ------------------------------------------------------------------ C/W/L (cwl_eval)
+        S("NERR8", "not-quite ERR, eq. 8 (C/W/L): stop at relevance, truncated at k", RANKING,
+          "EU = sum W_i g_i, C_i = 1 - g_i for i < k, 0 from k; W over cwl_eval's 1,000 positions", _CWL,
+          cutoff="required", params=_CWL_REL, check=_check_rel_range),
+        S("NERR9", "not-quite ERR, eq. 9 (C/W/L): rank-decayed stop at relevance, truncated at k", RANKING,
+          "EU = sum W_i g_i, C_i = i/(i+1) (1 - g_i) for i < k, 0 from k", _CWL,
+          cutoff="required", params=_CWL_REL, check=_check_rel_range),
+        S("NERR11", "not-quite ERR, eq. 11 (C/W/L): INSQ-like decay times (1 - g_i)", RANKING,
+          "EU = sum W_i g_i, C_i = ((i + 2T - 1)/(i + 2T))^2 (1 - g_i), T default 1", _CWL,
+          params={**_CWL_REL, "T": float}, check=_check_rel_range),
+        S("INST", "adaptive user model with a gain target T (C/W/L INST)", RANKING,
+          "EU = sum W_i g_i, C_i = ((i + T + T_i - 1)/(i + T + T_i))^2, T_i = T - sum_{j<=i} g_j", _CWL,
+          params={**_CWL_REL, "T": float}, check=_check_rel_range),
+        S("INSQ", "non-adaptive INST (C/W/L INSQ)", RANKING,
+          "EU = sum W_i g_i, C_i = ((i + 2T - 1)/(i + 2T))^2", _CWL,
+          params={**_CWL_REL, "T": float}, check=_check_rel_range),
     ]
 
 

@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..model import Qrels, Run
+from ..model import Qrels, Run, run_table
 
 BOGUS_DOCNO = "ceci_nest_pas_un_docno"
 BOGUS_SCORE = 1.0
@@ -45,15 +45,7 @@ def with_bogus_ranking(run: Run, topics: list[str]) -> Run:
     if not topics:
         return run
     n = len(topics)
-    extra = pa.table(
-        {
-            "topic": pa.array(topics, pa.string()),
-            "doc": pa.array([BOGUS_DOCNO] * n, pa.string()),
-            "score": pa.array(np.full(n, BOGUS_SCORE)),
-            "rank": pa.array(np.ones(n, np.int64)),
-            "line": pa.array(np.zeros(n, np.int64)),  # no line of the file
-        }
-    )
+    extra = run_table(topics, [BOGUS_DOCNO] * n, np.full(n, BOGUS_SCORE), np.ones(n), line=np.zeros(n))  # no file line
     table = pa.concat_tables([run.table, extra.cast(run.table.schema)])
     return Run(table, name=run.name, source=run.source, notes=run.notes, skipped=run.skipped)
 

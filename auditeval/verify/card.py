@@ -5,10 +5,12 @@ SHA-256 of the qrels file and of each run file (``sha256sum`` of the bytes as re
 included); auditeval's version and the installed reference tools' (the adapter table);
 per run the topics evaluated and the qrels topics it lacks, the run topics without
 judgments, the evaluated topics without a relevant document ("empty": R = 0 at the
-profile's ``rel``); tie counts (documents sharing their topic's score with another, under
-float64) and float32 collapses (documents that tie only once scores are stored as C
-floats, as trec_eval 9 and pytrec_eval do); the topics where ties can move each measure
-(:func:`auditeval.report.ties.tie_counts`); the judged share at 10 (``Judged@10``).
+profile's ``rel``); tie counts (ranked documents in tied blocks, scores stored as the
+profile's ``sim`` says) and float32 collapses (neighbouring distinct double scores of a
+topic that are equal as C floats, as trec_eval 9 and pytrec_eval store them), both from
+the audit's :func:`auditeval.audit.diagnostics.run_facts`; the topics where ties can move
+each measure (:func:`auditeval.report.ties.tie_counts`); the judged share at 10
+(``Judged@10``, a number with its variant string).
 
 With a baseline: per run and measure the paired bootstrap of the mean difference over the
 topics both evaluate (:func:`auditeval.stats.bootstrap.paired_bootstrap`: 10,000
@@ -31,10 +33,13 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from ..api import evaluate
+from ..api import evaluate, read_runs
+from ..audit.diagnostics import run_facts
 from ..conventions import AXES, load_profile
 from ..engine.evaluate import ENGINE
+from ..engine.staged import StagedRun
 from ..io import qrels_from, run_from
+from ..ir_metadata import evaluation_section
 from ..model import Qrels, Run
 from ..report.ties import tie_counts
 from ..results import variant_text
@@ -54,8 +59,8 @@ class RunInfo:
     unjudged_topics: list[str]  # run topics without judgments
     empty: list[str]  # evaluated topics without a relevant document
     docs: int
-    tied_docs: int  # documents sharing the (float64) score of another in their topic
-    float32_collapsed: int  # documents that tie only under float32 storage
+    tied_docs: int  # ranked documents in a tied block (equal scores as the profile's sim stores them)
+    float32_collapsed: int  # neighbouring distinct double scores of a topic equal as C floats
     tie_topics: dict[str, list[int]] = field(default_factory=dict)  # measure -> [topics ties can move, evaluated]
 
 
@@ -100,9 +105,12 @@ class Card:
     pooled: str  # "unknown" or a sentence
     notes: list[str]
     methods: str = ""
+    ir_metadata: dict[str, Any] = field(default_factory=dict)  # the evaluation section (ir_metadata.py)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out.pop("ir_metadata")
+        return out
 
 
 def sha256_file(path: str | Path) -> str:
@@ -115,40 +123,18 @@ def sha256_file(path: str | Path) -> str:
 
 def reference_versions() -> dict[str, str]:
     """Installed reference tools (the adapter table) and the libraries the card's numbers use."""
-    from ..adapters import ADAPTERS
+    from ..adapters import references
 
     out: dict[str, str] = {}
-    for name, a in ADAPTERS.items():
+    for a in references():  # the adapter table and the trec_eval binaries on PATH
         why = a.available()
-        out[name] = a.engine() if why is None else f"unavailable ({why})"
+        out[a.name] = a.engine() if why is None else f"unavailable ({why})"
     for dist in ("numpy", "scipy", "pyarrow"):
         try:
             out[dist] = md.version(dist)
         except md.PackageNotFoundError:  # pragma: no cover - hard dependencies
             out[dist] = "not installed"
     return out
-
-
-def tie_and_collapse(run: Run) -> tuple[int, int]:
-    """(documents tied under float64, documents tied only under float32), per topic."""
-    t = run.table
-    topic = t.column("topic").combine_chunks().dictionary_encode().indices.to_numpy(zero_copy_only=False)
-    score = t.column("score").to_numpy()
-
-    def tied(s: np.ndarray) -> np.ndarray:
-        order = np.lexsort((s, topic))
-        st, ss = topic[order], s[order]
-        eq = (st[1:] == st[:-1]) & (ss[1:] == ss[:-1])
-        mask = np.zeros(len(s), dtype=bool)
-        mask[1:] |= eq
-        mask[:-1] |= eq
-        out = np.zeros(len(s), dtype=bool)
-        out[order] = mask
-        return out
-
-    t64 = tied(score)
-    t32 = tied(score.astype(np.float32).astype(np.float64))
-    return int(t64.sum()), int((t32 & ~t64).sum())
 
 
 def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profile: str = "trec_eval-9.0.8",
@@ -158,7 +144,8 @@ def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profi
     prof = load_profile(profile)
     conv = prof.convention
     paths = list(run_paths) + ([baseline] if baseline and baseline not in run_paths else [])
-    runs = [run_from(p) for p in paths]
+    named = read_runs([run_from(p) for p in paths])  # two runs with one tag: tag, tag#2 (noted)
+    runs = [r for r, _ in named]
     labels = list(dict.fromkeys(measures))
     res = evaluate(qrels, runs, labels + ([JUDGED] if JUDGED not in labels else []), profile=profile)
     infos = [_run_info(qrels, r, p, labels, conv) for r, p in zip(runs, paths, strict=True)]
@@ -174,9 +161,11 @@ def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profi
         qrels_topics=len(qrels.topics), profile=prof.name,
         axes={k: AXES[k].format(v) for k, v in conv.as_dict().items()},
         auditeval=f"auditeval {__version__}", references=reference_versions(), runs=infos, numbers=numbers,
-        comparisons=comparisons, baseline=base_name, pooled=_pooled(runs, pooled), notes=list(res.notes),
+        comparisons=comparisons, baseline=base_name, pooled=_pooled(runs, pooled),
+        notes=[n for _, n in named if n] + list(res.notes),
     )
     card.methods = methods_paragraph(card)
+    card.ir_metadata = evaluation_section(res, qrels)
     return card
 
 
@@ -190,14 +179,14 @@ def _run_info(qrels: Qrels, run: Run, path: str, labels: list[str], conv) -> Run
     qt = np.asarray(qrels.table.column("topic").to_pylist(), dtype=object)
     with_rel = set(qt[g >= conv.rel])
     evaluated = sorted(q_topics & r_topics if conv.topics in ("both",) else q_topics if conv.topics != "run" else r_topics)
-    tied, collapsed = tie_and_collapse(run)
+    facts = run_facts(qrels, run, StagedRun(qrels, run).prepared(conv), conv)
     ties = {label: [n, of] for label, n, of in tie_counts(qrels, run, [(x, parse_measure(x)) for x in labels], conv)}
     key = lambda s: s.encode("utf-8")  # noqa: E731 - byte order, as trec_eval
     return RunInfo(
         name=run.name, path=str(path), sha256=sha256_file(path), topics_evaluated=len(evaluated),
         missing=sorted(q_topics - r_topics, key=key), unjudged_topics=sorted(r_topics - q_topics, key=key),
-        empty=sorted((t for t in evaluated if t not in with_rel), key=key), docs=len(run), tied_docs=tied,
-        float32_collapsed=collapsed, tie_topics=ties,
+        empty=sorted((t for t in evaluated if t not in with_rel), key=key), docs=len(run),
+        tied_docs=facts["tied_rows"], float32_collapsed=facts["float32_collapses"], tie_topics=ties,
     )
 
 
@@ -258,9 +247,11 @@ def methods_paragraph(card: Card) -> str:
         c = card.comparisons[0]
         parts.append(
             f"Against the baseline {c.baseline}, a paired bootstrap over topics ({TRIALS:,} resamples, seed {SEED}) "
-            f"gives a {c.measure} difference of {c.difference:+.4f} for {c.run} with a {LEVEL:.0%} percentile "
+            f"gives a difference in {c.measure} of {c.difference:+.4f} for {c.run} with a {LEVEL:.0%} percentile "
             f"interval [{c.low:.4f}, {c.high:.4f}]; the sign of the difference reverses in "
-            f"{c.reversal_rate:.1%} of resamples."
+            f"{c.reversal_rate:.1%} of resamples (ties counted half; "
+            + ("same variant" if first is not None and c.variant == first.variant else f"variant {c.variant}")
+            + (f"; {len(card.comparisons)} comparisons in the table" if len(card.comparisons) > 1 else "") + ")."
         )
     parts.append("Whether the evaluated runs contributed to the judgment pool: "
                  + (card.pooled if card.pooled != "unknown" else "unknown") + ".")

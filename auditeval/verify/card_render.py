@@ -9,10 +9,12 @@ Every id (run names, topic ids, paths) and every variant string is escaped for i
   doubled around a code span that holds one.
 * LaTeX: ``\\ { } $ & # ^ _ % ~`` replaced by their text commands; variant strings in
   ``\\texttt`` with a break point after every ``|``. The document compiles with pdflatex
-  from texlive-latex-base alone (article, fontenc T1, array).
+  from texlive-latex-base alone (article, fontenc T1, array, longtable: tables break
+  across pages).
 * HTML: :func:`html.escape` on everything, variant strings in ``<code>``.
-* JSON: the card inside an ir_metadata block (``ir_metadata`` -> ``research goal`` ->
-  ``evaluation``): the reported measures, the evaluator, the card.
+* JSON: the ir_metadata evaluation section (:func:`auditeval.ir_metadata.evaluation_section`:
+  ``research goal`` -> ``evaluation`` -> reported measures, evaluator with every profile axis
+  and variant string, qrels hash) with the card added under ``card``.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def md_code(text: str) -> str:
 
 _TEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
         "^": r"\textasciicircum{}", "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}", "<": r"\textless{}",
-        ">": r"\textgreater{}", "|": r"\textbar{}", "\n": " "}
+        ">": r"\textgreater{}", "|": r"\textbar{}\allowbreak{}", "\n": " "}
 
 
 def tex(text: str) -> str:
@@ -50,7 +52,11 @@ def tex(text: str) -> str:
 
 
 def tex_variant(text: str) -> str:
-    return r"\texttt{" + r"\textbar{}\allowbreak{}".join(tex(p) for p in str(text).split("|")) + "}"
+    return r"\texttt{" + tex(text) + "}"  # a break point after every |
+
+
+def _tex_sha(sha: str) -> str:
+    return r"\texttt{" + sha[:32] + r"\allowbreak{}" + sha[32:] + "}"
 
 
 def h(text: str) -> str:
@@ -103,38 +109,38 @@ def render_markdown(card: Card, out: TextIO) -> None:
 # ------------------------------------------------------------------------------ latex
 def render_latex(card: Card, out: TextIO) -> None:
     w = out.write
-    w("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{array}\n"
+    w("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{array}\n\\usepackage{longtable}\n"
       "\\setlength{\\textwidth}{16cm}\\setlength{\\oddsidemargin}{0cm}\n\\begin{document}\n\\sloppy\n")
     w("\\section*{Provenance card}\n\\begin{itemize}\n")
     w(f"\\item qrels: {tex(card.qrels_path)}, {card.judgments} judgments, {card.qrels_topics} topics, "
-      f"SHA-256 \\texttt{{{card.qrels_sha256}}}\n")
+      f"SHA-256 {_tex_sha(card.qrels_sha256)}\n")
     w(f"\\item profile: {tex(card.profile)} (" + ", ".join(f"{tex(k)}={tex(v)}" for k, v in card.axes.items()) + ")\n")
     w(f"\\item engine: {tex(card.auditeval)}; references: "
       + "; ".join(f"{tex(k)} {tex(v)}" for k, v in card.references.items()) + "\n")
     w(f"\\item judgment pool: {tex(card.pooled)}\n\\end{{itemize}}\n")
-    w("\\subsection*{Runs}\n{\\small\\begin{tabular}{>{\\raggedright}p{2.6cm}>{\\raggedright}p{5.2cm}rrrr}\n"
-      "run & file SHA-256 & docs & topics & tied & float32 \\tabularnewline\\hline\n")
+    w("\\subsection*{Runs}\n{\\small\\begin{longtable}{>{\\raggedright}p{2.6cm}>{\\raggedright}p{5.6cm}rrrr}\n"
+      "run & file SHA-256 & docs & topics & tied & float32 \\tabularnewline\\hline\\endhead\n")
     for r in card.runs:
-        sha = r"\texttt{" + r.sha256[:32] + r"\allowbreak{}" + r.sha256[32:] + "}"
-        w(f"{tex(r.name)} & {sha} & {r.docs} & {r.topics_evaluated} & {r.tied_docs} & {r.float32_collapsed} \\tabularnewline\n")
-    w("\\end{tabular}}\n\n")
+        w(f"{tex(r.name)} & {_tex_sha(r.sha256)} & {r.docs} & {r.topics_evaluated} & {r.tied_docs} & "
+          f"{r.float32_collapsed} \\tabularnewline\n")
+    w("\\end{longtable}}\n\n")
     for r in card.runs:
         for what, ids in (("missing", r.missing), ("without judgments", r.unjudged_topics), ("empty (R=0)", r.empty)):
             if ids:
                 w(f"\\noindent {tex(r.name)}, topics {what}: {tex(', '.join(_topics_line(ids)))}\\par\n")
-    w("\\subsection*{Results}\n{\\small\\begin{tabular}{>{\\raggedright}p{2.2cm}>{\\raggedright}p{1.8cm}rr"
-      ">{\\raggedright}p{7.6cm}}\nrun & measure & value & topics & variant \\tabularnewline\\hline\n")
+    w("\\subsection*{Results}\n{\\small\\begin{longtable}{>{\\raggedright}p{2.2cm}>{\\raggedright}p{1.8cm}rr"
+      ">{\\raggedright}p{7.6cm}}\nrun & measure & value & topics & variant \\tabularnewline\\hline\\endhead\n")
     for n in card.numbers:
         w(f"{tex(n.run)} & {tex(n.measure)} & {_num(n.value)} & {n.topics} & {tex_variant(n.variant)} \\tabularnewline\n")
-    w("\\end{tabular}}\n\n\\noindent Engine: " + tex(", ".join(sorted({n.engine for n in card.numbers}))) + ".\n")
+    w("\\end{longtable}}\n\n\\noindent Engine: " + tex(", ".join(sorted({n.engine for n in card.numbers}))) + ".\n")
     if card.comparisons:
-        w(f"\\subsection*{{Against the baseline {tex(card.baseline)}}}\n{{\\small\\begin{{tabular}}"
-          "{>{\\raggedright}p{2cm}>{\\raggedright}p{1.6cm}rlr>{\\raggedright}p{6cm}}\n"
-          "run & measure & diff. & 95\\% interval & reversal & variant \\tabularnewline\\hline\n")
+        w(f"\\subsection*{{Against the baseline {tex(card.baseline)}}}\n{{\\small\\begin{{longtable}}"
+          "{>{\\raggedright}p{2cm}>{\\raggedright}p{1.6cm}rlr>{\\raggedright}p{5.1cm}}\n"
+          "run & measure & diff. & 95\\% interval & reversal & variant \\tabularnewline\\hline\\endhead\n")
         for c in card.comparisons:
             w(f"{tex(c.run)} & {tex(c.measure)} & {c.difference:+.4f} & [{_num(c.low)}, {_num(c.high)}] & "
               f"{c.reversal_rate:.4f} & {tex_variant(c.variant)} \\tabularnewline\n")
-        w("\\end{tabular}}\n\n")
+        w("\\end{longtable}}\n\n")
     w("\\subsection*{Methods}\n" + tex(card.methods) + "\n")
     if card.notes:
         w("\\subsection*{Notes}\n\\begin{itemize}\n" + "".join(f"\\item {tex(n)}\n" for n in card.notes) + "\\end{itemize}\n")
@@ -179,13 +185,7 @@ def render_html(card: Card, out: TextIO) -> None:
 
 # ------------------------------------------------------------------------------ json
 def render_json(card: Card, out: TextIO) -> None:
-    measures = list(dict.fromkeys(n.measure for n in card.numbers))
-    block = {"ir_metadata": {"research goal": {"evaluation": {
-        "reported measures": measures,
-        "evaluator": {"name": "auditeval", "version": card.auditeval.split()[-1], "profile": card.profile,
-                      "axes": card.axes},
-        "card": card.as_dict(),
-    }}}}
+    block = {"research goal": {"evaluation": {**card.ir_metadata, "card": card.as_dict()}}}
     json.dump(block, out, indent=1, ensure_ascii=False)
     out.write("\n")
 

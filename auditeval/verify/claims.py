@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,7 @@ from .search import Candidate, candidates, evaluate_candidates, profile_order
 PAPER_NAMES = {"map": "AP", "ap": "AP", "mrr": "RR", "rr": "RR", "ndcg": "nDCG", "p": "P", "prec": "P",
                "precision": "P", "recall": "R", "r": "R", "bpref": "Bpref", "gmap": "GMAP",
                "rprec": "Rprec", "r-prec": "Rprec", "r-precision": "Rprec", "success": "Success"}
-_CLAIM = re.compile(r"^\s*(?P<m>[^=]+?)\s*=\s*(?P<v>[+-]?(?:\d+\.?\d*|\.\d+))\s*(?P<pct>%?)\s*$")
+_CLAIM = re.compile(r"^\s*(?P<m>.+?)\s*=\s*(?P<v>[+-]?(?:\d+\.?\d*|\.\d+))\s*(?P<pct>%?)\s*$")
 _PAPER = re.compile(r"^(?P<n>[A-Za-z-]+)(?:@(?P<k>\d+))?$")
 
 
@@ -52,9 +53,15 @@ class Claim:
     measure: str  # as written
     readings: tuple[Measure, ...]
     value: float  # on the measure's scale (percentages divided by 100)
-    low: float  # the printed interval [low, high)
+    low: float  # the printed interval [low, high) (rounded to doubles, for display)
     high: float
     percent: bool
+    exact: tuple[Decimal, Decimal] = (Decimal(0), Decimal(0))  # the interval, exactly
+
+    def holds(self, value: float) -> bool:
+        """Is ``value`` (its exact binary value) in the printed interval ``[low, high)``?"""
+        d = Decimal(value)
+        return self.exact[0] <= d < self.exact[1]
 
 
 def parse_claim(text: str, where: str = "--claim") -> Claim:
@@ -68,9 +75,10 @@ def parse_claim(text: str, where: str = "--claim") -> Claim:
     value = float(raw)
     bounded = MEASURES[readings[0].name].fmt == "float" and MEASURES[readings[0].name].agg != "sum"
     percent = bool(mt.group("pct")) or (bounded and value > 1)
-    scale = 100.0 if percent else 1.0
-    half = 0.5 * 10.0**-decimals
-    return Claim(text, name, readings, value / scale, (value - half) / scale, (value + half) / scale, percent)
+    scale = Decimal(100 if percent else 1)
+    half = Decimal(5).scaleb(-decimals - 1)
+    lo, hi = (Decimal(raw) - half) / scale, (Decimal(raw) + half) / scale
+    return Claim(text, name, readings, value / float(scale), float(lo), float(hi), percent, (lo, hi))
 
 
 def _readings(name: str, where: str) -> tuple[Measure, ...]:
@@ -168,7 +176,7 @@ def verify_claim(qrels: Qrels, run: Run, claim: Claim, cache: dict | None = None
     found = []
     for members in groups.values():
         dep, _rank, _ri, c, m, value, _key = members[0]
-        dist = 0.0 if claim.low <= value < claim.high else min(abs(value - claim.low), abs(value - claim.high))
+        dist = 0.0 if claim.holds(value) else min(abs(value - claim.low), abs(value - claim.high))
         found.append(Found(c, m, value, dep, tuple(x[3] for x in members[1:]), dist, tuple(x[4] for x in members[1:]),
                            claim.readings))
     verdict.reproduced = [f for f in found if f.distance == 0.0]

@@ -1,6 +1,7 @@
 """The ``reproduce``, ``diff``, ``verify`` and ``card`` commands (parsers + functions).
 
-Each is registered with one line in :data:`auditeval.cli.COMMANDS`.
+Each is registered with one line in :data:`auditeval.cli.COMMANDS`; ``verify`` lives in
+:mod:`.cli_verify`.
 """
 
 from __future__ import annotations
@@ -12,11 +13,22 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 
-WIDTH = 120  # every table fits a 120-column terminal; variant strings fold
+WIDTH = 120  # widest table: variant strings fold to fit; narrower when the terminal is
 
 
 def console(out: TextIO) -> Console:
-    return Console(file=out, width=WIDTH, soft_wrap=False, highlight=False)
+    """A rich console for ``out``: the terminal's width (80 to 120 columns), 120 for files."""
+    from ..report.text import detect_width
+
+    width = min(WIDTH, max(80, detect_width(out))) if _is_tty(out) else WIDTH
+    return Console(file=out, width=width, soft_wrap=False, highlight=False)
+
+
+def _is_tty(out: TextIO) -> bool:
+    try:
+        return bool(out.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def fmt(x: float) -> str:
@@ -43,6 +55,7 @@ def reproduce_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ktu", default="tied-last", choices=KTU_FORMS, help="KTU form (see README)")
     p.add_argument("--rbo", default="trunc-norm", choices=RBO_FORMS, help="RBO form (see README)")
     p.add_argument("-q", "--per-topic", action="store_true", help="per-topic KTU and RBO too")
+    p.add_argument("--plot", metavar="FILE", help="write a plot (.png or .svg): per-topic KTU/RBO, scores orig vs re-run")
     p.add_argument("--json", action="store_true", help="JSON records instead of a table")
 
 
@@ -51,12 +64,25 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .reproduce import reproduce
 
     AXES["ties"].parse(args.ties)
+    if args.plot:
+        from pathlib import Path
+
+        from ..errors import AuditEvalError
+        from .reproduce_plot import FORMATS
+
+        if Path(args.plot).suffix.lower() not in FORMATS:  # before the work, not after
+            raise AuditEvalError(f"{args.plot}: --plot writes .png or .svg, not {Path(args.plot).suffix or 'no suffix'!r}")
     res = reproduce(
         args.qrels, args.original, args.reproduced, measures=args.measures or ["AP", "nDCG@10", "P@10", "R@1000", "RR"],
         profile=args.profile, settings=args.settings, baseline_original=args.baseline_original,
         baseline_reproduced=args.baseline_reproduced, depth=args.depth, rbo_p=args.rbo_p, ties=args.ties,
-        sim=args.sim, ktu_form=args.ktu, rbo_form=args.rbo, per_topic=args.per_topic,
+        sim=args.sim, ktu_form=args.ktu, rbo_form=args.rbo, per_topic=args.per_topic or bool(args.plot),
     )
+    if args.plot:
+        from .reproduce_plot import plot_reproduction
+
+        plot_reproduction(res, args.plot)
+        res.notes.append(f"plot written to {args.plot}")
     if args.json:
         json.dump({"values": [v.as_dict() for v in res.values], "notes": res.notes}, out, indent=1)
         out.write("\n")
@@ -66,7 +92,7 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for col in ("statistic",) + (("topic",) if args.per_topic else ()) + ("value", "variant"):
         t.add_column(col, justify="right" if col == "value" else "left", overflow="fold")
     for v in res.values:
-        if v.statistic in ("KTU", "RBO"):
+        if v.statistic in ("KTU", "RBO") and (args.per_topic or v.topic == "all"):
             t.add_row(v.statistic, *((v.topic,) if args.per_topic else ()), fmt(v.value), v.variant)
     c.print(t)
     stats = [s for s in ("RMSE", "t", "p_value", "ER", "DRI") if any(v.statistic == s for v in res.values)]
@@ -96,6 +122,8 @@ def diff_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", help="the run the outputs were computed from (TREC, or JSON as ranx Run.save)")
     p.add_argument("--format-a", choices=FORMATS, help="format of A (default: detected)")
     p.add_argument("--format-b", choices=FORMATS, help="format of B (default: detected)")
+    p.add_argument("--departures", type=int, default=1,
+                   help="axes changed from a profile at most when explaining (default 1)")
     p.add_argument("--summary", action="store_true", help="one line per measure, not every differing value")
     p.add_argument("--json", action="store_true", help="JSON instead of tables")
 
@@ -114,8 +142,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     res = diff_outputs(a, b)
     if args.qrels is not None and res.differences:
         with Steps(out, len(res.differing_measures), "explaining") as steps:
-            explain(qrels_from(args.qrels), _run(args.run), res, progress=steps.advance)
-    status = 1 if (res.differences or res.only_a or res.only_b) else 0
+            explain(qrels_from(args.qrels), _run(args.run), res, args.departures, progress=steps.advance)
+    status = 1 if res.differences else 0
     if args.json:
         json.dump(res.as_dict(), out, indent=1)
         out.write("\n")
@@ -173,89 +201,6 @@ def _line(e) -> str:
     return "" if e is None or e.line is None else str(e.line)
 
 
-# ----------------------------------------------------------------------------- verify
-def verify_parser(p: argparse.ArgumentParser) -> None:
-    p.add_argument("qrels", help="qrels file")
-    p.add_argument("runs", nargs="*", metavar="RUN", help="the run (with --table: runs the table names)")
-    p.add_argument("--claim", action="append", default=[], metavar="MEASURE=VALUE",
-                   help="a published number as printed: MAP=0.3066, nDCG@10=41.4 (percent), P@10=.52; repeatable")
-    p.add_argument("--table", help="results table, CSV or TSV 'run,measure,value' (run: a RUN given, by file "
-                   "name, stem or tag, or a run file path relative to the table)")
-    p.add_argument("--profile", default="trec_eval-9.0.8", help="the stated profile (--table; default trec_eval-9.0.8)")
-    p.add_argument("--departures", type=int, default=2, help="axes changed from a profile at most (default 2)")
-    p.add_argument("--show", type=int, default=5, help="reproducing variants listed per claim (default 5)")
-    p.add_argument("--json", action="store_true", help="JSON instead of tables")
-
-
-def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..conventions import load_profile
-    from ..errors import InputError
-    from ..io import qrels_from
-    from .claims import parse_claim, verify_claim
-
-    load_profile(args.profile)
-    if not args.claim and not args.table:
-        raise InputError("verify", None, "give at least one --claim MEASURE=VALUE or a --table")
-    if args.claim and len(args.runs) != 1:
-        raise InputError("verify", None, f"--claim needs exactly one RUN, got {len(args.runs)}")
-    claims = [parse_claim(c) for c in args.claim]
-    qrels = qrels_from(args.qrels)
-    if args.table:
-        return _verify_table(args, qrels, out)
-    from ..report.progress import Steps
-
-    run = _run(args.runs[0])
-    cache: dict = {}
-    verdicts = []
-    with Steps(out, len(claims), "verify") as steps:
-        for cl in claims:
-            steps.describe(f"searching variants for {cl.text}")
-            verdicts.append(verify_claim(qrels, run, cl, cache, args.departures))
-            steps.advance()
-    if args.json:
-        json.dump({"qrels": args.qrels, "run": args.runs[0], "claims": [v.as_dict() for v in verdicts]}, out, indent=1)
-        out.write("\n")
-        return 0 if all(v.reproduced for v in verdicts) else 1
-    c = console(out)
-    for v in verdicts:
-        cl = v.claim
-        scale = " (percent)" if cl.percent else ""
-        c.print(f"[bold]{cl.text}[/]{scale}: [{cl.low:.6g}, {cl.high:.6g}) read as "
-                f"{', '.join(str(m) for m in cl.readings)}; {v.searched} variants searched")
-        rows = v.reproduced[: args.show] if v.reproduced else v.nearest
-        if v.reproduced:
-            c.print(f"reproduced by {len(v.reproduced)} distinct variant(s) on this input, simplest first:")
-        else:
-            c.print("[red]not reproduced[/] by any variant searched; the nearest:")
-        t = Table(show_header=True)
-        t.add_column("#", justify="right")
-        t.add_column("changes", justify="right")
-        t.add_column("value", justify="right")
-        if not v.reproduced:
-            t.add_column("distance", justify="right")
-        t.add_column("profile and changes / variant string", overflow="fold")
-        for i, f in enumerate(rows, 1):
-            eq = f"\n[dim]equivalent here: {', '.join(f.member_labels()[:3])}" \
-                 f"{' ...' if len(f.equivalent) > 3 else ''}[/]" if f.equivalent else ""
-            cells = [str(i), str(f.departures), f"{f.value:.6f}"] + ([f"{f.distance:.6f}"] if not v.reproduced else [])
-            t.add_row(*cells, f"{f.label}\n{f.candidate.variant}{eq}")
-        c.print(t)
-        if len(v.reproduced) > args.show:
-            c.print(f"... and {len(v.reproduced) - args.show} more (--show N, or --json for all)")
-        if v.claim.percent:
-            c.print(f"[yellow]note:[/] {v.claim.text}: read as a percentage ({v.claim.value:.6g} on the measure's scale)")
-        for n in v.notes:
-            c.print(f"[yellow]note:[/] {n}")
-    c.print(f"engine: {_engine()}")
-    return 0 if all(v.reproduced for v in verdicts) else 1
-
-
-def _engine() -> str:
-    from ..engine.evaluate import ENGINE
-
-    return ENGINE
-
-
 def _run(path: str):
     """A run file: TREC format, or a JSON topic -> doc -> score dict (ranx ``Run.save``)."""
     from ..errors import InputError
@@ -274,83 +219,6 @@ def _run(path: str):
 
         return run_from(data, name=os.path.splitext(os.path.basename(path))[0])
     return run_from(path)
-
-
-def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
-    import os
-
-    from ..errors import InputError
-    from .claims import parse_claim, read_table, verify_claim
-
-    rows = read_table(args.table)
-    given = {}
-    for r in args.runs:
-        run = _run(r)
-        base = os.path.basename(r)
-        for key in {base, base.split(".gz")[0], os.path.splitext(base)[0], run.name, r}:
-            given[key] = run
-    runs: dict[str, object] = {}
-    for name, _m, _v, line in rows:
-        if name in runs:
-            continue
-        if name in given:
-            runs[name] = given[name]
-        else:
-            path = os.path.join(os.path.dirname(args.table), name)
-            if not os.path.exists(path):
-                raise InputError(args.table, line, f"run {name!r} is neither a RUN given nor a file next to the table")
-            runs[name] = _run(path)
-    caches: dict[str, dict] = {n: {} for n in runs}
-    cells = []
-    notes: list[str] = []
-    from ..report.progress import Steps
-
-    claims = [parse_claim(f"{meas}={value}", where=f"{args.table}:{line}") for _n, meas, value, line in rows]
-    with Steps(out, len(rows), "verify") as steps:
-        verdicts = []
-        for (name, _m, _v, _line), claim in zip(rows, claims, strict=True):
-            steps.describe(f"{name}: {claim.text}")
-            verdicts.append(verify_claim(qrels, runs[name], claim, caches[name], args.departures))
-            steps.advance()
-    for (name, meas, value, line), claim, v in zip(rows, claims, verdicts, strict=True):
-        notes += [n for n in v.notes if n not in notes]
-        stated = next((f for f in v.reproduced if any(
-            c.profile == args.profile and not c.departures and m == claim.readings[0] for c, m in f.members())), None)
-        if stated is not None:
-            status, detail = "stated", args.profile
-        elif v.reproduced:
-            status, detail = "other", v.reproduced[0].label
-        else:
-            status, detail = "no", f"nearest {v.nearest[0].value:.4f} ({v.nearest[0].label})" if v.nearest else "nothing evaluated"
-        best = stated or (v.reproduced[0] if v.reproduced else (v.nearest[0] if v.nearest else None))
-        cells.append({"run": name, "measure": meas, "claimed": value, "status": status, "detail": detail,
-                      "variant": best.candidate.variant if best else None, "value": best.value if best else None,
-                      "line": line})
-    if args.json:
-        json.dump({"table": args.table, "profile": args.profile, "cells": cells, "notes": notes}, out, indent=1)
-        out.write("\n")
-        return 0 if all(x["status"] == "stated" for x in cells) else 1
-    c = console(out)
-    measures = list(dict.fromkeys(x["measure"] for x in cells))
-    t = Table(title=f"reproduction matrix ({args.table}; stated profile {args.profile})", title_justify="left")
-    t.add_column("run")
-    for m in measures:
-        t.add_column(m, overflow="fold")
-    mark = {"stated": "[green]reproduced[/]", "other": "[yellow]only under[/]", "no": "[red]not reproduced[/]"}
-    for name in runs:
-        row = [name]
-        for m in measures:
-            x = next((x for x in cells if x["run"] == name and x["measure"] == m), None)
-            row.append("" if x is None else f"{x['claimed']}: {mark[x['status']]}"
-                       + ("" if x["status"] == "stated" else f"\n{x['detail']}"))
-        t.add_row(*row)
-    c.print(t)
-    c.print("variants (one per cell):")
-    for x in cells:
-        c.print(f"  {x['run']} {x['measure']}={x['claimed']}: {x['variant']}")
-    for n in notes:
-        c.print(f"[yellow]note:[/] {n}")
-    return 0 if all(x["status"] == "stated" for x in cells) else 1
 
 
 

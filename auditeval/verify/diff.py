@@ -8,12 +8,21 @@ numbers are equal when ``|a - b| <= 0.5 * 10^-d`` (so ``0.1234`` equals ``0.1234
 cases included). Two full-precision numbers (JSON) are equal within ``1e-12`` relative
 (auditeval's per-topic parity standard). Strings (``relstring``) compare exactly.
 
+A topic one side prints and the other does not is a difference when both print that measure
+per topic (trec_eval 10 ``-c -q`` prints missing topics, 9.0.8 does not); when one side
+prints only the aggregate, only the aggregates are compared (a note says so). Measures one
+side prints and the other does not are listed; they do not count as differences.
+
 **Explanation.** For each differing measure, :func:`explain` evaluates the measure natively
 under the candidates of :mod:`.search` (every shipped profile and every single-axis change
 of one) and keeps those that reproduce *all* of a side's values for that measure (each at
 that side's precision, the topic set included). The explanation is the pair of reproducing
 candidates, one per side, whose conventions differ on the fewest of the measure's axes;
 axes where a side is reproduced under several values are reported as not mattering here.
+Between the simplest reproducing candidate of each side, the audit's attribution
+(:func:`auditeval.audit.attribution.minimal_flips`) gives the smallest sets of axes whose
+flip turns one into the other's per-topic values: the same answer reached from the engine
+side (for the two trec_eval builds: ``iprec``, not ``sim`` or ``topics``).
 """
 
 from __future__ import annotations
@@ -24,11 +33,13 @@ from typing import Any
 
 import numpy as np
 
+from ..audit.attribution import differing_axes, minimal_flips
+from ..audit.native import Native
 from ..conventions import AXES
 from ..engine.measures import MEASURES
 from ..errors import AuditEvalError
 from ..model import Qrels, Run
-from ..variant import parse_measure
+from ..variant import Variant, parse_measure
 from .search import Candidate, Evaluated, candidates, evaluate_candidates
 from .tool_output import Entry, ToolOutput
 
@@ -82,6 +93,7 @@ class Explanation:
     immaterial: list[str] = field(default_factory=list)  # axes on which a side is reproduced either way
     profiles: tuple[str, str] = ("", "")  # the simplest reproducing candidate of each side
     profile_axes: list[str] = field(default_factory=list)  # the measure's axes on which those two differ
+    flips: list[list[str]] = field(default_factory=list)  # audit attribution: minimal flips from A's to B's
     note: str = ""
 
     def summary(self) -> str:
@@ -105,6 +117,7 @@ class Explanation:
             "immaterial": self.immaterial,
             "profiles": list(self.profiles),
             "profile_axes": self.profile_axes,
+            "minimal_flips": self.flips,
             "summary": self.summary(),
             "note": self.note,
         }
@@ -133,7 +146,7 @@ class DiffResult:
             "a": {"path": self.a.path, "format": self.a.format},
             "b": {"path": self.b.path, "format": self.b.format},
             "compared": self.compared,
-            "equal": not (self.differences or self.only_a or self.only_b),
+            "equal": not self.differences,
             "differing_measures": self.differing_measures,
             "only_a": self.only_a,
             "only_b": self.only_b,
@@ -168,8 +181,16 @@ def diff_outputs(a: ToolOutput, b: ToolOutput) -> DiffResult:
         res.only_a += sorted(ma - mb)
         res.only_b += sorted(mb - ma)
         common = ma & mb
+        per_a = {k[0] for k in ea if k[1] != "all"}
+        per_b = {k[0] for k in eb if k[1] != "all"}
+        summary_only = sorted(m for m in common if (m in per_a) != (m in per_b))
+        if summary_only:  # one side printed the aggregate alone: per-topic values have no counterpart
+            side = b.path if any(m in per_a for m in summary_only) else a.path
+            res.notes.append(f"{side} prints no per-topic values for {len(summary_only)} measure(s) the other "
+                             f"prints per topic ({', '.join(summary_only[:5])}{' ...' if len(summary_only) > 5 else ''}): "
+                             "only their aggregates are compared")
         for key in sorted(set(ea) | set(eb), key=lambda k: (k[0], k[1] != "all", k[1].encode("utf-8"))):
-            if key[0] not in common:
+            if key[0] not in common or (key[1] != "all" and key[0] in summary_only):
                 continue
             x, y = ea.get(key), eb.get(key)
             if x is not None and y is not None:
@@ -179,7 +200,7 @@ def diff_outputs(a: ToolOutput, b: ToolOutput) -> DiffResult:
             res.differences.append(Difference(run_a if run_a is not None else run_b, key[0], key[1], x, y))
     if res.only_a or res.only_b:
         res.notes.append(f"measures printed by one side only: {len(res.only_a)} in {a.path}, "
-                         f"{len(res.only_b)} in {b.path} (listed, not compared)")
+                         f"{len(res.only_b)} in {b.path} (listed, not compared; they do not change the exit status)")
     return res
 
 
@@ -205,14 +226,16 @@ def explain(qrels: Qrels, run: Run, res: DiffResult, max_departures: int = 1,
             progress: Callable[[str], None] | None = None) -> None:
     """Attach an :class:`Explanation` to every differing measure (see the module docstring);
     ``progress(measure)`` is called after each."""
-    cache: dict = {}
+    nat = Native(qrels, [run])  # the audit's door to the engine; its StagedRun serves the search too
+    cache: dict = {"staged": nat.staged[0]}
     for m_key in res.differing_measures:
-        _explain_one(qrels, run, res, m_key, cache, max_departures)
+        _explain_one(qrels, run, res, m_key, cache, max_departures, nat)
         if progress is not None:
             progress(m_key)
 
 
-def _explain_one(qrels: Qrels, run: Run, res: DiffResult, m_key: str, cache: dict, max_departures: int) -> None:
+def _explain_one(qrels: Qrels, run: Run, res: DiffResult, m_key: str, cache: dict, max_departures: int,
+                 nat: Native) -> None:
     try:
         m = parse_measure(m_key)
     except AuditEvalError:  # a name no table knows cannot be searched
@@ -240,7 +263,8 @@ def _explain_one(qrels: Qrels, run: Run, res: DiffResult, m_key: str, cache: dic
     ex = Explanation(m_key, ra, rb)
     if not ra or not rb:
         missing = " and ".join(p for p, r in ((res.a.path, ra), (res.b.path, rb)) if not r)
-        ex.note = f"no candidate (profiles, one axis changed) reproduces {missing}"
+        ex.note = (f"no candidate (profiles with up to {max_departures} changed "
+                   f"{'axis' if max_departures == 1 else 'axes'}) reproduces {missing}")
     else:
         axa = [dict(_variant_axes(c, m)) for c in ra]
         axb = [dict(_variant_axes(c, m)) for c in rb]
@@ -252,6 +276,9 @@ def _explain_one(qrels: Qrels, run: Run, res: DiffResult, m_key: str, cache: dic
         sa, sb = ra[0], rb[0]
         ex.profiles = (sa.label, sb.label)
         ex.profile_axes = list(_axes(sa, sb, m))
+        # the audit's attribution between those two: smallest axis sets whose flip turns A's
+        # convention into one giving B's per-topic values (to 1e-12)
+        ex.flips = [list(f) for f in minimal_flips(nat, 0, m, sa.convention, sb.convention)]
         ex.immaterial = sorted(
             a for a in AXES if a not in ex.axes
             and any(len({getattr(c.convention, a) for c in side}) > 1 for side in (ra, rb))
@@ -261,11 +288,10 @@ def _explain_one(qrels: Qrels, run: Run, res: DiffResult, m_key: str, cache: dic
 
 
 def _variant_axes(c: Candidate, m) -> tuple:
-    from ..variant import Variant
-
     return Variant.of(m, c.convention).axes
 
 
 def _axes(ca: Candidate, cb: Candidate, m) -> dict[str, tuple[Any, Any]]:
-    va, vb = dict(_variant_axes(ca, m)), dict(_variant_axes(cb, m))
-    return {k: (va.get(k), vb.get(k)) for k in sorted(set(va) | set(vb)) if va.get(k) != vb.get(k)}
+    """The measure's axes on which two candidates differ (the audit's :func:`differing_axes`)."""
+    return {k: (getattr(ca.convention, k), getattr(cb.convention, k))
+            for k in differing_axes(m, ca.convention, cb.convention)}

@@ -87,6 +87,8 @@ class ReproValue:
 class Reproduction:
     values: list[ReproValue] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # measure -> (topics, original per-topic scores, reproduced ones), the topics both evaluate
+    scores: dict[str, tuple[list[str], np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def get(self, statistic: str, measure: str = "", topic: str = "all") -> ReproValue:
         for v in self.values:
@@ -272,6 +274,7 @@ def reproduce(
             res.notes.append(f"{label}: no topic evaluated for both runs")
             continue
         diff = ov - rv
+        res.scores[label] = (common, ov, rv)
         res.values.append(ReproValue("RMSE", label, "all", float(np.sqrt(np.sum(diff**2) / len(diff))), var, ENGINE))
         if not diff.any():
             res.notes.append(f"{label}: identical per-topic scores; t-test p-value set to 1 (scipy: NaN)")

@@ -11,7 +11,9 @@ Formats (``--format-a/--format-b`` names):
 * ``ranx-scores``: a ranx run's per-query scores dumped as JSON, metric -> topic -> value
   (``json.dump(run.scores)`` after ``evaluate``). A ``Run.save`` JSON holds documents, not
   numbers: it is recognised and refused with that reason.
-* ``pytrec_eval``: ``json.dump(evaluator.evaluate(run))``: topic -> trec_eval name -> value.
+* ``pytrec_eval``: ``json.dump(evaluator.evaluate(run))``: topic -> trec_eval name -> value
+  (per-topic ``gm_map``/``gm_bpref``, which pytrec_eval keeps as ``log(max(x, 1e-05))``, are
+  read back as ``exp(value)``, with a note).
 * ``auditeval``: ``auditeval eval --format json`` (``profiles``, ``values`` records with run,
   measure, variant, engine, topic, value; runs under several profiles kept apart), or a
   bare list of such records.
@@ -34,12 +36,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..adapters.trec_names import GEOMETRIC
 from ..conventions import resolve
 from ..errors import AuditEvalError, InputError
 from ..measures import Measure
@@ -313,7 +317,13 @@ def read_output(path: str | Path, fmt: str | None = None) -> ToolOutput:
             for topic, value in per_q.items():
                 r.add(None, metric, topic, value, None)
     elif fmt == "pytrec_eval":
+        logged = 0
         for topic, per_m in data.items():
             for metric, value in per_m.items():
+                if metric in GEOMETRIC and isinstance(value, int | float):
+                    value, logged = math.exp(value), logged + 1
                 r.add(None, metric, topic, value, None)
+        if logged:
+            r.out.notes.append(f"{name}: pytrec_eval keeps per-topic {'/'.join(sorted(GEOMETRIC))} as "
+                               f"log(max(x, 1e-05)); {logged} value(s) read back as exp(value)")
     return r.done()

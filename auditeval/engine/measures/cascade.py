@@ -1,4 +1,4 @@
-"""Cascade measures: ERR (Chapelle, Metzler, Zhang & Grinspan, CIKM 2009).
+"""User-model measures: ERR (Chapelle, Metzler, Zhang & Grinspan, CIKM 2009) and SDCG.
 
 * ``ERR[@k]`` = sum over ranks i (<= k) of R_i / i * prod_{j < i} (1 - R_j), with the
   stopping probability R = (2^grade - 1) / 2^max_grade of a judged document (0 for grades
@@ -6,7 +6,14 @@
   ``$MAX_JUDGMENT`` of the TREC Web track's ``gdeval.pl`` (version 1.2a), which ir_measures'
   gdeval provider runs for ``ERR@k``; a grade above ``max_grade`` is an error there and here.
 
-The sum and the product run in rank order per topic, over the documents with R > 0 only
+* ``SDCG@k`` (scaled DCG, the C/W/L framework's NDCG-k: Moffat 2013; cwl_eval's
+  ``NDCGCWLMetric``) = sum_{i <= k} g_i / log2(i + 1) / sum_{i <= k} 1 / log2(i + 1), with
+  g = (clip(grade, min_rel, max_rel) - min_rel) / (max_rel - min_rel) for judged documents and
+  0 for the others (cwl_eval's "worse case"); ``max_rel`` is required, ``min_rel`` defaults
+  to 0, as ir_measures' SDCG.
+
+The spec rows (name, parameters, axes, source) is in :mod:`auditeval.specs.table`. The sum
+and the product run in rank order per topic, over the documents with R > 0 only
 (the others add 0 and multiply by 1), position by position across all topics at once.
 """
 
@@ -46,4 +53,13 @@ def err(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     return np.bincount(t, weights=contrib, minlength=p.n_topics)
 
 
-KERNELS: dict[str, MeasureFn] = {"ERR": err}
+def sdcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    k = int(m.cutoff)
+    lo, hi = int(m.param("min_rel", 0)), int(m.param("max_rel"))
+    rows, t, r = p.rows_where(p.grade > lo, k)  # grade <= min_rel (and unjudged) gains 0
+    g = (np.minimum(p.grade[rows], hi) - lo) / float(hi - lo)
+    dcg = np.bincount(t, weights=g / np.log2(r + 1.0), minlength=p.n_topics)
+    return dcg / float(np.sum(1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))))
+
+
+KERNELS: dict[str, MeasureFn] = {"ERR": err, "SDCG": sdcg}

@@ -139,22 +139,19 @@ def ndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 
 def _ideal_dcg(p: Prepared, m: Measure, c: Convention, k: int | None) -> np.ndarray:
     """Ideal DCG per topic (through k): judged documents by gain descending, trec_eval's
-    level walk under ``ideal_sort``; depends on the qrels side only (memoised in ``p.qcache``)."""
-    key = ("ndcg_idcg", k, m.param("gains"), c.gain, c.ideal_sort)
-    hit = p.qcache.get(key)
-    if hit is not None:
-        return hit
-    from .trec_gain import ideal_gains
+    level walk under ``ideal_sort``; depends on the qrels side only (``p.qmemo``)."""
 
-    qg, _ = ideal_gains(p, m, c)
-    qrank = np.arange(len(qg)) - p.qoffsets[p.qrow_topic] + 1
-    icontrib = np.where(qg > 0, qg / np.log2(qrank + 1.0), 0.0)
-    if k is not None:
-        icontrib = np.where(qrank <= k, icontrib, 0.0)
-    idcg = p.seg_sum(icontrib, rows="qrels")
-    idcg.flags.writeable = False
-    p.qcache[key] = idcg
-    return idcg
+    def compute() -> np.ndarray:
+        from .trec_gain import ideal_gains
+
+        qg, _ = ideal_gains(p, m, c)
+        qrank = np.arange(len(qg)) - p.qoffsets[p.qrow_topic] + 1
+        icontrib = np.where(qg > 0, qg / np.log2(qrank + 1.0), 0.0)
+        if k is not None:
+            icontrib = np.where(qrank <= k, icontrib, 0.0)
+        return p.seg_sum(icontrib, rows="qrels")
+
+    return p.qmemo(("ndcg_idcg", k, m.param("gains"), c.gain, c.ideal_sort), compute)
 
 
 KERNELS: dict[str, MeasureFn] = {

@@ -233,13 +233,9 @@ def ideal_gains(p: Prepared, m: Measure, c: Convention) -> tuple[np.ndarray, np.
     """Ideal gain at each ideal position, aligned with the qrels rows (``p.qoffsets``).
 
     Position j of topic t sits at row ``p.qoffsets[t] + j``; positions past the end L of the
-    ideal ranking hold 0. Returns ``(gains, L)`` (memoised in ``p.qcache``, read-only).
+    ideal ranking hold 0. Returns ``(gains, L)`` (memoised with ``p.qmemo``, read-only).
     """
-    key = ("ideal_gains", m.param("gains"), c.gain, c.ideal_sort)
-    hit = p.qcache.get(key)
-    if hit is None:
-        hit = p.qcache[key] = _ideal_gains(p, m, c)
-    return hit
+    return p.qmemo(("ideal_gains", m.param("gains"), c.gain, c.ideal_sort), lambda: _ideal_gains(p, m, c))
 
 
 def _ideal_gains(p: Prepared, m: Measure, c: Convention) -> tuple[np.ndarray, np.ndarray]:
@@ -251,8 +247,6 @@ def _ideal_gains(p: Prepared, m: Measure, c: Convention) -> tuple[np.ndarray, np
     starts = np.repeat(p.qoffsets[:-1], length)
     pos = np.arange(len(seq)) - np.repeat(np.concatenate(([0], np.cumsum(length)))[:-1], length)
     out[starts + pos] = seq
-    out.flags.writeable = False
-    length.flags.writeable = False
     return out, length
 
 
@@ -471,12 +465,15 @@ def unjudged_at(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 
 
 def judged_at(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    """Judged@k (ir_measures judged_provider.py): judged documents in the top k."""
+    """Judged@k (ir_measures judged_provider.py): judged documents in the top k; uncut
+    ``Judged`` (ir_measures' default): judged retrieved / retrieved."""
+    if m.cutoff is None:
+        return safe_div(_judged_in_top(p, None), p.num_ret)
     k = int(m.cutoff)
     return safe_div(_judged_in_top(p, k), _judged_denom(p, k, c))
 
 
-def _judged_in_top(p: Prepared, k: int) -> np.ndarray:
+def _judged_in_top(p: Prepared, k: int | None) -> np.ndarray:
     _, t, _ = p.rows_where(p.rel_mask(0), k)
     return np.bincount(t, minlength=p.n_topics).astype(np.int64)
 

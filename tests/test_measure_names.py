@@ -1,0 +1,141 @@
+"""ir_measures spellings parse (into the measure and axes they mean); wrong spellings get a
+hint naming the right one; ERR by hand; several measures in one eval argument."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import pytest
+
+import auditeval as ae
+from auditeval.cli import main
+from auditeval.conventions import load_profile
+
+TE9 = load_profile("trec_eval-9.0.8").convention
+
+
+def variant(text: str) -> str:
+    return str(ae.Variant.of(ae.parse_measure(text), TE9))
+
+
+@pytest.mark.parametrize(
+    ("spelling", "same_as"),
+    [
+        ("nDCG(dcg='exp-log2')@10", None),  # folded: gain=exp2, checked below
+        ("AP(rel=2)@100", None),
+        ("MAP", "AP"),
+        ("MRR@10", "RR@10"),
+        ("NDCG@10", "nDCG@10"),
+        ("BPref", "Bpref"),
+        ("RPrec", "Rprec"),
+        ("Precision@5", "P@5"),
+        ("Recall@100", "R@100"),
+        ("P(cutoff=5)", "P@5"),
+        ("IPrec(recall=0.25)", "IPrec@0.25"),
+        ("SetP(relative=True)", "SetRelP"),
+        ("SetP(relative=False)", "SetP"),
+        ("NumRet(rel=2)", "NumRelRet(rel=2)"),
+        ("nDCG(judged_only=True)@10", "nDCG@10"),  # unjudged=drop, checked below
+        ("SetF(beta=0.5)", None),
+        ("RBP(p=0.8)", None),
+        ("ERR@20", None),
+        ("Judged@10", None),
+        ("ndcg_cut.10", "nDCG@10"),
+    ],
+)
+def test_ir_measures_spellings_parse(spelling, same_as):
+    m = ae.parse_measure(spelling)
+    if same_as is not None and "judged_only" not in spelling:
+        assert m == ae.parse_measure(same_as)
+    assert ae.parse_variant(variant(spelling)) == ae.Variant.of(m, TE9)
+
+
+def test_folded_spellings_land_on_their_axes():
+    assert "|gain=exp2|" in variant("nDCG(dcg='exp-log2')@10")
+    assert variant("nDCG(dcg='exp-log2')@10") == str(ae.Variant.of(ae.parse_measure("nDCG@10"), TE9.replace(gain="exp2")))
+    assert "|gain=linear|" in variant("nDCG(dcg='log2')@10")
+    assert "|rel=2|" in variant("AP(rel=2)@100") and variant("AP(rel=2)@100").startswith("AP@100|")
+    assert variant("nDCG(judged_only=True)@10").endswith("|unjudged=drop")
+
+
+@pytest.mark.parametrize(
+    ("wrong", "hint"),
+    [
+        ("nDCG@10(judged_only)", "parameters come before the cut-off: nDCG(judged_only=True)@10"),
+        ("nDCG@10(judged_only=True)", "parameters come before the cut-off: nDCG(judged_only=True)@10"),
+        ("nDCG(judged_only)@10", "every parameter needs a value: nDCG(judged_only=True)@10"),
+        ("ndcg@10", "did you mean 'nDCG@10'?"),
+        ("map@10", "did you mean 'AP@10'?"),
+        ("Ndcg_Cut_10", "'ndcg_cut' is trec_eval's name for nDCG"),
+        ("P10", "did you mean 'P@10'?"),
+        ("nDCG@10 P@10", "the eval command takes several per -m"),
+        ("nDCG(dcg='exp')@10", "parameter 'dcg' must be one of ['log2', 'exp-log2']"),
+        ("nDCG(dcg='exp-log2',gains={0:0,1:2})", "give dcg= or gains={...}, not both"),
+        ("alpha_nDCG@10", "alpha_nDCG is an ir_measures measure auditeval does not compute: it needs subtopic"),
+        ("Compat(p=0.8)", "Compat is an ir_measures measure auditeval does not compute"),
+        ("ERR(max_grade=0)@10", "max_grade must be a positive integer"),
+    ],
+)
+def test_wrong_spellings_get_a_hint(wrong, hint):
+    with pytest.raises(ae.AuditEvalError) as exc:
+        ae.parse_measure(wrong)
+    assert hint in str(exc.value)
+
+
+def test_eval_reports_the_hint_without_a_traceback(tmp_path):
+    q = tmp_path / "q"
+    q.write_text("1 0 a 1\n")
+    r = tmp_path / "r"
+    r.write_text("1 Q0 a 1 1 t\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["eval", str(q), str(r), "-m", "nDCG@10(judged_only)"], out, err) == 2
+    assert err.getvalue().startswith("auditeval: error: unexpected '('; parameters come before the cut-off: nDCG(judged_only=True)@10")
+    assert "Traceback" not in err.getvalue()
+
+
+def test_err_by_hand():
+    # grades in rank order 2, 0, 1 (max_grade 4): R = 3/16, 0, 1/16
+    # ERR = 3/16 / 1 + 0 + (1/16) * (1 - 3/16) / 3
+    qrels = {"1": {"a": 2, "b": 0, "c": 1}}
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    res = ae.evaluate(qrels, run, ["ERR", "ERR@2", "ERR(max_grade=2)@3"])
+    assert res.get("ERR").value == pytest.approx(3 / 16 + (1 / 16) * (13 / 16) / 3, abs=1e-15)
+    assert res.get("ERR@2").value == 3 / 16
+    # max_grade 2: R = 3/4, 0, 1/4 -> 3/4 + (1/4)(1/4)/3
+    assert res.get("ERR(max_grade=2)@3").value == pytest.approx(3 / 4 + (1 / 4) * (1 / 4) / 3, abs=1e-15)
+    with pytest.raises(ae.EvaluationError, match="grade 2 above max_grade=1"):
+        ae.evaluate(qrels, run, ["ERR(max_grade=1)"])
+
+
+def test_exp_ndcg_by_hand():
+    # gains 2^g - 1: ranking a(2) b(0) c(1) -> DCG 3 + 1/log2(4); ideal a c -> 3 + 1/log2(3)
+    qrels = {"1": {"a": 2, "b": 0, "c": 1}}
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    res = ae.evaluate(qrels, run, ["nDCG(dcg='exp-log2')@3"])
+    assert res.get("nDCG(dcg='exp-log2')@3").value == pytest.approx((3 + 1 / 2) / (3 + 1 / math.log2(3)), abs=1e-15)
+
+
+def test_sdcg_by_hand():
+    # grades 2, 0, 1 at ranks 1-3, max_rel 2: gains 1, 0, 1/2 ->
+    # (1 + 0.5 / log2 4) / (1 + 1 / log2 3 + 1 / log2 4) at k = 3
+    qrels = {"1": {"a": 2, "b": 0, "c": 1}}
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    res = ae.evaluate(qrels, run, ["SDCG(max_rel=2)@3", "SDCG(max_rel=2,min_rel=1)@3"])
+    assert res.get("SDCG(max_rel=2)@3").value == pytest.approx((1 + 0.5 / 2) / (1 + 1 / math.log2(3) + 0.5), abs=1e-15)
+    # min_rel 1: gains 1, 0, 0
+    assert res.get("SDCG(max_rel=2,min_rel=1)@3").value == pytest.approx(1 / (1 + 1 / math.log2(3) + 0.5), abs=1e-15)
+    with pytest.raises(ae.MeasureSyntaxError, match="SDCG needs max_rel="):
+        ae.parse_measure("SDCG@10")
+
+
+def test_cwl_measures_by_hand():
+    # grades 1, 0, 2 at ranks 1-3, max_rel 2: gains 1/2, 0, 1 (then 997 zero-gain positions)
+    qrels = {"1": {"a": 1, "b": 0, "c": 2}}
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    res = ae.evaluate(qrels, run, ["NERR8(max_rel=2)@3", "INSQ(max_rel=2)"])
+    # NERR8@3: C = 1/2, 1, then 0 -> reach 1, 1/2, 1/2 -> (1/2 + 0 + 1/2) / 2
+    assert res.get("NERR8(max_rel=2)@3").value == 0.5
+    # INSQ(T=1): C_i = ((i+1)/(i+2))^2 -> reach_i = (2/(i+1))^2 over 1,000 positions
+    norm = sum(4 / (i + 1) ** 2 for i in range(1, 1001))
+    assert res.get("INSQ(max_rel=2)").value == pytest.approx((0.5 * 1 + 1 * (2 / 4) ** 2) / norm, abs=1e-15)
