@@ -10,7 +10,8 @@ trec_eval-BUILD             :mod:`.trec_eval` (binaries, by probing)   trec_eval
 ==========================  =========================================  =========================
 
 Each adapter declares per axis ``native`` / ``emulated`` / ``fixed`` (:mod:`.base`) and the
-measures it computes; :func:`references` picks the ones an audit runs.
+measures it computes; :func:`references` picks the ones an audit runs; the Python tools run in
+a child process through :mod:`.tools` (which imports nothing from auditeval).
 """
 
 from __future__ import annotations

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import importlib.metadata as md
 import shutil
-from typing import Any
 
 from ..conventions import Convention
 from ..measures import Measure
@@ -95,26 +94,6 @@ class IrMeasures(Adapter):
         s = m.name + (f"({','.join(params)})" if params else "")
         return s + (f"@{m.cutoff}" if m.cutoff is not None else "")
 
-    @staticmethod
-    def compute(spec: dict[str, Any]) -> dict[str, Any]:
-        """Child-process side: one pinned provider, every run of the job list."""
-        import ir_measures
-
-        prov = ir_measures.providers.registry[spec["provider"]]
-        qrels = list(ir_measures.read_trec_qrels(spec["qrels"]))
-        out: dict[str, Any] = {}
-        for job in spec["jobs"]:
-            run = list(ir_measures.read_trec_run(job["run"]))
-            reqs = job["requests"]
-            parsed = {r["key"]: ir_measures.parse_measure(r["tool"]) for r in reqs}
-            ev = prov.evaluator(list(set(parsed.values())), qrels)
-            per: dict[Any, dict[str, float]] = {}
-            for metric in ev.iter_calc(run):
-                per.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
-            agg = ev.calc_aggregate(run)
-            for key, meas in parsed.items():
-                out[key] = {"topics": per.get(meas, {}), "aggregate": float(agg[meas]) if meas in agg else None}
-        return out
 
 
 ADAPTERS = {f"ir_measures:{p}": IrMeasures(p) for p in PROVIDERS}

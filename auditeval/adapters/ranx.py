@@ -10,7 +10,6 @@ cut-off and ``-lN`` relevance level suffixes. Numba compiles every metric on fir
 from __future__ import annotations
 
 import importlib.metadata as md
-from typing import Any
 
 from ..conventions import Convention
 from ..measures import Measure
@@ -54,25 +53,6 @@ class Ranx(Adapter):
         s = base + (f"@{m.cutoff}" if m.cutoff is not None else "")
         return s + (f"-l{conv.rel}" if conv.rel != 1 else "")
 
-    @staticmethod
-    def compute(spec: dict[str, Any]) -> dict[str, Any]:
-        import warnings
-
-        warnings.filterwarnings("ignore")
-        import ranx
-
-        qrels = ranx.Qrels.from_file(spec["qrels"], kind="trec")
-        out: dict[str, Any] = {}
-        for job in spec["jobs"]:
-            run = ranx.Run.from_file(job["run"], kind="trec")
-            names = sorted({r["tool"] for r in job["requests"]})
-            means = ranx.evaluate(qrels, run, names, make_comparable=True)
-            if len(names) == 1:
-                means = {names[0]: means}
-            for r in job["requests"]:
-                per = {t: float(v) for t, v in run.scores[r["tool"]].items()}
-                out[r["key"]] = {"topics": per, "aggregate": float(means[r["tool"]])}
-        return out
 
 
 ADAPTERS = {"ranx": Ranx()}

@@ -1,7 +1,7 @@
 """Run reference tools concurrently, each in its own process with a time limit.
 
 One thread per reference starts and waits for that reference's processes (a Python child,
-``python -m auditeval.adapters.child``, for the Python tools; the binary itself for
+``python .../adapters/tools.py``, for the Python tools; the binary itself for
 trec_eval), so an audit takes about as long as its slowest reference, and the native
 engine works in the parent meanwhile. Nothing a reference does can fail the audit: a
 missing tool, a crash (exit status and the tail of stderr) or a timeout becomes a
@@ -11,7 +11,6 @@ missing tool, a crash (exit status and the tail of stderr) or a timeout becomes 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -69,9 +68,11 @@ def _run_python(a: Adapter, qrels: str, requests: list[Request], timeout: float)
         spec = {"adapter": a.name, "qrels": qrels, "jobs": _jobs(requests), "provider": getattr(a, "provider", None)}
         spec_path, result_path = Path(d, "spec.json"), Path(d, "result.json")
         spec_path.write_text(json.dumps(spec))
-        cmd = [sys.executable, "-m", "auditeval.adapters.child", str(spec_path), str(result_path)]
+        # -P: the script's folder (this package) is not put on the import path, where its
+        # pytrec_eval.py and ranx.py would shadow the tools themselves
+        cmd = [sys.executable, "-P", str(Path(__file__).with_name("tools.py")), str(spec_path), str(result_path)]
         try:
-            res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_child_env())
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired as exc:
             out.status, out.message = "timeout", f"timeout after {timeout:g} s; stderr: {_tail(_text(exc.stderr))}"
             return out
@@ -80,14 +81,6 @@ def _run_python(a: Adapter, qrels: str, requests: list[Request], timeout: float)
             return out
         out.values = json.loads(result_path.read_text())
     return out
-
-
-def _child_env() -> dict[str, str]:
-    """The parent's environment, with this auditeval first on the child's import path."""
-    env = dict(os.environ)
-    here = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
 
 
 def _text(b: bytes | str | None) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..measures import Measure
 from ..specs import SPECS
+from .tools import GEOMETRIC  # noqa: F401 - kept here for the readers of tool outputs (verify)
 
 # The measures the trec_eval and pytrec_eval adapters ask for; their names come from the spec
 # table's trec_eval names (auditeval.specs, the one name map).
@@ -26,8 +27,6 @@ def _names(name: str) -> tuple[str | None, str | None]:
 
 # auditeval name -> (trec name without cut-off, trec cut-off family)
 _TREC = {n: _names(n) for n in _ASKED}
-# measures whose per-topic value trec_eval/pytrec_eval keep as log(max(x, floor))
-GEOMETRIC = frozenset({"gm_map", "gm_bpref"})
 
 
 def trec_name(m: Measure) -> tuple[str, str] | None:

@@ -65,7 +65,6 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     :class:`~auditeval.audit.report.AuditReport` (``.render(fmt)``, ``.to_frame()``, ``.exit_status``).
     """
     t0 = time.perf_counter()
-    q = qrels_from(qrels)
     run_in = list(runs) if isinstance(runs, list | tuple) else [runs]
     labels = [str(m) for m in (measures or DEFAULT_MEASURES)]
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in (measures or DEFAULT_MEASURES)]
@@ -73,23 +72,27 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     base_name = _profile_name(profile)
     against_list = against.split(",") if isinstance(against, str) else against
     refs = references(None if against_list is None else [a.strip() for a in against_list if a.strip()], trec_eval)
-    rep = AuditReport(qrels=q.source, runs=[], measures=labels, profile=base_name, native_engine=ENGINE)
-    rep.notes.extend(q.notes)
-    max_grade = int(q.table.column("grade").to_numpy().max()) if len(q) else 1
+    rep = AuditReport(qrels=str(qrels), runs=[], measures=labels, profile=base_name, native_engine=ENGINE)
     show = sys.stderr.isatty() if progress is None else progress
     plain = [plain_path(r) for r in run_in]
+    qplain = plain_path(qrels)
     # with no emulated request the tools read the user's files as they are: start them before
-    # auditeval reads the runs itself, so reading overlaps with the references' work
-    early = profile is None and all(p is not None for p in plain)
+    # auditeval reads the inputs itself, so its reading overlaps with the references' work
+    early = profile is None and qplain is not None and all(p is not None for p in plain)
 
     with tempfile.TemporaryDirectory(prefix="auditeval-audit-") as wd, _progress(show) as bar:
         work = Path(wd)
-        qfile = tool_file(qrels, q, work, "qrels")
         if early:
-            rfiles = [str(p) for p in plain]
-            tasks, requested = _plan(refs, parsed, labels, base, False, q, None, rfiles, qfile, work, rep, timeout)
+            qfile, rfiles = qplain, [str(p) for p in plain]
+            tasks, requested = _plan(refs, parsed, labels, base, False, None, None, rfiles, qfile, work, rep, timeout)
             pool, futures = start(tasks)
             _yield(yield_cpu and bool(tasks))
+        q = qrels_from(qrels)
+        rep.qrels = q.source
+        rep.notes.extend(q.notes)
+        max_grade = int(q.table.column("grade").to_numpy().max()) if len(q) else 1
+        if not early:
+            qfile = tool_file(qrels, q, work, "qrels")
         loaded = read_runs(run_in)
         run_objs = [r for r, _ in loaded]
         names = rep.runs = [r.name for r in run_objs]

@@ -1,0 +1,107 @@
+"""What runs inside a reference's child process: ``python .../adapters/tools.py SPEC OUT``.
+
+This file imports nothing from auditeval (only the standard library and the tool), so a
+child starts as fast as the tool alone: it reads the JSON spec written by
+:mod:`auditeval.adapters.runner`, runs the tool and writes the values as JSON. A crash
+exits non-zero with the traceback on stderr; the parent reports its tail.
+
+* pytrec_eval: per-topic ``gm_*`` values come back as logs, ``log(max(x, 1e-5))``; they are
+  returned as ``max(x, 1e-5)`` so they compare with auditeval's floored per-topic values.
+  Aggregates are pytrec_eval's own ``compute_aggregated_measure``.
+* ir_measures: one provider pinned (``providers.registry[NAME].evaluator``).
+* ranx: ``make_comparable=True``; per-topic values from ``run.scores``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any
+
+# trec_eval measures whose per-topic value is kept as log(max(x, floor))
+GEOMETRIC = frozenset({"gm_map", "gm_bpref"})
+
+
+def pytrec_eval_values(spec: dict[str, Any]) -> dict[str, Any]:
+    """Child-process side: parse both files with pytrec_eval and evaluate each request group."""
+    import pytrec_eval
+
+    with open(spec["qrels"], encoding="utf-8") as fh:
+        qrel = pytrec_eval.parse_qrel(fh)
+    out: dict[str, Any] = {}
+    for job in spec["jobs"]:
+        with open(job["run"], encoding="utf-8") as fh:
+            run = pytrec_eval.parse_run(fh)
+        groups: dict[tuple, list] = {}
+        for req in job["requests"]:
+            groups.setdefault(tuple(req["options"]), []).append(req)
+        for opts, reqs in groups.items():
+            kw = dict(o.split("=", 1) for o in opts)
+            level = int(kw.get("relevance_level", 1))
+            names = {r["tool"].split()[0] for r in reqs}
+            res = pytrec_eval.RelevanceEvaluator(qrel, names, relevance_level=level).evaluate(run)
+            for r in reqs:
+                printed = r["tool"].split()[1]
+                vals = {t: float(v[printed]) for t, v in res.items()}
+                agg = pytrec_eval.compute_aggregated_measure(printed, list(vals.values())) if vals else None
+                if printed in GEOMETRIC:
+                    vals = {t: math.exp(v) for t, v in vals.items()}
+                out[r["key"]] = {"topics": vals, "aggregate": agg}
+    return out
+
+
+def ir_measures_values(spec: dict[str, Any]) -> dict[str, Any]:
+    """Child-process side: one pinned provider, every run of the job list."""
+    import ir_measures
+
+    prov = ir_measures.providers.registry[spec["provider"]]
+    qrels = list(ir_measures.read_trec_qrels(spec["qrels"]))
+    out: dict[str, Any] = {}
+    for job in spec["jobs"]:
+        run = list(ir_measures.read_trec_run(job["run"]))
+        reqs = job["requests"]
+        parsed = {r["key"]: ir_measures.parse_measure(r["tool"]) for r in reqs}
+        ev = prov.evaluator(list(set(parsed.values())), qrels)
+        per: dict[Any, dict[str, float]] = {}
+        for metric in ev.iter_calc(run):
+            per.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
+        agg = ev.calc_aggregate(run)
+        for key, meas in parsed.items():
+            out[key] = {"topics": per.get(meas, {}), "aggregate": float(agg[meas]) if meas in agg else None}
+    return out
+
+
+def ranx_values(spec: dict[str, Any]) -> dict[str, Any]:
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    import ranx
+
+    qrels = ranx.Qrels.from_file(spec["qrels"], kind="trec")
+    out: dict[str, Any] = {}
+    for job in spec["jobs"]:
+        run = ranx.Run.from_file(job["run"], kind="trec")
+        names = sorted({r["tool"] for r in job["requests"]})
+        means = ranx.evaluate(qrels, run, names, make_comparable=True)
+        if len(names) == 1:
+            means = {names[0]: means}
+        for r in job["requests"]:
+            per = {t: float(v) for t, v in run.scores[r["tool"]].items()}
+            out[r["key"]] = {"topics": per, "aggregate": float(means[r["tool"]])}
+    return out
+
+
+def main(argv: list[str]) -> int:
+    with open(argv[0], encoding="utf-8") as fh:
+        spec = json.load(fh)
+    name = spec["adapter"]
+    compute = pytrec_eval_values if name == "pytrec_eval" else ranx_values if name == "ranx" else ir_measures_values
+    values = compute(spec)
+    with open(argv[1], "w", encoding="utf-8") as fh:
+        json.dump(values, fh)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
