@@ -100,7 +100,8 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
             s.status.append("")
     out.append(s)
 
-    s = Section("agreement", "Agreement: each reference beside the native engine under that reference's own variant",
+    s = Section("agreement", "Agreement: each reference beside the native engine under the same variant (its own "
+                "profile; rows marked emulated / native options: the chosen profile)",
                 ["run", "measure", "engine", "value", "native", "status", "variant", "detail"])
     for r in rep.agreement:
         s.rows.append([r.run, r.measure, r.engine, fmt(r.value), fmt(r.native), r.status, V(r.variant), r.detail])
