@@ -51,7 +51,12 @@ class Outcome:
 
 
 def _tail(text: str) -> str:
+    """What a report shows of a tool's stderr: a Python traceback's last line (the exception,
+    which says what went wrong), otherwise the last ``STDERR_TAIL`` characters."""
     text = (text or "").strip()
+    if "Traceback (most recent call last)" in text:
+        last = [ln.strip() for ln in text.splitlines() if ln.strip()][-1]
+        return f"{last} (Python traceback, last line)"
     return text[-STDERR_TAIL:] if len(text) > STDERR_TAIL else text
 
 

@@ -92,14 +92,14 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
         rep.notes.extend(q.notes)
         max_grade = int(q.table.column("grade").to_numpy().max()) if len(q) else 1
         if not early:
-            qfile = tool_file(qrels, q, work, "qrels")
+            qfile = tool_file(qrels, q, work, "qrels", rep.notes)
         loaded = read_runs(run_in)
         run_objs = [r for r, _ in loaded]
         names = rep.runs = [r.name for r in run_objs]
         rep.notes.extend(n for _, n in loaded if n)
         nat = Native(q, run_objs, base)
         if not early:
-            rfiles = [tool_file(r_in, r, work, f"run{i}") for i, (r_in, r) in enumerate(zip(run_in, run_objs, strict=True))]
+            rfiles = [tool_file(r_in, r, work, f"run{i}", rep.notes) for i, (r_in, r) in enumerate(zip(run_in, run_objs, strict=True))]
             tasks, requested = _plan(refs, parsed, labels, base, profile is not None, q, run_objs, rfiles, qfile, work, rep,
                                      timeout)
             pool, futures = start(tasks)
