@@ -80,7 +80,11 @@ def evaluate(
             if per_topic:
                 for t, x in zip(p.topics, vals, strict=True):
                     result.values.append(Value(r.name, label, v_str, ENGINE, str(t), _typed(x, d.fmt)))
-            if agg is not None:
+            if agg is not None and p.n_topics == 0 and d.agg in ("mean", "gmean"):
+                # a mean over no topic is no number (trec_eval exits 7 here): say so, print none
+                result.notes.append(f"{r.source}: no topic evaluated (topics={p.convention.topics}): no mean of "
+                                    f"{label} reported (trec_eval: 'No queries with both results and relevance info')")
+            elif agg is not None:
                 result.values.append(Value(r.name, label, v_str, ENGINE, "all", _typed(agg, d.fmt)))
             for n in p.notes:
                 if n not in seen_notes:

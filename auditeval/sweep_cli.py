@@ -33,6 +33,8 @@ def build_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help=f"measure; repeatable; default: {' '.join(DEFAULT_MEASURES)}")
     p.add_argument("--profile", default="trec_eval-9.0.8", help="the profile varied from (default trec_eval-9.0.8)")
+    p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE",
+                   help="override one axis of the profile before varying (as in eval); repeatable")
     p.add_argument("--vary", action="append", default=[], metavar="AXIS[=V1,V2,...]",
                    help="vary one axis over the values given, or without values over its grid: every value of a "
                    f"categorical axis, rel the positive grades in the qrels, depth {','.join(map(str, DEPTH_GRID))}, "
@@ -78,7 +80,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         def progress(done: int, total: int) -> None:
             steps.advance(f"sweep: {done:,} of {total:,} run x variant evaluations")
 
-        res = sweep(qrels, runs, measures, profile=args.profile, vary=vary, progress=progress)
+        res = sweep(qrels, runs, measures, profile=args.profile, vary=vary, settings=args.settings, progress=progress)
     if args.format == "text":
         render_text(res, out)
         return 0

@@ -192,3 +192,29 @@ def test_readme_python_example_runs(monkeypatch, capsys):
     assert "1 qrels topic(s) absent from the run scored as empty rankings (topics=qrels): '105'" in out
     assert "AP|ap_denom=R|depth=all|dups=error|negatives=pooled|rel=1|self_hits=keep|sim=float64|ties=docno-desc|topics=qrels|unjudged=nonrel" in out
     assert "P@5|depth=all|dups=error|negatives=pooled|rel=2|" in out
+
+
+def test_no_mean_over_no_topic(tmp_path):
+    """A run sharing no topic with the qrels: no mean is printed (trec_eval exits 7), a note says why;
+    counts stay (NumQ = 0)."""
+    import auditeval as ae
+
+    q = tmp_path / "q"
+    q.write_text("1 0 a 1\n")
+    r = tmp_path / "r"
+    r.write_text("999 Q0 X 1 1.0 t\n")
+    res = ae.evaluate(str(q), str(r), ["AP", "NumQ"])
+    assert [(v.measure, v.value) for v in res.aggregates()] == [("NumQ", 0)]
+    assert any("no mean of AP reported" in n for n in res.notes)
+
+
+def test_sweep_takes_set(tmp_path):
+    q = tmp_path / "q"
+    q.write_text("1 0 a 1\n1 0 b 0\n")
+    r = tmp_path / "r"
+    r.write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 1.0 t\n")  # tied: docno-desc puts b first (AP 1/2), asc a (AP 1)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["sweep", str(q), str(r), "-m", "AP", "--set", "ties=docno-asc", "--vary", "depth=1,2",
+                 "--format", "tsv"], out, err) == 0
+    rows = [ln.split("\t") for ln in out.getvalue().splitlines()[1:]]
+    assert [(x[3], "ties=docno-asc" in x[4]) for x in rows] == [("1.0", True), ("1.0", True)]

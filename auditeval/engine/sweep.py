@@ -227,7 +227,7 @@ def run_sweep(
                 for n in sr.notes(m, conv):
                     if n not in seen_notes:  # once per text; tagged with the first variant it came from
                         seen_notes.add(n)
-                        result.notes.append(_under(n, conv, base))
+                        result.notes.append(n if n in run.notes else _under(n, conv, base))
             done += len(variants[mi])
             if progress is not None:
                 progress(done, total)
