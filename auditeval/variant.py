@@ -159,8 +159,8 @@ class Variant:
 def parse_variant(text: str | Variant) -> Variant:
     """Parse a variant string back into a :class:`Variant` (``parse_variant(str(v)) == v``;
     a :class:`Variant` is accepted as its string)."""
-    text = str(text)
-    parts = text.strip().split("|")
+    text = "".join(str(text).split())  # canonical strings hold no white space: a wrapped copy pastes back
+    parts = text.split("|")
     m = parse_measure(parts[0])
     m, _ = _unfold_check(m, parts[0])
     seen: dict[str, Any] = {}

@@ -356,3 +356,10 @@ def test_variant_names_only_axes_that_can_change_the_value():
     assert res[0].get("R").value == res[1].get("R").value == pytest.approx(1 / 3)
     assert res[0].get("R@2").variant != res[1].get("R@2").variant
     assert (res[0].get("R@2").value, res[1].get("R@2").value) == (pytest.approx(1 / 3), 0.5)
+
+
+def test_a_wrapped_variant_string_parses_back():
+    """A variant string copied from a wrapped terminal line (newline and indent inside) parses."""
+    text = "AP|ap_denom=R|depth=all|dups=error|negatives=pooled|rel=1|self_hits=k\n    eep|sim=float32|ties=docno-desc|topics=both|unjudged=nonrel"
+    v = parse_variant(text)
+    assert str(v) == text.replace("\n    ", "")

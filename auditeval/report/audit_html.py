@@ -21,7 +21,7 @@ body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1.5em
 h1{font-size:1.4em}h2{font-size:1.1em;margin-top:1.6em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;font-size:12px;margin:.4em 0}
 th,td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
-th{background:#f3f3f3}td.v{font-family:ui-monospace,Menlo,monospace;font-size:11px;color:#555;word-break:break-all;min-width:18em}
+th{background:#f3f3f3}td.v{font-family:ui-monospace,Menlo,monospace;font-size:11px;color:#555;overflow-wrap:anywhere;min-width:18em}
 tr.bad td{background:#fdd;font-weight:bold}tr.warn td{background:#fff4d6}
 .verdict{font-weight:bold;padding:.4em .6em;display:inline-block;border-radius:4px}
 .ok{background:#dfd}.no{background:#fdd}.plot svg{max-width:100%;height:auto}
@@ -30,6 +30,11 @@ tr.bad td{background:#fdd;font-weight:bold}tr.warn td{background:#fff4d6}
 
 def esc(x: object) -> str:
     return html.escape(str(x), quote=True)
+
+
+def _breakable(escaped: str) -> str:
+    """A variant string (already escaped) that wraps only after its ``|`` separators."""
+    return escaped.replace("|", "|<wbr>")
 
 
 def delta_plot(rep: AuditReport) -> str:
@@ -88,7 +93,7 @@ def render(rep: AuditReport) -> str:
         parts.append("<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in s.headers) + "</tr></thead><tbody>")
         for row, st in zip(s.rows, s.status, strict=True):
             cls = ' class="bad"' if st in BAD else (' class="warn"' if st in WARN else "")
-            cells = "".join(f'<td{" class=v" if h == "variant" else ""}>{esc(c)}</td>'
+            cells = "".join(f'<td{" class=v" if h == "variant" else ""}>{_breakable(esc(c)) if h == "variant" else esc(c)}</td>'
                             for h, c in zip(s.headers, row, strict=True))
             parts.append(f"<tr{cls}>{cells}</tr>")
         parts.append("</tbody></table>")
