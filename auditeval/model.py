@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 
 class _Columns:
@@ -59,7 +60,8 @@ class Qrels(_Columns):
 
 @dataclass(frozen=True, eq=False)
 class Run(_Columns):
-    """A ranked result list: ``topic``, ``doc`` (str), ``score`` (float64), ``rank`` (int64), ``line`` (int64).
+    """A ranked result list: ``topic``, ``doc`` (str), ``score`` (float64), ``rank``, ``line``
+    (int32 when every value fits, else int64).
 
     ``name`` is the run tag (trec_eval reports the last one read).
     """
@@ -105,20 +107,35 @@ def qrels_table(topic: Values, doc: Values, grade: Values, line: Values | None =
     )
 
 
+def _narrow(col: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """An int64 column as int32 when every value fits (half the memory; the values are the same)."""
+    if len(col) and col.null_count == 0:
+        lo, hi = pc.min_max(col).values()
+        if lo.as_py() < -(2**31) or hi.as_py() >= 2**31:
+            return col
+    return col.cast(pa.int32())
+
+
 def run_table(
     topic: Values, doc: Values, score: Values, rank: Values | None = None, line: Values | None = None,
     first_line: int = 1,
 ) -> pa.Table:
     """THE table of a :class:`Run`: ``topic``, ``doc`` (string), ``score`` (float64),
-    ``rank`` (int64; 1, 2, ... when not given), ``line`` (as in :func:`qrels_table`)."""
+    ``rank`` (1, 2, ... when not given), ``line`` (as in :func:`qrels_table`). ``rank`` and
+    ``line`` are int32 when every value fits (7M-line runs: 56 MB less), else int64; generated
+    ranks and lines that coincide (no header line) share one array."""
     score = _column(score, pa.float64())
     n = len(score)
+    if n < 2**31 - first_line:
+        generated = pa.array(np.arange(1, n + 1, dtype=np.int32))
+        rank = generated if rank is None else _narrow(_column(rank, pa.int64()))
+        if line is None:
+            line = generated if first_line == 1 else pa.array(np.arange(first_line, first_line + n, dtype=np.int32))
+        else:
+            line = _narrow(_column(line, pa.int64()))
+    else:
+        rank = pa.array(np.arange(1, n + 1, dtype=np.int64)) if rank is None else _column(rank, pa.int64())
+        line = _lines(n, line, first_line)
     return pa.table(
-        {
-            "topic": _column(topic, pa.string()),
-            "doc": _column(doc, pa.string()),
-            "score": score,
-            "rank": pa.array(np.arange(1, n + 1, dtype=np.int64)) if rank is None else _column(rank, pa.int64()),
-            "line": _lines(n, line, first_line),
-        }
+        {"topic": _column(topic, pa.string()), "doc": _column(doc, pa.string()), "score": score, "rank": rank, "line": line}
     )

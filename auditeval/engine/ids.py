@@ -9,6 +9,7 @@ Arrow sort (see HACKING.md: ``dictionary_encode`` of a 7M-row doc column costs 3
 
 from __future__ import annotations
 
+import sys
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,7 +63,7 @@ class RunIndex:
     ints: np.ndarray | None  # doc ids as int64 when all are canonical decimal
     ints_max: int
     unique: bool  # no (topic, doc) pair occurs twice
-    mix: np.ndarray | None = None  # otherwise: a 64-bit mix of each short string id (id_mix)
+    mix: np.ndarray | None = None  # otherwise: the low 32 bits (uint32) of each short string id's mix (id_mix)
 
 
 _RUN_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Run -> RunIndex
@@ -98,6 +99,8 @@ def run_index(topic: pa.ChunkedArray, doc: pa.ChunkedArray) -> RunIndex:
         unique = None if mix is None else unique_by_mix(mix, tcode, blocks)
         if unique is None:  # long ids, or two pairs share a mix: decide by an Arrow sort
             unique = DocKeys(doc, tcode, 0, ints=False).duplicated(None, False) is None
+        if mix is not None:  # the join reads only the low bits: keep 4 bytes a row, not 8
+            mix = np.ascontiguousarray(mix.view(np.uint32)[0 if sys.byteorder == "little" else 1 :: 2])
     return RunIndex(topics, codes, blocks, ints, ints_max, unique, mix)
 
 
@@ -154,13 +157,19 @@ def _masked_word(words: np.ndarray, at: np.ndarray, keep: np.ndarray, out: np.nd
 def id_mix(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
     """A 64-bit mix (int64) of each id's two words (:func:`short_id_words`): equal ids have
     equal mixes (different ids almost always differ); None for ids longer than 15 bytes."""
-    words = short_id_words(doc)
-    if words is None:
+    if doc.null_count or not (pa.types.is_string(doc.type) or pa.types.is_large_string(doc.type)):
         return None
-    mix, w2 = words  # mixed in place: w1 * K1 ^ w2 * K2
-    mix *= np.uint64(0x9E3779B97F4A7C15)
-    w2 *= np.uint64(0xC2B2AE3D27D4EB4F)
-    mix ^= w2
+    mix = np.empty(len(doc), np.uint64)
+    at = 0
+    for c in doc.chunks if isinstance(doc, pa.ChunkedArray) else [doc]:  # one chunk's words at a time
+        words = short_id_words(c)
+        if words is None:
+            return None
+        w1, w2 = words  # mixed in place: w1 * K1 ^ w2 * K2
+        w1 *= np.uint64(0x9E3779B97F4A7C15)
+        w2 *= np.uint64(0xC2B2AE3D27D4EB4F)
+        np.bitwise_xor(w1, w2, out=mix[at : at + len(c)])
+        at += len(c)
     return mix.view(np.int64)
 
 
@@ -193,7 +202,7 @@ def run_topic_codes(col: pa.ChunkedArray):
     if n:
         change = pc.not_equal(col.slice(1), col.slice(0, n - 1)).to_numpy(zero_copy_only=False)
         starts = np.concatenate(([0], np.flatnonzero(change) + 1))
-        heads = col.take(pa.array(starts)).to_pylist()
+        heads = take_rows(col, starts).to_pylist()  # chunk by chunk: no copy of the column
         if len(set(heads)) == len(heads):
             lengths = np.diff(np.append(starts, n))
 
@@ -349,8 +358,13 @@ def any_dup_int(values: np.ndarray, blocks, key: Callable[[], np.ndarray]) -> bo
             # equal-sized topic blocks (a run of k documents per topic): sort each block
             if values.dtype != np.int32 and values.max() < 2**31 and values.min() >= -(2**31):
                 values = values.astype(np.int32)  # sorts several times faster
-            s = np.sort(values.reshape(len(sizes), int(sizes[0])), axis=1)
-            return bool((s[:, 1:] == s[:, :-1]).any())
+            grid = values.reshape(len(sizes), int(sizes[0]))
+            step = max(1, (1 << 18) // int(sizes[0]))  # a few hundred blocks at a time: a small copy
+            for i in range(0, len(grid), step):
+                s = np.sort(grid[i : i + step], axis=1)
+                if (s[:, 1:] == s[:, :-1]).any():
+                    return True
+            return False
     s = np.sort(key())
     return bool((s[1:] == s[:-1]).any())
 

@@ -13,7 +13,7 @@ Errors are :class:`~auditeval.errors.InputError` as ``path:line: reason``; every
 tags) is a note on the returned :class:`~auditeval.model.Qrels` / :class:`~auditeval.model.Run`.
 """
 
-from .fast import header_lines, last_value, read_regular
+from .fast import header_lines, last_value, read_regular, run_tags
 from .lines import BOM
 from .memory import qrels_from, qrels_from_irds, run_from
 from .numbers import c_atof, c_atol
@@ -36,6 +36,7 @@ __all__ = [
     "read_regular",
     "read_run",
     "run_from",
+    "run_tags",
     "write_qrels",
     "write_run",
 ]

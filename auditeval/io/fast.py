@@ -8,6 +8,7 @@ decides and words errors. The trec_eval drop-in shares it through :func:`read_re
 
 from __future__ import annotations
 
+import json
 import mmap
 import os
 from pathlib import Path
@@ -23,6 +24,7 @@ _SNIFF = 1 << 16
 
 
 _HEADER_KEY = b"auditeval.comment_header_lines"
+_VALUES_KEY = b"auditeval.dropped."
 
 
 def _comment_header(head: bytes) -> int | None:
@@ -50,13 +52,19 @@ def header_lines(table: pa.Table) -> int:
 
 
 def fast_table(
-    source: bytes | str | Path, types: list[pa.DataType], lone_cr_ok: bool = True, comment_header: bool = False
+    source: bytes | str | Path,
+    types: list[pa.DataType],
+    lone_cr_ok: bool = True,
+    comment_header: bool = False,
+    names: list[str] | None = None,
+    keep: tuple[int, ...] | None = None,
 ) -> pa.Table | None:
     """Parse a *regular* file in one pass with Arrow's CSV reader, or return None.
 
-    ``source``: the file's bytes, or its path (read by Arrow block by block, so the whole
-    file is never held as one Python object; compressed files, stdin and anything that is
-    not a plain file return None: the caller reads bytes and calls again or goes general).
+    ``source``: the file's bytes, or its path (streamed by Arrow in 1 MiB blocks, converted
+    and checked block by block, so neither the whole text nor a second copy of a column is
+    ever held; compressed files, stdin and anything that is not a plain file return None:
+    the caller reads bytes and calls again or goes general).
 
     Regular: fields separated by exactly one space (or exactly one tab when the first 64 KiB
     hold no space), exactly ``len(types)`` fields on every line, every field non-empty and
@@ -71,6 +79,12 @@ def fast_table(
     ``comment_header``: the file may open with lines starting with ``#`` (an ir_metadata
     header, within the first 64 KiB); they are skipped and counted (:func:`header_lines`),
     as the general path does. Comment lines anywhere else still mean the general path.
+
+    ``names``: the column names (default ``f0``, ``f1``, ...). ``keep``: the indices of the
+    columns the table keeps (default all); every other column is still parsed and checked,
+    block by block, then let go: of a dropped dictionary column (the run's ``Q0`` and tag)
+    only its distinct values and its last value are kept (:func:`dropped_values`), which
+    spares the memory of a per-row column nobody reads.
     """
     if isinstance(source, bytes | bytearray | memoryview):
         data = bytes(source) if not isinstance(source, bytes) else source
@@ -113,11 +127,16 @@ def fast_table(
         delimiter = "\t"
     else:
         delimiter = " "
-    names = [f"f{i}" for i in range(len(types))]
+    names = names or [f"f{i}" for i in range(len(types))]
+    keep = tuple(range(len(types))) if keep is None else keep
+    checks = [_column_check(typ, first_field=k == 0) for k, typ in enumerate(types)]
+    dropped: dict[str, dict[str, None]] = {names[k]: {} for k in range(len(types)) if k not in keep}
+    kept: list[list[pa.Array]] = [[] for _ in keep]
+    last: pa.RecordBatch | None = None
     try:
-        table = pacsv.read_csv(
+        reader = pacsv.open_csv(
             stream,
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 23, skip_rows=n_header),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=_BLOCK, skip_rows=n_header),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter, quote_char=False, escape_char=False, ignore_empty_lines=False
             ),
@@ -127,28 +146,60 @@ def fast_table(
                 quoted_strings_can_be_null=False,
             ),
         )
+        for batch in reader:
+            if not batch.num_rows:
+                continue
+            for k, col in enumerate(batch.columns):
+                if not checks[k](col):
+                    return None
+            for i, k in enumerate(keep):
+                kept[i].append(batch.column(k))
+            for name, seen in dropped.items():
+                col = batch.column(name)
+                seen.update(dict.fromkeys(col.dictionary.to_pylist() if pa.types.is_dictionary(col.type) else ()))
+            last = batch
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
         return None
     finally:
         stream.close()
-    if table.num_rows == 0:
+    if last is None:
         return None
-    for k, (col, typ) in enumerate(zip(table.columns, types, strict=True)):
-        if col.null_count:  # blank line, or a null spelling in a number column
-            return None
-        if pa.types.is_dictionary(typ):
-            chunks = [c.dictionary for c in col.chunks]
-        elif pa.types.is_string(typ):
-            chunks = col.chunks
-        else:
-            if pa.types.is_floating(typ) and not pc.all(pc.is_finite(col)).as_py():
-                return None  # inf: the general path decides (strict rejects it)
-            continue
-        if not all(_plain_field_values(c, first_field=k == 0) for c in chunks):
-            return None
+    meta = {}
     if n_header:
-        table = table.replace_schema_metadata({_HEADER_KEY: str(n_header).encode()})
-    return table
+        meta[_HEADER_KEY] = str(n_header).encode()
+    for name, seen in dropped.items():
+        col = last.column(name)
+        meta[_VALUES_KEY + name.encode()] = json.dumps([list(seen), col[len(col) - 1].as_py()]).encode()
+    table = pa.table(
+        {names[k]: pa.chunked_array(chunks, type=types[k]) for k, chunks in zip(keep, kept, strict=True)}
+    )
+    return table.replace_schema_metadata(meta) if meta else table
+
+
+_BLOCK = 1 << 20  # smaller blocks hold less transient text; 1 MiB parses as fast as 8 MiB
+
+
+def _column_check(typ: pa.DataType, first_field: bool):
+    """A check of one block's column of type ``typ``: no null (a blank line, or a null
+    spelling in a number column), finite floats (inf: the general path decides, strict
+    rejects it), plain field values in string and dictionary columns."""
+
+    def check(col: pa.Array) -> bool:
+        if col.null_count:
+            return False
+        if pa.types.is_dictionary(typ):
+            return _plain_field_values(col.dictionary, first_field)
+        if pa.types.is_string(typ):
+            return _plain_field_values(col, first_field)
+        return not pa.types.is_floating(typ) or pc.all(pc.is_finite(col)).as_py()
+
+    return check
+
+
+def dropped_values(table: pa.Table, name: str) -> tuple[list[str], str]:
+    """Distinct values (first appearance) and last value of a column :func:`fast_table` dropped."""
+    distinct, last = json.loads((table.schema.metadata or {})[_VALUES_KEY + name.encode()])
+    return distinct, last
 
 
 def _crlf_only(fh) -> bool:
@@ -205,7 +256,11 @@ FAST_NAMES = {
 
 
 def read_regular(
-    source: bytes | str | Path, kind: str, lone_cr_ok: bool = True, comment_header: bool = False
+    source: bytes | str | Path,
+    kind: str,
+    lone_cr_ok: bool = True,
+    comment_header: bool = False,
+    keep: tuple[str, ...] | None = None,
 ) -> pa.Table | None:
     """The fields of a *regular* qrels (``kind="qrels"``) or run (``"run"``) file, or None.
 
@@ -213,16 +268,16 @@ def read_regular(
     or one tab between fields, exactly 4 or 6 fields, integer grade/rank, finite score, no
     comment/blank line, printable ASCII. Columns:
     ``topic, iteration, doc, grade`` or ``topic, q0, doc, rank, score, tag`` (iteration, q0
-    and tag dictionary-encoded); line ``i`` of the file is row ``i - 1``. On None, parse the
-    file the general way: it alone decides and words errors. For readers with other rules
-    (the trec_eval drop-in) that agree on regular files. ``comment_header``: skip a leading
-    block of ``#`` lines; their count is :func:`header_lines` (row ``i`` is then line
-    ``i + 1 + count``).
+    and tag dictionary-encoded), or only those named in ``keep`` (the others are checked
+    all the same; the run tags are then :func:`run_tags`); line ``i`` of the file is row
+    ``i - 1``. On None, parse the file the general way: it alone decides and words errors.
+    For readers with other rules (the trec_eval drop-in) that agree on regular files.
+    ``comment_header``: skip a leading block of ``#`` lines; their count is
+    :func:`header_lines` (row ``i`` is then line ``i + 1 + count``).
     """
-    table = fast_table(source, FAST_TYPES[kind], lone_cr_ok=lone_cr_ok, comment_header=comment_header)
-    if table is None:
-        return None
-    return table.rename_columns(FAST_NAMES[kind]).replace_schema_metadata(table.schema.metadata)
+    names = FAST_NAMES[kind]
+    idx = None if keep is None else tuple(names.index(k) for k in keep)
+    return fast_table(source, FAST_TYPES[kind], lone_cr_ok=lone_cr_ok, comment_header=comment_header, names=names, keep=idx)
 
 
 def last_value(col: pa.ChunkedArray) -> str:
@@ -230,3 +285,11 @@ def last_value(col: pa.ChunkedArray) -> str:
     last = [c for c in col.chunks if len(c)][-1]
     v = last[len(last) - 1]
     return v.as_py()
+
+
+def run_tags(table: pa.Table, name: str = "tag") -> tuple[list[str], str]:
+    """The distinct run tags (first appearance) of a table from :func:`fast_table` and the
+    last line's tag (the one trec_eval reports), whether the tag column was kept or dropped."""
+    if name in table.column_names:
+        return dict_values(table.column(name)), last_value(table.column(name))
+    return dropped_values(table, name)

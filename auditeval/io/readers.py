@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..model import Qrels, Run, qrels_table, run_table
-from .fast import FAST_TYPES, dict_values, fast_table, header_lines, last_value
+from .fast import FAST_NAMES, FAST_TYPES, fast_table, header_lines, run_tags
 from .lines import Split, bad_field_count, is_plain_file, read_bytes
 from .numbers import parse_numbers
 
@@ -84,7 +84,7 @@ def read_run(path: str | Path, numbers: str = "strict", min_fields: int = RUN_FI
     fast_ok = min_fields <= RUN_FIELDS and (max_fields is None or max_fields >= RUN_FIELDS)
     plain = fast_ok and is_plain_file(path)
     if plain:
-        fast = fast_table(path, FAST_TYPES["run"], comment_header=True)
+        fast = _fast_run_table(path)
         if fast is not None:
             return _fast_run(fast, str(path))
     data, name = read_bytes(path)
@@ -104,7 +104,7 @@ def parse_run(
 
 def _parse_run(data: bytes, name: str, numbers: str, min_fields: int, max_fields: int | None, try_fast: bool) -> Run:
     if try_fast:
-        fast = fast_table(data, FAST_TYPES["run"], comment_header=True)
+        fast = _fast_run_table(data)
         if fast is not None:
             return _fast_run(fast, name)
     split = Split(data, name, "run")
@@ -132,13 +132,17 @@ def _parse_run(data: bytes, name: str, numbers: str, min_fields: int, max_fields
     return Run(table=table, name=run_name, source=name, notes=tuple(notes), skipped=split.skipped)
 
 
+def _fast_run_table(source: bytes | str | Path) -> pa.Table | None:
+    """A regular run's columns but Q0 and the tag (checked, then summarised: :func:`run_tags`)."""
+    return fast_table(source, FAST_TYPES["run"], comment_header=True, names=FAST_NAMES["run"], keep=(0, 2, 3, 4))
+
+
 def _fast_run(fast: pa.Table, name: str) -> Run:
     """The :class:`Run` of a file read by :func:`fast_table` (same table and notes as the general path)."""
-    tags = fast.column(5)
-    run_name = last_value(tags)
+    tags, run_name = run_tags(fast)
     k, notes, skipped = _header_notes(fast, name)
-    table = run_table(fast.column(0), fast.column(2), fast.column(4), fast.column(3), first_line=k + 1)
-    n_tags = len(dict_values(tags))
+    table = run_table(fast["topic"], fast["doc"], fast["score"], fast["rank"], first_line=k + 1)
+    n_tags = len(tags)
     if n_tags > 1:
         notes.append(f"{name}: {n_tags} different run tags; using the last one read, {run_name!r} (as trec_eval)")
     return Run(table=table, name=run_name, source=name, notes=tuple(notes), skipped=skipped)

@@ -35,7 +35,7 @@ import zlib
 
 import numpy as np
 
-from ..io import c_atof, c_atol, header_lines, last_value, read_regular
+from ..io import c_atof, c_atol, header_lines, read_regular, run_tags
 from ..model import Qrels, Run, qrels_table, run_table
 from .catalog import is_10
 
@@ -186,10 +186,11 @@ def _read_qrels(path: str, version: str) -> Qrels:
 
 def read_run(path: str, version: str) -> Run:
     # plain 6-field lines: every build reads them alike (10.0 also skips a '#' header)
-    fast = read_regular(path, "run", lone_cr_ok=False, comment_header=is_10(version))
-    if fast is not None:  # rank: file order (trec_eval never reads the rank field)
+    keep = ("topic", "doc", "score")  # rank: file order (trec_eval never reads the rank field)
+    fast = read_regular(path, "run", lone_cr_ok=False, comment_header=is_10(version), keep=keep)
+    if fast is not None:
         table = run_table(fast["topic"], fast["doc"], fast["score"], first_line=header_lines(fast) + 1)
-        return Run(table, name=last_value(fast["tag"]), source=path)
+        return Run(table, name=run_tags(fast)[1], source=path)
     lines = _lines(_read(path, "run"))
     skip_comments = is_10(version)
     rows: list[list[bytes]] = []
