@@ -11,18 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli
 
 from auditeval import parse_variant
 from auditeval.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples"
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture()

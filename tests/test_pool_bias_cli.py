@@ -14,22 +14,15 @@ A (1 + 2/3)/2 = 5/6, B (1/2 + 2/3)/2 = 7/12, C 1.
 
 from __future__ import annotations
 
-import io
 import json
 
 import numpy as np
 import pytest
+from cli_helpers import run_cli
 
 import auditeval as ae
-from auditeval.cli import main
 from auditeval.pooling.growth import pool_growth
 from auditeval.pooling.pools import build_pools
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture()

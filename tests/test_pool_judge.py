@@ -4,23 +4,16 @@ failure without judging any stored pair again."""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import textwrap
 
 import pytest
+from cli_helpers import run_cli
 
-from auditeval.cli import main
 from auditeval.pooling.judge import SimulatedJudge
 from auditeval.pooling.store import JudgmentStore
 
 TOPICS, DOCS = 5, 30
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture()

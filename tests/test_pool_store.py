@@ -3,7 +3,6 @@ killed import, concurrent importers, and the ``pool add`` / ``pool qrels`` / ``p
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import signal
@@ -14,17 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli
 
-from auditeval.cli import main
 from auditeval.pooling.store import JudgmentStore, Labels
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def qrels_lines(n: int, start: int = 0, label=lambda i: i % 3) -> str:

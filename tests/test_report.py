@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli
 
 import auditeval as ae
 from auditeval.cli import main
@@ -21,12 +22,6 @@ from auditeval.results import FRAME_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples"
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

@@ -3,16 +3,15 @@ real robust03 run, variant collapsing, the staged sharing, and the command line.
 
 from __future__ import annotations
 
-import io
 import random
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_helpers import run_cli
 
 import auditeval as ae
-from auditeval.cli import main
 from auditeval.conventions import resolve
 from auditeval.engine.staged import StagedRun
 from auditeval.engine.sweep import axis_grid, measure_variants
@@ -141,12 +140,6 @@ def test_sampled_sweep_values_equal_evaluate(robust):
             per = {v.topic: v.value for v in ev.per_topic()}
             got = {t: b.values[vi, 0, ti] for ti, t in enumerate(b.topics) if not np.isnan(b.values[vi, 0, ti])}
             assert got == per
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture()
