@@ -36,10 +36,6 @@ NOT_COMPUTED = {
     ),
     "Accuracy": "it scores classification-style labels of the top documents (ir_measures' accuracy provider)",
     "Compat": "auditeval has no compatibility (RBO against the ideal ranking) kernel yet; ir_measures' compat provider computes it",
-    **dict.fromkeys(
-        ("NERR10", "BPM"),
-        "auditeval has no kernel for this C/W/L user model yet; ir_measures' cwl_eval provider computes it",
-    ),
 }
 
 

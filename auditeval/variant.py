@@ -79,7 +79,7 @@ def parse_measure(text: str) -> Measure:
     for key, value in m.params:
         pos = text.find(key + "=")
         vpos = pos + len(key) + 1 if pos >= 0 else 0  # the value, for type errors
-        if key in FOLDED:
+        if _folds(d, key):
             axis, mapping = FOLDED[key]
             if axis not in d.axes:
                 raise MeasureSyntaxError(text, max(pos, 0), f"{m.name} takes no parameter {key!r}")
@@ -100,7 +100,7 @@ def parse_measure(text: str) -> Measure:
                 raise MeasureSyntaxError(text, vpos, str(exc)) from None
             continue
         if key not in d.params:
-            allowed = sorted(set(d.params) | {k for k, (a, _) in FOLDED.items() if a in d.axes})
+            allowed = sorted(set(d.params) | {k for k, (a, _) in FOLDED.items() if a in d.axes and _folds(d, k)})
             raise MeasureSyntaxError(
                 text, max(pos, 0), f"{m.name} takes no parameter {key!r} (allowed: {', '.join(allowed) or 'none'})"
             )
@@ -116,12 +116,20 @@ def parse_measure(text: str) -> Measure:
     return m
 
 
+def _folds(d: Any, key: str) -> bool:
+    """Whether parameter ``key`` of a measure with spec row ``d`` is a convention: a FOLDED key
+    the row does not declare as its own parameter (NERR10's ``p=`` is its persistence phi,
+    RBP's ``p=`` the ``rbp_p`` axis)."""
+    return key in FOLDED and (d is None or key not in d.params)
+
+
 def fold(m: Measure, conv: Convention) -> tuple[Measure, Convention]:
     """Move convention-like parameters of ``m`` into the convention."""
     changes: dict[str, Any] = {}
     keep = []
+    d = SPECS.get(m.name)
     for key, value in m.params:
-        if key in FOLDED:
+        if _folds(d, key):
             axis, mapping = FOLDED[key]
             changes[axis] = mapping[value] if mapping else value
         else:
@@ -189,8 +197,9 @@ def parse_variant(text: str | Variant) -> Variant:
 
 
 def _unfold_check(m: Measure, text: str) -> tuple[Measure, None]:
+    d = SPECS.get(m.name)
     for key, _ in m.params:
-        if key in FOLDED:
+        if _folds(d, key):
             raise MeasureSyntaxError(
                 text, text.find(key + "="), f"in a variant string {key!r} is written as axis {FOLDED[key][0]!r}"
             )

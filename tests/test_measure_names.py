@@ -139,3 +139,20 @@ def test_cwl_measures_by_hand():
     # INSQ(T=1): C_i = ((i+1)/(i+2))^2 -> reach_i = (2/(i+1))^2 over 1,000 positions
     norm = sum(4 / (i + 1) ** 2 for i in range(1, 1001))
     assert res.get("INSQ(max_rel=2)").value == pytest.approx((0.5 * 1 + 1 * (2 / 4) ** 2) / norm, abs=1e-15)
+
+
+def test_nerr10_and_bpm_by_hand():
+    # same ranking: gains 1/2, 0, 1 at ranks 1-3, then 997 zero-gain positions
+    qrels = {"1": {"a": 1, "b": 0, "c": 2}}
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    res = ae.evaluate(qrels, run, ["NERR10(max_rel=2,p=0.8)", "BPM(max_rel=2)@10", "BPM(T=2.0,max_rel=2)@2", "RBP(p=0.8)"])
+    # NERR10(p=0.8): C = 0.4, 0.8, 0, ... -> reach 1, 0.4, 0.32 -> (1/2 + 0.32) / 1.72
+    assert res.get("NERR10(max_rel=2,p=0.8)").value == pytest.approx(0.82 / 1.72, abs=1e-15)
+    # BPM(T=1)@10: G = 1/2, 1/2, 3/2 -> C = 1, 1, 0 -> reach 1, 1, 1 -> (1/2 + 0 + 1) / 3
+    assert res.get("BPM(max_rel=2)@10").value == pytest.approx(0.5, abs=1e-15)
+    # BPM(T=2)@2: the cost bound stops after 2 items -> C = 1, 0 -> (1/2 + 0) / 2
+    assert res.get("BPM(T=2.0,max_rel=2)@2").value == pytest.approx(0.25, abs=1e-15)
+    # p= is NERR10's own persistence (kept in the measure), but RBP's rbp_p axis (folded)
+    assert str(res.get("NERR10(max_rel=2,p=0.8)").variant).startswith("NERR10(max_rel=2,p=0.8)|")
+    assert "rbp_p=0.8" in str(res.get("RBP(p=0.8)").variant)
+    assert "rbp_p" not in str(res.get("NERR10(max_rel=2,p=0.8)").variant)

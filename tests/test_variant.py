@@ -35,7 +35,7 @@ PARAM_VALUES = {
 
 
 # Parameters a measure cannot do without (SDCG: the top of the grade scale).
-REQUIRED_PARAMS = {name: (("max_rel", 3),) for name in ("SDCG", "NERR8", "NERR9", "NERR11", "INST", "INSQ")}
+REQUIRED_PARAMS = {name: (("max_rel", 3),) for name in ("SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM")}
 
 # Parameters whose text has a grammar of its own (checked at parse time).
 PARAM_OVERRIDES = {

@@ -49,7 +49,8 @@ NAMES = {
     "NumQ": "NumQ", "NumRel": "NumRel", "NumRet": "NumRet", "SetAP": "SetAP", "SetF": "SetF",
     "SetP": "SetP", "SetR": "SetR", "Success": "Success", "IPrec": "IPrec", "infAP": "infAP",
     "Judged": "Judged", "RBP": "RBP", "ERR": "ERR", "SDCG": "SDCG",
-    "NERR8": "NERR8", "NERR9": "NERR9", "NERR11": "NERR11", "INST": "INST", "INSQ": "INSQ",
+    "NERR8": "NERR8", "NERR9": "NERR9", "NERR10": "NERR10", "NERR11": "NERR11", "INST": "INST", "INSQ": "INSQ",
+    "BPM": "BPM",
 }
 
 
@@ -77,9 +78,11 @@ SUPPORTED = [
     irm._SDCG(cutoff=AnyParam(required=True), dcg=Choices("log2"), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
     irm._NERR8(cutoff=AnyParam(required=True), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
     irm._NERR9(cutoff=AnyParam(required=True), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
+    irm._NERR10(p=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
     irm._NERR11(T=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
     irm._INST(T=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
     irm._INSQ(T=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
+    irm._BPM(cutoff=AnyParam(required=True), T=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
 ]
 
 

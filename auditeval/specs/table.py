@@ -49,7 +49,8 @@ def _check_rel_range(m: Measure) -> str | None:
     return None
 
 
-_CWL = "cwl-eval 1.0.12 cwl/ruler/measures (cwl_nerr.py, cwl_inst.py, cwl_insq.py), as ir_measures' cwl_eval provider runs it"
+_CWL = ("cwl-eval 1.0.12 cwl/ruler/measures (cwl_nerr.py, cwl_inst.py, cwl_insq.py, cwl_bpm.py), as ir_measures' "
+        "cwl_eval provider runs it")
 _CWL_REL = {"max_rel": int, "min_rel": int}
 
 
@@ -194,6 +195,9 @@ def _rows():
         S("NERR9", "not-quite ERR, eq. 9 (C/W/L): rank-decayed stop at relevance, truncated at k", RANKING,
           "EU = sum W_i g_i, C_i = i/(i+1) (1 - g_i) for i < k, 0 from k", _CWL,
           cutoff="required", params=_CWL_REL, check=_check_rel_range),
+        S("NERR10", "not-quite ERR, eq. 10 (C/W/L): persistence p times (1 - g_i)", RANKING,
+          "EU = sum W_i g_i, C_i = p (1 - g_i), p default 0.9 (cwl_eval's phi; not RBP's rbp_p axis)", _CWL,
+          params={**_CWL_REL, "p": float}, check=_check_rel_range),
         S("NERR11", "not-quite ERR, eq. 11 (C/W/L): INSQ-like decay times (1 - g_i)", RANKING,
           "EU = sum W_i g_i, C_i = ((i + 2T - 1)/(i + 2T))^2 (1 - g_i), T default 1", _CWL,
           params={**_CWL_REL, "T": float}, check=_check_rel_range),
@@ -203,6 +207,10 @@ def _rows():
         S("INSQ", "non-adaptive INST (C/W/L INSQ)", RANKING,
           "EU = sum W_i g_i, C_i = ((i + 2T - 1)/(i + 2T))^2", _CWL,
           params={**_CWL_REL, "T": float}, check=_check_rel_range),
+        S("BPM", "Bejewelled Player Model, static (C/W/L BPM): stop at gain T or after K items", RANKING,
+          "EU = sum W_i g_i, C_i = 1 if g_1 + ... + g_i < T and i < K else 0 (unit costs), T default 1",
+          _CWL + "; Zhang et al., SIGIR 2017", cutoff="required", params={**_CWL_REL, "T": float},
+          check=_check_rel_range),
     ]
 
 

@@ -1,6 +1,7 @@
 """C/W/L user-model measures as cwl_eval computes them (Moffat et al.; Azzopardi, Thomas &
 Moffat, "cwl_eval", SIGIR 2019): NERR8, NERR9, NERR11 (Azzopardi et al., ICTIR 2021), INST
-(Moffat, Bailey, Scholer & Thomas 2017) and INSQ (Moffat & Zobel-style T target, 2012).
+(Moffat, Bailey, Scholer & Thomas 2017), INSQ (Moffat & Zobel-style T target, 2012), NERR10 and
+BPM (the static Bejewelled Player Model, Zhang et al., SIGIR 2017).
 
 The user reads position i with probability W_i and stops there with probability L_i; the
 measure is the expected gain per item examined, EU = sum_i W_i g_i, where
@@ -12,9 +13,12 @@ measure is the expected gain per item examined, EU = sum_i W_i g_i, where
 * the continuation probabilities C_i (rank i from 1, G_i = g_1 + ... + g_i):
   NERR8@k: 1 - g_i for i < k, 0 from k on; NERR9@k: i/(i+1) (1 - g_i) for i < k, 0 from k on;
   NERR11(T): ((i + 2T - 1)/(i + 2T))^2 (1 - g_i); INSQ(T): ((i + 2T - 1)/(i + 2T))^2;
-  INST(T): ((i + T + T_i - 1)/(i + T + T_i))^2 with T_i = T - G_i.
+  INST(T): ((i + T + T_i - 1)/(i + T + T_i))^2 with T_i = T - G_i;
+  NERR10(p): p (1 - g_i) (cwl_eval's phi, default 0.9);
+  BPM(T)@K: 1 while G_i < T and i < K (every item costs 1 under ir_measures' provider), else 0.
 
-Sources: cwl/ruler/measures/cwl_nerr.py, cwl_inst.py, cwl_insq.py, cwl_metrics.py (cwl-eval
+Sources: cwl/ruler/measures/cwl_nerr.py, cwl_inst.py, cwl_insq.py, cwl_bpm.py,
+cwl_metrics.py (cwl-eval
 1.0.12). The products run along positions per topic (numpy ``cumprod`` on a topics x 1,000
 block, as cwl_eval's per-topic ``cumprod``), in blocks of topics to bound memory.
 """
@@ -46,7 +50,11 @@ def _continue(name: str, m: Measure, g: np.ndarray) -> np.ndarray:
         c = (1.0 - g) if name == "NERR8" else (i / (i + 1.0)) * (1.0 - g)
         c[:, k - 1:] = 0.0
         return c
+    if name == "NERR10":
+        return float(m.param("p", 0.9)) * (1.0 - g)
     t_ = float(m.param("T", 1.0))
+    if name == "BPM":  # cwl_bpm.py BPMCWLMetric: C_i = [G_i < T][cost_1 + ... + cost_i < K]
+        return ((np.cumsum(g, axis=1) < t_) & (i < float(m.cutoff))).astype(np.float64)
     if name == "NERR11":
         return ((i + 2.0 * t_ - 1.0) / (i + 2.0 * t_)) ** 2.0 * (1.0 - g)
     if name == "INSQ":
@@ -74,4 +82,5 @@ def _cwl(name: str):
     return kernel
 
 
-KERNELS: dict[str, MeasureFn] = {name: _cwl(name) for name in ("NERR8", "NERR9", "NERR11", "INST", "INSQ")}
+KERNELS: dict[str, MeasureFn] = {name: _cwl(name) for name in ("NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM")
+}
