@@ -41,9 +41,9 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 class Ranking:
     """Stage 3: the kept run rows in rank order, topic by topic (ascending topic code)."""
 
-    rows: np.ndarray  # int64 row of run.table per ranked row
-    tcode: np.ndarray  # topic code per ranked row
-    grade: np.ndarray  # qrels grade (any sign) where found, else NONPOOL
+    rows: np.ndarray  # row of run.table per ranked row: int32 (int64 from 2**31 rows, row_dtype)
+    tcode: np.ndarray  # int32 topic code per ranked row
+    grade: np.ndarray  # qrels grade (any sign) where found, else NONPOOL: int32 or int64 (grade_dtype)
     found: np.ndarray | None  # per ranked row: in the qrels (kept only when grades can be < 0)
     counts: np.ndarray  # ranked rows per topic code
     notes: list[str]
@@ -57,6 +57,20 @@ class Ranking:
         """0-based position of each ranked row within its topic."""
         starts = np.concatenate(([0], np.cumsum(self.counts)))
         return _frozen(np.arange(len(self.tcode)) - starts[self.tcode])
+
+
+def row_dtype(n: int) -> type:
+    """Row indices into a table of ``n`` rows: int32 below 2**31 rows (half the memory of
+    int64 on a 7M-line run), else int64."""
+    return np.int32 if n < 2**31 else np.int64
+
+
+def grade_dtype(grades: np.ndarray) -> type:
+    """Ranked-row grades: int32 when every qrels grade (and its negation, ``-grade`` orders
+    best-first) fits in +-2**30, else int64; the sentinels NONPOOL/UNJUDGED fit either."""
+    if len(grades) == 0 or (int(grades.min()) > -(2**30) and int(grades.max()) < 2**30):
+        return np.int32
+    return np.int64
 
 
 def as_sim(values: np.ndarray, sim: str) -> np.ndarray:
@@ -121,13 +135,15 @@ def ranking(j: Join, jd: Judgments, doc_keys: DocKeys | None, ties: str, sim: st
     if order is None:
         order = sort_order(sel_tcode, r_score, sel_doc, sel_rank, sel_line, ties)
     del sel_tcode, r_score, sel_doc
-    rows = (order if rows is None else rows[order]).astype(np.int64, copy=False)
+    rows = (order if rows is None else rows[order]).astype(row_dtype(len(rt)), copy=False)
+    del order
     tcode = j.r_tcode[rows]
     counts = np.bincount(tcode, minlength=len(j.all_topics))
     found = jd.r_found[rows]
-    grade = np.full(len(rows), NONPOOL, dtype=np.int64)
+    grade = np.full(len(rows), NONPOOL, dtype=grade_dtype(jd.hit_grade))
     fpos = np.flatnonzero(found)
     grade[fpos] = jd.hit_grade[np.searchsorted(jd.hit_rows, rows[fpos])]
+    del fpos
     keep_found = found if (jd.q_grade < 0).any() else None
     return Ranking(
         _frozen(rows), _frozen(tcode), _frozen(grade), None if keep_found is None else _frozen(keep_found),
