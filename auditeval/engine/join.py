@@ -25,6 +25,7 @@ from .ids import (
     combined,
     duplicated,
     id_mix,
+    mix_high32,
     run_index_of,
     take_rows,
 )
@@ -173,11 +174,12 @@ def _judged_rows(j: Join) -> tuple[np.ndarray, np.ndarray]:
     doc = j.run.table.column("doc")
     q_mix = id_mix(j.qd_values) if j.ri.mix is not None else None
     if q_mix is not None and len(q_mix):
-        # a bit table over the mixes' low 22 bits (4 MB, cache-friendly): a run row whose bit
-        # is unset holds no qrels doc; the few rows left are looked up exactly
+        # a bit table over the top 22 bits of the mixes (4 MB, cache-friendly; the low bits
+        # see only a few bytes of an id, see mix_high32): a run row whose bit is unset holds
+        # no qrels doc; the few rows left are looked up exactly
         bits = np.zeros(1 << 22, bool)
-        bits[q_mix & ((1 << 22) - 1)] = True
-        maybe = np.flatnonzero(bits[j.ri.mix & ((1 << 22) - 1)])
+        bits[mix_high32(q_mix) >> 10] = True
+        maybe = np.flatnonzero(bits[j.ri.mix >> 10])
         code = pc.fill_null(pc.index_in(take_rows(doc, maybe), value_set=j.qd_values), -1).to_numpy()
         hit = code >= 0
         return maybe[hit], code[hit].astype(np.int64)

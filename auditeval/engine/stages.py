@@ -157,7 +157,7 @@ class QrelsSide:
     """Stage 4: the evaluated topics and their judged documents."""
 
     chosen_idx: np.ndarray  # topic codes evaluated, ascending
-    newcode: np.ndarray  # topic code -> evaluated position (-1: not evaluated)
+    newcode: np.ndarray  # int32 topic code -> evaluated position (-1: not evaluated)
     topics: np.ndarray  # object array of topic ids
     missing: np.ndarray  # bool per evaluated topic: absent from the run
     qoffsets: np.ndarray
@@ -203,7 +203,7 @@ def qrels_side(j: Join, jd: Judgments, negatives: str, topics: str) -> QrelsSide
         )
     chosen_idx = np.flatnonzero(chosen)
     n = len(chosen_idx)
-    newcode = np.full(len(names), -1, dtype=np.int64)
+    newcode = np.full(len(names), -1, dtype=np.int32)  # int32: cut() maps every ranked row
     newcode[chosen_idx] = np.arange(n)
     q_grade = jd.q_grade
     q_neg = q_grade < 0 if negatives == "pooled" else np.zeros(len(q_grade), bool)
