@@ -54,9 +54,16 @@ class Ranking:
 
     @cached_property
     def pos(self) -> np.ndarray:
-        """0-based position of each ranked row within its topic."""
-        starts = np.concatenate(([0], np.cumsum(self.counts)))
-        return _frozen(np.arange(len(self.tcode)) - starts[self.tcode])
+        """0-based position of each ranked row within its topic (int32 below 2**31 rows)."""
+        itype = row_dtype(len(self.tcode))
+        starts = np.concatenate(([0], np.cumsum(self.counts))).astype(itype)
+        return _frozen(np.arange(len(self.tcode), dtype=itype) - starts[self.tcode])
+
+
+def topic_counts(tcode: np.ndarray, n_codes: int) -> np.ndarray:
+    """Rows per topic code (int64) of rows grouped by ascending topic code: the group bounds
+    by binary search, without the int64 copy of ``tcode`` that ``np.bincount`` makes."""
+    return np.diff(np.searchsorted(tcode, np.arange(n_codes + 1, dtype=tcode.dtype))).astype(np.int64)
 
 
 def row_dtype(n: int) -> type:
@@ -138,7 +145,7 @@ def ranking(j: Join, jd: Judgments, doc_keys: DocKeys | None, ties: str, sim: st
     rows = (order if rows is None else rows[order]).astype(row_dtype(len(rt)), copy=False)
     del order
     tcode = j.r_tcode[rows]
-    counts = np.bincount(tcode, minlength=len(j.all_topics))
+    counts = topic_counts(tcode, len(j.all_topics))
     found = jd.r_found[rows]
     grade = np.full(len(rows), NONPOOL, dtype=grade_dtype(jd.hit_grade))
     fpos = np.flatnonzero(found)
@@ -229,7 +236,7 @@ def cut(j: Join, rk: Ranking, qs: QrelsSide, doc_keys: DocKeys | None, conv, bas
     run = j.run
     notes = list(base_notes) + rk.notes
     rows, tcode, grade, found, counts = rk.rows, rk.tcode, rk.grade, rk.found, rk.counts
-    if conv.depth != "all":
+    if conv.depth != "all" and conv.depth < rk.max_count:  # else no row lies below the depth
         keep = rk.pos < conv.depth
         n_cut = len(keep) - int(np.count_nonzero(keep))
         if n_cut:
@@ -248,12 +255,12 @@ def cut(j: Join, rk: Ranking, qs: QrelsSide, doc_keys: DocKeys | None, conv, bas
             notes.append(f"{run.source}: {n_drop} unjudged result(s) removed before measuring (unjudged=drop)")
             rows, tcode, grade = rows[keep], tcode[keep], grade[keep]
     notes += qs.notes
-    n = len(qs.chosen_idx)
-    if n != len(j.all_topics):
-        rsel = qs.newcode[tcode] >= 0
+    counts = topic_counts(tcode, len(j.all_topics))[qs.chosen_idx]  # rows stay grouped by topic
+    if len(qs.chosen_idx) != len(j.all_topics):
+        rsel = (qs.newcode >= 0)[tcode]
         grade, rows = grade[rsel], rows[rsel]
-        tcode = qs.newcode[tcode[rsel]]  # still grouped by topic in ascending order
-    offsets = np.concatenate(([0], np.cumsum(np.bincount(tcode, minlength=n)))).astype(np.int64)
+    del tcode
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     return Prepared(
         convention=conv,
         topics=qs.topics,
