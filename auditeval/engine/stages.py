@@ -21,6 +21,7 @@ from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import EvaluationError, InputError
 from ..model import Run
@@ -127,19 +128,28 @@ def ranking(j: Join, jd: Judgments, doc_keys: DocKeys | None, ties: str, sim: st
     def sub(a: np.ndarray) -> np.ndarray:
         return a if rows is None else a[rows]
 
-    score, score_notes = scores(run, sim)
+    col = rt.column("score")
+    if rows is None and sim != "float32" and col.type == pa.float64() and not col.null_count:
+        r_score, score_notes = col, []  # the fast path reads the column as is (no 56 MB copy)
+    else:
+        score, score_notes = scores(run, sim)
+        r_score = sub(score)
+        del score
+    del col
     notes += score_notes
-    r_score = sub(score)
-    del score
     r_doc = rt.column("doc")
     sel_doc = r_doc if rows is None else r_doc.take(pa.array(rows))
     sel_rank = sub(rt.column("rank").to_numpy()) if ties == "rank" else None
     sel_line = sub(rt.column("line").to_numpy()) if ties in ("rank", "file-order") else None
     sel_tcode = sub(j.r_tcode)
-    if ties == "docno-desc" and np.isnan(r_score).any():
+    if isinstance(r_score, pa.ChunkedArray) and (ties == "docno-desc" and pc.any(pc.is_nan(r_score)).as_py()):
+        r_score = to_numpy(r_score, np.float64)
+    if ties == "docno-desc" and isinstance(r_score, np.ndarray) and np.isnan(r_score).any():
         r_score = trec_nan_scores(sel_tcode, r_score, sel_doc)  # trec_eval's qsort order for NaN
     order = presorted_order(sel_tcode, r_score, sel_doc, sel_line, ties)
     if order is None:
+        if isinstance(r_score, pa.ChunkedArray):
+            r_score = to_numpy(r_score, np.float64)
         order = sort_order(sel_tcode, r_score, sel_doc, sel_rank, sel_line, ties)
     del sel_tcode, r_score, sel_doc
     rows = (order if rows is None else rows[order]).astype(row_dtype(len(rt)), copy=False)
