@@ -60,7 +60,7 @@ class RunIndex:
     topics: list[str]  # distinct topics, by first appearance
     codes: Callable[[dict, pa.Array], np.ndarray]  # (code_of, values) -> topic code per row
     blocks: np.ndarray | None  # sizes of the one-topic blocks in file order, if contiguous
-    ints: np.ndarray | None  # doc ids as int64 when all are canonical decimal
+    ints: np.ndarray | None  # doc ids as int32 (int64 if one needs it) when all are canonical decimal
     ints_max: int
     unique: bool  # no (topic, doc) pair occurs twice
     mix: np.ndarray | None = None  # otherwise: the high 32 bits (uint32) of each short string id's mix (mix_high32)
@@ -320,7 +320,8 @@ class DocKeys:
 
 
 def canonical_ints(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
-    """int64 values of doc ids when every id is canonical decimal (``0`` or ``[1-9][0-9]*``)."""
+    """Values of doc ids (int32, int64 if one needs it) when every id is canonical decimal
+    (``0`` or ``[1-9][0-9]*``)."""
     if doc.null_count or not (pa.types.is_string(doc.type) or pa.types.is_large_string(doc.type)):
         return None
     # Arrow also reads "-5", "007", "0x1F": reject any id starting with '-' or with '0' + more.

@@ -145,7 +145,11 @@ def judgments(j: Join, dups: str | None) -> Judgments:
     if q_ints is not None:
         judged = np.zeros(int(q_ints.max()) + 2, bool)  # last entry False: ids beyond the qrels'
         judged[q_ints] = True
-        cand = np.flatnonzero(np.take(judged, ri.ints, mode="clip"))  # doc judged for some topic
+        in_qrels = np.empty(len(ri.ints), bool)  # doc judged for some topic
+        for at in range(0, len(ri.ints), 1 << 20):  # take() widens int32 ids to intp: 8 MB at a time
+            np.take(judged, ri.ints[at : at + (1 << 20)], mode="clip", out=in_qrels[at : at + (1 << 20)])
+        cand = np.flatnonzero(in_qrels)
+        del in_qrels
         ckey = j.r_tcode[cand].astype(np.int64) * j.span + ri.ints[cand]
         q_key = q_tcode * j.span + q_ints
     else:
