@@ -60,10 +60,10 @@ class RunIndex:
     topics: list[str]  # distinct topics, by first appearance
     codes: Callable[[dict, pa.Array], np.ndarray]  # (code_of, values) -> topic code per row
     blocks: np.ndarray | None  # sizes of the one-topic blocks in file order, if contiguous
-    ints: np.ndarray | None  # doc ids as int64 when all are canonical decimal
+    ints: np.ndarray | None  # doc ids as int32 (int64 if one needs it) when all are canonical decimal
     ints_max: int
     unique: bool  # no (topic, doc) pair occurs twice
-    mix: np.ndarray | None = None  # otherwise: the low 32 bits (uint32) of each short string id's mix (id_mix)
+    mix: np.ndarray | None = None  # otherwise: the high 32 bits (uint32) of each short string id's mix (mix_high32)
 
 
 _RUN_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Run -> RunIndex
@@ -99,8 +99,8 @@ def run_index(topic: pa.ChunkedArray, doc: pa.ChunkedArray) -> RunIndex:
         unique = None if mix is None else unique_by_mix(mix, tcode, blocks)
         if unique is None:  # long ids, or two pairs share a mix: decide by an Arrow sort
             unique = DocKeys(doc, tcode, 0, ints=False).duplicated(None, False) is None
-        if mix is not None:  # the join reads only the low bits: keep 4 bytes a row, not 8
-            mix = np.ascontiguousarray(mix.view(np.uint32)[0 if sys.byteorder == "little" else 1 :: 2])
+        if mix is not None:  # the join reads 22 bits only: keep 4 bytes a row, not 8
+            mix = mix_high32(mix)
     return RunIndex(topics, codes, blocks, ints, ints_max, unique, mix)
 
 
@@ -171,6 +171,13 @@ def id_mix(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
         np.bitwise_xor(w1, w2, out=mix[at : at + len(c)])
         at += len(c)
     return mix.view(np.int64)
+
+
+def mix_high32(mix: np.ndarray) -> np.ndarray:
+    """The high 32 bits (uint32) of each :func:`id_mix`. A product's low bits depend on its
+    factors' low bits only: the low 32 bits of a mix see just bytes 0-3 and 8-11 of an id,
+    which ids such as ``LA091789-6352`` share by the thousand; the high bits see every byte."""
+    return np.ascontiguousarray(mix.view(np.uint32)[1 if sys.byteorder == "little" else 0 :: 2])
 
 
 def unique_by_mix(mix: np.ndarray, tcode: np.ndarray, blocks) -> bool | None:
@@ -313,7 +320,8 @@ class DocKeys:
 
 
 def canonical_ints(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
-    """int64 values of doc ids when every id is canonical decimal (``0`` or ``[1-9][0-9]*``)."""
+    """Values of doc ids (int32, int64 if one needs it) when every id is canonical decimal
+    (``0`` or ``[1-9][0-9]*``)."""
     if doc.null_count or not (pa.types.is_string(doc.type) or pa.types.is_large_string(doc.type)):
         return None
     # Arrow also reads "-5", "007", "0x1F": reject any id starting with '-' or with '0' + more.

@@ -25,6 +25,7 @@ from .ids import (
     combined,
     duplicated,
     id_mix,
+    mix_high32,
     run_index_of,
     take_rows,
 )
@@ -144,7 +145,11 @@ def judgments(j: Join, dups: str | None) -> Judgments:
     if q_ints is not None:
         judged = np.zeros(int(q_ints.max()) + 2, bool)  # last entry False: ids beyond the qrels'
         judged[q_ints] = True
-        cand = np.flatnonzero(np.take(judged, ri.ints, mode="clip"))  # doc judged for some topic
+        in_qrels = np.empty(len(ri.ints), bool)  # doc judged for some topic
+        for at in range(0, len(ri.ints), 1 << 20):  # take() widens int32 ids to intp: 8 MB at a time
+            np.take(judged, ri.ints[at : at + (1 << 20)], mode="clip", out=in_qrels[at : at + (1 << 20)])
+        cand = np.flatnonzero(in_qrels)
+        del in_qrels
         ckey = j.r_tcode[cand].astype(np.int64) * j.span + ri.ints[cand]
         q_key = q_tcode * j.span + q_ints
     else:
@@ -173,11 +178,12 @@ def _judged_rows(j: Join) -> tuple[np.ndarray, np.ndarray]:
     doc = j.run.table.column("doc")
     q_mix = id_mix(j.qd_values) if j.ri.mix is not None else None
     if q_mix is not None and len(q_mix):
-        # a bit table over the mixes' low 22 bits (4 MB, cache-friendly): a run row whose bit
-        # is unset holds no qrels doc; the few rows left are looked up exactly
+        # a bit table over the top 22 bits of the mixes (4 MB, cache-friendly; the low bits
+        # see only a few bytes of an id, see mix_high32): a run row whose bit is unset holds
+        # no qrels doc; the few rows left are looked up exactly
         bits = np.zeros(1 << 22, bool)
-        bits[q_mix & ((1 << 22) - 1)] = True
-        maybe = np.flatnonzero(bits[j.ri.mix & ((1 << 22) - 1)])
+        bits[mix_high32(q_mix) >> 10] = True
+        maybe = np.flatnonzero(bits[j.ri.mix >> 10])
         code = pc.fill_null(pc.index_in(take_rows(doc, maybe), value_set=j.qd_values), -1).to_numpy()
         hit = code >= 0
         return maybe[hit], code[hit].astype(np.int64)

@@ -45,14 +45,37 @@ def trec_nan_scores(tcode: np.ndarray, score: np.ndarray, doc: pa.Array | pa.Chu
     return new
 
 
+def _adjacent(score: np.ndarray | pa.ChunkedArray) -> tuple[bool, np.ndarray, np.ndarray]:
+    """Whether ``score`` holds a NaN, and per row pair (i, i + 1) ``score[i+1] > score[i]``
+    and ``score[i+1] == score[i]``: chunk by chunk for a float64 Arrow column (no float64
+    copy of a whole run's scores), the same comparisons of the same doubles."""
+    chunks = score.chunks if isinstance(score, pa.ChunkedArray) else [score]
+    n = len(score)
+    gt, eq = np.empty(max(n - 1, 0), bool), np.empty(max(n - 1, 0), bool)
+    nan, at, prev = False, 0, None
+    for c in chunks:
+        a = c if isinstance(c, np.ndarray) else c.to_numpy(zero_copy_only=False)
+        if not len(a):
+            continue
+        nan = nan or bool(np.isnan(a).any())
+        if prev is not None:  # the pair across the chunk boundary
+            gt[at - 1], eq[at - 1] = a[0] > prev, a[0] == prev
+        np.greater(a[1:], a[:-1], out=gt[at : at + len(a) - 1])
+        np.equal(a[1:], a[:-1], out=eq[at : at + len(a) - 1])
+        prev, at = a[-1], at + len(a)
+    return nan, gt, eq
+
+
 def presorted_order(
-    tcode: np.ndarray, score: np.ndarray, doc: pa.Array | pa.ChunkedArray, line: np.ndarray | None, ties: str
+    tcode: np.ndarray, score: np.ndarray | pa.ChunkedArray, doc: pa.Array | pa.ChunkedArray, line: np.ndarray | None,
+    ties: str,
 ) -> np.ndarray | None:
     """:func:`sort_order` for a run already ranked the usual way, or None.
 
     Usual: each topic in one block of rows, scores non-increasing within it (no NaN). Then
     the order is the blocks by topic code, rows in place, except runs of tied scores, which
     alone are sorted (by docno; for ``file-order`` they stay). Equal to the full stable sort.
+    ``score``: float64 or float32 values, or the run's float64 Arrow column as read.
     """
     n = len(tcode)
     if ties not in ("docno-desc", "docno-asc", "file-order") or n < 2:
@@ -64,8 +87,10 @@ def presorted_order(
     btopic = tcode[starts]
     if len(np.unique(btopic)) != len(btopic):
         return None  # a topic in several blocks
-    if np.isnan(score).any() or (same & (score[1:] > score[:-1])).any():
+    nan, gt, tie = _adjacent(score)
+    if nan or (same & gt).any():
         return None
+    del gt
     # blocks in topic-code order: position j of new block k holds file row j + shift[k]
     border = np.argsort(btopic, kind="stable")
     lengths = np.diff(np.append(starts, n))[border]
@@ -76,7 +101,7 @@ def presorted_order(
     pos[0] = shift[0]
     pos[new_starts[1:]] += np.diff(shift).astype(itype)
     np.cumsum(pos, out=pos)  # j + shift[k]
-    tie = same & (score[1:] == score[:-1])  # row i and i + 1 tied
+    np.logical_and(tie, same, out=tie)  # row i and i + 1 tied
     if ties != "file-order" and tie.any():
         in_group = np.zeros(n, bool)
         in_group[:-1] |= tie

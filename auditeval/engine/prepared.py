@@ -30,12 +30,12 @@ class Prepared:
     convention: Convention
     topics: np.ndarray  # object array of topic ids, evaluation order
     offsets: np.ndarray  # int64, len n_topics + 1
-    grade: np.ndarray  # int64 per ranked row
+    grade: np.ndarray  # int32 (grades within +-2**30) or int64 per ranked row
     qoffsets: np.ndarray  # int64, len n_topics + 1
     qgrade: np.ndarray  # int64 per judged doc (>= 0), sorted desc within topic
     missing: np.ndarray  # bool per topic: not in the run
     n_pooled_unjudged: np.ndarray  # int64 per topic: qrels entries with negative grade
-    run_row: np.ndarray  # int64 per ranked row: its row in ``run.table`` (line, doc, score from there)
+    run_row: np.ndarray  # int32 (int64 from 2**31 run rows) per ranked row: its row in ``run.table`` (line, doc, score from there)
     run_name: str = "run"
     notes: list[str] = field(default_factory=list)
     qcache: dict = field(default_factory=dict)

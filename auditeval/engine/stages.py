@@ -21,6 +21,7 @@ from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import EvaluationError, InputError
 from ..model import Run
@@ -41,9 +42,9 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 class Ranking:
     """Stage 3: the kept run rows in rank order, topic by topic (ascending topic code)."""
 
-    rows: np.ndarray  # int64 row of run.table per ranked row
-    tcode: np.ndarray  # topic code per ranked row
-    grade: np.ndarray  # qrels grade (any sign) where found, else NONPOOL
+    rows: np.ndarray  # row of run.table per ranked row: int32 (int64 from 2**31 rows, row_dtype)
+    tcode: np.ndarray  # int32 topic code per ranked row
+    grade: np.ndarray  # qrels grade (any sign) where found, else NONPOOL: int32 or int64 (grade_dtype)
     found: np.ndarray | None  # per ranked row: in the qrels (kept only when grades can be < 0)
     counts: np.ndarray  # ranked rows per topic code
     notes: list[str]
@@ -54,9 +55,30 @@ class Ranking:
 
     @cached_property
     def pos(self) -> np.ndarray:
-        """0-based position of each ranked row within its topic."""
-        starts = np.concatenate(([0], np.cumsum(self.counts)))
-        return _frozen(np.arange(len(self.tcode)) - starts[self.tcode])
+        """0-based position of each ranked row within its topic (int32 below 2**31 rows)."""
+        itype = row_dtype(len(self.tcode))
+        starts = np.concatenate(([0], np.cumsum(self.counts))).astype(itype)
+        return _frozen(np.arange(len(self.tcode), dtype=itype) - starts[self.tcode])
+
+
+def topic_counts(tcode: np.ndarray, n_codes: int) -> np.ndarray:
+    """Rows per topic code (int64) of rows grouped by ascending topic code: the group bounds
+    by binary search, without the int64 copy of ``tcode`` that ``np.bincount`` makes."""
+    return np.diff(np.searchsorted(tcode, np.arange(n_codes + 1, dtype=tcode.dtype))).astype(np.int64)
+
+
+def row_dtype(n: int) -> type:
+    """Row indices into a table of ``n`` rows: int32 below 2**31 rows (half the memory of
+    int64 on a 7M-line run), else int64."""
+    return np.int32 if n < 2**31 else np.int64
+
+
+def grade_dtype(grades: np.ndarray) -> type:
+    """Ranked-row grades: int32 when every qrels grade (and its negation, ``-grade`` orders
+    best-first) fits in +-2**30, else int64; the sentinels NONPOOL/UNJUDGED fit either."""
+    if len(grades) == 0 or (int(grades.min()) > -(2**30) and int(grades.max()) < 2**30):
+        return np.int32
+    return np.int64
 
 
 def as_sim(values: np.ndarray, sim: str) -> np.ndarray:
@@ -106,28 +128,39 @@ def ranking(j: Join, jd: Judgments, doc_keys: DocKeys | None, ties: str, sim: st
     def sub(a: np.ndarray) -> np.ndarray:
         return a if rows is None else a[rows]
 
-    score, score_notes = scores(run, sim)
+    col = rt.column("score")
+    if rows is None and sim != "float32" and col.type == pa.float64() and not col.null_count:
+        r_score, score_notes = col, []  # the fast path reads the column as is (no 56 MB copy)
+    else:
+        score, score_notes = scores(run, sim)
+        r_score = sub(score)
+        del score
+    del col
     notes += score_notes
-    r_score = sub(score)
-    del score
     r_doc = rt.column("doc")
     sel_doc = r_doc if rows is None else r_doc.take(pa.array(rows))
     sel_rank = sub(rt.column("rank").to_numpy()) if ties == "rank" else None
     sel_line = sub(rt.column("line").to_numpy()) if ties in ("rank", "file-order") else None
     sel_tcode = sub(j.r_tcode)
-    if ties == "docno-desc" and np.isnan(r_score).any():
+    if isinstance(r_score, pa.ChunkedArray) and (ties == "docno-desc" and pc.any(pc.is_nan(r_score)).as_py()):
+        r_score = to_numpy(r_score, np.float64)
+    if ties == "docno-desc" and isinstance(r_score, np.ndarray) and np.isnan(r_score).any():
         r_score = trec_nan_scores(sel_tcode, r_score, sel_doc)  # trec_eval's qsort order for NaN
     order = presorted_order(sel_tcode, r_score, sel_doc, sel_line, ties)
     if order is None:
+        if isinstance(r_score, pa.ChunkedArray):
+            r_score = to_numpy(r_score, np.float64)
         order = sort_order(sel_tcode, r_score, sel_doc, sel_rank, sel_line, ties)
     del sel_tcode, r_score, sel_doc
-    rows = (order if rows is None else rows[order]).astype(np.int64, copy=False)
+    rows = (order if rows is None else rows[order]).astype(row_dtype(len(rt)), copy=False)
+    del order
     tcode = j.r_tcode[rows]
-    counts = np.bincount(tcode, minlength=len(j.all_topics))
+    counts = topic_counts(tcode, len(j.all_topics))
     found = jd.r_found[rows]
-    grade = np.full(len(rows), NONPOOL, dtype=np.int64)
+    grade = np.full(len(rows), NONPOOL, dtype=grade_dtype(jd.hit_grade))
     fpos = np.flatnonzero(found)
     grade[fpos] = jd.hit_grade[np.searchsorted(jd.hit_rows, rows[fpos])]
+    del fpos
     keep_found = found if (jd.q_grade < 0).any() else None
     return Ranking(
         _frozen(rows), _frozen(tcode), _frozen(grade), None if keep_found is None else _frozen(keep_found),
@@ -141,7 +174,7 @@ class QrelsSide:
     """Stage 4: the evaluated topics and their judged documents."""
 
     chosen_idx: np.ndarray  # topic codes evaluated, ascending
-    newcode: np.ndarray  # topic code -> evaluated position (-1: not evaluated)
+    newcode: np.ndarray  # int32 topic code -> evaluated position (-1: not evaluated)
     topics: np.ndarray  # object array of topic ids
     missing: np.ndarray  # bool per evaluated topic: absent from the run
     qoffsets: np.ndarray
@@ -187,7 +220,7 @@ def qrels_side(j: Join, jd: Judgments, negatives: str, topics: str) -> QrelsSide
         )
     chosen_idx = np.flatnonzero(chosen)
     n = len(chosen_idx)
-    newcode = np.full(len(names), -1, dtype=np.int64)
+    newcode = np.full(len(names), -1, dtype=np.int32)  # int32: cut() maps every ranked row
     newcode[chosen_idx] = np.arange(n)
     q_grade = jd.q_grade
     q_neg = q_grade < 0 if negatives == "pooled" else np.zeros(len(q_grade), bool)
@@ -213,7 +246,7 @@ def cut(j: Join, rk: Ranking, qs: QrelsSide, doc_keys: DocKeys | None, conv, bas
     run = j.run
     notes = list(base_notes) + rk.notes
     rows, tcode, grade, found, counts = rk.rows, rk.tcode, rk.grade, rk.found, rk.counts
-    if conv.depth != "all":
+    if conv.depth != "all" and conv.depth < rk.max_count:  # else no row lies below the depth
         keep = rk.pos < conv.depth
         n_cut = len(keep) - int(np.count_nonzero(keep))
         if n_cut:
@@ -232,12 +265,12 @@ def cut(j: Join, rk: Ranking, qs: QrelsSide, doc_keys: DocKeys | None, conv, bas
             notes.append(f"{run.source}: {n_drop} unjudged result(s) removed before measuring (unjudged=drop)")
             rows, tcode, grade = rows[keep], tcode[keep], grade[keep]
     notes += qs.notes
-    n = len(qs.chosen_idx)
-    if n != len(j.all_topics):
-        rsel = qs.newcode[tcode] >= 0
+    counts = topic_counts(tcode, len(j.all_topics))[qs.chosen_idx]  # rows stay grouped by topic
+    if len(qs.chosen_idx) != len(j.all_topics):
+        rsel = (qs.newcode >= 0)[tcode]
         grade, rows = grade[rsel], rows[rsel]
-        tcode = qs.newcode[tcode[rsel]]  # still grouped by topic in ascending order
-    offsets = np.concatenate(([0], np.cumsum(np.bincount(tcode, minlength=n)))).astype(np.int64)
+    del tcode
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     return Prepared(
         convention=conv,
         topics=qs.topics,

@@ -57,7 +57,7 @@ def sdcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     k = int(m.cutoff)
     lo, hi = int(m.param("min_rel", 0)), int(m.param("max_rel"))
     rows, t, r = p.rows_where(p.grade > lo, k)  # grade <= min_rel (and unjudged) gains 0
-    g = (np.minimum(p.grade[rows], hi) - lo) / float(hi - lo)
+    g = (np.minimum(p.grade[rows].astype(np.int64), hi) - lo) / float(hi - lo)  # int32 grades: no overflow
     dcg = np.bincount(t, weights=g / np.log2(r + 1.0), minlength=p.n_topics)
     return dcg / float(np.sum(1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))))
 

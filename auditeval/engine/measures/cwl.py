@@ -39,7 +39,7 @@ BLOCK = 2048  # topics per dense block
 def _gains(p: Prepared, m: Measure) -> np.ndarray:
     lo, hi = int(m.param("min_rel", 0)), int(m.param("max_rel"))
     rows, t, r = p.rows_where(p.grade > lo, N)
-    g = (np.minimum(p.grade[rows], hi) - lo) / float(hi - lo)
+    g = (np.minimum(p.grade[rows].astype(np.int64), hi) - lo) / float(hi - lo)  # int32 grades: no overflow
     return t, r, g
 
 
