@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import textwrap
 from collections import Counter
 from dataclasses import replace
 from typing import TextIO
@@ -177,6 +178,9 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if streaming:
                 if widths is None:
                     widths = _stream_widths(per_run, runs)
+                    lead = (f"per topic under {' | '.join(x.profile for x in per_run)}: each value's variant is the "
+                            "measure under that profile's axes, listed after the means")
+                    out.write(textwrap.fill(lead, width=width) + "\n")
                     write_topic_header(out, per_run, widths)
                 import io
 

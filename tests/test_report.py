@@ -143,9 +143,10 @@ def test_eval_per_topic_text_streams_plain_lines(tmp_path):
     code, out, _ = run_cli("eval", str(q), str(r), "-m", "RR", "-q", "--width", "80")
     assert code == 0
     lines = out.split("\n")
-    assert lines[0].split() == ["run", "measure", "topic", "value"]
+    assert lines[0] == "per topic under trec_eval-9.0.8: each value's variant is the measure under that"
+    assert lines[2].split() == ["run", "measure", "topic", "value"]
     # RR: topic 1 -> 1, topic 2 -> 1/2, mean 0.75
-    assert [line.split() for line in lines[1:4]] == [["t", "RR", "1", "1.0000"], ["t", "RR", "2", "0.5000"], ["t", "RR", "all", "0.7500"]]
+    assert [line.split() for line in lines[3:6]] == [["t", "RR", "1", "1.0000"], ["t", "RR", "2", "0.5000"], ["t", "RR", "all", "0.7500"]]
 
 
 def test_side_by_side_json_has_a_profile_column(tmp_path):
