@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .conventions import Convention, load_profile, resolve
 from .engine.evaluate import ENGINE, staged_for
 from .engine.measures import MEASURES
@@ -77,10 +79,18 @@ def evaluate(
             p, vals, agg = sr.prepared(fold(m, conv)[1]), tv.values, tv.aggregate
             d = MEASURES[tv.variant.measure.name]
             v_str = str(tv.variant)
+            undefined = np.isnan(vals) if d.agg == "mean-defined" else np.zeros(len(vals), bool)
             if per_topic:
-                for t, x in zip(p.topics, vals, strict=True):
-                    result.values.append(Value(r.name, label, v_str, ENGINE, str(t), _typed(x, d.fmt)))
-            if agg is not None and p.n_topics == 0 and d.agg in ("mean", "gmean"):
+                for t, x, skip in zip(p.topics, vals, undefined, strict=True):
+                    if not skip:
+                        result.values.append(Value(r.name, label, v_str, ENGINE, str(t), _typed(x, d.fmt)))
+            if undefined.any():
+                shown = ", ".join(repr(str(t)) for t in p.topics[undefined][:5]) + (" ..." if undefined.sum() > 5 else "")
+                result.notes.append(f"{r.source}: {label} has no value for {int(undefined.sum())} of {p.n_topics} "
+                                    f"topic(s) ({d.undefined}): left out of its mean and of per-topic output: {shown}")
+            if agg is None and d.agg == "mean-defined":
+                result.notes.append(f"{r.source}: {label} is defined for no topic: no mean reported")
+            elif agg is not None and p.n_topics == 0 and d.agg in ("mean", "gmean", "mean-defined"):
                 # a mean over no topic is no number (trec_eval exits 7 here): say so, print none
                 result.notes.append(f"{r.source}: no topic evaluated (topics={p.convention.topics}): no mean of "
                                     f"{label} reported (trec_eval: 'No queries with both results and relevance info')")

@@ -181,6 +181,7 @@ def _measure_help(spec) -> str:
     axes = " ".join(a + (f" ({CONDITIONS[spec.only_if[a]]})" if a in spec.only_if else "")
                     for a in AXIS_ORDER if a in spec.axes)
     agg = {"mean": "mean over topics", "sum": "sum over topics", "gmean": "geometric mean (gm_floor)",
+           "mean-defined": f"mean over the topics with a value (none when {spec.undefined})",
            "none": "none (per topic only)"}[spec.agg]
     missing = "computed on an empty ranking" if spec.missing is None else repr(spec.missing)
     rows = [("formula", spec.formula), ("source", spec.source), ("trec_eval", trec), ("cut-off", cut),
