@@ -165,3 +165,20 @@ def test_ir_metadata_block_names_the_refusal(tmp_path):
     assert "refused" not in profiles[0] and profiles[0]["results"]["rerank"] == {"P@10": 0.625}
     assert profiles[1]["refused"] == {"rerank": reason(rerank, "105")}
     assert profiles[1]["results"] == {"bm25": {"P@10": 0.52}}
+
+
+def test_per_topic_lines_keep_a_topic_only_one_profile_evaluates():
+    # textbook (topics=qrels) scores rerank's missing topic 105 as an empty ranking: P@10 = 0,
+    # mean 25/50 = 0.5; trec_eval-9.0.8 (topics=both) skips it: '-' in its column, mean 0.625.
+    code, out, _ = run_cli("eval", str(EX / "qrels.txt"), str(EX / "rerank.txt"), "-m", "P@10",
+                           "--profile", P9, "--profile", "textbook", "-q")
+    assert code == 0
+    lines = [line.split() for line in out.splitlines() if line.startswith("rerank ")]
+    assert lines[:6] == [
+        ["rerank", "P@10", "101", "0.5000", "0.5000"],
+        ["rerank", "P@10", "102", "0.6000", "0.6000"],
+        ["rerank", "P@10", "103", "0.8000", "0.8000"],
+        ["rerank", "P@10", "104", "0.6000", "0.6000"],
+        ["rerank", "P@10", "105", "-", "0.0000"],
+        ["rerank", "P@10", "all", "0.6250", "0.5000"],
+    ]
