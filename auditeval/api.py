@@ -41,6 +41,13 @@ def read_runs(runs: Any) -> list[tuple[Run, str | None]]:
     return out
 
 
+def profile_label(profile: str | Path | Convention, settings: list[str] | None = None) -> str:
+    """The name results carry for ``profile`` with ``settings`` (``"trec_eval-9.0.8 with rel=2"``;
+    ``"custom"`` for a :class:`Convention`)."""
+    name = "custom" if isinstance(profile, Convention) else load_profile(profile).name
+    return name + (" with " + ", ".join(settings) if settings else "")
+
+
 def evaluate(
     qrels: Any,
     runs: Any,
@@ -62,9 +69,7 @@ def evaluate(
     """
     q = qrels_from(qrels)
     conv = resolve(profile, settings)
-    profile_name = "custom" if isinstance(profile, Convention) else load_profile(profile).name
-    if settings:
-        profile_name += " with " + ", ".join(settings)
+    profile_name = profile_label(profile, settings)
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
     labels = [str(m) if isinstance(m, Measure) else str(m) for m in measures]
     result = ResultSet(profile=profile_name, convention=conv)
@@ -129,9 +134,7 @@ def sweep(
     q = qrels_from(qrels)
     read = read_runs(runs)
     base = resolve(profile, settings)
-    name = "custom" if isinstance(profile, Convention) else load_profile(profile).name
-    if settings:
-        name += " with " + ", ".join(settings)
+    name = profile_label(profile, settings)
     measure_list = list(measures)
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measure_list]
     values = vary_values(vary, q)

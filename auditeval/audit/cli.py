@@ -28,7 +28,7 @@ def audit_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default=None, metavar="PROFILE",
                    help=f"chosen convention for the sweep and the tie envelope (default {DEFAULT_PROFILE}); when given, "
                    "references are also asked to compute under it")
-    p.add_argument("--format", choices=FORMATS, default="text")
+    p.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (default: standard output)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="time limit per reference (default 600)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled tie-envelope estimates (default 0)")
