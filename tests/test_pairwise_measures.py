@@ -81,8 +81,8 @@ def test_accuracy_by_hand_and_the_division_by_zero_the_provider_raises(tmp_path)
     got = {(v.measure, v.topic): v.value for v in res.values}
     assert got == {("Accuracy", "1"): 0.75, ("Accuracy", "2"): 1.0, ("Accuracy", "all"): 0.875,
                    ("Accuracy@2", "1"): 1.0, ("Accuracy@2", "2"): 1.0, ("Accuracy@2", "all"): 1.0}
-    assert any("Accuracy has no value for 1 of 3 topic(s) (no relevant document retrieved (in the top k)): left "
-               "out of its mean and of per-topic output: '3'" in n for n in res.notes)
+    assert any("Accuracy has no value for 1 of 3 topic(s) (no relevant document retrieved, within the cut-off "
+               "if any): left out of its mean and of per-topic output: '3'" in n for n in res.notes)
     with pytest.raises(ZeroDivisionError):
         list(ir_measures.accuracy.iter_calc([ir_measures.Accuracy], ae.read_qrels(q).to_dict(), ae.read_run(r).to_dict()))
 

@@ -206,7 +206,7 @@ def _rows():
           "(left out of the mean); 1 when N_k = 0 (ir_measures divides by zero there); documents not in the "
           "qrels are non-relevant",
           "ir_measures accuracy_provider.py (AccuracyEvaluator.iter_calc)", cutoff="optional", agg="mean-defined",
-          undefined="no relevant document retrieved (in the top k)"),
+          undefined="no relevant document retrieved, within the cut-off if any"),
         # ------------------------------------------------------------------ C/W/L (cwl_eval)
         S("NERR8", "not-quite ERR, eq. 8 (C/W/L): stop at relevance, truncated at k", RANKING,
           "EU = sum W_i g_i, C_i = 1 - g_i for i < k, 0 from k; W over cwl_eval's 1,000 positions", _CWL,
