@@ -122,3 +122,13 @@ def test_measures_command_lists_both():
     assert code == 0 and "Clarke, Vtyurina & Smucker, TOIS 2021" in out and "normalize" in out
     code, out, _ = run_cli("measures", "Accuracy")
     assert code == 0 and "accuracy_provider.py" in out
+
+
+def test_compat_repeated_judgment_keeps_its_first_place_in_the_ideal(tmp_path):
+    """The qrels judge z on lines 1 and 3, y on line 2 (all grade 1); a dict (ir_measures)
+    keeps z at its first place, so the ideal is z y and the value 0.4 of the tie test above
+    (z's kept line 3 would make it y z: 1.0), with the duplicate line noted."""
+    q, r = _write(tmp_path, "1 0 z 1\n1 0 y 1\n1 0 z 1\n", "1 Q0 y 1 1.0 t\n1 Q0 z 2 1.0 t\n1 Q0 n 3 0.5 t\n")
+    res = ae.evaluate(q, r, ["Compat(p=0.5)"], profile=PROFILE, per_topic=True)
+    assert [(v.topic, round(v.value, 15)) for v in res.values] == [("1", 0.4), ("all", 0.4)]
+    assert any("1 duplicate judgment line(s) dropped (dups=last)" in n for n in res.notes)

@@ -115,7 +115,7 @@ class Judgments:
 
     q_tcode: np.ndarray
     q_grade: np.ndarray
-    q_line: np.ndarray  # qrels line of each kept row
+    q_line: np.ndarray  # qrels line of each kept row (of its pair's first line when the qrels repeat it)
     r_found: np.ndarray  # bool per run row: its (topic, doc) is in the qrels
     hit_rows: np.ndarray  # those rows, ascending
     hit_grade: np.ndarray  # and their grades
@@ -140,7 +140,12 @@ def judgments(j: Join, dups: str | None) -> Judgments:
             )
         keep = ~duplicated(q_key, dups)
         notes.append(f"{j.qrels.source}: {int((~keep).sum())} duplicate judgment line(s) dropped (dups={dups})")
-        q_key, q_tcode, q_grade, q_line = q_key[keep], q_tcode[keep], q_grade[keep], q_line[keep]
+        # a kept row takes the first line of its (topic, doc): where a dict keeps the key
+        by_key = np.argsort(q_key, kind="stable")
+        starts = np.flatnonzero(np.r_[True, q_key[by_key][1:] != q_key[by_key][:-1]])
+        first_line = np.empty_like(q_line)
+        first_line[by_key] = np.repeat(q_line[by_key][starts], np.diff(np.r_[starts, len(by_key)]))
+        q_key, q_tcode, q_grade, q_line = q_key[keep], q_tcode[keep], q_grade[keep], first_line[keep]
         if q_ints is not None:
             q_ints = q_ints[keep]
     ri = j.ri
