@@ -10,9 +10,9 @@ import json
 
 import ir_measures
 import pytest
+from cli_helpers import run_cli
 
 import auditeval as ae
-from tests.cli_helpers import run_cli
 
 PROFILE = "ir_measures-0.4-msmarco"  # the compat provider's conventions
 

@@ -152,19 +152,22 @@ def _list_table(res: ResultSet, full: bool) -> Table:
     return t
 
 
-def _side_by_side(results: Sequence[ResultSet], full: bool) -> Table:
+def _side_by_side(results: Sequence[ResultSet], full: bool, width: int = 100) -> tuple[Table, list[str]]:
     """One row per run and measure, one value column per profile, and the axes on which
     the profiles' variants of that measure differ; a profile that refused the run shows
-    ``refused`` (its note says why)."""
-    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    t.add_column("run", style="bold", overflow="fold")
-    t.add_column("measure", overflow="fold")
-    for res in results:
-        t.add_column(_escape(res.profile), justify="right", style="cyan", overflow="fold")
-    t.add_column("variants differ on" if not full else "variants", style="dim", overflow="fold")
+    ``refused`` (its note says why). Run, measure and values never wrap; when the "differ
+    on" column would be narrower than :data:`MIN_INFO` it moves below the table, one line
+    per distinct set of axes (returned as the second item)."""
+    keys = _row_keys(results)
+    heads = [header_lines(res.profile) for res in results]
+    run_w = max([3, *(len(k[0]) for k in keys)])
+    measure_w = max([7, *(len(k[1]) for k in keys)])
+    value_ws = [max([7, *(len(x) for x in h)]) for h in heads]
+    left = width - (run_w + measure_w + sum(value_ws)) - 2 * (len(value_ws) + 2)
     keyed = [{(v.run, v.measure): v for v in res.aggregates()} for res in results]
     refused = [refused_runs(res) for res in results]
-    for key in _row_keys(results):
+    rows, infos = [], []
+    for key in keys:
         vs = [k.get(key) for k in keyed]
         cells = [format_value(v.value) if v is not None else REFUSED_CELL if key[0] in ref else "-"
                  for v, ref in zip(vs, refused, strict=True)]
@@ -177,8 +180,48 @@ def _side_by_side(results: Sequence[ResultSet], full: bool) -> Table:
             axes = [dict(v.variant.axes) for v in present]
             names = [a for a in AXIS_ORDER if len({repr(ax.get(a)) for ax in axes}) > 1]
             info = " ".join(names) if names else "(same variant)"
-        t.add_row(_escape(key[0]), _escape(key[1]), *cells, info)
-    return t
+        rows.append((key, cells))
+        infos.append(info)
+    inline = full or left >= MIN_INFO or not any(infos)
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    t.add_column("run", style="bold", no_wrap=True, min_width=min(run_w, max(8, width // 4)), overflow="fold")
+    t.add_column("measure", no_wrap=True, min_width=measure_w)
+    for h, w in zip(heads, value_ws, strict=True):
+        t.add_column(_escape("\n".join(h)), justify="right", style="cyan", no_wrap=True, min_width=w)
+    if inline:
+        t.add_column("variants differ on" if not full else "variants", style="dim", overflow="fold")
+    for (key, cells), info in zip(rows, infos, strict=True):
+        t.add_row(_escape(key[0]), _escape(key[1]), *cells, *([info] if inline else []))
+    below: list[str] = []
+    if not inline:
+        groups: dict[str, list[tuple[str, str]]] = {}
+        for (key, _), info in zip(rows, infos, strict=True):
+            if info:
+                groups.setdefault(info, []).append(key)
+        for info, ks in groups.items():
+            measures = list(dict.fromkeys(m for _, m in ks))
+            whole = all(sum(1 for r, m in keys if m == mm) == sum(1 for _, m in ks if m == mm) for mm in measures)
+            where = ", ".join(measures) if whole else ", ".join(f"{r} {m}" for r, m in ks)
+            below.append(f"[dim]variants differ on {_escape(info)}: {_escape(where)}[/]")
+    return t, below
+
+
+MIN_INFO = 14  # narrowest "variants differ on" column kept in the side-by-side table
+
+
+def header_lines(name: str, limit: int = 16) -> list[str]:
+    """``name`` in lines of at most ``limit`` characters, broken only after ``-``, ``_`` or
+    ``.`` (a piece longer than ``limit`` stays whole): a profile name never splits mid-token
+    (``ir_measures-0.4-msmarco`` -> ``ir_measures-0.4-`` / ``msmarco``)."""
+    import re
+
+    lines: list[str] = []
+    for piece in re.findall(r"[^-_.]+[-_.]*|[-_.]+", name) or [name]:
+        if lines and len(lines[-1]) + len(piece) <= limit:
+            lines[-1] += piece
+        else:
+            lines.append(piece)
+    return lines
 
 
 def _matrix_tables(res: ResultSet, width: int, measures: list[str] | None = None) -> list[Table]:
@@ -319,7 +362,10 @@ def render_text(
             for line in _matrix_legend(res, full):
                 console.print(line)
     elif len(results) > 1:
-        console.print(_side_by_side(results, full))
+        table, below = _side_by_side(results, full, console.width)
+        console.print(table)
+        for line in below:
+            console.print(line)
     else:
         console.print(_list_table(results[0], full))
     _notes(console, results)
