@@ -127,29 +127,44 @@ def _departure_text(v: Value, res: ResultSet) -> str:
     return " ".join(axis_text(a, x) for a, x in departures(v.variant, res.convention))
 
 
-def _list_table(res: ResultSet, full: bool) -> Table:
+def _list_table(res: ResultSet, full: bool, width: int = 100) -> tuple[Table, list[str]]:
+    """One row per run and measure: value, and the axes its variant departs from the
+    profile on (the full variant string with ``full``). Measure names fold only past 48
+    characters; when the departures column would be narrower than :data:`MIN_INFO` the
+    departures move below the table, one line per measure (returned as the second item)."""
+    keys = _row_keys([res])
     keyed = {(v.run, v.measure): v for v in res.aggregates()}
-    aggs = [keyed.get(k) for k in _row_keys([res])]
+    aggs = [keyed.get(k) for k in keys]
     deps = [_departure_text(v, res) if v is not None else "" for v in aggs]
+    run_w = min(max([3, *(len(k[0]) for k in keys)]), 24)
+    measure_w = min(max([7, *(len(k[1]) for k in keys)]), 48)
+    value_w = max([5, *(len(format_value(v.value)) for v in aggs if v is not None)])
+    left = width - (run_w + measure_w + value_w) - 3 * GAP_COLUMNS  # 3 columns before it, 3 spaces each
+    inline = full or not any(deps) or left >= MIN_INFO
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    t.add_column("run", style="bold", overflow="fold")
-    t.add_column("measure", overflow="fold")
+    t.add_column("run", style="bold", overflow="fold", min_width=run_w)
+    t.add_column("measure", overflow="fold", min_width=measure_w)
     t.add_column("value", justify="right", style="cyan", no_wrap=True)
     if full:
         t.add_column("variant", style="dim", overflow="fold")
-    elif any(deps):
-        t.add_column("departs from profile", style="magenta", overflow="fold")
-    for key, v, d in zip(_row_keys([res]), aggs, deps, strict=True):
+    elif any(deps) and inline:
+        t.add_column("departs from profile" if left >= 20 else "departs", style="magenta", overflow="fold",
+                     max_width=max(left, MIN_INFO))
+    for key, v, d in zip(keys, aggs, deps, strict=True):
         if v is None:  # a refused run: the note says why
             row = [_escape(key[0]), _escape(key[1]), REFUSED_CELL]
         else:
             row = [_escape(v.run), _escape(v.measure), format_value(v.value)]
         if full:
             row.append(_escape(variant_text(v.variant)) if v is not None else "")
-        elif any(deps):
+        elif any(deps) and inline:
             row.append(d)
         t.add_row(*row)
-    return t
+    below = [] if inline else [
+        f"[dim]{_escape(m)}[/] departs from the profile on [magenta]{_escape(d)}[/]"
+        for m, d in dict.fromkeys((k[1], d) for k, d in zip(keys, deps, strict=True) if d)
+    ]
+    return t, below
 
 
 def _side_by_side(results: Sequence[ResultSet], full: bool, width: int = 100) -> tuple[Table, list[str]]:
@@ -163,7 +178,7 @@ def _side_by_side(results: Sequence[ResultSet], full: bool, width: int = 100) ->
     run_w = max([3, *(len(k[0]) for k in keys)])
     measure_w = max([7, *(len(k[1]) for k in keys)])
     value_ws = [max([7, *(len(x) for x in h)]) for h in heads]
-    left = width - (run_w + measure_w + sum(value_ws)) - 2 * (len(value_ws) + 2)
+    left = width - (run_w + measure_w + sum(value_ws)) - GAP_COLUMNS * (len(value_ws) + 2)
     keyed = [{(v.run, v.measure): v for v in res.aggregates()} for res in results]
     refused = [refused_runs(res) for res in results]
     rows, infos = [], []
@@ -189,7 +204,8 @@ def _side_by_side(results: Sequence[ResultSet], full: bool, width: int = 100) ->
     for h, w in zip(heads, value_ws, strict=True):
         t.add_column(_escape("\n".join(h)), justify="right", style="cyan", no_wrap=True, min_width=w)
     if inline:
-        t.add_column("variants differ on" if not full else "variants", style="dim", overflow="fold")
+        t.add_column("variants differ on" if not full else "variants", style="dim", overflow="fold",
+                     max_width=None if full else max(left, MIN_INFO))
     for (key, cells), info in zip(rows, infos, strict=True):
         t.add_row(_escape(key[0]), _escape(key[1]), *cells, *([info] if inline else []))
     below: list[str] = []
@@ -206,7 +222,8 @@ def _side_by_side(results: Sequence[ResultSet], full: bool, width: int = 100) ->
     return t, below
 
 
-MIN_INFO = 14  # narrowest "variants differ on" column kept in the side-by-side table
+MIN_INFO = 14  # narrowest "variants differ on" / "departs from profile" column kept in a table
+GAP_COLUMNS = 3  # characters between two columns of a SIMPLE_HEAD table (padding, separator, padding)
 
 
 def header_lines(name: str, limit: int = 16) -> list[str]:
@@ -367,6 +384,9 @@ def render_text(
         for line in below:
             console.print(line)
     else:
-        console.print(_list_table(results[0], full))
+        table, below = _list_table(results[0], full, console.width)
+        console.print(table)
+        for line in below:
+            console.print(line)
     _notes(console, results)
     flush(console, out)
