@@ -257,3 +257,16 @@ def test_three_profiles_side_by_side_at_80_columns_wrap_no_token():
     assert rows[("rerank", "P@10")] == ["0.6250", "0.6250", "0.5000"]
     assert rows[("bm25", "nDCG@10")] == ["0.6249", "0.6249", "0.6249"]
     assert "variants differ on dups sim topics: AP, nDCG@10, P@10, R@1000, RR" in lines
+
+
+def test_long_measure_names_stay_whole_at_80_columns():
+    """The bundled bm25 run: a 40-character measure name keeps its row whole at 80 columns;
+    its departures (gain=exp2 unjudged=drop) wrap at the space."""
+    code, out, err = run_cli("eval", str(EX / "qrels.txt"), str(EX / "bm25.txt"), "--width", "80",
+                             "-m", "AP(rel=2) nDCG(dcg='exp-log2',judged_only=True)@10")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert max(len(x) for x in lines) <= 80
+    row = next(x for x in lines if x.startswith("bm25 ") and "nDCG" in x)
+    assert row.split()[:2] == ["bm25", "nDCG(dcg='exp-log2',judged_only=True)@10"]
+    assert row.split()[3] == "gain=exp2" and "unjudged=drop" in lines[lines.index(row) + 1]
