@@ -56,6 +56,11 @@ def test_trec_eval_builds_differ_exactly_on_iprec_and_their_new_measures(builds)
         assert {"sim", "topics"} <= set(ex.profile_axes) and "sim" in ex.immaterial
         assert ex.flips == [["iprec"]]  # the audit's minimal flips between the two profiles
         assert "no effect on these values" in ex.summary()
+    frame = res.to_frame()  # tidy: one row per differing value, with the axis that explains it
+    row = frame[(frame.measure == "IPrec@0.4") & (frame.topic == "all")].iloc[0]
+    assert (row.kind, row.value_a, row.value_b, row.printed_a) == ("value", 0.1167, 0.1215, "iprec_at_recall_0.40")
+    assert row.explained_by.startswith("iprec: trunc09 -> lround.")
+    assert len(frame) == len(res.differences) and set(frame.measure) == {"11pt", *IPREC_DIFFER}
 
 
 def test_cli_exit_status_and_every_difference_listed(builds):

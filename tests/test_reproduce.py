@@ -74,6 +74,10 @@ def test_swap_of_two_adjacent_documents_hand_derived(perturbed):
     assert res.get("RMSE", "RR").variant.startswith("RR|depth=all|dups=error|")
     assert res.get("KTU").variant == "KTU@100|dups=error|ktu=tied-last|sim=float64|ties=docno-desc"
     assert res.get("RBO").variant == "RBO(p=0.95)@100|dups=error|rbo=trunc-norm|sim=float64|ties=docno-desc"
+    frame = res.to_frame()  # tidy: one row per number
+    assert list(frame.columns) == ["statistic", "measure", "topic", "value", "variant", "engine"]
+    ktu = frame[(frame.statistic == "KTU") & (frame.topic == topic)].iloc[0]
+    assert ktu.value == pytest.approx(1 - 4 / (n * (n - 1)), abs=1e-12) and len(frame) == len(res.values)
 
 
 def test_ktu_forms_on_a_three_document_list():

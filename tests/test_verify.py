@@ -95,6 +95,10 @@ def test_docno_ascending_ties_with_exponential_gain(data):
     assert any(c.convention.ties == "docno-asc" and c.convention.gain == "exp2" for c in _top3(v))
     assert "textbook with gain=exp2" in [c.label for c in _top3(v)]
     assert all(c.convention.gain == "exp2" for f in v.reproduced for c in (f.candidate, *f.equivalent))
+    frame = v.to_frame()  # one row per variant found: every reproducing one prints as the claim
+    hits = frame[frame.status == "reproduces"]
+    assert len(hits) == sum(1 + len(f.equivalent) for f in v.reproduced)
+    assert set(hits.value.round(4)) == {0.3453} and hits.variant.str.contains("gain=exp2").all()
 
 
 def test_trec_eval_c_l2_on_a_run_missing_topics(data, trec_eval_bins, tmp_path):

@@ -140,6 +140,18 @@ class Verdict:
     searched: int = 0  # variants evaluated
     notes: list[str] = field(default_factory=list)
 
+    def to_frame(self):
+        """Tidy pandas DataFrame: one row per variant found (reproducing ones first, then the
+        nearest): claim, status, measure as read, value, variant, label, changed axes."""
+        import pandas as pd
+
+        rows = [{"claim": self.claim.text, "status": status, "measure": str(m), "value": f.value,
+                 "variant": c.variant, "label": c.label, "departures": f.departures, "distance": f.distance}
+                for status, found in (("reproduces", self.reproduced), ("nearest", self.nearest))
+                for f in found for c, m in f.members()]
+        return pd.DataFrame(rows, columns=["claim", "status", "measure", "value", "variant", "label", "departures",
+                                           "distance"])
+
     def as_dict(self) -> dict[str, Any]:
         c = self.claim
         return {"claim": c.text, "measure": c.measure, "readings": [str(m) for m in c.readings],

@@ -138,6 +138,21 @@ class DiffResult:
     def differing_measures(self) -> list[str]:
         return list(dict.fromkeys(d.measure for d in self.differences))
 
+    def to_frame(self):
+        """Tidy pandas DataFrame: one row per differing value (run, measure, topic, kind,
+        value and printed text on each side, the axes that explain the measure)."""
+        import pandas as pd
+
+        rows = []
+        for d in self.differences:
+            ex = self.explanations.get(d.measure)
+            rows.append({"run": d.run, "measure": d.measure, "topic": d.topic, "kind": d.kind,
+                         "value_a": None if d.a is None else d.a.value, "printed_a": None if d.a is None else d.a.raw,
+                         "value_b": None if d.b is None else d.b.value, "printed_b": None if d.b is None else d.b.raw,
+                         "explained_by": None if ex is None else ex.summary()})
+        return pd.DataFrame(rows, columns=["run", "measure", "topic", "kind", "value_a", "printed_a", "value_b",
+                                           "printed_b", "explained_by"])
+
     def as_dict(self) -> dict[str, Any]:
         def ent(e: Entry | None):
             return None if e is None else {"value": e.value, "raw": e.raw, "decimals": e.decimals, "line": e.line}

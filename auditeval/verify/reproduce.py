@@ -90,6 +90,14 @@ class Reproduction:
     # measure -> (topics, original per-topic scores, reproduced ones), the topics both evaluate
     scores: dict[str, tuple[list[str], np.ndarray, np.ndarray]] = field(default_factory=dict)
 
+    def to_frame(self):
+        """Tidy pandas DataFrame: one row per number (statistic, measure, topic, value,
+        variant, engine; ``topic == "all"`` rows are over every topic)."""
+        import pandas as pd
+
+        return pd.DataFrame([v.as_dict() for v in self.values],
+                            columns=["statistic", "measure", "topic", "value", "variant", "engine"])
+
     def get(self, statistic: str, measure: str = "", topic: str = "all") -> ReproValue:
         for v in self.values:
             if (v.statistic, v.measure, v.topic) == (statistic, measure, topic):
