@@ -102,6 +102,10 @@ def test_growth_hand_checked(tmp_path):
                       n_orders=60, seed=5)
     # B: b a x all relevant (3/4), D: z b (2/4); every run has AP 1 on topic 2
     assert rep.final.tolist() == pytest.approx([(5 / 12 + 1) / 2, (3 / 4 + 1) / 2, (7 / 24 + 1) / 2, (2 / 4 + 1) / 2], abs=1e-15)
+    frame = rep.to_frame()  # tidy: one row per (order, step, run present)
+    last = frame[(frame.order == 0) & (frame.systems == 4)].set_index("run").value
+    assert last.to_dict() == pytest.approx({"A": 17 / 24, "B": 7 / 8, "C": 31 / 48, "D": 3 / 4}, abs=1e-15)
+    assert len(frame) == 60 * (1 + 2 + 3 + 4)
     pos = np.argsort(rep.orders, axis=1)
     expected = (pos[:, 3] > np.maximum(pos[:, 0], pos[:, 2])).mean()
     a, b, share, _ = rep.pairs()

@@ -133,6 +133,9 @@ def test_leave_one_run_out_unique_relevant(data):
     reduced = ae.evaluate(_reduced_qrels(data, set(qd) - only), uic, ["AP"]).get("AP").value
     assert rep.largest_penalty(0, 11) == (11, pytest.approx(full - reduced, abs=1e-12))
     assert full - reduced == pytest.approx(0.0092, abs=5e-5)
+    frame = rep.to_frame()  # tidy: one row per (measure, left-out group, run)
+    row = frame[(frame.group == rep.groups[11]) & (frame.run == rep.runs[11])].iloc[0]
+    assert bool(row.own_group) and row.penalty == pytest.approx(full - reduced, abs=1e-12) and len(frame) == 144
 
 
 def _reduced_qrels(data, keep_pairs: set) -> Qrels:
@@ -210,6 +213,11 @@ def test_cli_stats_and_coverage_json(data):
     assert doc["runs"][0]["judged_at_k"]["variant"].startswith("Judged@100|depth=all|dups=error|judged_denom=k|")
     # Judged@100 of the first run: judged pairs in its top 100 / 100 per topic, mean over 100 topics
     assert doc["runs"][0]["judged_at_k"]["value"] == pytest.approx(sum(p in qd for p in sets[0]) / 100 / 100, abs=1e-12)
+    from auditeval.pooling.coverage import pool_coverage
+
+    cov = pool_coverage(data["qrels"], data["runs"][:4], K, data["conv"]).to_frame()
+    assert cov.unjudged.tolist() == [r["unjudged"] for r in doc["runs"]]
+    assert cov.value[0] == pytest.approx(sum(p in qd for p in sets[0]) / 100 / 100, abs=1e-12)
     text = io.StringIO()
     assert main(["pool", "coverage", str(base / "qrels.robust03.txt"), *paths[:2]], text, err) == 0
     assert max(len(x) for x in text.getvalue().splitlines()) <= 100

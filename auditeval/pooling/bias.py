@@ -87,6 +87,19 @@ class BiasReport:
     def members(self, g: int) -> np.ndarray:
         return np.flatnonzero(self.group_of == g)
 
+    def to_frame(self):
+        """Tidy pandas DataFrame: one row per (measure, left-out group, run): the run's score
+        on the full qrels and without the group's unique judgments, with the variant."""
+        import pandas as pd
+
+        rows = [{"run": run, "group": group, "own_group": self.groups[int(self.group_of[s])] == group,
+                 "measure": str(m), "variant": self.variants[i], "full": float(self.full[i, s]),
+                 "reduced": float(self.reduced[i, g, s]), "penalty": float(self.full[i, s] - self.reduced[i, g, s])}
+                for i, m in enumerate(self.measures) for g, group in enumerate(self.groups)
+                for s, run in enumerate(self.runs)]
+        return pd.DataFrame(rows, columns=["run", "group", "own_group", "measure", "variant", "full", "reduced",
+                                           "penalty"])
+
     def largest_penalty(self, m: int, g: int) -> tuple[int, float]:
         """(run index, full - reduced) of the group's run that loses most."""
         idx = self.members(g)

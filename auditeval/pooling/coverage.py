@@ -69,6 +69,15 @@ class Coverage:
     todo: tuple[list[str], list[str]]
     notes: list[str] = field(default_factory=list)
 
+    def to_frame(self):
+        """Tidy pandas DataFrame: one row per run: pool pairs of its top ``depth``, how many
+        have no label, and its Judged@k with the variant."""
+        import pandas as pd
+
+        return pd.DataFrame({"run": self.runs, "depth": self.depth, "contributed": self.contributed,
+                             "unjudged": self.unjudged, "measure": self.judged_measure,
+                             "variant": self.judged_variant, "value": self.judged_at_k})
+
 
 def pool_coverage(qrels: Qrels, runs: Sequence[Run], depth: int, conv: Convention) -> Coverage:
     engine = Engine(qrels)

@@ -53,6 +53,15 @@ class GrowthReport:
     def final(self) -> np.ndarray:
         return self.scores[0, -1]
 
+    def to_frame(self):
+        """Tidy pandas DataFrame: one row per (order, step, run present at that step): the
+        run's score on the pool of the first ``systems`` systems of that order."""
+        import pandas as pd
+
+        o, k, s = np.nonzero(~np.isnan(self.scores))
+        return pd.DataFrame({"order": o, "systems": k + 1, "run": np.array(self.runs, dtype=object)[s],
+                             "measure": str(self.measure), "variant": self.variant, "value": self.scores[o, k, s]})
+
     def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(a, b, share of orders reversing at some step, mean reversed steps), pairs a < b."""
         n = len(self.runs)
