@@ -195,6 +195,7 @@ def agreement(rep: AuditReport, width: int) -> list[Line]:
     vs = _versus_native(rep)
     engines = list(dict.fromkeys(r.engine for r in rep.agreement))
     rows, status = [], []
+    n = len(rep.measures)
     for label, pool, is_chosen in [("", own, False), (f" @{rep.profile}", chosen, True)]:
         for eng in engines:
             mine = [r for r in pool if r.engine == eng]
@@ -212,12 +213,14 @@ def agreement(rep: AuditReport, width: int) -> list[Line]:
                  "|reference - chosen| over the runs, and the axes that explain it", width)
     if not rows:
         return out + [Line("  (no reference computed anything)")]
-    n = len(rep.measures)
     out += _grid(["reference", *rep.measures, "axes"], rows, width, status, wrap_cols=[n + 1], right=range(1, n + 1),
                  chunk=True, gap=1)
-    legend = ["each reference's own values reproduced natively (doubles to 1e-12, binaries as printed)",
-              "- not computed", "~ reproduced only with another axis value or within the tie envelope (below)",
-              "! failed on some run", "r refused by the tool and the native engine alike on some run"]
+    marks = "".join(c for r in rows for c in r[1:n + 1] if c[-1:] in "~!r" and c not in ("refused",))
+    legend = ["each reference's own values first reproduced natively (doubles to 1e-12, binaries as printed)"]
+    legend += [text for mark, text in [("-", "- not computed"), ("~", "~ reproduced only with another axis value "
+               "or within the tie envelope (below)"), ("!", "! failed on some run"),
+               ("r", "r refused by the tool and the native engine alike on some run")]
+               if mark in marks or (mark == "-" and any("-" in r[1:n + 1] for r in rows))]
     if chosen:
         legend.append(f"@{rep.profile}: asked to compute under the chosen profile")
     return out + _para("; ".join(legend), width, indent=2, first="  ", status="dim")
@@ -438,7 +441,7 @@ def diagnostics(rep: AuditReport, width: int) -> list[Line]:
     return out
 
 
-_NUM = re.compile(r"\d+(?:\.\d+)?")
+_NUM = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")  # standalone numbers (not the 2 of q2)
 _SETTING = re.compile(r"\w+=[\w.-]+")
 
 
@@ -454,17 +457,18 @@ def notes(rep: AuditReport, width: int) -> list[Line]:
         body = n[len(src) + 2:] if src else n
         key = _NUM.sub("#", body) + "|" + " ".join(_SETTING.findall(body)) + f"|{src is None}"  # depth=10 != depth=100
         groups.setdefault(key, []).append((names.get(src, ""), body))
-    out = _title("Notes", width)
+    out = _title("Notes (one that holds for several inputs is given once: 'also' names the others, with their "
+                 "numbers where they differ)", width)
     for items in groups.values():
         name, body = items[0]
-        out += _para(body, width, indent=4, first=f"  - {name + ': ' if name else ''}")
         if len(items) > 1:
             first = _NUM.findall(body)
             rest = []
             for nm, b in items[1:]:
                 nums = [x for x, y in zip(_NUM.findall(b), first, strict=False) if x != y]
                 rest.append(f"{nm}{' (' + '/'.join(nums) + ')' if nums else ''}")
-            out += _para(", ".join(rest), width, indent=6, first="    likewise (numbers where they differ): ")
+            body += f"; also {', '.join(rest)}"
+        out += _para(body, width, indent=4, first=f"  - {name + ': ' if name else ''}")
     return out
 
 
