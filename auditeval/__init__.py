@@ -12,9 +12,10 @@ Public API::
 
 from __future__ import annotations
 
+from . import audit  # the package, callable as audit.core.audit (see its docstring)
 from ._version import __version__
 from .api import evaluate, sweep
-from .audit import AuditReport, audit
+from .audit import AuditReport
 from .conventions import Convention, load_profile, profile_names
 from .errors import (
     AuditEvalError,

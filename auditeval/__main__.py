@@ -1,5 +1,6 @@
-"""``python -m auditeval`` = the ``auditeval`` command."""
+"""``python -m auditeval`` = the ``auditeval`` command (importing this module runs nothing)."""
 
 from .cli import entry
 
-entry()
+if __name__ == "__main__":
+    entry()

@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .conventions import Convention, load_profile, resolve
 from .engine.evaluate import ENGINE, staged_for
 from .engine.measures import MEASURES
@@ -39,6 +41,13 @@ def read_runs(runs: Any) -> list[tuple[Run, str | None]]:
     return out
 
 
+def profile_label(profile: str | Path | Convention, settings: list[str] | None = None) -> str:
+    """The name results carry for ``profile`` with ``settings`` (``"trec_eval-9.0.8 with rel=2"``;
+    ``"custom"`` for a :class:`Convention`)."""
+    name = "custom" if isinstance(profile, Convention) else load_profile(profile).name
+    return name + (" with " + ", ".join(settings) if settings else "")
+
+
 def evaluate(
     qrels: Any,
     runs: Any,
@@ -60,9 +69,7 @@ def evaluate(
     """
     q = qrels_from(qrels)
     conv = resolve(profile, settings)
-    profile_name = "custom" if isinstance(profile, Convention) else load_profile(profile).name
-    if settings:
-        profile_name += " with " + ", ".join(settings)
+    profile_name = profile_label(profile, settings)
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
     labels = [str(m) if isinstance(m, Measure) else str(m) for m in measures]
     result = ResultSet(profile=profile_name, convention=conv)
@@ -77,10 +84,18 @@ def evaluate(
             p, vals, agg = sr.prepared(fold(m, conv)[1]), tv.values, tv.aggregate
             d = MEASURES[tv.variant.measure.name]
             v_str = str(tv.variant)
+            undefined = np.isnan(vals) if d.agg == "mean-defined" else np.zeros(len(vals), bool)
             if per_topic:
-                for t, x in zip(p.topics, vals, strict=True):
-                    result.values.append(Value(r.name, label, v_str, ENGINE, str(t), _typed(x, d.fmt)))
-            if agg is not None and p.n_topics == 0 and d.agg in ("mean", "gmean"):
+                for t, x, skip in zip(p.topics, vals, undefined, strict=True):
+                    if not skip:
+                        result.values.append(Value(r.name, label, v_str, ENGINE, str(t), _typed(x, d.fmt)))
+            if undefined.any():
+                shown = ", ".join(repr(str(t)) for t in p.topics[undefined][:5]) + (" ..." if undefined.sum() > 5 else "")
+                result.notes.append(f"{r.source}: {label} has no value for {int(undefined.sum())} of {p.n_topics} "
+                                    f"topic(s) ({d.undefined}): left out of its mean and of per-topic output: {shown}")
+            if agg is None and d.agg == "mean-defined":
+                result.notes.append(f"{r.source}: {label} is defined for no topic: no mean reported")
+            elif agg is not None and p.n_topics == 0 and d.agg in ("mean", "gmean", "mean-defined"):
                 # a mean over no topic is no number (trec_eval exits 7 here): say so, print none
                 result.notes.append(f"{r.source}: no topic evaluated (topics={p.convention.topics}): no mean of "
                                     f"{label} reported (trec_eval: 'No queries with both results and relevance info')")
@@ -119,9 +134,7 @@ def sweep(
     q = qrels_from(qrels)
     read = read_runs(runs)
     base = resolve(profile, settings)
-    name = "custom" if isinstance(profile, Convention) else load_profile(profile).name
-    if settings:
-        name += " with " + ", ".join(settings)
+    name = profile_label(profile, settings)
     measure_list = list(measures)
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measure_list]
     values = vary_values(vary, q)

@@ -45,7 +45,7 @@ examples:
 
 'auditeval COMMAND --help' describes each command."""
 
-__all__ = ["COMMANDS", "DEFAULT_MEASURES", "main"]
+__all__ = ["COMMANDS", "DEFAULT_MEASURES", "build_parser", "main"]
 
 
 # ----------------------------------------------------------------------------- conventions
@@ -53,10 +53,10 @@ def _conv_parser(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="action", required=True)
     sub.add_parser("list", help="profiles and axes")
     s = sub.add_parser("show", help="every axis value of one profile, with sources")
-    s.add_argument("name")
+    s.add_argument("name", metavar="PROFILE", help="a profile name (conventions list) or a TOML file")
     d = sub.add_parser("diff", help="axes on which two profiles differ")
-    d.add_argument("a")
-    d.add_argument("b")
+    d.add_argument("a", metavar="A", help="a profile name or a TOML file")
+    d.add_argument("b", metavar="B", help="the profile compared with A")
 
 
 def _console(out: TextIO) -> Console:
@@ -181,6 +181,7 @@ def _measure_help(spec) -> str:
     axes = " ".join(a + (f" ({CONDITIONS[spec.only_if[a]]})" if a in spec.only_if else "")
                     for a in AXIS_ORDER if a in spec.axes)
     agg = {"mean": "mean over topics", "sum": "sum over topics", "gmean": "geometric mean (gm_floor)",
+           "mean-defined": f"mean over the topics with a value (none when {spec.undefined})",
            "none": "none (per topic only)"}[spec.agg]
     missing = "computed on an empty ranking" if spec.missing is None else repr(spec.missing)
     rows = [("formula", spec.formula), ("source", spec.source), ("trec_eval", trec), ("cut-off", cut),
@@ -264,6 +265,21 @@ def _tune_memory() -> None:
             pass
 
 
+def build_parser(commands: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The ``auditeval`` parser; only the ``commands`` named get their options (and imports)."""
+    from .cli_help import Parser
+
+    parser = Parser(prog="auditeval", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"auditeval {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (help_text, build, _) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text)
+        if name in commands:
+            build(p)
+    sub.add_parser("trec-eval", help="drop-in trec_eval (auditeval trec-eval --help)")
+    return parser
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run one command; returns the exit status. Library and test use: no process tuning."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -273,18 +289,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         from .trec_eval import main as trec_main
 
         return trec_main(argv[1:], out, err)
-    parser = argparse.ArgumentParser(
-        prog="auditeval", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--version", action="version", version=f"auditeval {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     chosen = next((a for a in argv if not a.startswith("-")), None)
-    for name, (help_text, build, _) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_text)
-        if name == chosen:  # only the chosen command's options (and its imports) are built
-            build(p)
-    sub.add_parser("trec-eval", help="drop-in trec_eval (auditeval trec-eval --help)")
-    args = parser.parse_args(argv)
+    args = build_parser([chosen] if chosen else []).parse_args(argv)  # only the chosen command is built
     try:
         return COMMANDS[args.command][2](args, out, err)
     except AuditEvalError as exc:

@@ -2,7 +2,9 @@
 several, and report in the chosen format (text that fits the terminal, TSV, JSON).
 
 Runs are evaluated one at a time, so ``-q`` text streams: each run's per-topic lines are
-written as soon as it is done (a progress bar shows on a terminal).
+written as soon as it is done (a progress bar shows on a terminal). A profile that refuses a
+run (an ``EvaluationError``) becomes a :class:`~auditeval.results.Refusal` beside the other
+profiles' values; only when nothing is evaluated is it the command's error (exit 2).
 """
 
 from __future__ import annotations
@@ -28,7 +30,17 @@ examples:
   auditeval eval qrels.txt run.txt -m 'AP nDCG@10 P(rel=2)@5' -m ndcg_cut.5,10
   auditeval eval qrels.txt runs/*.txt --matrix
   auditeval eval qrels.txt run.txt --profile trec_eval-9.0.8 --profile ir_measures-0.4
-  zcat run.gz | auditeval eval irds:msmarco-passage/dev/small - -q --format tsv"""
+  zcat run.gz | auditeval eval irds:msmarco-passage/dev/small - -q --format tsv
+
+refusals: a profile may refuse a run (topics=strict, as trec_eval 10, refuses a run that lacks
+a qrels topic). With several profiles or runs the others are still reported: the refused
+values show 'refused', and a note names the profile, the run and the reason (text, TSV and
+JSON, which also lists it under "refused"; the note goes to standard error too).
+
+exit status:
+  0  values were reported (a refusal beside them is a note, not a failure)
+  2  bad input or options; a refusal when only one profile and one run were given; or every
+     profile refused every run (one 'auditeval: error:' line per refusal)"""
 
 
 def eval_parser(p: argparse.ArgumentParser) -> None:
@@ -129,14 +141,15 @@ def measure_list(args_measures: list[str] | None) -> list[str]:
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .api import evaluate
-    from .conventions import load_profile, resolve
+    from .api import evaluate, profile_label
+    from .conventions import resolve
+    from .errors import EvaluationError
     from .io import qrels_from, run_from
     from .report import RENDERERS
     from .report.progress import Steps
     from .report.text import detect_width, write_topic_header, write_topic_lines
     from .report.ties import tie_note, tie_summary
-    from .results import ResultSet
+    from .results import Refusal, ResultSet
     from .variant import parse_measure
 
     if [args.qrels, *args.runs].count("-") > 1:
@@ -147,10 +160,10 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     parsed = [(m, parse_measure(m)) for m in measures]  # syntax errors before any reading
     profiles = args.profiles or [DEFAULT_PROFILE]
     convs = [resolve(p, args.settings) for p in profiles]
-    for p in profiles:
-        load_profile(p)
+    names = [profile_label(p, args.settings) for p in profiles]
     width = args.width or detect_width(out)
     streaming = args.format == "text" and args.per_topic
+    alone = len(profiles) == 1 and len(args.runs) == 1  # a refusal is the command's error, as ever
     with Steps(out, 1 + len(args.runs) * (1 + len(profiles)), "reading qrels") as steps:
         qrels = qrels_from(args.qrels)  # read once, evaluated under every profile
         runs = []
@@ -158,27 +171,34 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             steps.advance(f"reading {os.path.basename(path)}")
             runs.append(run_from(path))
         runs, run_notes = label_runs(runs, args.runs)
-        results: list[ResultSet] = []
+        results = [ResultSet(profile=n, convention=c, notes=list(run_notes)) for n, c in zip(names, convs, strict=True)]
         widths = None
-        for r in runs:
+        for index, r in enumerate(runs):
             per_run = []
             cache: dict = {}  # one staged join / ranking per run, shared by evaluation and tie note
-            for prof, conv in zip(profiles, convs, strict=True):
+            for prof, name, conv in zip(profiles, names, convs, strict=True):
                 steps.advance(f"evaluating {r.name} ({prof})")
-                res = evaluate(qrels, [r], [m for m, _ in parsed], profile=prof, settings=args.settings, cache=cache)
-                note = tie_note(r.name, tie_summary(qrels, r, parsed, conv, cache=cache), conv.ties)
+                try:
+                    res = evaluate(qrels, [r], [m for m, _ in parsed], profile=prof, settings=args.settings, cache=cache)
+                    note = tie_note(r.name, tie_summary(qrels, r, parsed, conv, cache=cache), conv.ties)
+                except EvaluationError as exc:
+                    if alone:
+                        raise
+                    refusal = Refusal(run=r.name, profile=name, reason=str(exc), index=index)
+                    read_notes = [*qrels.notes, *r.notes]  # what reading found still holds
+                    res = ResultSet(profile=name, convention=conv, notes=[*read_notes, refusal.note()], refusals=[refusal])
+                    note = None
                 if note:
                     res.notes.append(note if len(profiles) == 1 else f"[{res.profile}] {note}")
                 per_run.append(res)
-            if not results:
-                results = [ResultSet(profile=res.profile, convention=res.convention, notes=list(run_notes)) for res in per_run]
             for total, res in zip(results, per_run, strict=True):
                 total.values.extend(res.values)
+                total.refusals.extend(res.refusals)
                 total.notes.extend(n for n in res.notes if n not in total.notes)
-            if streaming:
+            if streaming and any(res.values for res in per_run):  # a run every profile refused: the note only
                 if widths is None:
                     widths = _stream_widths(per_run, runs)
-                    lead = (f"per topic under {' | '.join(x.profile for x in per_run)}: each value's variant is the "
+                    lead = (f"per topic under {' | '.join(names)}: each value's variant is the "
                             "measure under that profile's axes, listed after the means")
                     out.write(textwrap.fill(lead, width=width) + "\n")
                     write_topic_header(out, per_run, widths)
@@ -187,11 +207,19 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 buf = io.StringIO()
                 write_topic_lines(buf, per_run, widths, width)
                 steps.write(buf.getvalue())
-    if streaming:
+    refusals = [x for res in results for x in res.refusals]
+    if len(refusals) == len(runs) * len(profiles):  # nothing evaluated: the refusals are the errors
+        if len({x.reason for x in refusals}) == 1 and len(runs) == 1:
+            raise EvaluationError(refusals[0].reason)
+        err.write("".join(f"auditeval: error: {x.note()}\n" for x in refusals))
+        return 2
+    if streaming and widths is not None:
         out.write("\n")
     renderer = RENDERERS[args.format]
     if args.format == "text":
         renderer(results, out, per_topic=args.per_topic, width=width, matrix=args.matrix, variants=args.variants, topic_lines=False)
+        for x in refusals:  # also where a redirected stdout would hide it
+            err.write(f"auditeval: note: {x.note()}\n")
     else:
         renderer(results, out, per_topic=args.per_topic)
         for n in dict.fromkeys(n for res in results for n in res.notes):

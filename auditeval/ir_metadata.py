@@ -11,7 +11,8 @@ ir_metadata annotates a run file with a YAML block of ``#`` lines at its top::
 
 :func:`evaluation_block` writes the ``research goal / evaluation`` part for auditeval
 results: the evaluator and its version, the engine, each profile with every axis value,
-the variant string of every measure, the qrels' SHA-256 and the aggregate values per run.
+the variant string of every measure, the qrels' SHA-256 and the aggregate values per run
+(a run the engine refused under a profile: ``refused: {run: reason}`` in that profile).
 :func:`read_block` reads a block back (from text or a run file); auditeval's run readers
 skip the block's ``#`` lines with a note, and repro_eval's ``MetadataHandler.read_metadata``
 reads the same dict (the block must then open the file).
@@ -64,14 +65,15 @@ def evaluation_section(results: ResultSet | Sequence[ResultSet], qrels: Qrels | 
         for v in res.aggregates():
             variants.setdefault(v.measure, variant_text(v.variant))
             runs.setdefault(v.run, {})[v.measure] = v.value
-        profiles.append(
-            {
-                "name": res.profile,
-                "axes": dict(res.convention.as_dict()) if res.convention is not None else None,
-                "variants": variants,
-                "results": runs,
-            }
-        )
+        entry = {
+            "name": res.profile,
+            "axes": dict(res.convention.as_dict()) if res.convention is not None else None,
+            "variants": variants,
+            "results": runs,
+        }
+        if res.refusals:  # runs the engine refused under this profile, with its message
+            entry["refused"] = {r.run: r.reason for r in res.refusals}
+        profiles.append(entry)
     evaluator: dict[str, Any] = {"name": "auditeval", "version": __version__, "engine": ", ".join(engines), "profiles": profiles}
     if qrels is not None:
         evaluator["qrels"] = {

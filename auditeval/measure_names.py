@@ -34,8 +34,6 @@ NOT_COMPUTED = {
         ("alpha_nDCG", "alpha_DCG", "α_nDCG", "α_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "MAP_IA", "P_IA", "StRecall"),
         "it needs subtopic (intent) judgments, which a single-judgment qrels does not have",
     ),
-    "Accuracy": "it scores classification-style labels of the top documents (ir_measures' accuracy provider)",
-    "Compat": "auditeval has no compatibility (RBO against the ideal ranking) kernel yet; ir_measures' compat provider computes it",
 }
 
 
@@ -100,6 +98,18 @@ def syntax_hint(text: str) -> str | None:
     m = re.match(r"^(?P<name>[^@(]+)\((?P<params>.*)\)(?P<rest>@[0-9.]+)?$", t)
     if m and any(_FLAG.match(p) for p in _top_level(m["params"])):
         return f"every parameter needs a value: {m['name']}({_with_values(m['params'])}){m['rest'] or ''}"
+    bare = re.search(r"[(,]\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>[A-Za-z_][\w.-]*)\s*[,)]", t)
+    if bare and bare["value"] not in ("True", "False"):
+        from .variant import FOLDED, axis_hint
+
+        if bare["key"] in FOLDED:  # rel=x, p=x: the parser's own "expected a number" says it
+            return None
+
+        head = re.match(r"^(?P<name>[^@(]+)\(.*\)(?:@(?P<k>[0-9.]+))?$", t)
+        m = Measure(head["name"], (), _number(head["k"])) if head else None
+        return axis_hint(bare["key"], bare["value"], m).removeprefix("; ") or (
+            f"text values need quotes: {bare['key']}={bare['value']!r}"
+        )
     tokens = t.split()
     if len(tokens) > 1:
         try:
@@ -109,6 +119,12 @@ def syntax_hint(text: str) -> str | None:
             return None
         return "one measure per name here; the eval command takes several per -m ('nDCG@10 P@10')"
     return None
+
+
+def _number(text: str | None) -> int | float | None:
+    if text is None:
+        return None
+    return int(text) if text.isdigit() else float(text)
 
 
 def unknown_hint(m: Measure, known: Collection[str], trec_aliases: Mapping[str, tuple] | None = None) -> str | None:

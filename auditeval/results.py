@@ -65,14 +65,36 @@ class Value:
         }
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A run the engine refused to evaluate under a profile (an ``EvaluationError``, e.g.
+    ``topics=strict`` with a qrels topic missing from the run): no value, the reason.
+
+    ``index`` is the run's position among the runs given, so renderers keep that order.
+    """
+
+    run: str
+    profile: str
+    reason: str
+    index: int = 0
+
+    def note(self) -> str:
+        return f"[{self.profile}] run {self.run!r} refused: {self.reason}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"profile": self.profile, "run": self.run, "reason": self.reason}
+
+
 @dataclass
 class ResultSet:
-    """Values of one evaluation (one profile), plus every decision reported on the way."""
+    """Values of one evaluation (one profile), plus every decision reported on the way and
+    the runs the engine refused under this profile (:class:`Refusal`, none by default)."""
 
     values: list[Value] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     profile: str = ""
     convention: Any = None
+    refusals: list[Refusal] = field(default_factory=list)
 
     def aggregates(self) -> list[Value]:
         return [v for v in self.values if v.topic == "all"]
@@ -86,6 +108,13 @@ class ResultSet:
             if v.measure == measure and v.topic == topic and (run is None or v.run == run):
                 return v
         raise KeyError((measure, run, topic))
+
+    def runs(self) -> list[str]:
+        """Run labels in the order given: evaluated runs and refused ones in their place."""
+        runs = list(dict.fromkeys(v.run for v in self.values))
+        for r in sorted(self.refusals, key=lambda r: r.index):
+            runs.insert(min(r.index, len(runs)), r.run)
+        return runs
 
     def to_records(self) -> list[dict[str, Any]]:
         return [v.as_dict() for v in self.values]

@@ -40,7 +40,7 @@ def build_parser(p: argparse.ArgumentParser) -> None:
                    f"categorical axis, rel the positive grades in the qrels, depth {','.join(map(str, DEPTH_GRID))}, "
                    "a float axis the values the profiles use; --vary all varies every axis; repeatable")
     p.add_argument("-q", "--per-topic", action="store_true", help="per-topic values too (tsv and json)")
-    p.add_argument("--format", choices=("text", "tsv", "json"), default="text")
+    p.add_argument("--format", choices=("text", "tsv", "json"), default="text", help="output format (default text)")
 
 
 def parse_vary(items: list[str]) -> dict[str, Any]:

@@ -102,7 +102,8 @@ def parse_measure(text: str) -> Measure:
         if key not in d.params:
             allowed = sorted(set(d.params) | {k for k, (a, _) in FOLDED.items() if a in d.axes and _folds(d, k)})
             raise MeasureSyntaxError(
-                text, max(pos, 0), f"{m.name} takes no parameter {key!r} (allowed: {', '.join(allowed) or 'none'})"
+                text, max(pos, 0),
+                f"{m.name} takes no parameter {key!r} (allowed: {', '.join(allowed) or 'none'}){axis_hint(key, value, m)}",
             )
         want = d.params[key]
         ok = isinstance(value, want) if want is not float else isinstance(value, int | float) and not isinstance(value, bool)
@@ -114,6 +115,18 @@ def parse_measure(text: str) -> Measure:
             pos = text.find("(")
             raise MeasureSyntaxError(text, max(pos + 1, 0), problem)
     return m
+
+
+def axis_hint(key: str, value: Any, m: Measure | None) -> str:
+    """``; 'gain' is a convention axis ...`` when a measure parameter names an axis, else ''."""
+    if key not in AXES:
+        return ""
+    shown = value if isinstance(value, str) else repr(value)
+    extra = ""
+    if key == "gain" and m is not None and m.name == "nDCG":
+        dcg = {"exp2": "exp-log2", "linear": "log2"}.get(str(value), "exp-log2")
+        extra = f", or nDCG(dcg={dcg!r}){'' if m.cutoff is None else '@' + str(m.cutoff)} (ir_measures' spelling)"
+    return f"; {key!r} is a convention axis, not a measure parameter: set it with --set {key}={shown}{extra}"
 
 
 def _folds(d: Any, key: str) -> bool:

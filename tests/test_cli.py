@@ -36,7 +36,7 @@ def test_eval_json_records_have_provenance(tiny):
     code, out, _ = run_cli("eval", str(q), str(r), "-m", "AP", "-m", "P@2", "--format", "json", "-q")
     assert code == 0
     doc = json.loads(out)
-    assert set(doc) == {"profiles", "values", "notes"}
+    assert set(doc) == {"profiles", "values", "refused", "notes"} and doc["refused"] == []
     assert doc["profiles"][0]["name"] == "trec_eval-9.0.8" and doc["profiles"][0]["axes"]["ties"] == "docno-desc"
     recs = doc["values"]
     assert all(set(rec) == {"run", "measure", "variant", "engine", "topic", "value", "profile"} for rec in recs)

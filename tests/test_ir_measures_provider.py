@@ -31,7 +31,7 @@ def _load(name: str, replacements: list[tuple[str, str]], namespace: dict | None
     for old, new in replacements:
         assert old in src, (name, old)
         src = src.replace(old, new)
-    ns = dict(namespace or {}, __name__=f"ir_measures_cases.{name[:-3]}")
+    ns = dict(namespace or {}, __name__=f"ir_measures_cases.{name[:-3]}", __file__=str(CASES / name))
     exec(compile(src, str(CASES / name), "exec"), ns)
     return ns
 
@@ -75,6 +75,62 @@ def test_empty_and_partial_inputs_as_ir_measures_test_providers():
     assert set(prov.iter_calc([P @ 5], QRELS, partial_run)) == {Metric("0", P @ 5, 0.6), Metric("1", P @ 5, 0.0)}
     assert list(prov.iter_calc([P @ 5], [], RUN)) == []
     assert set(prov.iter_calc([P @ 5], partial_qrels, RUN)) == {Metric("0", P @ 5, 0.6)}
+
+
+def test_empty_and_partial_inputs_as_ir_measures_tests_compat_and_accuracy():
+    """The same test_empty lines for ir_measures' compat and accuracy providers, under their
+    profiles: a qrels topic without a run scores Compat 0, while Accuracy has no value there
+    (its provider yields nothing: the topic is left out, not filled with 0)."""
+    from ir_measures import Accuracy, Compat
+
+    compat = ir_measures.providers.registry["auditeval"].using("ir_measures-0.4-msmarco")
+    acc = ir_measures.providers.registry["auditeval"].using("ir_measures-0.4-accuracy")
+    partial_qrels = [q for q in QRELS if q.query_id == "0"]
+    partial_run = [r for r in RUN if r.query_id == "0"]
+    c8 = Compat(p=0.8)
+    assert set(compat.iter_calc([c8], QRELS, [])) == {Metric("0", c8, 0.0), Metric("1", c8, 0.0)}
+    assert set(acc.iter_calc([Accuracy()], QRELS, [])) == set()
+    got = {m.query_id: m.value for m in compat.iter_calc([c8], QRELS, partial_run)}
+    assert got == {"0": pytest.approx(0.4744431703672816, abs=1e-15), "1": 0.0}
+    assert set(acc.iter_calc([Accuracy()], QRELS, partial_run)) == {Metric("0", Accuracy(), 0.5)}
+    assert list(compat.iter_calc([c8], [], RUN)) == [] and list(acc.iter_calc([Accuracy()], [], RUN)) == []
+    assert [(m.query_id, round(m.value, 15)) for m in compat.iter_calc([c8], partial_qrels, RUN)] == [("0", 0.474443170367282)]
+    assert set(acc.iter_calc([Accuracy()], partial_qrels, RUN)) == {Metric("0", Accuracy(), 0.5)}
+
+
+_compat = _load("compat_cases.py", [("provider = ir_measures.compat", f"provider = {PROVIDER}.using('ir_measures-0.4-msmarco')")])
+# ir_measures' compat cases (values from a run of Clarke's reference Compatibility code)
+TestIrMeasuresCompatCasesOnAuditeval = _compat["TestCompat"]
+_accuracy = _load("accuracy_cases.py", [("provider = ir_measures.accuracy", f"provider = {PROVIDER}.using('ir_measures-0.4-accuracy')")])
+TestIrMeasuresAccuracyCasesOnAuditeval = _accuracy["TestMeasures"]
+
+
+def test_compat_and_accuracy_equal_their_providers_on_robust03(shared):
+    """Compat (p 0.95, 0.8, unnormalised) and Accuracy (uncut, @100, rel=2 @50) per topic and
+    as means equal ir_measures' compat and accuracy providers to 1e-12 on MU03rob01 (integer
+    scores: ties everywhere, so the tie rules of both providers are exercised). All 12 runs:
+    6,943 per-topic values, largest difference 3.8e-14. Accuracy@10 is not compared: the
+    provider raises ZeroDivisionError on any topic whose top 10 are all relevant."""
+    from ir_measures import Accuracy, Compat
+
+    d = shared / "data" / "robust03"
+    q = list(ir_measures.read_trec_qrels(str(d / "qrels.robust03.txt")))
+    r = list(ir_measures.read_trec_run(str(d / "runs" / "input.MU03rob01.gz")))
+    cases = [("compat", "ir_measures-0.4-msmarco", [Compat, Compat(p=0.8), Compat(normalize=False)]),
+             ("accuracy", "ir_measures-0.4-accuracy", [Accuracy, Accuracy @ 100, Accuracy(rel=2) @ 50])]
+    for provider, profile, ms in cases:
+        ref = ir_measures.providers.registry[provider]
+        prov = ir_measures.providers.registry["auditeval"].using(profile)
+        theirs = {(x.query_id, str(x.measure)): x.value for x in ref.iter_calc(ms, q, r)}
+        ours = {(x.query_id, str(x.measure)): x.value for x in prov.iter_calc(ms, q, r)}
+        assert set(ours) == set(theirs) and len(theirs) == {"compat": 300, "accuracy": 241}[provider]
+        for key, value in theirs.items():
+            assert ours[key] == pytest.approx(value, abs=1e-12), key
+        agg_t, agg_o = ref.calc_aggregate(ms, q, r), prov.calc_aggregate(ms, q, r)
+        for m in ms:
+            assert agg_o[m] == pytest.approx(agg_t[m], abs=1e-12), str(m)
+    # Accuracy(rel=2)@50 leaves out the 58 topics without a grade-2 document in the top 50 (100 + 99 + 42 = 241)
+    assert len([k for k in theirs if k[1] == str(Accuracy(rel=2) @ 50)]) == 42
 
 
 def test_every_metric_carries_its_variant():

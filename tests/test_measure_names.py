@@ -73,7 +73,14 @@ def test_folded_spellings_land_on_their_axes():
         ("nDCG(dcg='exp')@10", "parameter 'dcg' must be one of ['log2', 'exp-log2']"),
         ("nDCG(dcg='exp-log2',gains={0:0,1:2})", "give dcg= or gains={...}, not both"),
         ("alpha_nDCG@10", "alpha_nDCG is an ir_measures measure auditeval does not compute: it needs subtopic"),
-        ("Compat(p=0.8)", "Compat is an ir_measures measure auditeval does not compute"),
+        ("StRecall", "StRecall is an ir_measures measure auditeval does not compute: it needs subtopic"),
+        ("Compat(p=1.5)", "p (persistence) must lie in [0, 1]"),
+        ("nDCG(gain=exp2)@10", "'gain' is a convention axis, not a measure parameter: set it with --set gain=exp2, "
+                               "or nDCG(dcg='exp-log2')@10 (ir_measures' spelling)"),
+        ("nDCG(gain='exp2')@10", "nDCG takes no parameter 'gain' (allowed: dcg, gains, judged_only); 'gain' is a "
+                                 "convention axis"),
+        ("P(ties='docno-asc')@10", "set it with --set ties=docno-asc"),
+        ("AP(mode=fast)", "text values need quotes: mode='fast'"),
         ("ERR(max_grade=0)@10", "max_grade must be a positive integer"),
     ],
 )

@@ -18,7 +18,13 @@ gdeval        nDCG@k (gain exp2)          ir_measures-0.4-gdeval
 ranx          AP nDCG P R RR Rprec ...    ranx-0.3
 trectools     AP nDCG P R RR Bpref Rprec  trectools-0.0
 cwl_eval      AP P RR                     cwl_eval-1.0
+compat        Compat                      ir_measures-0.4-msmarco
+accuracy      Accuracy                    ir_measures-0.4-accuracy (ties in file order)
 ============  ==========================  ============================================
+
+The compat provider orders its ideal ranking by run score, so a run rewritten with new
+scores would change it: ``ties`` and ``sim`` are fixed there, not emulated. Its ``Compat``
+has no ``rel=``: the threshold is fixed at 1 (``qrels > 0``).
 """
 
 from __future__ import annotations
@@ -43,7 +49,14 @@ PROVIDERS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
     "trectools": ("trectools-0.0", "trectools", frozenset({"AP", "nDCG", "P", "R", "RR", "Bpref", "Rprec"}),
                   frozenset({"P", "R"})),
     "cwl_eval": ("cwl_eval-1.0", "cwl-eval", frozenset({"AP", "P", "RR"}), frozenset({"P"})),
+    "compat": ("ir_measures-0.4-msmarco", "ir-measures", frozenset({"Compat"}), frozenset()),
+    "accuracy": ("ir_measures-0.4-accuracy", "ir-measures", frozenset({"Accuracy"}), frozenset()),
 }
+# measure parameters a provider takes as they are (auditeval spelling = ir_measures spelling)
+OWN_PARAMS = {"compat": frozenset({"p", "normalize"})}
+# providers that score with the run's own scores beyond their order: no rewrite of ties/sim
+SCORE_READERS = {"gdeval": ("sim",), "compat": ("ties", "sim")}
+NO_REL = frozenset({"gdeval", "compat"})  # no rel= parameter: the threshold is fixed at 1
 
 # measures a provider computes only without a cut-off (RR@k is the msmarco provider's)
 NO_CUTOFF = {"pytrec_eval": frozenset({"RR", "Bpref", "Rprec", "infAP"}), "ranx": frozenset({"RR", "Rprec"}),
@@ -58,11 +71,11 @@ class IrMeasures(Adapter):
         self.profile, self.package, self.measures_supported, self.needs_cutoff = PROVIDERS[provider]
         self.name = f"ir_measures:{provider}"
         self.install = f"pip install {self.package}" + ("" if self.package == "ir-measures" else " ir-measures")
-        skip = ("sim",) if provider == "gdeval" else ()  # gdeval.pl reads the scores as Perl doubles
+        skip = SCORE_READERS.get(provider, ())  # gdeval.pl reads the scores as Perl doubles
         if provider == "gdeval":  # gdeval.pl prints per-topic values with 5 decimals; ir_measures averages those
             self.exposes_per_topic, self.printed_digits, self.mean_of_printed = False, 5, True
         self.axes = {**run_rewrite_axes(self.profile, skip)}
-        if provider != "gdeval":
+        if provider not in NO_REL:
             self.axes["rel"] = native({ANY: ""})  # the measure's rel= parameter (see tool_measure)
 
     def available(self) -> str | None:
@@ -80,13 +93,13 @@ class IrMeasures(Adapter):
         return f"ir_measures {md.version('ir-measures')} ({self.provider} provider{extra})"
 
     def tool_measure(self, m: Measure, conv: Convention) -> str | None:
-        if m.name not in self.measures_supported or m.params:
+        if m.name not in self.measures_supported or any(k not in OWN_PARAMS.get(self.provider, ()) for k, _ in m.params):
             return None
         if m.name in self.needs_cutoff and m.cutoff is None:
             return None
         if m.cutoff is not None and m.name in NO_CUTOFF.get(self.provider, ()):
             return None
-        params = []
+        params = [f"{k}={v!r}" for k, v in m.params]
         if self.provider == "gdeval":
             params.append("dcg='exp-log2'")
         elif conv.rel != 1 and m.name not in ("Judged", "NumRet", "NumQ"):

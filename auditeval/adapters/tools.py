@@ -62,14 +62,28 @@ def ir_measures_values(spec: dict[str, Any]) -> dict[str, Any]:
         run = list(ir_measures.read_trec_run(job["run"]))
         reqs = job["requests"]
         parsed = {r["key"]: ir_measures.parse_measure(r["tool"]) for r in reqs}
-        ev = prov.evaluator(list(set(parsed.values())), qrels)
-        per: dict[Any, dict[str, float]] = {}
-        for metric in ev.iter_calc(run):
-            per.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
-        agg = ev.calc_aggregate(run)
+        try:
+            results = _provider_values(prov, list(set(parsed.values())), qrels, run)
+        except Exception:  # noqa: BLE001 - one measure's crash must not hide the others: one by one
+            results = {}
+            for meas in set(parsed.values()):
+                try:
+                    results.update(_provider_values(prov, [meas], qrels, run))
+                except Exception as exc:  # noqa: BLE001 - reported per measure, as the tool said it
+                    results[meas] = {"error": f"{type(exc).__name__}: {exc} (Python exception in the provider)"}
         for key, meas in parsed.items():
-            out[key] = {"topics": per.get(meas, {}), "aggregate": float(agg[meas]) if meas in agg else None}
+            out[key] = results[meas]
     return out
+
+
+def _provider_values(prov: Any, measures: list, qrels: list, run: list) -> dict[Any, dict[str, Any]]:
+    """Per-topic values and aggregates of ``measures`` from one provider's evaluator."""
+    ev = prov.evaluator(measures, qrels)
+    per: dict[Any, dict[str, float]] = {}
+    for metric in ev.iter_calc(run):
+        per.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
+    agg = ev.calc_aggregate(run)
+    return {m: {"topics": per.get(m, {}), "aggregate": float(agg[m]) if m in agg else None} for m in measures}
 
 
 def ranx_values(spec: dict[str, Any]) -> dict[str, Any]:

@@ -33,7 +33,7 @@ def audit_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default=None, metavar="PROFILE",
                    help=f"chosen convention for the sweep and the tie envelope (default {DEFAULT_PROFILE}); when given, "
                    "references are also asked to compute under it")
-    p.add_argument("--format", choices=FORMATS, default="text")
+    p.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
     p.add_argument("--view", choices=VIEWS, default=None,
                    help="text: summary (default: verdicts, attributions, compact tables) or full (every table)")
     p.add_argument("--detail", action="store_true", help="text: the full view (same as --view full)")

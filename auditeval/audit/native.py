@@ -83,7 +83,10 @@ class Native:
             return tv
         try:
             tv0 = self.staged[ri].evaluate(m, conv)
-            tv = TopicValues(variant, tv0.topics, np.asarray(tv0.values, dtype=np.float64), tv0.aggregate)
+            values, topics = np.asarray(tv0.values, dtype=np.float64), tv0.topics
+            if MEASURES[fold(m, conv)[0].name].agg == "mean-defined":  # undefined topics have no value (Accuracy)
+                topics, values = topics[~np.isnan(values)], values[~np.isnan(values)]
+            tv = TopicValues(variant, topics, values, tv0.aggregate)
             for n in self.staged[ri].prepared(fold(m, conv)[1]).notes:
                 if n not in self.notes:
                     self.notes.append(n)
@@ -103,7 +106,7 @@ class Native:
             return None
         if "rank" in (c2.ties, b2.ties) and not self._rank_is_score_order(ri):
             return None
-        if MEASURES[m2.name].agg == "none" or not self._is_plain(ri):
+        if MEASURES[m2.name].agg in ("none", "mean-defined") or not self._is_plain(ri):
             return None
         base = self.get(ri, m, self.base)
         if not base.ok:

@@ -130,7 +130,7 @@ def subset(p: Prepared, idx: np.ndarray) -> tuple[Prepared, np.ndarray]:
         offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64), grade=p.grade[rows],
         qoffsets=np.concatenate(([0], np.cumsum(qcounts))).astype(np.int64), qgrade=p.qgrade[qrows],
         missing=p.missing[idx], n_pooled_unjudged=p.n_pooled_unjudged[idx], run_row=p.run_row[rows],
-        run_name=p.run_name,
+        run_name=p.run_name, origin=p.origin,
     )
     return sub, rows.astype(np.int64)
 
@@ -194,6 +194,7 @@ def _sampled(sub: Prepared, blk: np.ndarray, mixed_rows: np.ndarray, fn, m: Meas
             qoffsets=np.append(np.tile(sub.qoffsets[:-1], k) + qshift, k * len(sub.qgrade)).astype(np.int64),
             qgrade=np.tile(sub.qgrade, k), missing=np.tile(sub.missing, k),
             n_pooled_unjudged=np.tile(sub.n_pooled_unjudged, k), run_row=np.tile(sub.run_row, k), run_name=sub.run_name,
+            origin=sub.origin,
         )
         out[s0:s0 + k] = np.asarray(fn(stacked, m, c), dtype=np.float64).reshape(k, t)
     return out

@@ -3,6 +3,8 @@
 * ``mean``: sum of per-topic values, added sequentially, divided by the number of topics.
 * ``sum``: counts (num_ret, num_rel, ...), summed.
 * ``gmean``: exp(sum(log(max(v, gm_floor))) / n) (m_gm_map.c, MIN_GEO_MEAN).
+* ``mean-defined``: the mean over the topics whose value is defined (not NaN), as
+  ir_measures' accuracy provider averages only the topics it yields; None when none is.
 """
 
 from __future__ import annotations
@@ -26,4 +28,7 @@ def aggregate(values: np.ndarray, how: str, gm_floor: float) -> float | None:
         return math.exp(float(np.cumsum(logs)[-1]) / n)
     if how == "mean":
         return float(np.cumsum(values)[-1]) / n
+    if how == "mean-defined":
+        defined = values[~np.isnan(values)]
+        return float(np.cumsum(defined)[-1]) / len(defined) if len(defined) else None
     raise ValueError(how)  # pragma: no cover

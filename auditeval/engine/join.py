@@ -115,9 +115,11 @@ class Judgments:
 
     q_tcode: np.ndarray
     q_grade: np.ndarray
+    q_line: np.ndarray  # qrels line of each kept row (of its pair's first line when the qrels repeat it)
     r_found: np.ndarray  # bool per run row: its (topic, doc) is in the qrels
     hit_rows: np.ndarray  # those rows, ascending
     hit_grade: np.ndarray  # and their grades
+    hit_qrow: np.ndarray  # and the kept qrels row (index into q_tcode/q_grade/q_line) judging each
     notes: list[str]
 
 
@@ -138,7 +140,12 @@ def judgments(j: Join, dups: str | None) -> Judgments:
             )
         keep = ~duplicated(q_key, dups)
         notes.append(f"{j.qrels.source}: {int((~keep).sum())} duplicate judgment line(s) dropped (dups={dups})")
-        q_key, q_tcode, q_grade = q_key[keep], q_tcode[keep], q_grade[keep]
+        # a kept row takes the first line of its (topic, doc): where a dict keeps the key
+        by_key = np.argsort(q_key, kind="stable")
+        starts = np.flatnonzero(np.r_[True, q_key[by_key][1:] != q_key[by_key][:-1]])
+        first_line = np.empty_like(q_line)
+        first_line[by_key] = np.repeat(q_line[by_key][starts], np.diff(np.r_[starts, len(by_key)]))
+        q_key, q_tcode, q_grade, q_line = q_key[keep], q_tcode[keep], q_grade[keep], first_line[keep]
         if q_ints is not None:
             q_ints = q_ints[keep]
     ri = j.ri
@@ -161,13 +168,15 @@ def judgments(j: Join, dups: str | None) -> Judgments:
     r_found = np.zeros(len(j.r_tcode), bool)
     hit_rows = np.zeros(0, np.int64)
     hit_grade = np.zeros(0, np.int64)
+    hit_qrow = np.zeros(0, np.int64)
     if len(q_sorted) and len(ckey):
         pos = np.minimum(np.searchsorted(q_sorted, ckey), len(q_sorted) - 1)
         hit = q_sorted[pos] == ckey
         hit_rows = cand[hit]
-        hit_grade = q_grade[qorder][pos[hit]]
+        hit_qrow = qorder[pos[hit]]
+        hit_grade = q_grade[hit_qrow]
         r_found[hit_rows] = True
-    return Judgments(q_tcode, q_grade, r_found, hit_rows, hit_grade, notes)
+    return Judgments(q_tcode, q_grade, q_line, r_found, hit_rows, hit_grade, hit_qrow, notes)
 
 
 def _judged_rows(j: Join) -> tuple[np.ndarray, np.ndarray]:

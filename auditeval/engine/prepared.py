@@ -8,10 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..conventions import Convention
+
+if TYPE_CHECKING:
+    from ..model import Run
+    from .join import Judgments
 
 NONPOOL = -1  # document not in the qrels (trec_eval RELVALUE_NONPOOL)
 UNJUDGED = -2  # in the qrels with a negative grade (trec_eval RELVALUE_UNJUDGED)
@@ -38,6 +43,9 @@ class Prepared:
     run_row: np.ndarray  # int32 (int64 from 2**31 run rows) per ranked row: its row in ``run.table`` (line, doc, score from there)
     run_name: str = "run"
     notes: list[str] = field(default_factory=list)
+    origin: Origin | None = None
+    """The run and qrels rows behind these lists, for the few kernels that read more than
+    grades (see :class:`Origin`); None for lists built elsewhere (pooling relabels)."""
     qcache: dict = field(default_factory=dict)
     """Memo for what depends on the qrels side alone (``qoffsets``, ``qgrade``: ideal
     rankings, R per threshold): shared by every Prepared of one StagedRun with the same
@@ -158,3 +166,72 @@ class Prepared:
         """Mask of ranked rows within the top ``k`` of their topic."""
         return self.rank <= k
 
+
+
+@dataclass(eq=False)
+class Origin:
+    """The rows behind one :class:`Prepared`: what a kernel needs beyond grades.
+
+    Built by :func:`~auditeval.engine.stages.cut` next to its lists; lists derived from them
+    with the same rows (tie reorderings, topic subsets, stacked copies in
+    :mod:`auditeval.audit.ties`) share it, so everything here is computed from the rows
+    of the lists it was built with (``rows``, ``grade``), never from a derived list's.
+    ``q_*`` are the qrels rows kept by the judgments stage (after ``dups``).
+    """
+
+    run: Run
+    judgments: Judgments
+    newcode: np.ndarray  # topic code -> evaluated topic index (-1: not evaluated)
+    negatives: str  # the convention's negatives axis (pooled: negative grades are not judged)
+    sim: str  # the convention's sim axis (how scores are read)
+    rows: np.ndarray  # run row of each ranked row of the lists it was built with
+    grade: np.ndarray  # and its grade
+    memo: dict = field(default_factory=dict)
+
+    def qrels_row(self, run_rows: np.ndarray) -> np.ndarray:
+        """Kept qrels row judging each of ``run_rows`` (rows found in the qrels only)."""
+        jd = self.judgments
+        return jd.hit_qrow[np.searchsorted(jd.hit_rows, run_rows)]
+
+    def scores(self, run_rows: np.ndarray) -> np.ndarray:
+        """Scores of ``run_rows`` as float64, as the ``sim`` axis reads them (float32 first)."""
+        from .ids import to_numpy
+
+        col = self.memo.get("score")
+        if col is None:
+            col = self.memo["score"] = to_numpy(self.run.table.column("score"), np.float64)
+        s = col[run_rows]
+        if self.sim == "float32":
+            with np.errstate(over="ignore"):
+                s = s.astype(np.float32).astype(np.float64)
+        return s
+
+    def ideal_rank(self, rel: int) -> np.ndarray:
+        """1-based rank of each kept qrels row in its topic's ideal ranking at threshold
+        ``rel`` (0 for rows not relevant or not in an evaluated topic).
+
+        The ideal ranking holds the topic's relevant documents (grade >= ``rel``) by grade
+        descending, then by run score descending (0.0 for a document not in the ranked
+        lists), then in qrels line order: ir_measures' compat provider (compat_provider.py
+        ``compatibility``: two stable sorts over the qrels dict, which keeps file order)."""
+        hit = self.memo.get(("ideal", rel))
+        if hit is not None:
+            return hit
+        jd = self.judgments
+        grade = jd.q_grade
+        judged = grade >= 0 if self.negatives == "pooled" else np.ones(len(grade), bool)
+        grade = np.maximum(grade, 0)
+        t = self.newcode[jd.q_tcode] if len(grade) else np.zeros(0, np.int32)
+        sel = np.flatnonzero(judged & (t >= 0) & (grade >= rel))
+        qscore = np.zeros(len(grade))
+        ranked = np.flatnonzero(self.grade >= 0)
+        if len(ranked):
+            qscore[self.qrels_row(self.rows[ranked])] = self.scores(self.rows[ranked])
+        order = sel[np.lexsort((jd.q_line[sel], -qscore[sel], -grade[sel], t[sel]))]
+        ot = t[order]
+        first = np.searchsorted(ot, ot, side="left")
+        out = np.zeros(len(grade), np.int64)
+        out[order] = np.arange(len(order)) - first + 1
+        out.flags.writeable = False
+        self.memo[("ideal", rel)] = out
+        return out

@@ -28,7 +28,7 @@ from ..model import Run
 from .ids import DocKeys, to_numpy
 from .join import Join, Judgments
 from .ordering import presorted_order, sort_order, trec_nan_scores
-from .prepared import NONPOOL, UNJUDGED, Prepared
+from .prepared import NONPOOL, UNJUDGED, Origin, Prepared
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -241,7 +241,8 @@ def qrels_side(j: Join, jd: Judgments, negatives: str, topics: str) -> QrelsSide
 
 
 # ---------------------------------------------------------------------------------- cut
-def cut(j: Join, rk: Ranking, qs: QrelsSide, doc_keys: DocKeys | None, conv, base_notes: list[str]) -> Prepared:
+def cut(j: Join, jd: Judgments, rk: Ranking, qs: QrelsSide, doc_keys: DocKeys | None, conv,
+        base_notes: list[str]) -> Prepared:
     """Depth, ``dups=error`` (checked within the depth, as trec_eval), negatives, ``-J``, topics."""
     run = j.run
     notes = list(base_notes) + rk.notes
@@ -284,6 +285,7 @@ def cut(j: Join, rk: Ranking, qs: QrelsSide, doc_keys: DocKeys | None, conv, bas
         run_name=run.name,
         notes=notes,
         qcache=qs.cache,
+        origin=Origin(run, jd, qs.newcode, conv.negatives, conv.sim, rows, grade),
     )
 
 

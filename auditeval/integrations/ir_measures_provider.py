@@ -17,7 +17,9 @@ measure to its :class:`~auditeval.variant.Variant`.
 The default profile, ``ir_measures-0.4``, is the convention set of ir_measures' default
 pipeline for the trec measures (its pytrec_eval provider: float32 scores, ties by docno
 descending, missing qrels topics scored 0). ir_measures' msmarco and judged providers (RR@k,
-Judged@k) break ties by docno ascending instead: ``using("ir_measures-0.4-msmarco")``.
+Judged@k) and its compat provider (Compat) break ties by docno ascending instead:
+``using("ir_measures-0.4-msmarco")``; its accuracy provider keeps ties in file order:
+``using("ir_measures-0.4-accuracy")``.
 
 Measures are translated spelling by spelling (:func:`to_auditeval`): ``SetP(relative=True)``
 is ``SetRelP``, ``NumRet(rel=1)`` is ``NumRelRet``, ``nDCG(dcg='exp-log2')`` folds into the
@@ -50,7 +52,7 @@ NAMES = {
     "SetP": "SetP", "SetR": "SetR", "Success": "Success", "IPrec": "IPrec", "infAP": "infAP",
     "Judged": "Judged", "RBP": "RBP", "ERR": "ERR", "SDCG": "SDCG",
     "NERR8": "NERR8", "NERR9": "NERR9", "NERR10": "NERR10", "NERR11": "NERR11", "INST": "INST", "INSQ": "INSQ",
-    "BPM": "BPM",
+    "BPM": "BPM", "Compat": "Compat", "Accuracy": "Accuracy",
 }
 
 
@@ -83,6 +85,8 @@ SUPPORTED = [
     irm._INST(T=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
     irm._INSQ(T=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
     irm._BPM(cutoff=AnyParam(required=True), T=AnyParam(), min_rel=AnyParam(), max_rel=AnyParam(required=True)),
+    irm._Compat(p=AnyParam(), normalize=AnyParam()),
+    irm._Accuracy(cutoff=AnyParam(), rel=AnyParam()),
 ]
 
 
@@ -168,6 +172,20 @@ class AuditevalEvaluator(Evaluator):
         self.variants: dict[Any, Variant] = {
             m: Variant.of(am, base.with_settings(extra) if extra else base) for m, am, extra in self.plan
         }
+
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        """Per-topic metrics; a qrels topic without one gets the measure's default (0), as
+        ir_measures' base evaluator fills it, except for a measure undefined on some topics
+        (Accuracy: ``agg="mean-defined"``), whose mean leaves those out, as its provider."""
+        from ..engine.measures import MEASURES
+
+        undefined_ok = {m for m, am, _ in self.plan if MEASURES[am.name].agg == "mean-defined"}
+        expected = {(m, q) for m in self.measures if m not in undefined_ok for q in self.qrel_qids}
+        for metric in self._iter_calc(run):
+            expected.discard((metric.measure, metric.query_id))
+            yield metric
+        for measure, query_id in sorted(expected, key=lambda x: (str(x[0]), x[1])):
+            yield Metric(query_id=query_id, measure=measure, value=measure.DEFAULT)
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
         from ..api import evaluate

@@ -17,8 +17,24 @@ def as_list(results: ResultSet | Sequence[ResultSet]) -> list[ResultSet]:
 
 
 def all_notes(results: Sequence[ResultSet]) -> list[str]:
-    """Notes of every result set, each once, in order of first appearance."""
-    return list(dict.fromkeys(n for res in results for n in res.notes))
+    """Notes of every result set, each once, in order of first appearance; a refused run's
+    note (:meth:`~auditeval.results.Refusal.note`) is always among them."""
+    notes = [n for res in results for n in res.notes]
+    notes += [r.note() for res in results for r in res.refusals]
+    return list(dict.fromkeys(notes))
+
+
+REFUSED = "refused"
+"""The cell of a value the engine refused to compute (the run's :class:`~auditeval.results.Refusal`)."""
+
+
+def run_order(results: Sequence[ResultSet]) -> list[str]:
+    """Every run label of the result sets in the order given, refused runs in their place."""
+    return list(dict.fromkeys(r for res in results for r in res.runs()))
+
+
+def refused_runs(res: ResultSet) -> set[str]:
+    return {r.run for r in res.refusals}
 
 
 def rows(res: ResultSet, per_topic: bool) -> list[Value]:

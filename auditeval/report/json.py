@@ -2,9 +2,12 @@
 
     {"profiles": [{"name": ..., "axes": {axis: value}}],
      "values": [{"run", "measure", "variant", "engine", "topic", "value", "profile"}, ...],
+     "refused": [{"profile", "run", "reason"}, ...],
      "notes": ["...", ...]}
 
-``topic`` is ``"all"`` for the aggregate; ``variant`` the exact variant string.
+``topic`` is ``"all"`` for the aggregate; ``variant`` the exact variant string. ``refused``
+lists the runs the engine refused under a profile (e.g. ``topics=strict`` with a qrels topic
+missing from the run), each with the engine's message; the notes say it too.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ def document(results: ResultSet | Sequence[ResultSet], per_topic: bool = False) 
         }
         for res in results
     ]
-    return {"profiles": profiles, "values": values, "notes": all_notes(results)}
+    refused = [r.as_dict() for res in results for r in res.refusals]
+    return {"profiles": profiles, "values": values, "refused": refused, "notes": all_notes(results)}
 
 
 def render_json(results: ResultSet | Sequence[ResultSet], out: TextIO, per_topic: bool = False, **_: object) -> None:

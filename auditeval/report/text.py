@@ -23,7 +23,16 @@ from rich.table import Table
 
 from ..conventions import AXIS_ORDER
 from ..results import ResultSet, Value, variant_text
-from .common import all_notes, as_list, axis_text, departures, format_value
+from .common import (
+    REFUSED,
+    all_notes,
+    as_list,
+    axis_text,
+    departures,
+    format_value,
+    refused_runs,
+    run_order,
+)
 
 DEFAULT_WIDTH = 100  # when the output is not a terminal and COLUMNS is unset
 
@@ -101,61 +110,145 @@ def _escape(text: str) -> str:
 
 
 # ----------------------------------------------------------------------------- views
+REFUSED_CELL = f"[red]{REFUSED}[/]"
+
+
+def _row_keys(results: Sequence[ResultSet]) -> list[tuple[str, str]]:
+    """(run, measure) of every row: runs in the order given (a refused run keeps its place
+    and gets a row per measure), measures in order of first appearance."""
+    aggs = [v for res in results for v in res.aggregates()]
+    have = {(v.run, v.measure) for v in aggs}
+    measures = list(dict.fromkeys(v.measure for v in aggs)) or ["-"]
+    refused = set().union(*(refused_runs(res) for res in results))
+    return [(r, m) for r in run_order(results) for m in measures if (r, m) in have or r in refused]
+
+
 def _departure_text(v: Value, res: ResultSet) -> str:
     return " ".join(axis_text(a, x) for a, x in departures(v.variant, res.convention))
 
 
-def _list_table(res: ResultSet, full: bool) -> Table:
-    aggs = res.aggregates()
-    deps = [_departure_text(v, res) for v in aggs]
+def _list_table(res: ResultSet, full: bool, width: int = 100) -> tuple[Table, list[str]]:
+    """One row per run and measure: value, and the axes its variant departs from the
+    profile on (the full variant string with ``full``). Measure names fold only past 48
+    characters; when the departures column would be narrower than :data:`MIN_INFO` the
+    departures move below the table, one line per measure (returned as the second item)."""
+    keys = _row_keys([res])
+    keyed = {(v.run, v.measure): v for v in res.aggregates()}
+    aggs = [keyed.get(k) for k in keys]
+    deps = [_departure_text(v, res) if v is not None else "" for v in aggs]
+    run_w = min(max([3, *(len(k[0]) for k in keys)]), 24)
+    measure_w = min(max([7, *(len(k[1]) for k in keys)]), 48)
+    value_w = max([5, *(len(format_value(v.value)) for v in aggs if v is not None)])
+    left = width - (run_w + measure_w + value_w) - 3 * GAP_COLUMNS  # 3 columns before it, 3 spaces each
+    inline = full or not any(deps) or left >= MIN_INFO
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    t.add_column("run", style="bold", overflow="fold")
-    t.add_column("measure", overflow="fold")
+    t.add_column("run", style="bold", overflow="fold", min_width=run_w)
+    t.add_column("measure", overflow="fold", min_width=measure_w)
     t.add_column("value", justify="right", style="cyan", no_wrap=True)
     if full:
         t.add_column("variant", style="dim", overflow="fold")
-    elif any(deps):
-        t.add_column("departs from profile", style="magenta", overflow="fold")
-    for v, d in zip(aggs, deps, strict=True):
-        row = [_escape(v.run), _escape(v.measure), format_value(v.value)]
+    elif any(deps) and inline:
+        t.add_column("departs from profile" if left >= 20 else "departs", style="magenta", overflow="fold",
+                     max_width=max(left, MIN_INFO))
+    for key, v, d in zip(keys, aggs, deps, strict=True):
+        if v is None:  # a refused run: the note says why
+            row = [_escape(key[0]), _escape(key[1]), REFUSED_CELL]
+        else:
+            row = [_escape(v.run), _escape(v.measure), format_value(v.value)]
         if full:
-            row.append(_escape(variant_text(v.variant)))
-        elif any(deps):
+            row.append(_escape(variant_text(v.variant)) if v is not None else "")
+        elif any(deps) and inline:
             row.append(d)
         t.add_row(*row)
-    return t
+    below = [] if inline else [
+        f"[dim]{_escape(m)}[/] departs from the profile on [magenta]{_escape(d)}[/]"
+        for m, d in dict.fromkeys((k[1], d) for k, d in zip(keys, deps, strict=True) if d)
+    ]
+    return t, below
 
 
-def _side_by_side(results: Sequence[ResultSet], full: bool) -> Table:
+def _side_by_side(results: Sequence[ResultSet], full: bool, width: int = 100) -> tuple[Table, list[str]]:
     """One row per run and measure, one value column per profile, and the axes on which
-    the profiles' variants of that measure differ."""
-    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    t.add_column("run", style="bold", overflow="fold")
-    t.add_column("measure", overflow="fold")
-    for res in results:
-        t.add_column(_escape(res.profile), justify="right", style="cyan", overflow="fold")
-    t.add_column("variants differ on" if not full else "variants", style="dim", overflow="fold")
+    the profiles' variants of that measure differ; a profile that refused the run shows
+    ``refused`` (its note says why). Run, measure and values never wrap; when the "differ
+    on" column would be narrower than :data:`MIN_INFO` it moves below the table, one line
+    per distinct set of axes (returned as the second item)."""
+    keys = _row_keys(results)
+    heads = [header_lines(res.profile) for res in results]
+    run_w = max([3, *(len(k[0]) for k in keys)])
+    measure_w = max([7, *(len(k[1]) for k in keys)])
+    value_ws = [max([7, *(len(x) for x in h)]) for h in heads]
+    left = width - (run_w + measure_w + sum(value_ws)) - GAP_COLUMNS * (len(value_ws) + 2)
     keyed = [{(v.run, v.measure): v for v in res.aggregates()} for res in results]
-    for key, v0 in keyed[0].items():
+    refused = [refused_runs(res) for res in results]
+    rows, infos = [], []
+    for key in keys:
         vs = [k.get(key) for k in keyed]
-        cells = [format_value(v.value) if v is not None else "-" for v in vs]
+        cells = [format_value(v.value) if v is not None else REFUSED_CELL if key[0] in ref else "-"
+                 for v, ref in zip(vs, refused, strict=True)]
         present = [v for v in vs if v is not None]
         if full:
             info = "\n".join(_escape(variant_text(v.variant)) for v in present)
+        elif len(present) < 2:
+            info = ""
         else:
             axes = [dict(v.variant.axes) for v in present]
             names = [a for a in AXIS_ORDER if len({repr(ax.get(a)) for ax in axes}) > 1]
             info = " ".join(names) if names else "(same variant)"
-        t.add_row(_escape(v0.run), _escape(v0.measure), *cells, info)
-    return t
+        rows.append((key, cells))
+        infos.append(info)
+    inline = full or left >= MIN_INFO or not any(infos)
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    t.add_column("run", style="bold", no_wrap=True, min_width=min(run_w, max(8, width // 4)), overflow="fold")
+    t.add_column("measure", no_wrap=True, min_width=measure_w)
+    for h, w in zip(heads, value_ws, strict=True):
+        t.add_column(_escape("\n".join(h)), justify="right", style="cyan", no_wrap=True, min_width=w)
+    if inline:
+        t.add_column("variants differ on" if not full else "variants", style="dim", overflow="fold",
+                     max_width=None if full else max(left, MIN_INFO))
+    for (key, cells), info in zip(rows, infos, strict=True):
+        t.add_row(_escape(key[0]), _escape(key[1]), *cells, *([info] if inline else []))
+    below: list[str] = []
+    if not inline:
+        groups: dict[str, list[tuple[str, str]]] = {}
+        for (key, _), info in zip(rows, infos, strict=True):
+            if info:
+                groups.setdefault(info, []).append(key)
+        for info, ks in groups.items():
+            measures = list(dict.fromkeys(m for _, m in ks))
+            whole = all(sum(1 for r, m in keys if m == mm) == sum(1 for _, m in ks if m == mm) for mm in measures)
+            where = ", ".join(measures) if whole else ", ".join(f"{r} {m}" for r, m in ks)
+            below.append(f"[dim]variants differ on {_escape(info)}: {_escape(where)}[/]")
+    return t, below
 
 
-def _matrix_tables(res: ResultSet, width: int) -> list[Table]:
-    """Runs x measures; measures split over several tables when they do not fit the width."""
+MIN_INFO = 14  # narrowest "variants differ on" / "departs from profile" column kept in a table
+GAP_COLUMNS = 3  # characters between two columns of a SIMPLE_HEAD table (padding, separator, padding)
+
+
+def header_lines(name: str, limit: int = 16) -> list[str]:
+    """``name`` in lines of at most ``limit`` characters, broken only after ``-``, ``_`` or
+    ``.`` (a piece longer than ``limit`` stays whole): a profile name never splits mid-token
+    (``ir_measures-0.4-msmarco`` -> ``ir_measures-0.4-`` / ``msmarco``)."""
+    import re
+
+    lines: list[str] = []
+    for piece in re.findall(r"[^-_.]+[-_.]*|[-_.]+", name) or [name]:
+        if lines and len(lines[-1]) + len(piece) <= limit:
+            lines[-1] += piece
+        else:
+            lines.append(piece)
+    return lines
+
+
+def _matrix_tables(res: ResultSet, width: int, measures: list[str] | None = None) -> list[Table]:
+    """Runs x measures (default: the measures of ``res``); measures split over several tables
+    when they do not fit the width."""
     aggs = res.aggregates()
-    runs = list(dict.fromkeys(v.run for v in aggs))
-    measures = list(dict.fromkeys(v.measure for v in aggs))
+    runs = res.runs()
+    measures = measures or list(dict.fromkeys(v.measure for v in aggs))
     cell = {(v.run, v.measure): v for v in aggs}
+    refused = refused_runs(res)
     run_w = min(max([3, *(len(r) for r in runs)]), max(12, width // 3))
     chunks: list[list[str]] = [[]]
     used = run_w
@@ -173,7 +266,8 @@ def _matrix_tables(res: ResultSet, width: int) -> list[Table]:
         for m in chunk:
             t.add_column(_escape(m), justify="right", style="cyan", overflow="fold")
         for r in runs:
-            t.add_row(_escape(r), *[format_value(cell[(r, m)].value) if (r, m) in cell else "-" for m in chunk])
+            t.add_row(_escape(r), *[format_value(cell[(r, m)].value) if (r, m) in cell
+                                    else REFUSED_CELL if r in refused else "-" for m in chunk])
         tables.append(t)
     return tables
 
@@ -190,9 +284,9 @@ def _matrix_legend(res: ResultSet, full: bool) -> list[str]:
 
 # ----------------------------------------------------------------------------- per topic
 def topic_line_widths(results: Sequence[ResultSet]) -> tuple[int, int, int]:
-    vals = [v for res in results[:1] for v in res.values]
+    vals = next((res.values for res in results if res.values), [])
     return (
-        max([3, *(len(v.run) for v in vals)]),
+        max([3, *(len(v.run) for v in vals), *(len(r.run) for res in results for r in res.refusals)]),
         max([7, *(len(v.measure) for v in vals)]),
         max([5, *(len(v.topic) for v in vals)]),
     )
@@ -200,33 +294,50 @@ def topic_line_widths(results: Sequence[ResultSet]) -> tuple[int, int, int]:
 
 def write_topic_header(out: TextIO, results: Sequence[ResultSet], widths: tuple[int, int, int]) -> None:
     rw, mw, tw = widths
-    cols = "  ".join(f"{res.profile:>10}" for res in results) if len(results) > 1 else f"{'value':>10}"
+    cols = "  ".join(f"{res.profile:>{w}}" for res, w in zip(results, _value_widths(results), strict=True))
+    cols = cols if len(results) > 1 else f"{'value':>10}"
     out.write(f"{'run':<{rw}}  {'measure':<{mw}}  {'topic':<{tw}}  {cols}".rstrip() + "\n")
+
+
+def _value_widths(results: Sequence[ResultSet]) -> list[int]:
+    """Width of each value column of the per-topic lines: 10, or the profile name's when longer."""
+    return [max(10, len(res.profile)) if len(results) > 1 else 10 for res in results]
 
 
 def write_topic_lines(out: TextIO, results: Sequence[ResultSet], widths: tuple[int, int, int], width: int) -> None:
     """Per-topic values (and each block's ``all`` line) as plain aligned lines, one
-    value column per result set (profile); long run labels are cut to fit ``width``."""
+    value column per result set (profile); long run labels are cut to fit ``width``.
+
+    When the profiles evaluate different topics (``topics=qrels`` beside ``topics=both``) or
+    one refused a run, lines are aligned by (run, measure, topic) over every profile's values:
+    ``-`` where a profile has no such value, ``refused`` where it refused the run."""
     rw, mw, tw = widths
-    n = len(results)
-    spare = width - (mw + tw + 6 + 12 * n)
+    value_w = _value_widths(results)
+    spare = width - (mw + tw + 6 + sum(w + 2 for w in value_w))
     if rw > spare:
         rw = max(6, spare)
-    base = results[0].values
-    others = [res.values for res in results[1:]]
-    if any(len(o) != len(base) for o in others):  # different topic sets per profile: align by key
-        keyed = [{(v.run, v.measure, v.topic): v for v in o} for o in others]
-        columns = [[k.get((v.run, v.measure, v.topic)) for v in base] for k in keyed]
+    refused = [refused_runs(res) for res in results]
+    if len({len(res.values) for res in results}) == 1 and not any(refused):  # one topic set: aligned by index
+        keys = [(v.run, v.measure, v.topic) for v in results[0].values]
+        columns = [res.values for res in results]
     else:
-        columns = others
+        run_rank = {r: i for i, r in enumerate(run_order(results))}
+        measure_rank = {m: i for i, m in enumerate(dict.fromkeys(v.measure for res in results for v in res.values))}
+        keys = sorted(
+            dict.fromkeys((v.run, v.measure, v.topic) for res in results for v in res.values),
+            key=lambda k: (run_rank[k[0]], measure_rank[k[1]], k[2] == "all", k[2].encode()),  # topics in byte order
+        )
+        keyed = [{(v.run, v.measure, v.topic): v for v in res.values} for res in results]
+        columns = [[k.get(key) for key in keys] for k in keyed]
     lines = []
-    for i, v in enumerate(base):
-        run = v.run if len(v.run) <= rw else v.run[: rw - 1] + "…"
-        cells = [f"{format_value(v.value):>10}"]
-        for col in columns:
+    for i, (run, measure, topic) in enumerate(keys):
+        run = run if len(run) <= rw else run[: rw - 1] + "…"
+        cells = []
+        for col, ref, cw in zip(columns, refused, value_w, strict=True):
             w = col[i]
-            cells.append(f"{format_value(w.value) if w is not None else '-':>10}")
-        lines.append(f"{run:<{rw}}  {v.measure:<{mw}}  {v.topic:<{tw}}  {'  '.join(cells)}")
+            cell = format_value(w.value) if w is not None else REFUSED if keys[i][0] in ref else "-"
+            cells.append(f"{cell:>{cw}}")
+        lines.append(f"{run:<{rw}}  {measure:<{mw}}  {topic:<{tw}}  {'  '.join(cells)}")
     if lines:
         out.write("\n".join(lines) + "\n")
 
@@ -259,16 +370,23 @@ def render_text(
     for line in _profile_lines(results):
         console.print(line)
     if matrix:
+        measures = list(dict.fromkeys(v.measure for res in results for v in res.aggregates()))
         for res in results:
             if len(results) > 1:
                 console.print(f"[bold]{_escape(res.profile)}[/]")
-            for t in _matrix_tables(res, console.width):
+            for t in _matrix_tables(res, console.width, measures):
                 console.print(t)
             for line in _matrix_legend(res, full):
                 console.print(line)
     elif len(results) > 1:
-        console.print(_side_by_side(results, full))
+        table, below = _side_by_side(results, full, console.width)
+        console.print(table)
+        for line in below:
+            console.print(line)
     else:
-        console.print(_list_table(results[0], full))
+        table, below = _list_table(results[0], full, console.width)
+        console.print(table)
+        for line in below:
+            console.print(line)
     _notes(console, results)
     flush(console, out)

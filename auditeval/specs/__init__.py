@@ -45,11 +45,12 @@ class MeasureSpec:
     parse time (error text or None); ``check_convention(m, c)``: a parameter the convention
     makes meaningless (error text or None), checked before evaluating. ``fixed``: axes the
     measure pins whatever the convention says (RBP's gain is the grade, not nDCG's
-    ``gain``). ``agg``: ``mean``, ``sum``, ``gmean`` (with ``gm_floor``) or ``none``.
+    ``gain``). ``agg``: ``mean``, ``sum``, ``gmean`` (with ``gm_floor``), ``mean-defined`` or ``none``.
     ``fmt``: ``float``, ``int`` or ``str``. ``trec_names``: (trec_eval name, cut-off kind
     ``"int"``/``"float"`` for a family named ``name_k``/``name.k``, or None).
     ``missing``: the value of a topic absent from the run (``topics=qrels``/``run``); None
-    when it is computed on the empty ranking.
+    when it is computed on the empty ranking. ``undefined``: when a topic has no value
+    (the kernel returns NaN; only with ``agg="mean-defined"``, whose mean skips those topics).
     """
 
     name: str
@@ -69,6 +70,7 @@ class MeasureSpec:
     fixed: dict[str, Any] = field(default_factory=dict)
     check: Callable[[Measure], str | None] | None = None
     check_convention: Callable[[Measure, Convention], str | None] | None = None
+    undefined: str = ""
 
     @property
     def trec_name(self) -> str | None:

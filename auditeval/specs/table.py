@@ -49,6 +49,13 @@ def _check_rel_range(m: Measure) -> str | None:
     return None
 
 
+def _check_persistence(m: Measure) -> str | None:
+    v = m.param("p")
+    if v is not None and not 0.0 <= float(v) <= 1.0:
+        return "p (persistence) must lie in [0, 1]"
+    return None
+
+
 _CWL = ("cwl-eval 1.0.12 cwl/ruler/measures (cwl_nerr.py, cwl_inst.py, cwl_insq.py, cwl_bpm.py), as ir_measures' "
         "cwl_eval provider runs it")
 _CWL_REL = {"max_rel": int, "min_rel": int}
@@ -188,6 +195,18 @@ def _rows():
           "min_rel) / (max_rel - min_rel), unjudged 0",
           "Moffat, ADCS 2013 (C/W/L NDCG-k); cwl_eval NDCGCWLMetric, as ir_measures' cwl_eval provider runs it",
           cutoff="required", params={"max_rel": int, "min_rel": int}, check=_check_rel_range),
+        # ------------------------------------------------------------------ against an ideal ranking
+        S("Compat", "compatibility: rank-biased overlap with the ideal ranking (Clarke et al. 2021)", RANKING_REL,
+          "RBO(ranking, ideal, p) over depth max(ret, L), / RBO(ideal, ideal, p) when normalize; ideal = relevant "
+          "documents by grade desc, run score desc (0.0 if not ranked), qrels line; p default 0.95",
+          "Clarke, Vtyurina & Smucker, TOIS 2021; ir_measures compat_provider.py (compatibility, rbo)",
+          params={"p": float, "normalize": bool}, check=_check_persistence),
+        S("Accuracy", "probability that a relevant retrieved document ranks above a non-relevant one", RANKING_REL,
+          "1 - sum over relevant in the top k of the non-relevant above it / (N_k R_k); undefined when R_k = 0 "
+          "(left out of the mean); 1 when N_k = 0 (ir_measures divides by zero there); documents not in the "
+          "qrels are non-relevant",
+          "ir_measures accuracy_provider.py (AccuracyEvaluator.iter_calc)", cutoff="optional", agg="mean-defined",
+          undefined="no relevant document retrieved, within the cut-off if any"),
         # ------------------------------------------------------------------ C/W/L (cwl_eval)
         S("NERR8", "not-quite ERR, eq. 8 (C/W/L): stop at relevance, truncated at k", RANKING,
           "EU = sum W_i g_i, C_i = 1 - g_i for i < k, 0 from k; W over cwl_eval's 1,000 positions", _CWL,

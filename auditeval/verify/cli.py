@@ -47,7 +47,8 @@ def reproduce_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help="measure for RMSE / t-test / ER / DRI; repeatable (default AP nDCG@10 P@10 R@1000 RR)")
     p.add_argument("--profile", default="trec_eval-9.0.8", help="profile the scores are computed under")
-    p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE")
+    p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE",
+                   help="override one axis of the profile; repeatable")
     p.add_argument("--depth", type=int, default=1000, help="documents compared per topic (KTU, RBO; default 1000)")
     p.add_argument("--rbo-p", type=float, default=0.95, help="RBO persistence (default 0.95, as repro_eval)")
     p.add_argument("--ties", default="docno-desc", help="tie rule for the document order (default docno-desc)")
@@ -120,8 +121,9 @@ def diff_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("b", help="second tool's output file")
     p.add_argument("--qrels", help="qrels the outputs were computed from (with --run: explain each difference)")
     p.add_argument("--run", help="the run the outputs were computed from (TREC, or JSON as ranx Run.save)")
-    p.add_argument("--format-a", choices=FORMATS, help="format of A (default: detected)")
-    p.add_argument("--format-b", choices=FORMATS, help="format of B (default: detected)")
+    p.add_argument("--format-a", choices=FORMATS, metavar="FORMAT",
+                   help=f"format of A: {', '.join(FORMATS)} (default: detected)")
+    p.add_argument("--format-b", choices=FORMATS, metavar="FORMAT", help="format of B (default: detected)")
     p.add_argument("--departures", type=int, default=1,
                    help="axes changed from a profile at most when explaining (default 1)")
     p.add_argument("--summary", action="store_true", help="one line per measure, not every differing value")
@@ -233,7 +235,8 @@ def card_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pooled", action="append", metavar="RUN_TAG",
                    help="a run tag that contributed to the judgment pool; repeatable (default: unknown)")
     p.add_argument("--pooled-file", metavar="FILE", help="file of run tags that contributed to the pool, one a line")
-    p.add_argument("--format", choices=("markdown", "latex", "html", "json"), default="markdown")
+    p.add_argument("--format", choices=("markdown", "latex", "html", "json"), default="markdown",
+                   help="card format (default markdown)")
 
 
 def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -8,10 +8,11 @@ family module here (see :mod:`.base` for the contract) and list it in that modul
 from __future__ import annotations
 
 from ...specs import SPECS
-from . import cascade, core, cwl, trec_gain, trec_set
+from . import cascade, core, cwl, pairwise, trec_gain, trec_set
 from .base import MeasureDef
 
-_KERNELS = {**core.KERNELS, **trec_set.KERNELS, **trec_gain.KERNELS, **cascade.KERNELS, **cwl.KERNELS}
+_KERNELS = {**core.KERNELS, **trec_set.KERNELS, **trec_gain.KERNELS, **cascade.KERNELS, **cwl.KERNELS,
+            **pairwise.KERNELS}
 if set(_KERNELS) != set(SPECS):  # pragma: no cover - a table edit without its kernel
     raise ImportError(f"spec rows and kernels differ: {sorted(set(_KERNELS) ^ set(SPECS))}")
 

@@ -1,0 +1,48 @@
+"""The argument parser every ``auditeval`` command is built with: help within 100 columns.
+
+:class:`Parser` wraps option help to the terminal's width but never wider than
+:data:`HELP_WIDTH` (help text is read, not scanned: long lines on a wide terminal read badly),
+whatever formatter class a command chooses (``RawDescriptionHelpFormatter`` keeps its
+description lines as written; they are written within 100 columns). A subcommand added with
+``help=`` and no ``description=`` gets the help line as its description, so ``auditeval
+COMMAND --help`` always says what the command does. Nested subcommands (``pool stats``,
+``conventions show``) are built with the same class (argparse uses the parent's type).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import shutil
+from typing import Any
+
+HELP_WIDTH = 100
+
+
+def help_width() -> int:
+    """The terminal's width (``$COLUMNS`` first, as argparse reads it), at most :data:`HELP_WIDTH`."""
+    return min(shutil.get_terminal_size().columns, HELP_WIDTH)
+
+
+class _SubParsers(argparse._SubParsersAction):
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        if kwargs.get("description") is None and kwargs.get("help"):
+            kwargs["description"] = kwargs["help"]
+        return super().add_parser(name, **kwargs)
+
+
+class Parser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` with help capped at :data:`HELP_WIDTH` columns and a
+    description for every subcommand (see the module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", "parsers", _SubParsers)
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        chosen = self.formatter_class
+        self.formatter_class = functools.partial(chosen, width=help_width())
+        try:
+            return super()._get_formatter()
+        finally:
+            self.formatter_class = chosen
