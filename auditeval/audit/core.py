@@ -25,14 +25,14 @@ from ..adapters import references
 from ..adapters.base import Adapter
 from ..adapters.runner import Outcome, Request, start
 from ..api import read_runs
-from ..conventions import AXES, Convention, load_profile, resolve
+from ..conventions import AXES, AXIS_ORDER, Convention, load_profile, resolve
 from ..engine.evaluate import ENGINE
 from ..errors import AuditEvalError
 from ..io import qrels_from
 from ..measures import Measure
 from ..variant import Variant, parse_measure
 from . import agreement, attribution, diagnostics, official
-from .inputs import plain_path, rewritten_run, tool_file
+from .inputs import file_sha256, plain_path, rewritten_run, tool_file
 from .native import Native, same
 from .report import (
     AgreementRow,
@@ -41,6 +41,7 @@ from .report import (
     AxisEffect,
     ConvDiffRow,
     EngineInfo,
+    InputFile,
     TieRow,
 )
 from .sensitivity import read_axes, sweep
@@ -72,7 +73,8 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     base_name = _profile_name(profile)
     against_list = against.split(",") if isinstance(against, str) else against
     refs = references(None if against_list is None else [a.strip() for a in against_list if a.strip()], trec_eval)
-    rep = AuditReport(qrels=str(qrels), runs=[], measures=labels, profile=base_name, native_engine=ENGINE)
+    rep = AuditReport(qrels=str(qrels), runs=[], measures=labels, profile=base_name, native_engine=ENGINE,
+                      profile_axes=axes_of(base))
     show = sys.stderr.isatty() if progress is None else progress
     plain = [plain_path(r) for r in run_in]
     qplain = plain_path(qrels)
@@ -104,7 +106,9 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
                                      timeout)
             pool, futures = start(tasks)
             _yield(yield_cpu and bool(tasks))
-        rep.engines.insert(0, EngineInfo("native", ENGINE, base_name, "ok", "auditeval's own engine"))
+        rep.engines.insert(0, EngineInfo("native", ENGINE, base_name, "ok", "auditeval's own engine", axes=axes_of(base)))
+        rep.inputs = [InputFile("qrels", "qrels", q.source, file_sha256(q.source))] + [
+            InputFile("run", r.name, r.source, file_sha256(r.source)) for r in run_objs]
 
         # ---- native work while the references run
         rep.diagnostics["qrels"] = diagnostics.qrels_facts(q, base.rel)
@@ -114,7 +118,8 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
         task = bar.add_task("sensitivity sweep", total=n_axes) if bar else None
         rep.sensitivity, rep.swaps = sweep(nat, names, parsed, base, max_grade,
                                            tick=(lambda: bar.advance(task)) if bar else None)
-        rep.ties = _ties(nat, names, parsed, base, samples, seed)
+        task = bar.add_task("tie envelope", total=len(names) * len(parsed)) if bar else None
+        rep.ties = _ties(nat, names, parsed, base, samples, seed, tick=(lambda: bar.advance(task)) if bar else None)
         if isinstance(qrels, str) and qrels.startswith("irds:"):
             rep.official = official.check(qrels[5:], parsed, base)
 
@@ -126,17 +131,29 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
                 bar.advance(wait)
         pool.shutdown()
 
-    effective = _agreement(rep, nat, outcomes, {a.name: a for a, _, _ in tasks}, requested, parsed, labels, names,
-                           max_grade)
-    _conv_diff(rep, nat, effective, parsed, labels, names, base, refs)
-    _attributions(rep, nat, effective, parsed, labels, names, base, base_name)
-    _topic_deltas(rep, nat, effective, parsed, labels, names, base)
+        task = bar.add_task("agreement and attribution", total=3) if bar else None
+        effective = _agreement(rep, nat, outcomes, {a.name: a for a, _, _ in tasks}, requested, parsed, labels, names,
+                               max_grade)
+        _conv_diff(rep, nat, effective, parsed, labels, names, base, refs)
+        if bar:
+            bar.advance(task)
+        _attributions(rep, nat, effective, parsed, labels, names, base, base_name)
+        if bar:
+            bar.advance(task)
+        _topic_deltas(rep, nat, effective, parsed, labels, names, base)
+        if bar:
+            bar.advance(task)
     rep.notes.extend(n for n in nat.notes if n not in rep.notes)
     rep.seconds = time.perf_counter() - t0
     return rep
 
 
 # ------------------------------------------------------------------------------ helpers
+def axes_of(conv: Convention) -> dict[str, str]:
+    """Every axis of ``conv`` as the profiles and variant strings spell it."""
+    return {a: AXES[a].format(getattr(conv, a)) for a in AXIS_ORDER}
+
+
 def _profile_name(profile: Any) -> str:
     if profile is None:
         return DEFAULT_PROFILE
@@ -191,7 +208,7 @@ def _plan(refs: list[Adapter], measures: list[Measure], labels: list[str], base:
         reason = a.available()
         if reason is not None:
             status = "not installed" if reason.startswith("not installed") else "unsupported"
-            rep.engines.append(EngineInfo(a.name, a.name, a.profile, status, reason))
+            rep.engines.append(EngineInfo(a.name, a.name, a.profile, status, reason, axes=axes_of(a.own())))
             continue
         own = a.own()
         reqs: list[Request] = []
@@ -220,7 +237,7 @@ def _plan(refs: list[Adapter], measures: list[Measure], labels: list[str], base:
                     reqs.append(Request(key, run_file, plan.tool_measure, plan.options))
                     requested[(a.name, key)] = (ri, label, m, conv, mode, plan.rewrite)
         info = EngineInfo(a.name, a.engine(), a.profile, "ok", "", computes=list(dict.fromkeys(
-            requested[(a.name, r.key)][1] for r in reqs)), unsupported=skipped)
+            requested[(a.name, r.key)][1] for r in reqs)), unsupported=skipped, axes=axes_of(own))
         rep.engines.append(info)
         if reqs:
             tasks.append((a, qfile, reqs))
@@ -337,10 +354,12 @@ def _attributions(rep, nat, effective, parsed, labels, names, base, base_name):
                         bool(ab and ba), ev, moved))
 
 
-def _ties(nat, names, parsed, base, samples, seed) -> list[TieRow]:
+def _ties(nat, names, parsed, base, samples, seed, tick=None) -> list[TieRow]:
     rows = []
     for ri, name in enumerate(names):
         for m in parsed:
+            if tick is not None:
+                tick()
             try:
                 p = nat.prepared(ri, base, m)
             except Exception:  # noqa: BLE001 - the sweep reports the error for this variant
@@ -365,7 +384,8 @@ def _orders(log10: float) -> str:
         return "1"
     if log10 < 6:
         return f"{10 ** log10:.0f}"
-    return f"1e{log10:.1f}"
+    exp = int(np.floor(log10))  # mantissa x 10^exp, printed without forming 10^log10 (it may overflow)
+    return f"{10 ** (log10 - exp):.1f}e+{exp:02d}"
 
 
 def _topic_deltas(rep, nat, effective, parsed, labels, names, base):

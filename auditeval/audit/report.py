@@ -2,6 +2,8 @@
 
 Every number is stored with its variant string and the engine that produced it. Sections:
 
+* ``inputs``: the qrels and run files with the SHA-256 of their bytes; ``profile_axes``: every
+  axis of the chosen profile;
 * ``engines``: each reference (and the native engine) with status, profile, time taken;
 * ``agreement``: per run x measure x reference, the tool's value and the native value under
   that reference's profile, and whether they agree (``match``), disagree but the disagreement
@@ -33,6 +35,15 @@ class EngineInfo:
     seconds: float = 0.0
     computes: list[str] = field(default_factory=list)  # measures it was asked for
     unsupported: list[str] = field(default_factory=list)  # "MEASURE: unsupported: ..." per variant it cannot compute
+    axes: dict[str, str] = field(default_factory=dict)  # every axis of its profile (formatted values)
+
+
+@dataclass
+class InputFile:
+    role: str  # qrels | run
+    name: str  # "qrels" or the run's name
+    source: str  # path (or irds: id, <memory>)
+    sha256: str = ""  # of the file's bytes as stored; "" for in-memory inputs and irds: ids
 
 
 @dataclass
@@ -142,6 +153,8 @@ class AuditReport:
     runs: list[str]
     measures: list[str]
     profile: str
+    inputs: list[InputFile] = field(default_factory=list)
+    profile_axes: dict[str, str] = field(default_factory=dict)
     engines: list[EngineInfo] = field(default_factory=list)
     agreement: list[AgreementRow] = field(default_factory=list)
     conv_diff: list[ConvDiffRow] = field(default_factory=list)
@@ -195,12 +208,12 @@ class AuditReport:
                                  v, "ties"))
         return pd.DataFrame(rows, columns=["run", "measure", "topic", "variant", "engine", "value", "section"])
 
-    def render(self, fmt: str = "text", out: TextIO | None = None, width: int = 100) -> str:
+    def render(self, fmt: str = "text", out: TextIO | None = None, width: int = 100, view: str = "summary") -> str:
         """Render as ``text``, ``markdown``, ``json``, ``html`` or ``latex``; returns the text
-        (and writes it to ``out`` when given)."""
+        (and writes it to ``out`` when given). ``view`` (text only): ``summary`` or ``full``."""
         from ..report.audit import render
 
-        text = render(self, fmt, width=width)
+        text = render(self, fmt, width=width, view=view)
         if out is not None:
             out.write(text)
         return text

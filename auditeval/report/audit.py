@@ -27,9 +27,11 @@ def render_json(rep: AuditReport) -> str:
     return json.dumps(d, indent=1, default=str) + "\n"
 
 
-def render(rep: AuditReport, fmt: str = "text", width: int = 100, color: bool = False) -> str:
+def render(rep: AuditReport, fmt: str = "text", width: int = 100, color: bool = False, view: str = "summary") -> str:
+    """``view`` (``summary`` or ``full``) and ``width`` shape the text format only; every other
+    format holds every section in full."""
     if fmt == "text":
-        return audit_text.render(rep, width=width, color=color)
+        return audit_text.render(rep, width=width, color=color, view=view)
     if fmt == "markdown":
         return audit_markdown.render(rep)
     if fmt == "json":

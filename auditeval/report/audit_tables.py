@@ -82,6 +82,12 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
     V = Variants(rep, legend)  # noqa: N806 - a callable used like a function
     out: list[Section] = []
 
+    s = Section("inputs", "Inputs (SHA-256 of each file's bytes)", ["input", "file", "sha256"])
+    for f in rep.inputs:
+        s.rows.append([f.name, f.source, f.sha256 or "-"])
+        s.status.append("")
+    out.append(s)
+
     s = Section("engines", "Engines", ["engine", "version", "profile", "status", "seconds", "computes / note"])
     for e in rep.engines:
         note = e.message or (", ".join(e.computes) if e.computes else "")

@@ -1,8 +1,15 @@
-"""Terminal rendering of the audit (rich): colour for disagreement, fits ``width`` columns.
+"""Terminal rendering of the audit: the ``summary`` view (default) or the ``full`` view.
 
-Variant strings are folded into a legend (``V1: AP  ties=docno-asc``: only the axes that
-differ from the chosen profile's variant of that measure). Cells are rich ``Text`` objects,
-so markup-like ids (``[bold]``) print literally.
+Both fit ``width`` columns without splitting an engine name, a variant or a topic id
+(:mod:`.textgrid`); the one exception is a full variant string longer than the width, printed
+whole on its own line. ``summary`` is :mod:`.audit_summary`. ``full`` is the same header,
+then every table of :mod:`.audit_tables` with each variant string as a short label (``V1``),
+and the legend: per label the measure and the axes that differ from the chosen profile's
+variant, then the full variant string on a line of its own.
+
+Colour (rich) only when asked (a terminal): red for disagreements and failures, yellow for
+explained ones and missing references. Lines are rich ``Text``, so markup-like ids
+(``[bold]``) print literally.
 """
 
 from __future__ import annotations
@@ -10,46 +17,64 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from ..audit.report import AuditReport
-from .audit_tables import BAD, WARN, sections, verdict
+from .audit_summary import Line, header, summary
+from .audit_tables import BAD, WARN, Section, sections
+from .textgrid import grid, wrap
 
-STYLE = {**{s: "bold red" for s in BAD}, **{s: "yellow" for s in WARN}}
+VIEWS = ("summary", "full")
+STYLE = {**{s: "bold red" for s in BAD}, **{s: "yellow" for s in WARN}, "title": "bold", "dim": "dim",
+         "ok": "bold green"}
 SKIP_EMPTY = {"evidence", "notes", "attribution", "conv_diff", "conv_effect", "unsupported"}
+# columns of prose (broken at spaces when a table is too wide); every other column is kept whole
+PROSE = {"computes / note", "version", "measures", "reason", "detail", "engines", "A", "B", "A -> B", "B -> A",
+         "evidence", "value", "aggregate", "delta", "largest change", "pairs swapped", "method", "note"}
+NUMERIC = {"seconds", "value", "native", "aggregate", "delta", "topics", "topics moved", "min", "max", "expected",
+           "orderings"}
 
 
-def render(rep: AuditReport, width: int = 100, color: bool = False) -> str:
-    buf = io.StringIO()
-    console = Console(file=buf, width=width, force_terminal=color, color_system="standard" if color else None,
-                      no_color=not color, highlight=False, soft_wrap=False)
+def _section(s: Section, width: int) -> list[Line]:
+    out = [Line("")] + [Line(x, "title") for x in wrap(s.title, width, indent=2)]
+    rows = s.rows or [["-"] * len(s.headers)]
+    status = s.status or [""]
+    wrap_cols = [i for i, h in enumerate(s.headers) if h in PROSE and (i > 0 or len(s.headers) == 1)]
+    right = [i for i, h in enumerate(s.headers) if h in NUMERIC and h not in PROSE]
+    for text, i in grid(s.headers, rows, width, wrap_cols=wrap_cols, right=right, keys=1):
+        out.append(Line(text, "dim" if i < 0 and text.startswith("─") else (status[i] if i >= 0 else "")))
+    if s.intro:
+        out += [Line(x, "dim") for x in wrap(s.intro, width)]
+    return out
+
+
+def full(rep: AuditReport, width: int) -> list[Line]:
     secs, variants = sections(rep, legend=True)
-    head = Text(f"auditeval audit  ·  profile {rep.profile}  ·  {len(rep.runs)} run(s)  ·  qrels {rep.qrels}")
-    console.print(head)
-    v = verdict(rep)
-    console.print(Text(v, style="bold red" if rep.exit_status else "bold green"))
+    out = header(rep, width)
     for s in secs:
-        if not s.rows and s.key in SKIP_EMPTY:
+        if (not s.rows and s.key in SKIP_EMPTY) or s.key == "inputs":  # the inputs: in the header
             continue
-        t = Table(title=Text(s.title), title_justify="left", show_lines=False, expand=False, pad_edge=False)
-        for h in s.headers:
-            t.add_column(Text(h), overflow="fold")
-        for row, st in zip(s.rows, s.status, strict=True):
-            t.add_row(*[Text(c) for c in row], style=STYLE.get(st))
-        if not s.rows:
-            t.add_row(*[Text("-") for _ in s.headers])
-        console.print(t)
-        if s.intro:
-            console.print(Text(s.intro, style="dim"))
+        out += _section(s, width)
     legend = variants.legend()
     if legend:
-        t = Table(title=Text("Variants (axes that differ from the chosen profile's variant)"), title_justify="left")
-        for h in ("label", "measure", "axes"):
-            t.add_column(h, overflow="fold")
-        for row in legend:
-            t.add_row(*[Text(c) for c in row])
-        console.print(t)
-        console.print(Text(f"full variant strings: --format json; engine of every native value: {rep.native_engine}",
-                           style="dim"))
-    return buf.getvalue()
+        out += [Line("")] + [Line(x, "title") for x in wrap(
+            "Variants: label, measure, the axes that differ from the chosen profile's variant; then the full variant "
+            "string", width, indent=2)]
+        full_of = {lab: v for v, lab in variants.labels.items()}
+        for lab, measure, axes in legend:
+            out += [Line(x) for x in wrap(axes, width, indent=4, first=f"{lab}  {measure}  ")]
+            out.append(Line(full_of[lab], "dim"))  # whole, on its own line (may exceed the width)
+        out.append(Line(f"engine of every native value: {rep.native_engine}", "dim"))
+    return out
+
+
+def render(rep: AuditReport, width: int = 100, color: bool = False, view: str = "summary") -> str:
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}; choose one of {', '.join(VIEWS)}")
+    lines = summary(rep, width) if view == "summary" else full(rep, width)
+    buf = io.StringIO()
+    console = Console(file=buf, width=max(width, 400), force_terminal=color,
+                      color_system="standard" if color else None, no_color=not color, highlight=False, emoji=False)
+    for line in lines:
+        console.print(Text(line.text, style=STYLE.get(line.status, "")), soft_wrap=True)
+    return "\n".join(x.rstrip() for x in buf.getvalue().split("\n"))
