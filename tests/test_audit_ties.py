@@ -74,6 +74,19 @@ def test_other_measures_are_sampled_and_labelled_so():
     assert 0.7 <= e.expected[0] <= 1.0
 
 
+def test_sampled_11pt_on_a_topic_without_a_relevant_document_retrieved():
+    """Topic 2 ties a judged non-relevant document with an unjudged one and retrieves none of
+    its relevant ones: every order gives 11pt 0 (relret / ret = 0 at level 0, nothing above).
+    The sampled orderings used to cut its rows after its last relevant one (there is none),
+    leaving an empty list whose 0/0 made the expected value NaN. Topic 1 is the seed case."""
+    qrels = {**QRELS, "2": {"x": 0, "r": 1}}
+    run = {**RUN, "2": {"x": 1.0, "u": 1.0}}
+    e = _env("11pt", qrels, run, samples=20)
+    assert e.method == "sampled (seed 0, 20 orderings)"
+    assert (e.value[1], e.minimum[1], e.maximum[1], e.expected[1]) == (0.0, 0.0, 0.0, 0.0)
+    assert all(x == x for x in e.agg)  # no NaN in the aggregates either
+
+
 def test_tie_only_conventions_on_affected_topics_equal_the_full_evaluation(shared):
     """Native evaluates ties/sim changes on the topics with mixed tied blocks only: bit-identical."""
     import numpy as np

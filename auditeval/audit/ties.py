@@ -147,9 +147,10 @@ TAIL_FREE = frozenset({"AP", "GMAP", "Bpref", "GMBpref", "11pt", "IPrec", "RR"})
 
 
 def _head(sub: Prepared, blk: np.ndarray, mixed_rows: np.ndarray, c: Convention) -> tuple[Prepared, np.ndarray, np.ndarray]:
-    """``sub`` cut after the block holding each topic's last relevant document."""
+    """``sub`` cut after the block holding each topic's last relevant document (a topic
+    without one keeps every row: IPrec and 11pt read relret / ret there)."""
     rel = sub.rel_mask(c.rel)
-    keep_to = np.zeros(sub.n_topics, np.int64)  # rows kept per topic
+    keep_to = sub.num_ret.astype(np.int64)  # rows kept per topic
     rows = np.flatnonzero(rel)
     if len(rows):
         last = np.full(sub.n_topics, -1, np.int64)
