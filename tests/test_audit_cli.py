@@ -57,3 +57,23 @@ def test_a_tool_printing_a_wrong_number_is_exit_1(tmp_path):
     assert code == 1
     assert "UNEXPLAINED" in out and "MISMATCH" in out
     assert "auditeval: UNEXPLAINED: t AP trec_eval-9.0.8: 1 topic(s) differ as printed (e.g. topic 1: 0.9999 vs 1.0000)" in err
+
+
+def test_a_binary_refusing_one_run_stays_ok_as_an_engine(tmp_path, trec_eval_bins):
+    """trec_eval 10.0 (topics=strict) exits 4 on the run lacking qrels topic 2; the native
+    engine refuses it alike under that profile. The binary still computed the other run,
+    so it is an engine that works ("ok", with the refusal in its message), not a failed one."""
+    import json
+
+    q, r = _files(tmp_path)
+    short = tmp_path / "short"
+    short.write_text("1 Q0 a 1 2.0 s\n1 Q0 b 2 1.0 s\n")
+    out_file = tmp_path / "a.json"
+    code, _, err = _run(["audit", q, r, str(short), "-m", "AP", "--against", "trec_eval",
+                         "--trec-eval", str(trec_eval_bins["10.0"]), "--format", "json", "-o", str(out_file)])
+    assert code == 0, err
+    doc = json.loads(out_file.read_text())
+    eng = next(e for e in doc["engines"] if e["name"] == "trec_eval-10.0")
+    assert eng["status"] == "ok" and eng["message"].startswith("1 of 2 invocation(s) exited non-zero; first: exit status 4")
+    rows = {a["run"]: a for a in doc["agreement"] if a["engine"] == "trec_eval-10.0"}
+    assert rows["t"]["status"] == "match" and "both refuse" in rows["s"]["status"] + rows["s"]["detail"]

@@ -32,6 +32,7 @@ class Request:
     run_file: str  # the file the tool reads (original or rewritten)
     tool: str  # the tool's measure spelling (adapter-specific)
     options: tuple[str, ...]
+    run_label: str = ""  # the run as the report names it (messages say it instead of the temporary file)
 
 
 @dataclass
@@ -98,6 +99,8 @@ def _run_binary(a: TrecEvalBinary, qrels: str, requests: list[Request], timeout:
     groups: dict[tuple[str, tuple[str, ...]], list[Request]] = {}
     for r in requests:
         groups.setdefault((r.run_file, r.options), []).append(r)
+    failed: list[str] = []
+    done = 0
     for (run_file, options), reqs in groups.items():
         cmd = a.commands(qrels, run_file, options, [r.tool.split()[0] for r in reqs])
         left = deadline - time.monotonic()
@@ -108,17 +111,21 @@ def _run_binary(a: TrecEvalBinary, qrels: str, requests: list[Request], timeout:
             out.values = {}
             return out
         if res.returncode != 0:
-            msg = f"exit status {res.returncode} on {' '.join(cmd[1:])}; stderr: {_tail(res.stderr)}"
+            shown = [f"[{reqs[0].run_label}]" if x == run_file and reqs[0].run_label else x for x in cmd[1:]]
+            msg = f"exit status {res.returncode} on {' '.join(shown)}; stderr: {_tail(res.stderr)}"
             for r in reqs:
                 out.values[r.key] = {"error": msg}
-            if out.status == "ok":
-                out.status, out.message = "failed", msg
+            failed.append(msg)
             continue
+        done += 1
         printed = parse_output(res.stdout)
         for r in reqs:
             vals = dict(printed.get(r.tool.split()[1], {}))
             agg = vals.pop("all", None)
             out.values[r.key] = {"topics": vals, "aggregate": agg}
+    if failed:  # failed only when no invocation worked; a refused run is that run's (per value) error
+        what = f"{len(failed)} of {len(groups)} invocation(s) exited non-zero; first: {failed[0]}"
+        out.status, out.message = ("ok", what) if done else ("failed", failed[0] if len(failed) == 1 else what)
     return out
 
 

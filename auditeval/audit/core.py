@@ -234,7 +234,8 @@ def _plan(refs: list[Adapter], measures: list[Measure], labels: list[str], base:
                         if run_file is None:
                             continue
                     key = f"{ri}|{mode}|{label}"
-                    reqs.append(Request(key, run_file, plan.tool_measure, plan.options))
+                    shown = "" if runs is None else f"run {runs[ri].name}" + (" rewritten" if plan.rewrite else "")
+                    reqs.append(Request(key, run_file, plan.tool_measure, plan.options, shown))
                     requested[(a.name, key)] = (ri, label, m, conv, mode, plan.rewrite)
         info = EngineInfo(a.name, a.engine(), a.profile, "ok", "", computes=list(dict.fromkeys(
             requested[(a.name, r.key)][1] for r in reqs)), unsupported=skipped, axes=axes_of(own))
@@ -254,7 +255,7 @@ def _agreement(rep, nat, outcomes, adapters, requested, parsed, labels, names, m
         a = adapters[out.adapter]
         e = info[a.name]
         e.engine, e.seconds = out.engine, out.seconds
-        if out.status != "ok":
+        if out.status != "ok" or out.message:  # ok with a message: some invocation refused its input
             e.status = out.status
             e.message = out.message
         for (aname, key), (ri, label, m, conv, mode, rewrite) in requested.items():

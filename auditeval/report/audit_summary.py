@@ -93,6 +93,8 @@ def references(rep: AuditReport, width: int) -> list[Line]:
     rows, status = [], []
     for e in rep.engines:
         what = e.engine if e.status == "ok" else (e.message or e.engine)
+        if e.status == "ok" and e.message and e.name != "native":  # ok, yet some invocation refused its input
+            what += f"; {e.message}"
         rows.append([e.name, status_word(e.status), f"{e.seconds:.1f}", what])
         status.append("" if e.status == "ok" else e.status)
     out = title("References (their profiles: above)", width)
