@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import textwrap
 from typing import Any, TextIO
 
 import numpy as np
@@ -19,10 +18,12 @@ from .conventions import AXES
 from .engine.sweep import DEPTH_GRID, SweepBlock, SweepResult
 from .errors import ConventionError
 from .report.progress import Steps
+from .report.text import detect_width
+from .report.textgrid import wrap, wrap_variant
 from .variant import Variant, fold, parse_measure
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
-WIDTH = 100
+WIDTH = 100  # when the caller gives no width
 RUNS_PER_TABLE = 6
 
 
@@ -82,7 +83,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         res = sweep(qrels, runs, measures, profile=args.profile, vary=vary, settings=args.settings, progress=progress)
     if args.format == "text":
-        render_text(res, out)
+        render_text(res, out, detect_width(out))
         return 0
     (render_tsv if args.format == "tsv" else render_json)(res, out, args.per_topic)
     for n in res.notes:
@@ -105,20 +106,6 @@ def _full(x: Any, fmt: str) -> Any:
     return int(round(x)) if fmt == "int" else float(x)
 
 
-def wrap_variant(text: str, width: int) -> list[str]:
-    """A variant string in lines of at most ``width`` characters, broken after a ``|``."""
-    lines: list[str] = []
-    cur = ""
-    for part in text.split("|"):
-        piece = part if not cur else "|" + part
-        if cur and len(cur) + len(piece) > width:
-            lines.append(cur + "|")
-            cur = part
-        else:
-            cur += piece
-    return [*lines, cur]
-
-
 def departures(block: SweepBlock, res: SweepResult) -> list[str]:
     """Per variant: the axes (``axis=value``) where it departs from the profile's variant."""
     m = parse_measure(block.measure)
@@ -131,38 +118,44 @@ def departures(block: SweepBlock, res: SweepResult) -> list[str]:
     return out
 
 
-def render_text(res: SweepResult, out: TextIO) -> None:
+def render_text(res: SweepResult, out: TextIO, width: int = WIDTH) -> None:
     """Per measure: its variant under the profile, then one row per variant naming the axes
     that depart from it, one column per run (``r1``, ``r2``, ... listed on top), at most
-    :data:`RUNS_PER_TABLE` runs side by side; every line fits :data:`WIDTH` columns."""
+    :data:`RUNS_PER_TABLE` runs side by side; every line fits ``width`` columns (prose breaks
+    at spaces, a variant string after a ``|``: :mod:`auditeval.report.textgrid`)."""
     w = out.write
-    w(f"sweep · profile {res.profile} · engine {res.engine}\n")
+
+    def para(text: str) -> None:
+        w("".join(line + "\n" for line in wrap(text, width, indent=2)))
+
+    para(f"sweep · profile {res.profile} · engine {res.engine}")
     varied = " · ".join(f"{a}={','.join(AXES[a].format(v) for v in vs)}" for a, vs in res.varied.items())
-    w("".join(line + "\n" for line in textwrap.wrap(f"varied: {varied or '(nothing)'}", WIDTH, subsequent_indent="  ")))
+    para(f"varied: {varied or '(nothing)'}")
     blocks = list(res.blocks.items())
     runs = blocks[0][1].runs if blocks else []
-    listing = ", ".join(f"r{i + 1} = {name}" for i, name in enumerate(runs))
-    w("".join(line + "\n" for line in textwrap.wrap(f"runs: {listing}", WIDTH, subsequent_indent="  ")))
+    para("runs: " + ", ".join(f"r{i + 1} = {name}" for i, name in enumerate(runs)))
     for label, b in blocks:
         m = parse_measure(b.measure)
-        w(f"\n{label}: {len(b.variants)} variant(s); under the profile:\n")
-        for part in wrap_variant(str(Variant.of(m, res.convention)), WIDTH - 2):
-            w(f"  {part}\n")
+        w("\n")
+        para(f"{label}: {len(b.variants)} variant(s); under the profile:")
+        w("".join(f"{line}\n" for line in wrap_variant(str(Variant.of(m, res.convention)), width, indent=4,
+                                                       first="  ")))
         dep = departures(b, res)
+        longest = max([1, *(len(x) for d in dep for x in d.split())])
         for g0 in range(0, max(len(runs), 1), RUNS_PER_TABLE):
             group = list(range(g0, min(g0 + RUNS_PER_TABLE, len(runs))))
             cells = [[_cell(b, vi, ri) for ri in group] for vi in range(len(dep))]
             widths = [max([len(f"r{ri + 1}"), *(len(row[j]) for row in cells)]) for j, ri in enumerate(group)]
-            room = WIDTH - sum(wd + 2 for wd in widths)
+            room = width - sum(wd + 2 for wd in widths)
             head = "departs from the profile"
-            dw = min(max([len(head), *(len(d) for d in dep)]), room)
+            dw = min(max([len(head), *(len(d) for d in dep)]), max(room, longest))
             w(head.ljust(dw) + "".join(f"  {f'r{ri + 1}':>{wd}}" for ri, wd in zip(group, widths, strict=True)) + "\n")
             for d, row in zip(dep, cells, strict=True):
-                lines = textwrap.wrap(d, dw) or [""]
+                lines = wrap(d, dw, indent=2) if d else [""]
                 w(lines[0].ljust(dw) + "".join(f"  {c:>{wd}}" for c, wd in zip(row, widths, strict=True)) + "\n")
-                w("".join(f"  {more}\n" for more in lines[1:]))
+                w("".join(f"{more}\n" for more in lines[1:]))
     for n in res.notes:
-        w("".join(line + "\n" for line in textwrap.wrap(f"note: {n}", WIDTH, subsequent_indent="  ")))
+        para(f"note: {n}")
 
 
 def _cell(b: SweepBlock, vi: int, ri: int) -> str:

@@ -1,4 +1,4 @@
-"""Documents (JSON-able dicts) and their text views for ``auditeval pool`` (<= 100 columns).
+"""Documents (JSON-able dicts) and their text views for ``auditeval pool`` (within the terminal's width).
 
 Each ``*_doc`` function turns a result into the document ``--format json`` prints; the
 function named after the subcommand renders that document as text. Ids are printed as
@@ -14,40 +14,36 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from ..report.text import detect_width
+from ..report.textgrid import wrap_variant
 from .bias import BiasReport
 from .coverage import Coverage
 from .growth import GrowthReport
 from .pools import Pools, random_orders
 
-WIDTH = 100
+WIDTH = 100  # when the caller gives no width
 
 
 def _console(out: TextIO) -> Console:
-    return Console(file=out, width=WIDTH, highlight=False, soft_wrap=False, emoji=False, markup=False)
+    """A console as wide as the terminal (else ``$COLUMNS``, else 100: :func:`detect_width`)."""
+    return Console(file=out, width=detect_width(out), highlight=False, soft_wrap=False, emoji=False, markup=False)
 
 
 def fold(label: str, text: str, width: int = WIDTH) -> str:
-    """``label text`` with ``text`` broken after ``|`` so no line exceeds ``width``."""
-    lines, cur = [], label
-    for i, part in enumerate(text.split("|")):
-        piece = part + ("|" if i < text.count("|") else "")
-        if len(cur) + len(piece) > width and cur.strip():
-            lines.append(cur)
-            cur = " " * min(len(label), 4)
-        cur += piece
-    lines.append(cur)
-    return "\n".join(lines)
+    """``label text`` with the variant string ``text`` broken after ``|`` only, so no line
+    exceeds ``width`` (:func:`~auditeval.report.textgrid.wrap_variant`)."""
+    return "\n".join(wrap_variant(text, width, indent=4, first=label))
 
 
 def _table(*cols: str) -> Table:
     t = Table(box=None, pad_edge=False, header_style="bold")
     for i, c in enumerate(cols):
-        t.add_column(c, justify="left" if i == 0 else "right", overflow="fold")
+        t.add_column(c, justify="left" if i == 0 else "right", overflow="fold", no_wrap=i == 0)  # an id never breaks
     return t
 
 
-def _pool_head(doc: dict) -> str:
-    return fold("pool: ", doc["pool"]) + f"\nprofile {doc['profile']}, depth {doc['depth']}, ties {doc['ties']}"
+def _pool_head(doc: dict, width: int) -> str:
+    return fold("pool: ", doc["pool"], width) + f"\nprofile {doc['profile']}, depth {doc['depth']}, ties {doc['ties']}"
 
 
 # ---------------------------------------------------------------------------------- stats
@@ -82,7 +78,7 @@ def stats_doc(pools: Pools, n_orders: int, seed: int, profile: str, notes: list[
 
 def stats(doc: dict, out: TextIO, per_topic: bool = False) -> None:
     c = _console(out)
-    c.print(_pool_head(doc))
+    c.print(_pool_head(doc, c.width))
     c.print(f"{len(doc['runs'])} runs, {doc['topics']} topics")
     c.print(f"unpooled cost {doc['unpooled']:,} pairs (sum over runs and topics of min(k, retrieved))")
     c.print(f"pooled cost {doc['pooled']:,} pairs; reuse rate 1 - pooled / unpooled = {doc['reuse']:.2%}")
@@ -121,10 +117,10 @@ def coverage_doc(cov: Coverage, ties: str, profile: str, notes: list[str]) -> di
 
 def coverage(doc: dict, out: TextIO) -> None:
     c = _console(out)
-    c.print(_pool_head(doc))
+    c.print(_pool_head(doc, c.width))
     first = doc["runs"][0]["judged_at_k"] if doc["runs"] else None
     if first:
-        c.print(fold(f"{first['measure']} variant: ", first["variant"]))
+        c.print(fold(f"{first['measure']} variant: ", first["variant"], c.width))
     t = _table("run", first["measure"] if first else "judged", "top-k pairs", "unjudged")
     for r in doc["runs"]:
         v = r["judged_at_k"]["value"]
@@ -163,7 +159,7 @@ def qrels(doc: dict, out: TextIO) -> None:
 
 def judge(doc: dict, out: TextIO) -> None:
     c = _console(out)
-    c.print(_pool_head(doc))
+    c.print(_pool_head(doc, c.width))
     k = doc["cost"]
     c.print(f"judge {doc['judge']} (source {doc['source']})")
     c.print(f"pool pairs {doc['pool_pairs']:,}; already stored {doc['stored']:,}; to judge {k['pairs_todo']:,}; "
@@ -210,11 +206,11 @@ def bias_doc(rep: BiasReport, depth: int, ties: str, profile: str, notes: list[s
 
 def bias(doc: dict, out: TextIO) -> None:
     c = _console(out)
-    c.print(_pool_head(doc))
+    c.print(_pool_head(doc, c.width))
     c.print(f"leave-one-group-out: each group's unique pool pairs removed (unjudged); swaps within noise: "
             f"bootstrap swap probability >= {doc['alpha']} ({doc['trials']} resamples, seed {doc['seed']})")
     for m in doc["measures"]:
-        c.print("\n" + fold(f"{m['measure']} variant: ", m["variant"]))
+        c.print("\n" + fold(f"{m['measure']} variant: ", m["variant"], c.width))
         t = _table("group", "runs", "unique", f"unique rel (rel>={doc['rel']})", "largest penalty", "of run", "swaps", "in noise")
         for g in m["groups"]:
             lp = g["largest_penalty"]
@@ -244,8 +240,8 @@ def growth_doc(rep: GrowthReport, depth: int, ties: str, profile: str, notes: li
 
 def growth(doc: dict, out: TextIO) -> None:
     c = _console(out)
-    c.print(_pool_head(doc))
-    c.print(fold(f"{doc['measure']} variant: ", doc["variant"]))
+    c.print(_pool_head(doc, c.width))
+    c.print(fold(f"{doc['measure']} variant: ", doc["variant"], c.width))
     c.print(f"{doc['orders']} random addition orders (seed {doc['seed']}); evaluation: {doc['method']}; final = all systems")
     ever = sum(p["reversed_share"] > 0 for p in doc["pairs"])
     c.print(f"{ever} of {len(doc['pairs'])} pair(s) reverse order at some step in at least one order")

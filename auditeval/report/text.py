@@ -33,6 +33,7 @@ from .common import (
     refused_runs,
     run_order,
 )
+from .textgrid import wrap, wrap_variant
 
 DEFAULT_WIDTH = 100  # when the output is not a terminal and COLUMNS is unset
 
@@ -129,41 +130,49 @@ def _departure_text(v: Value, res: ResultSet) -> str:
 
 def _list_table(res: ResultSet, full: bool, width: int = 100) -> tuple[Table, list[str]]:
     """One row per run and measure: value, and the axes its variant departs from the
-    profile on (the full variant string with ``full``). Measure names fold only past 48
-    characters; when the departures column would be narrower than :data:`MIN_INFO` the
-    departures move below the table, one line per measure (returned as the second item)."""
+    profile on (the full variant string with ``full``, broken after ``|`` only). Run, measure
+    and value never break; when the last column would be narrower than :data:`MIN_INFO` (or
+    than its longest axis, :data:`MIN_VARIANT` for full strings) it moves below the table,
+    one entry per measure (returned as the second item)."""
     keys = _row_keys([res])
     keyed = {(v.run, v.measure): v for v in res.aggregates()}
     aggs = [keyed.get(k) for k in keys]
     deps = [_departure_text(v, res) if v is not None else "" for v in aggs]
-    run_w = min(max([3, *(len(k[0]) for k in keys)]), 24)
-    measure_w = min(max([7, *(len(k[1]) for k in keys)]), 48)
+    run_w = max([3, *(len(k[0]) for k in keys)])
+    measure_w = max([7, *(len(k[1]) for k in keys)])
     value_w = max([5, *(len(format_value(v.value)) for v in aggs if v is not None)])
     left = width - (run_w + measure_w + value_w) - 3 * GAP_COLUMNS  # 3 columns before it, 3 spaces each
-    inline = full or not any(deps) or left >= MIN_INFO
-    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    t.add_column("run", style="bold", overflow="fold", min_width=run_w)
-    t.add_column("measure", overflow="fold", min_width=measure_w)
-    t.add_column("value", justify="right", style="cyan", no_wrap=True)
+    longest = max([1, *(len(w) for d in deps for w in d.split())])
     if full:
-        t.add_column("variant", style="dim", overflow="fold")
-    elif any(deps) and inline:
-        t.add_column("departs from profile" if left >= 20 else "departs", style="magenta", overflow="fold",
-                     max_width=max(left, MIN_INFO))
+        inline = left >= MIN_VARIANT
+    else:
+        inline = not any(deps) or left >= max(MIN_INFO, longest)
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    t.add_column("run", style="bold", no_wrap=True)
+    t.add_column("measure", no_wrap=True)
+    t.add_column("value", justify="right", style="cyan", no_wrap=True)
+    if full and inline:
+        t.add_column("variant", style="dim", no_wrap=True)
+    elif not full and any(deps) and inline:
+        t.add_column("departs from profile" if left >= 20 else "departs", style="magenta", no_wrap=True)
     for key, v, d in zip(keys, aggs, deps, strict=True):
         if v is None:  # a refused run: the note says why
             row = [_escape(key[0]), _escape(key[1]), REFUSED_CELL]
         else:
             row = [_escape(v.run), _escape(v.measure), format_value(v.value)]
-        if full:
-            row.append(_escape(variant_text(v.variant)) if v is not None else "")
+        if full and inline:
+            row.append(_escape("\n".join(wrap_variant(variant_text(v.variant), left))) if v is not None else "")
         elif any(deps) and inline:
-            row.append(d)
+            row.append(_escape("\n".join(wrap(d, left, indent=2))))
         t.add_row(*row)
-    below = [] if inline else [
-        f"[dim]{_escape(m)}[/] departs from the profile on [magenta]{_escape(d)}[/]"
-        for m, d in dict.fromkeys((k[1], d) for k, d in zip(keys, deps, strict=True) if d)
-    ]
+    below: list[str] = []
+    if full and not inline:
+        texts = dict.fromkeys((k[1], variant_text(v.variant)) for k, v in zip(keys, aggs, strict=True) if v is not None)
+        for m, text in texts:
+            below += [f"[dim]{_escape(x)}[/]" for x in wrap_variant(text, width, indent=4, first=f"{m}: ")]
+    elif not inline:
+        for m, d in dict.fromkeys((k[1], d) for k, d in zip(keys, deps, strict=True) if d):
+            below += [_escape(x) for x in wrap(d, width, indent=4, first=f"{m} departs from the profile on ")]
     return t, below
 
 
@@ -174,10 +183,17 @@ def _side_by_side(results: Sequence[ResultSet], full: bool, width: int = 100) ->
     on" column would be narrower than :data:`MIN_INFO` it moves below the table, one line
     per distinct set of axes (returned as the second item)."""
     keys = _row_keys(results)
-    heads = [header_lines(res.profile) for res in results]
     run_w = max([3, *(len(k[0]) for k in keys)])
     measure_w = max([7, *(len(k[1]) for k in keys)])
-    value_ws = [max([7, *(len(x) for x in h)]) for h in heads]
+    heads = [res.profile for res in results]
+    value_ws = [max(7, len(h)) for h in heads]
+    legend: list[str] = []
+    if run_w + measure_w + sum(value_ws) + GAP_COLUMNS * (len(value_ws) + 1) > width:
+        # the profile names do not fit as headers: short labels, named under the table
+        heads = [f"p{i + 1}" for i in range(len(results))]
+        value_ws = [7] * len(results)
+        legend = [_escape(x) for x in wrap(", ".join(f"{h} = {res.profile}" for h, res in zip(heads, results, strict=True)),
+                                           width, indent=2, first="columns: ")]
     left = width - (run_w + measure_w + sum(value_ws)) - GAP_COLUMNS * (len(value_ws) + 2)
     keyed = [{(v.run, v.measure): v for v in res.aggregates()} for res in results]
     refused = [refused_runs(res) for res in results]
@@ -188,7 +204,7 @@ def _side_by_side(results: Sequence[ResultSet], full: bool, width: int = 100) ->
                  for v, ref in zip(vs, refused, strict=True)]
         present = [v for v in vs if v is not None]
         if full:
-            info = "\n".join(_escape(variant_text(v.variant)) for v in present)
+            info = "\n".join(variant_text(v.variant) for v in present)
         elif len(present) < 2:
             info = ""
         else:
@@ -197,19 +213,24 @@ def _side_by_side(results: Sequence[ResultSet], full: bool, width: int = 100) ->
             info = " ".join(names) if names else "(same variant)"
         rows.append((key, cells))
         infos.append(info)
-    inline = full or left >= MIN_INFO or not any(infos)
+    longest = max([1, *(len(w) for x in infos for w in (x.split("|") if full else x.split()))])
+    inline = (left >= MIN_VARIANT) if full else (left >= max(MIN_INFO, longest) or not any(infos))
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    t.add_column("run", style="bold", no_wrap=True, min_width=min(run_w, max(8, width // 4)), overflow="fold")
-    t.add_column("measure", no_wrap=True, min_width=measure_w)
+    t.add_column("run", style="bold", no_wrap=True)
+    t.add_column("measure", no_wrap=True)
     for h, w in zip(heads, value_ws, strict=True):
-        t.add_column(_escape("\n".join(h)), justify="right", style="cyan", no_wrap=True, min_width=w)
+        t.add_column(_escape(h), justify="right", style="cyan", no_wrap=True, min_width=w)
     if inline:
-        t.add_column("variants differ on" if not full else "variants", style="dim", overflow="fold",
-                     max_width=None if full else max(left, MIN_INFO))
+        t.add_column("variants differ on" if not full else "variants", style="dim", no_wrap=True)
     for (key, cells), info in zip(rows, infos, strict=True):
-        t.add_row(_escape(key[0]), _escape(key[1]), *cells, *([info] if inline else []))
-    below: list[str] = []
-    if not inline:
+        cell = [x for v in info.split("\n") for x in wrap_variant(v, left)] if full else wrap(info, left, indent=2)
+        t.add_row(_escape(key[0]), _escape(key[1]), *cells, *([_escape("\n".join(cell))] if inline else []))
+    below: list[str] = legend
+    if full and not inline:
+        for (key, _), info in zip(rows, infos, strict=True):
+            for v in dict.fromkeys(info.split("\n")):
+                below += [f"[dim]{_escape(x)}[/]" for x in wrap_variant(v, width, indent=4, first=f"{key[0]} {key[1]}: ")]
+    elif not inline:
         groups: dict[str, list[tuple[str, str]]] = {}
         for (key, _), info in zip(rows, infos, strict=True):
             if info:
@@ -218,27 +239,13 @@ def _side_by_side(results: Sequence[ResultSet], full: bool, width: int = 100) ->
             measures = list(dict.fromkeys(m for _, m in ks))
             whole = all(sum(1 for r, m in keys if m == mm) == sum(1 for _, m in ks if m == mm) for mm in measures)
             where = ", ".join(measures) if whole else ", ".join(f"{r} {m}" for r, m in ks)
-            below.append(f"[dim]variants differ on {_escape(info)}: {_escape(where)}[/]")
+            below += [f"[dim]{_escape(x)}[/]" for x in wrap(f"variants differ on {info}: {where}", width, indent=4)]
     return t, below
 
 
 MIN_INFO = 14  # narrowest "variants differ on" / "departs from profile" column kept in a table
+MIN_VARIANT = 24  # narrowest column of full variant strings kept in a table
 GAP_COLUMNS = 3  # characters between two columns of a SIMPLE_HEAD table (padding, separator, padding)
-
-
-def header_lines(name: str, limit: int = 16) -> list[str]:
-    """``name`` in lines of at most ``limit`` characters, broken only after ``-``, ``_`` or
-    ``.`` (a piece longer than ``limit`` stays whole): a profile name never splits mid-token
-    (``ir_measures-0.4-msmarco`` -> ``ir_measures-0.4-`` / ``msmarco``)."""
-    import re
-
-    lines: list[str] = []
-    for piece in re.findall(r"[^-_.]+[-_.]*|[-_.]+", name) or [name]:
-        if lines and len(lines[-1]) + len(piece) <= limit:
-            lines[-1] += piece
-        else:
-            lines.append(piece)
-    return lines
 
 
 def _matrix_tables(res: ResultSet, width: int, measures: list[str] | None = None) -> list[Table]:
@@ -249,7 +256,7 @@ def _matrix_tables(res: ResultSet, width: int, measures: list[str] | None = None
     measures = measures or list(dict.fromkeys(v.measure for v in aggs))
     cell = {(v.run, v.measure): v for v in aggs}
     refused = refused_runs(res)
-    run_w = min(max([3, *(len(r) for r in runs)]), max(12, width // 3))
+    run_w = max([3, *(len(r) for r in runs)])
     chunks: list[list[str]] = [[]]
     used = run_w
     for m in measures:
@@ -262,9 +269,9 @@ def _matrix_tables(res: ResultSet, width: int, measures: list[str] | None = None
     tables = []
     for chunk in chunks:
         t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-        t.add_column("run", style="bold", overflow="fold", max_width=run_w)
+        t.add_column("run", style="bold", no_wrap=True)
         for m in chunk:
-            t.add_column(_escape(m), justify="right", style="cyan", overflow="fold")
+            t.add_column(_escape(m), justify="right", style="cyan", no_wrap=True)
         for r in runs:
             t.add_row(_escape(r), *[format_value(cell[(r, m)].value) if (r, m) in cell
                                     else REFUSED_CELL if r in refused else "-" for m in chunk])
@@ -272,14 +279,17 @@ def _matrix_tables(res: ResultSet, width: int, measures: list[str] | None = None
     return tables
 
 
-def _matrix_legend(res: ResultSet, full: bool) -> list[str]:
+def _matrix_legend(res: ResultSet, full: bool, width: int) -> list[str]:
+    """Per measure: its full variant string (broken after ``|``) or the axes it departs from
+    the profile on (broken at spaces)."""
     seen: dict[str, str] = {}
     for v in res.aggregates():
         if v.measure in seen:
             continue
         text = variant_text(v.variant) if full else " ".join(axis_text(a, x) for a, x in departures(v.variant, res.convention))
         seen[v.measure] = text
-    return [f"[dim]{_escape(m)}: {_escape(t)}[/]" for m, t in seen.items() if t]
+    breaker = wrap_variant if full else wrap
+    return [f"[dim]{_escape(x)}[/]" for m, t in seen.items() if t for x in breaker(t, width, indent=4, first=f"{m}: ")]
 
 
 # ----------------------------------------------------------------------------- per topic
@@ -376,7 +386,7 @@ def render_text(
                 console.print(f"[bold]{_escape(res.profile)}[/]")
             for t in _matrix_tables(res, console.width, measures):
                 console.print(t)
-            for line in _matrix_legend(res, full):
+            for line in _matrix_legend(res, full, console.width):
                 console.print(line)
     elif len(results) > 1:
         table, below = _side_by_side(results, full, console.width)

@@ -7,7 +7,8 @@ wide, either the value columns are split into several blocks that each repeat th
 columns (``chunk=True``: matrices such as reference x measure), or the columns that do not
 fit move to indented ``header: value`` lines under their row. :func:`wrap` is the word
 wrapper every audit text block uses; a single word longer than the line stands alone (it
-may exceed the width: it is never split).
+may exceed the width: it is never split). :func:`wrap_variant` is THE breaker of a variant
+string (``AP|ap_denom=R|...``): after a ``|`` only, continuation lines indented.
 
 Both return ``(line, row)`` pairs: ``row`` is the index of the row a line belongs to, or -1
 for headers and rules, so a renderer can colour a row by its status.
@@ -37,6 +38,26 @@ def wrap(text: str, width: int, indent: int = 0, first: str = "") -> list[str]:
         line = line + (" " if cell_len(line) > base else "") + w
     lines.append(line)
     return [x.rstrip() for x in lines]
+
+
+def wrap_variant(text: str, width: int, indent: int = 2, first: str = "") -> list[str]:
+    """``first + text`` in lines of at most ``width`` cells, broken only after a ``|`` of the
+    variant string ``text``; continuation lines start with ``indent`` blanks. An axis longer than
+    the room stands alone on its line (it is never split). Joining the lines with their
+    indentation removed gives back ``first + text``."""
+    lines: list[str] = []
+    line = first
+    base = cell_len(first)
+    parts = text.split("|")
+    for k, part in enumerate(parts):
+        piece = part + ("|" if k < len(parts) - 1 else "")
+        if cell_len(line) > base and cell_len(line) + cell_len(piece) > width:
+            lines.append(line)
+            line = " " * indent
+            base = indent
+        line += piece
+    lines.append(line)
+    return lines
 
 
 def _pad(text: str, w: int, right: bool) -> str:

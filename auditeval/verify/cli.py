@@ -13,15 +13,34 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 
-WIDTH = 120  # widest table: variant strings fold to fit; narrower when the terminal is
-
 
 def console(out: TextIO) -> Console:
-    """A rich console for ``out``: the terminal's width (80 to 120 columns), 120 for files."""
+    """A rich console for ``out``: the terminal's width, else ``$COLUMNS``, else 100
+    (:func:`~auditeval.report.text.detect_width`)."""
     from ..report.text import detect_width
 
-    width = min(WIDTH, max(80, detect_width(out))) if _is_tty(out) else WIDTH
-    return Console(file=out, width=width, soft_wrap=False, highlight=False)
+    return Console(file=out, width=detect_width(out), soft_wrap=False, highlight=False)
+
+
+def variant_cell(variant: str, room: int) -> str:
+    """A variant string for a rich table cell ``room`` cells wide: broken after ``|`` only
+    (:func:`~auditeval.report.textgrid.wrap_variant`), markup escaped."""
+    from rich.markup import escape
+
+    from ..report.textgrid import wrap_variant
+
+    return escape("\n".join(wrap_variant(variant, max(room, 20))))
+
+
+def room(width: int, headers: list[str], rows: list[list[str]]) -> int:
+    """Cells left for the last column of a boxed rich table ``width`` wide whose other columns
+    have ``headers`` and hold ``rows`` (plain text): each column takes its longest line, one
+    blank each side and one rule."""
+    from rich.cells import cell_len
+
+    used = sum(max(cell_len(x) for c in [h, *(r[i] for r in rows)] for x in c.split("\n"))
+               for i, h in enumerate(headers))
+    return width - used - 3 * (len(headers) + 1) - 1
 
 
 def _is_tty(out: TextIO) -> bool:
@@ -90,22 +109,28 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     c = console(out)
     t = Table(title=f"document order: {args.original} vs {args.reproduced}", title_justify="left")
-    for col in ("statistic",) + (("topic",) if args.per_topic else ()) + ("value", "variant"):
-        t.add_column(col, justify="right" if col == "value" else "left", overflow="fold")
-    for v in res.values:
-        if v.statistic in ("KTU", "RBO") and (args.per_topic or v.topic == "all"):
-            t.add_row(v.statistic, *((v.topic,) if args.per_topic else ()), fmt(v.value), v.variant)
+    heads = ("statistic",) + (("topic",) if args.per_topic else ()) + ("value",)
+    for col in heads + ("variant",):
+        t.add_column(col, justify="right" if col == "value" else "left", no_wrap=col != "variant")
+    shown = [v for v in res.values if v.statistic in ("KTU", "RBO") and (args.per_topic or v.topic == "all")]
+    cells = [[v.statistic, *((v.topic,) if args.per_topic else ()), fmt(v.value)] for v in shown]
+    left = room(c.width, list(heads), cells)
+    for v, row in zip(shown, cells, strict=True):
+        t.add_row(*row, variant_cell(v.variant, left))
     c.print(t)
     stats = [s for s in ("RMSE", "t", "p_value", "ER", "DRI") if any(v.statistic == s for v in res.values)]
     by = {(v.measure, v.statistic): v for v in res.values if v.measure}
     t = Table(title=f"per-topic scores under {args.profile}: RMSE, paired t-test"
               + (", effect ratio, delta RI" if "ER" in stats else ""), title_justify="left")
-    t.add_column("measure")
+    t.add_column("measure", no_wrap=True)
     for s in stats:
-        t.add_column(s, justify="right")
-    t.add_column("variant", overflow="fold")
-    for m in dict.fromkeys(v.measure for v in res.values if v.measure):
-        t.add_row(m, *(fmt(by[m, s].value) for s in stats), by[m, stats[0]].variant)
+        t.add_column(s, justify="right", no_wrap=True)
+    t.add_column("variant")
+    measures = list(dict.fromkeys(v.measure for v in res.values if v.measure))
+    cells = [[m, *(fmt(by[m, s].value) for s in stats)] for m in measures]
+    left = room(c.width, ["measure", *stats], cells)
+    for m, row in zip(measures, cells, strict=True):
+        t.add_row(*row, variant_cell(by[m, stats[0]].variant, left))
     c.print(t)
     c.print(f"engines: {', '.join(sorted({v.engine for v in res.values}))}")
     for n in res.notes:
@@ -150,36 +175,49 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         json.dump(res.as_dict(), out, indent=1)
         out.write("\n")
         return status
+    from rich.markup import escape
+
+    from ..report.textgrid import wrap
+
     c = console(out)
-    c.print(f"A: {a.path} ({a.format})\nB: {b.path} ({b.format})")
+    c.print(escape(f"A: {a.path} ({a.format})\nB: {b.path} ({b.format})"))
     c.print(f"{res.compared} values compared at printed precision: {len(res.differences)} differ, in "
             f"{len(res.differing_measures)} measure(s)" + (f"; {len(res.only_a)} measure(s) only in A, "
                                                            f"{len(res.only_b)} only in B" if res.only_a or res.only_b else ""))
     if res.differing_measures:
         t = Table(title="differing measures", title_justify="left")
-        for col, just in (("measure", "left"), ("values", "right"), ("A all", "right"), ("B all", "right"),
-                          ("max |A-B|", "right")):
-            t.add_column(col, justify=just)
-        if res.explanations:
-            t.add_column("explained by (axis: A -> B)", overflow="fold")
+        heads = ["measure", "values", "A all", "B all", "max |A-B|"]
+        for col in heads:
+            t.add_column(col, justify="left" if col == "measure" else "right", no_wrap=True)
+        rows, why = [], []
         for m in res.differing_measures:
             ds = [d for d in res.differences if d.measure == m]
             agg = next((d for d in ds if d.topic == "all"), None)
             gaps = [abs(d.a.value - d.b.value) for d in ds if d.kind == "value"
                     and not isinstance(d.a.value, str) and not isinstance(d.b.value, str)]
             names = dict.fromkeys(e.raw for d in ds for e in (d.a, d.b) if e is not None)
-            row = [m + ("" if list(names) == [m] else f" ({' / '.join(names)})"), str(len(ds)), _shown(agg.a) if agg else "=", _shown(agg.b) if agg else "=",
-                   fmt(max(gaps)) if gaps else "-"]
-            if res.explanations:
-                row.append(res.explanations[m].summary() if m in res.explanations else "")
-            t.add_row(*row)
+            rows.append([m + ("" if list(names) == [m] else f" ({' / '.join(names)})"), str(len(ds)),
+                         _shown(agg.a) if agg else "=", _shown(agg.b) if agg else "=", fmt(max(gaps)) if gaps else "-"])
+            why.append(res.explanations[m].summary() if m in res.explanations else "")
+        left = room(c.width, heads, rows)
+        longest = max([0, *(len(w) for x in why for w in x.split())])
+        inline = bool(res.explanations) and left >= max(30, longest)  # else: under the table, at spaces
+        if inline:
+            t.add_column("explained by (axis: A -> B)")
+        for row, x in zip(rows, why, strict=True):
+            t.add_row(*(escape(v) for v in row), *([escape(x)] if inline else []))
         c.print(t)
+        if res.explanations and not inline:
+            c.print("explained by (axis: A -> B):")
+            for row, x in zip(rows, why, strict=True):
+                if x:
+                    c.print(escape("\n".join(wrap(x, c.width, indent=4, first=f"  {row[0]}: "))))
     if not args.summary and res.differences:
         t = Table(title="every differing value", title_justify="left")
         for col in ("measure", "topic", "A", "B", "A line", "B line"):
-            t.add_column(col, justify="right" if col in ("A", "B") else "left")
+            t.add_column(col, justify="right" if col in ("A", "B") else "left", no_wrap=True)
         for d in res.differences:
-            t.add_row(d.measure, d.topic, _shown(d.a), _shown(d.b), _line(d.a), _line(d.b))
+            t.add_row(*(escape(x) for x in (d.measure, d.topic, _shown(d.a), _shown(d.b), _line(d.a), _line(d.b))))
         c.print(t)
     for side, ms in (("A", res.only_a), ("B", res.only_b)):
         if ms:

@@ -6,9 +6,10 @@ import argparse
 import json
 from typing import TextIO
 
+from rich.markup import escape
 from rich.table import Table
 
-from .cli import _run, console
+from .cli import _run, console, room, variant_cell
 
 
 def verify_parser(p: argparse.ArgumentParser) -> None:
@@ -65,17 +66,17 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         else:
             c.print("[red]not reproduced[/] by any variant searched; the nearest:")
         t = Table(show_header=True)
-        t.add_column("#", justify="right")
-        t.add_column("changes", justify="right")
-        t.add_column("value", justify="right")
-        if not v.reproduced:
-            t.add_column("distance", justify="right")
-        t.add_column("profile and changes / variant string", overflow="fold")
-        for i, f in enumerate(rows, 1):
-            eq = f"\n[dim]equivalent here: {', '.join(f.member_labels()[:3])}" \
+        heads = ["#", "changes", "value"] + ([] if v.reproduced else ["distance"])
+        for h in heads:
+            t.add_column(h, justify="right", no_wrap=True)
+        t.add_column("profile and changes / variant string")
+        cells = [[str(i), str(f.departures), f"{f.value:.6f}"] + ([f"{f.distance:.6f}"] if not v.reproduced else [])
+                 for i, f in enumerate(rows, 1)]
+        left = room(c.width, heads, cells)
+        for f, row in zip(rows, cells, strict=True):
+            eq = f"\n[dim]equivalent here: {escape(', '.join(f.member_labels()[:3]))}" \
                  f"{' ...' if len(f.equivalent) > 3 else ''}[/]" if f.equivalent else ""
-            cells = [str(i), str(f.departures), f"{f.value:.6f}"] + ([f"{f.distance:.6f}"] if not v.reproduced else [])
-            t.add_row(*cells, f"{f.label}\n{f.candidate.variant}{eq}")
+            t.add_row(*row, f"{escape(f.label)}\n{variant_cell(f.candidate.variant, left)}{eq}")
         c.print(t)
         if len(v.reproduced) > args.show:
             c.print(f"... and {len(v.reproduced) - args.show} more (--show N, or --json for all)")
@@ -147,12 +148,14 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
         json.dump({"table": args.table, "profile": args.profile, "cells": cells, "notes": notes}, out, indent=1)
         out.write("\n")
         return 0 if all(x["status"] == "stated" for x in cells) else 1
+    from ..report.textgrid import wrap_variant
+
     c = console(out)
     measures = list(dict.fromkeys(x["measure"] for x in cells))
     t = Table(title=f"reproduction matrix ({args.table}; stated profile {args.profile})", title_justify="left")
-    t.add_column("run")
+    t.add_column("run", no_wrap=True)
     for m in measures:
-        t.add_column(m, overflow="fold")
+        t.add_column(escape(m))
     mark = {"stated": "[green]reproduced[/]", "other": "[yellow]only under[/]", "no": "[red]not reproduced[/]"}
     for name in runs:
         row = [name]
@@ -164,7 +167,8 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
     c.print(t)
     c.print("variants (one per cell):")
     for x in cells:
-        c.print(f"  {x['run']} {x['measure']}={x['claimed']}: {x['variant']}")
+        c.print(escape("\n".join(wrap_variant(x["variant"] or "-", c.width, indent=4,
+                                               first=f"  {x['run']} {x['measure']}={x['claimed']}: "))))
     for n in notes:
         c.print(f"[yellow]note:[/] {n}")
     return 0 if all(x["status"] == "stated" for x in cells) else 1
