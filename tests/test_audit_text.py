@@ -11,6 +11,7 @@ import re
 import stat
 
 import pytest
+from cli_helpers import joined_variant_lines
 
 import auditeval as ae
 from auditeval.cli import main
@@ -113,7 +114,12 @@ def test_no_identifier_is_split_at_any_width(rep):
             for a, b in zip(lines, lines[1:], strict=False):  # no name cut in two over a line end
                 for n in names + [r.variant for r in rep.agreement]:
                     for k in range(1, len(n)):
+                        if "|" in n and n[k - 1] == "|":  # a variant string breaks after '|' only
+                            continue
                         assert not (a.rstrip().endswith(n[:k]) and b.lstrip().startswith(n[k:])), (a, b)
+            if view == "full":  # the legend: every variant, broken after '|' only
+                joined = joined_variant_lines(text)
+                assert all(r.variant in joined for r in rep.agreement), (view, width)
 
 
 def test_full_view_keeps_every_table_and_every_variant_string(rep):
@@ -123,8 +129,9 @@ def test_full_view_keeps_every_table_and_every_variant_string(rep):
                   "Input diagnostics", "Notes", "Variants:"):
         assert any(x.startswith(title) for x in lines), title
     shown = {s.variant for s in rep.sensitivity if s.is_base or s.delta or s.topics_changed}  # values that move
+    joined = joined_variant_lines(text)
     for v in {r.variant for r in rep.agreement} | shown:
-        assert v in lines  # each whole, on its own line
+        assert v in joined  # each on lines of its own, broken after '|' only
     i = lines.index("    ties: topic 104: 2 documents tied at 1.7 from rank 1; docno-desc puts")  # under its row
     assert lines[i + 1] == "    D104-25 first, docno-asc puts D104-08 first (RR 0.5000 -> 1.0000)"
     assert lines[i - 3].split() == ["bm25", "RR", "native", "ir_measures:msmarco"]

@@ -1,11 +1,11 @@
 """Terminal rendering of the audit: the ``summary`` view (default) or the ``full`` view.
 
 Both fit ``width`` columns without splitting an engine name, a variant or a topic id
-(:mod:`.textgrid`); the one exception is a full variant string longer than the width, printed
-whole on its own line. ``summary`` is :mod:`.audit_summary`. ``full`` is the same header,
+(:mod:`.textgrid`); a full variant string longer than the width breaks after a ``|`` only,
+its continuation lines indented. ``summary`` is :mod:`.audit_summary`. ``full`` is the same header,
 then every table of :mod:`.audit_tables` with each variant string as a short label (``V1``),
 and the legend: per label the measure and the axes that differ from the chosen profile's
-variant, then the full variant string on a line of its own.
+variant, then the full variant string on lines of its own.
 
 Colour (rich) only when asked (a terminal): red for disagreements and failures, yellow for
 explained ones and missing references. Lines are rich ``Text``, so markup-like ids
@@ -22,7 +22,7 @@ from rich.text import Text
 from ..audit.report import AuditReport
 from .audit_summary import Line, header, summary
 from .audit_tables import BAD, WARN, Section, sections
-from .textgrid import grid, wrap
+from .textgrid import grid, wrap, wrap_variant
 
 VIEWS = ("summary", "full")
 STYLE = {**{s: "bold red" for s in BAD}, **{s: "yellow" for s in WARN}, "title": "bold", "dim": "dim",
@@ -63,7 +63,7 @@ def full(rep: AuditReport, width: int) -> list[Line]:
         full_of = {lab: v for v, lab in variants.labels.items()}
         for lab, measure, axes in legend:
             out += [Line(x) for x in wrap(axes, width, indent=4, first=f"{lab}  {measure}  ")]
-            out.append(Line(full_of[lab], "dim"))  # whole, on its own line (may exceed the width)
+            out += [Line(x, "dim") for x in wrap_variant(full_of[lab], width, indent=2)]  # broken after '|' only
         out.append(Line(f"engine of every native value: {rep.native_engine}", "dim"))
     return out
 

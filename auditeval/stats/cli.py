@@ -149,7 +149,12 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         from .render import render_markdown, render_text
 
-        (render_text if args.format == "text" else render_markdown)(analyses, notes, out)
+        if args.format == "text":
+            from ..report.text import detect_width
+
+            render_text(analyses, notes, out, detect_width(out))
+        else:
+            render_markdown(analyses, notes, out)
     if args.format != "text":
         for n in notes:
             err.write(f"auditeval: note: {n}\n")

@@ -1,23 +1,19 @@
-"""Text (rich, 100 columns) and Markdown renderings of :func:`auditeval.stats.compare.analyze`.
+"""Text (plain lines within the terminal's width) and Markdown renderings of :func:`auditeval.stats.compare.analyze`.
 
 Both are built from the same sections (a title, lines of settings, tables), so the two
-formats always say the same things. Ids are escaped per format: rich markup is never
-interpreted in ids (``rich.text.Text``), Markdown escapes its punctuation.
+formats always say the same things. Ids are escaped per format: the text is plain (no
+markup is interpreted), Markdown escapes its punctuation.
 """
 
 from __future__ import annotations
 
 import re
-import textwrap
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from rich import box
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from ..report.textgrid import grid, wrap, wrap_variant
 
-WIDTH = 100
+WIDTH = 100  # when the caller gives no width
 TEST_SHORT = {"randomization": "rand", "t": "t", "wilcoxon": "wilc", "sign": "sign"}
 
 
@@ -28,7 +24,8 @@ class Section:
     header: list[str] = field(default_factory=list)
     rows: list[list[str]] = field(default_factory=list)
     right: set[int] = field(default_factory=set)
-    text_skip: set[int] = field(default_factory=set)  # columns left out of the 100-column text
+    text_skip: set[int] = field(default_factory=set)  # columns left out of the text view
+    keys: int = 1  # leading columns that stay in the text table when others move under their rows
 
 
 def num(x: float | None, digits: int = 4) -> str:
@@ -77,7 +74,7 @@ def sections(m: dict) -> list[Section]:
     if pr["rows"]:
         p = Section(f"pairs ({pr['family']}): difference a - b, {lvl} BCa interval, reversal rate, "
                     f"p-values adjusted by {pr['correction']} within each test", right={2, 3, 4, 5, 6, 7, 8, 9, 10},
-                    text_skip={10})
+                    text_skip={10}, keys=2)
         p.lines = [f"{TEST_SHORT[k]}: {v}" for k, v in pr["methods"].items()]
         p.header = ["a", "b", "diff", "BCa interval", "rev", "rand", "t", "wilc", "sign", "W/T/L", "d_z"]
         for r in pr["rows"]:
@@ -157,28 +154,30 @@ def _agreement(ag: dict, variant_a: str) -> Section:
     return s
 
 
-def render_text(measures: list[dict], notes: list[str], out: TextIO) -> None:
-    console = Console(file=out, width=WIDTH, soft_wrap=False, highlight=False, color_system=None)
+_VARIANT_LINE = re.compile(r"(variant(?: B)?: )(\S+)")
+
+
+def render_text(measures: list[dict], notes: list[str], out: TextIO, width: int = WIDTH) -> None:
+    """Every section as plain lines within ``width``: titles and settings broken at spaces, a
+    variant string after ``|`` only, tables laid out by :func:`~auditeval.report.textgrid.grid`
+    (no run label or number is ever split; columns that do not fit go under their row)."""
+    lines: list[str] = []
     for m in measures:
-        secs = sections(m)
-        for sec in secs:
-            console.print(Text(sec.title, style="bold"))
+        for sec in sections(m):
+            lines += wrap(sec.title, width, indent=2)
             for line in sec.lines:
-                for part in textwrap.wrap(line, WIDTH, initial_indent="  ", subsequent_indent="    ",
-                                          break_on_hyphens=False):
-                    console.print(Text(part), no_wrap=True, overflow="fold")
+                v = _VARIANT_LINE.fullmatch(line)
+                lines += (wrap_variant(v.group(2), width, indent=4, first="  " + v.group(1)) if v
+                          else wrap(line, width, indent=4, first="  "))
             if sec.header:
-                t = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0), show_edge=False)
                 cols = [c for c in range(len(sec.header)) if c not in sec.text_skip]
-                for c in cols:
-                    t.add_column(sec.header[c], justify="right" if c in sec.right else "left",
-                                 overflow="fold", no_wrap=c in sec.right)
-                for row in sec.rows:
-                    t.add_row(*[Text(row[c]) for c in cols])
-                console.print(t)
-        console.print()
+                lines += [x for x, _ in grid([sec.header[c] for c in cols], [[r[c] for c in cols] for r in sec.rows],
+                                             width, right=[i for i, c in enumerate(cols) if c in sec.right],
+                                             keys=sec.keys)]
+        lines.append("")
     for n in notes:
-        console.print(Text(f"note: {n}"))
+        lines += wrap(f"note: {n}", width, indent=2)
+    out.write("".join(x + "\n" for x in lines))
 
 
 _MD = re.compile(r"([\\`*_\[\]<>|~])")  # inline specials; no cell or item starts a line
