@@ -75,14 +75,14 @@ def cmd_conventions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     console = _console(out)
     if args.action == "list":
         t = Table(title="profiles", title_justify="left")
-        t.add_column("name", style="bold")
+        t.add_column("name", style="bold", no_wrap=True)
         t.add_column("engine")
         for n in profile_names():
             prof = load_profile(n)
             t.add_row(prof.name, prof.engine)
         console.print(t)
         a = Table(title="axes", title_justify="left", show_lines=True)
-        a.add_column("axis", style="bold")
+        a.add_column("axis", style="bold", no_wrap=True)
         a.add_column("meaning")
         a.add_column("values: who uses them")
         for name in AXIS_ORDER:
@@ -96,8 +96,8 @@ def cmd_conventions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         prof = load_profile(args.name)
         console.print(f"[bold]{prof.name}[/] — {prof.engine}\n{prof.description}\n(file: {prof.path})", highlight=False)
         t = Table(show_lines=False)
-        t.add_column("axis", style="bold")
-        t.add_column("value", style="cyan")
+        t.add_column("axis", style="bold", no_wrap=True)
+        t.add_column("value", style="cyan", no_wrap=True)
         t.add_column("meaning / source")
         for k, v in prof.convention.as_dict().items():
             meaning = AXES[k].values.get(str(v), AXES[k].doc)
@@ -113,7 +113,7 @@ def cmd_conventions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(f"{args.a} and {args.b} agree on every axis\n")
             return 0
         t = Table(title=f"{args.a} vs {args.b}: {len(d)} axis(es) differ", title_justify="left")
-        t.add_column("axis", style="bold")
+        t.add_column("axis", style="bold", no_wrap=True)
         t.add_column(args.a)
         t.add_column(args.b)
         for k, (va, vb) in d.items():
@@ -130,8 +130,6 @@ def _measures_parser(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from rich import box
-
     from .specs import SPECS, TREC_ALIASES
     from .specs.table import RANKING
 
@@ -141,36 +139,37 @@ def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             from .errors import UnknownMeasureError
 
             raise UnknownMeasureError(f"unknown measure {args.name!r} (auditeval measures lists them)")
-        out.write(_measure_help(spec))
+        from .report.text import detect_width
+
+        out.write(_measure_help(spec, detect_width(out)))
         return 0
-    console = _console(out)
+    from .report.text import detect_width
+    from .report.textgrid import grid, wrap
+
+    width = detect_width(out)
     ranking = " ".join(a for a in AXIS_ORDER if a in RANKING)
-    console.print(f"[bold]measures[/] (ir_measures spelling; the trec_eval name is an alias). Every "
-                  f"measure that ranks also reads the ranking axes: {ranking}. "
-                  "'auditeval measures NAME' prints one measure's formula and source.")
-    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    t.add_column("name", style="bold", no_wrap=True)
-    t.add_column("trec_eval", overflow="fold")
-    t.add_column("@k", no_wrap=True)
-    t.add_column("agg", no_wrap=True)
-    t.add_column("axes read", overflow="fold", ratio=1)
-    t.add_column("definition", overflow="fold", ratio=2)
+    lines = wrap(f"measures (ir_measures spelling; the trec_eval name is an alias). Every measure that ranks also "
+                 f"reads the ranking axes: {ranking}. 'auditeval measures NAME' prints one measure's formula and "
+                 "source.", width)
     cutoff = {"none": "", "optional": "opt", "required": "req"}
+    rows = []
     for name, d in sorted(SPECS.items(), key=lambda kv: kv[0].lower()):
         ordered = RANKING <= d.axes and not {"ties", "sim"} & set(d.only_if)
         ranks = RANKING - {"ties", "sim"} <= d.axes
         extra = [a for a in AXIS_ORDER if a in d.axes and not (ranks and a in RANKING)]
         axes = ("ranking " if ordered else "ranking (no order) " if ranks else "") + " ".join(extra)
-        t.add_row(name, d.trec_name or "", cutoff.get(d.cutoff, d.cutoff), d.agg, axes.strip(), d.doc)
-    console.print(t)
-    _flush(console, out)
+        rows.append([name, d.trec_name or "", cutoff.get(d.cutoff, d.cutoff), d.agg, axes.strip(), d.doc])
+    # names and tokens never break; axes and definitions break at spaces (a long definition goes under its row)
+    lines += [x for x, _ in grid(["name", "trec_eval", "@k", "agg", "axes read", "definition"], rows, width,
+                                 wrap_cols=[4, 5], inline=3)]
+    out.write("".join(x + "\n" for x in lines))
     return 0
 
 
-def _measure_help(spec) -> str:
-    """One measure's row of the spec table, as trec_eval's per-measure help prints it."""
-    import textwrap
-
+def _measure_help(spec, width: int = 100) -> str:
+    """One measure's row of the spec table, as trec_eval's per-measure help prints it, within
+    ``width`` columns (broken at spaces only)."""
+    from .report.textgrid import wrap
     from .specs import CONDITIONS
 
     trec = ", ".join(t + {"int": ".K", "float": ".X"}.get(k or "", "") for t, k in spec.trec_names) or "(none)"
@@ -187,9 +186,9 @@ def _measure_help(spec) -> str:
     rows = [("formula", spec.formula), ("source", spec.source), ("trec_eval", trec), ("cut-off", cut),
             ("parameters", params), ("aggregate", agg), ("format", spec.fmt), ("axes read", axes),
             ("absent topic", missing)]
-    lines = [f"{spec.name}: {spec.doc}"]
+    lines = wrap(f"{spec.name}: {spec.doc}", width, indent=2)
     for k, v in rows:
-        lines += textwrap.wrap(v, 98, initial_indent=f"  {k + ':':<14}", subsequent_indent=" " * 16)
+        lines += wrap(v, width, indent=16, first=f"  {k + ':':<14}")
     return "\n".join(lines) + "\n"
 
 

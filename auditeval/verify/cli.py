@@ -22,6 +22,9 @@ def console(out: TextIO) -> Console:
     return Console(file=out, width=detect_width(out), soft_wrap=False, highlight=False)
 
 
+MIN_VARIANT = 30  # narrowest column of variant strings kept in a table (else they go under it)
+
+
 def variant_cell(variant: str, room: int) -> str:
     """A variant string for a rich table cell ``room`` cells wide: broken after ``|`` only
     (:func:`~auditeval.report.textgrid.wrap_variant`), markup escaped."""
@@ -125,13 +128,21 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     t.add_column("measure", no_wrap=True)
     for s in stats:
         t.add_column(s, justify="right", no_wrap=True)
-    t.add_column("variant")
     measures = list(dict.fromkeys(v.measure for v in res.values if v.measure))
     cells = [[m, *(fmt(by[m, s].value) for s in stats)] for m in measures]
     left = room(c.width, ["measure", *stats], cells)
+    if left >= MIN_VARIANT:
+        t.add_column("variant")
     for m, row in zip(measures, cells, strict=True):
-        t.add_row(*row, variant_cell(by[m, stats[0]].variant, left))
+        t.add_row(*row, *([variant_cell(by[m, stats[0]].variant, left)] if left >= MIN_VARIANT else []))
     c.print(t)
+    if left < MIN_VARIANT:  # too narrow beside the numbers: one variant per measure under the table
+        from rich.markup import escape
+
+        from ..report.textgrid import wrap_variant
+
+        for m in measures:
+            c.print(escape("\n".join(wrap_variant(by[m, stats[0]].variant, c.width, indent=4, first=f"{m}: "))))
     c.print(f"engines: {', '.join(sorted({v.engine for v in res.values}))}")
     for n in res.notes:
         c.print(f"[yellow]note:[/] {n}")
