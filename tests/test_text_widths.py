@@ -1,0 +1,272 @@
+"""Every command's text view fits the width and never splits a token.
+
+Each view is rendered at 80 and 100 columns (``--width`` where the command has it, else
+``$COLUMNS``: the output is not a terminal) on the bundled examples (and two robust03 runs
+for ``compare``) and checked three ways:
+
+(a) every line is at most the width, unless it holds a single token longer than the width;
+(b) every variant string printed, its continuation lines (after a ``|``) joined back, is one
+    of the variant strings the command's JSON output carries, and no run label, measure,
+    topic id or profile name is cut over a line end;
+(c) real values: bm25 P@10 = 26/50 = 0.5200 (4+6+7+4+5 relevant in the top 10 of topics
+    101-105, counted in the files), rerank P@10 = 25/40 = 0.6250 (topic 105 absent), the
+    pool of both runs at depth 100 = 179 distinct (topic, doc) pairs out of 150 + 120 ranked
+    (``sort -u`` over the two files); the other values are read from the output of the day
+    the views were fixed (2026-12-01) and hold under the default profile.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_cli
+from rich.cells import cell_len
+
+EX = Path(__file__).resolve().parent.parent / "examples"
+Q, BM25, RERANK = str(EX / "qrels.txt"), str(EX / "bm25.txt"), str(EX / "rerank.txt")
+WIDTHS = (80, 100)
+BOX = "│┃"
+NAMES = ["bm25", "rerank", "nDCG@10", "R@1000", "trec_eval-9.0.8", "ir_measures-0.4-msmarco", "101", "105"]
+
+
+def _tokens(line: str) -> list[str]:
+    return line.translate({ord(c): " " for c in BOX}).split()
+
+
+def fits(text: str, width: int) -> None:
+    """(a): each line within ``width``, or a single token standing alone."""
+    for line in text.splitlines():
+        if cell_len(line) > width:
+            assert len(_tokens(line)) == 1, f"{cell_len(line)} > {width}: {line!r}"
+
+
+def printed_variants(text: str) -> list[str]:
+    """Every variant string of ``text`` (a token holding ``|`` and ``=``), continuation
+    lines joined: a piece ending in ``|`` continues with the first token of the next line."""
+    lines = [_tokens(x) for x in text.splitlines()]
+    used: set[tuple[int, int]] = set()
+    found = []
+    for i, toks in enumerate(lines):
+        for j, t in enumerate(toks):
+            if (i, j) in used or "|" not in t or "=" not in t or t.startswith("|"):
+                continue
+            acc, k = t, i
+            while acc.endswith("|") and k + 1 < len(lines) and lines[k + 1]:
+                k += 1
+                acc += lines[k][0]
+                used.add((k, 0))
+            found.append(acc)
+    return found
+
+
+def json_variants(doc) -> set[str]:
+    """Every string of a JSON document that looks like a variant string."""
+    if isinstance(doc, dict):
+        return set().union(*(json_variants(v) for v in doc.values())) if doc else set()
+    if isinstance(doc, list):
+        return set().union(*(json_variants(v) for v in doc)) if doc else set()
+    return {doc} if isinstance(doc, str) and "|" in doc and "=" in doc and " " not in doc else set()
+
+
+def whole(text: str, names: list[str]) -> None:
+    """(b) for ids: no name is cut over a line end (a variant string only after a ``|``)."""
+    lines = [x.strip(" " + BOX) for x in text.splitlines()]
+    edge = r"[^\w@.\-]"  # what may stand beside an id (a space, a parenthesis, ...)
+    for a, b in zip(lines, lines[1:], strict=False):
+        for n in names:
+            for k in range(1, len(n)):
+                cut = re.search(f"(?:^|{edge}){re.escape(n[:k])}$", a) and re.match(f"{re.escape(n[k:])}(?:$|{edge})", b)
+                assert not cut, (n, a, b)
+
+
+def check(text: str, width: int, variants: set[str], least: int = 1) -> list[str]:
+    """(a) and (b); returns the variant strings printed (at least ``least``)."""
+    fits(text, width)
+    whole(text, NAMES)
+    shown = printed_variants(text)
+    assert len(shown) >= least, text
+    for v in shown:
+        assert v in variants, (v, width)
+    return shown
+
+
+def cli_json(*argv: str) -> dict:
+    code, out, err = run_cli(*argv)
+    assert code in (0, 1), err
+    return json.loads(out)
+
+
+def cli_text(monkeypatch, width: int, *argv: str) -> str:
+    monkeypatch.setenv("COLUMNS", str(width))
+    code, out, err = run_cli(*argv)
+    assert code in (0, 1), err
+    return out
+
+
+@pytest.fixture(scope="module")
+def eval_variants() -> set[str]:
+    out = set()
+    for p in ("trec_eval-9.0.8", "ir_measures-0.4-msmarco", "ranx-0.3"):
+        out |= json_variants(cli_json("eval", Q, BM25, RERANK, "--profile", p, "--format", "json"))
+    return out
+
+
+def rows(text: str, first: str) -> list[list[str]]:
+    return [_tokens(x) for x in text.splitlines() if _tokens(x)[:1] == [first]]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_eval_views(monkeypatch, width, eval_variants):
+    def view(*extra: str) -> str:
+        return cli_text(monkeypatch, width, "eval", Q, BM25, RERANK, "--width", str(width), *extra)
+
+    short = view()
+    fits(short, width)
+    whole(short, NAMES)
+    assert ["bm25", "P@10", "0.5200"] in rows(short, "bm25")
+    assert ["rerank", "P@10", "0.6250"] in rows(short, "rerank")
+    full = view("--variants", "full")
+    assert len(check(full, width, eval_variants, least=10)) == 10  # every row's variant, whole
+    assert ["bm25", "P@10", "0.5200"] == next(r[:3] for r in rows(full, "bm25") if "P@10" in r)
+    matrix = view("--matrix", "--variants", "full")
+    assert len(check(matrix, width, eval_variants, least=5)) == 5  # one per measure
+    side = view("--variants", "full", "--profile", "trec_eval-9.0.8", "--profile", "ir_measures-0.4-msmarco")
+    check(side, width, eval_variants, least=20)
+    assert ["run", "measure", "trec_eval-9.0.8", "ir_measures-0.4-msmarco"] == rows(side, "run")[0][:4]
+    three = view("--profile", "trec_eval-9.0.8", "--profile", "ir_measures-0.4-msmarco", "--profile", "ranx-0.3")
+    fits(three, width)
+    whole(three, NAMES)
+    assert ["rerank", "P@10", "0.6250", "0.5000", "0.5000"] in [r[:5] for r in rows(three, "rerank")]
+    topics = view("-q")
+    fits(topics, width)
+    assert ["bm25", "P@10", "101", "0.5000"] in rows(topics, "bm25")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_sweep(monkeypatch, width):
+    variants = json_variants(cli_json("sweep", Q, BM25, RERANK, "--vary", "ties", "--format", "json"))
+    text = cli_text(monkeypatch, width, "sweep", Q, BM25, RERANK, "--vary", "ties")
+    assert len(check(text, width, variants, least=4)) == 4  # each measure's variant under the profile
+    assert ["(the", "profile)", "0.5742", "0.7795"] in [x.split() for x in text.splitlines()]
+    assert ["ties=docno-asc", "0.6188", "0.7829"] in [x.split() for x in text.splitlines()]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_audit_summary_and_detail(width):
+    base = ("audit", Q, BM25, "--against", "pytrec_eval", "-m", "AP", "-m", "nDCG@10")
+    variants = json_variants(cli_json(*base, "--format", "json"))
+    for view in ((), ("--detail",)):
+        code, text, err = run_cli(*base, "--width", str(width), *view)
+        assert code == 0, err
+        shown = check(text, width, variants, least=2 if view else 0)
+        if view:  # the legend: AP and nDCG@10 under the profile, whole after joining
+            assert {v.split("|")[0] for v in shown} >= {"AP", "nDCG@10"}
+        assert "pytrec_eval" in text
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_verify_claims_and_table(monkeypatch, width, tmp_path):
+    claims = ("verify", Q, BM25, "--claim", "MAP=0.5742", "--claim", "nDCG@10=0.651")
+    variants = json_variants(cli_json(*claims, "--json"))
+    text = cli_text(monkeypatch, width, *claims)
+    assert len(check(text, width, variants, least=2)) == 2
+    assert "0.574205" in text and "trec_eval-9.0.8" in text
+    table = tmp_path / "table.csv"
+    table.write_text("run,measure,value\nbm25,MAP,0.5742\nrerank,nDCG@10,0.651\n")
+    args = ("verify", Q, BM25, RERANK, "--table", str(table))
+    variants = json_variants(cli_json(*args, "--json"))
+    text = cli_text(monkeypatch, width, *args)
+    assert len(check(text, width, variants, least=2)) == 2
+    assert "0.5742: reproduced" in text and "not reproduced" in text
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_diff(monkeypatch, width, tmp_path):
+    a, b = tmp_path / "trec_eval.txt", tmp_path / "auditeval.json"
+    code, out, err = run_cli("trec-eval", "-q", Q, BM25)
+    a.write_text(out)
+    code, out, err = run_cli("eval", "-q", "--format", "json", "--set", "ties=docno-asc", "-m", "AP P@10 Rprec", Q, BM25)
+    b.write_text(out)
+    for extra in ((), ("--summary",), ("--qrels", Q, "--run", BM25)):
+        text = cli_text(monkeypatch, width, "diff", str(a), str(b), *extra)
+        check(text, width, set(), least=0)
+        assert "10 differ, in 2 measure(s)" in " ".join(text.split())
+        assert ["AP", "(map", "/", "AP)", "6", "0.5742", "0.6188210731156469", "0.1128"] in rows(text, "AP")
+    assert "ties: docno-desc -> docno-asc." in " ".join(text.split())
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_reproduce(monkeypatch, width):
+    args = ("reproduce", "--qrels", Q, BM25, RERANK, "--baseline-original", BM25, "--baseline-reproduced", RERANK)
+    variants = json_variants(cli_json(*args, "-q", "--json"))
+    text = cli_text(monkeypatch, width, *args)
+    assert len(check(text, width, variants, least=7)) == 7  # KTU, RBO and the five measures
+    assert ["KTU", "0.0225"] == rows(text, "KTU")[0][:2] and ["RBO", "0.4160"] == rows(text, "RBO")[0][:2]
+    text = cli_text(monkeypatch, width, *args, "-q")
+    assert len(check(text, width, variants, least=15)) == 15  # KTU, RBO: 4 topics (105 in one run) + all; 5 measures
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_compare(monkeypatch, width, shared):
+    args = ("compare", Q, BM25, RERANK, "--trials", "200", "-m", "AP", "-m", "P@10")
+    variants = json_variants(cli_json(*args, "--format", "json"))
+    text = cli_text(monkeypatch, width, *args)
+    assert len(check(text, width, variants, least=2)) == 2
+    assert ["1", "1-1", "rerank", "0.7795"] == rows(text, "1")[0][:4]
+    runs = shared / "data" / "robust03" / "runs"
+    args = ("compare", str(shared / "data" / "robust03" / "qrels.robust03.txt"), str(runs / "input.InexpC2.gz"),
+            str(runs / "input.MU03rob01.gz"), "-m", "Accuracy(rel=2)@50", "--trials", "200")
+    variants = json_variants(cli_json(*args, "--format", "json"))
+    text = cli_text(monkeypatch, width, *args)
+    assert check(text, width, variants) == [
+        "Accuracy@50|depth=all|dups=error|negatives=pooled|rel=2|self_hits=keep|sim=float32|ties=docno-desc|"
+        "topics=both|unjudged=nonrel"]
+    assert ["1", "1-2", "InexpC2", "0.7612"] == rows(text, "1")[0][:4]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_pool_views(monkeypatch, width):
+    for sub, args in (("stats", (BM25, RERANK, "--per-topic")), ("coverage", (Q, BM25, RERANK)),
+                      ("bias", (Q, BM25, RERANK, "--trials", "50")), ("growth", (Q, BM25, RERANK, "--orders", "20"))):
+        variants = json_variants(cli_json("pool", sub, *args, "--format", "json"))
+        text = cli_text(monkeypatch, width, "pool", sub, *args)
+        shown = check(text, width, variants)
+        assert shown[0].startswith("pool|depth=100|"), sub
+        if sub == "stats":
+            assert "unpooled cost 270 pairs" in text and "pooled cost 179 pairs" in text
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_conventions_and_measures(monkeypatch, width):
+    text = cli_text(monkeypatch, width, "conventions", "list")
+    check(text, width, set(), least=0)
+    assert any(_tokens(x)[:1] == ["trec_eval-9.0.8-double"] for x in text.splitlines())
+    text = cli_text(monkeypatch, width, "conventions", "show", "trec_eval-9.0.8")
+    check(text, width, set(), least=0)
+    assert ["ties", "docno-desc"] == rows(text, "ties")[0][:2]
+    text = cli_text(monkeypatch, width, "conventions", "diff", "trec_eval-9.0.8", "ir_measures-0.4-msmarco")
+    check(text, width, set(), least=0)
+    assert rows(text, "ties")[0][:2] == ["ties", "docno-desc:"]
+    text = cli_text(monkeypatch, width, "measures")
+    check(text, width, set(), least=0)
+    assert ["nDCG", "ndcg", "opt", "mean"] == rows(text, "nDCG")[0][:4]
+    text = cli_text(monkeypatch, width, "measures", "nDCG")
+    check(text, width, set(), least=0)
+    assert "  source:       m_ndcg.c, m_ndcg_cut.c" in text.splitlines()
+    # every word of a definition stays whole: the words of nDCG's formula, in order
+    words = " ".join(x.strip() for x in text.splitlines())
+    assert "DCG / ideal DCG, DCG = sum gain_i / log2(i + 1); gain = grade (linear)," in words
+
+
+def test_variant_breaker_round_trips():
+    from auditeval.report.textgrid import wrap_variant
+
+    v = "AP|ap_denom=R|depth=all|dups=error|negatives=pooled|rel=1|self_hits=keep|sim=float32|ties=docno-desc"
+    lines = wrap_variant(v, 34, indent=4, first="AP: ")
+    assert lines == ["AP: AP|ap_denom=R|depth=all|", "    dups=error|negatives=pooled|", "    rel=1|self_hits=keep|",
+                     "    sim=float32|ties=docno-desc"]
+    assert "".join(x.lstrip() if i else x for i, x in enumerate(lines)) == "AP: " + v
+    assert wrap_variant("a|" + "x" * 40 + "|b", 20) == ["a|", "  " + "x" * 40 + "|", "  b"]  # never split
