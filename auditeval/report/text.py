@@ -101,7 +101,15 @@ def _profile_lines(results: Sequence[ResultSet]) -> list[str]:
 
 def _notes(console: Console, results: Sequence[ResultSet]) -> None:
     for n in all_notes(results):
-        console.print(f"[yellow]note:[/] {_escape(n)}", markup=True, highlight=False)
+        print_note(console, n)
+
+
+def print_note(console: Console, note: str) -> None:
+    """``note: NOTE`` broken at spaces within the console's width (a word longer than the line,
+    such as a long path, stands alone and whole: rich would fold it); ``note:`` in yellow."""
+    for i, line in enumerate(wrap(note, console.width, first="note: ")):
+        text = f"[yellow]note:[/]{_escape(line[5:])}" if i == 0 else _escape(line)
+        console.print(text, markup=True, highlight=False, overflow="ignore", crop=False)
 
 
 def _escape(text: str) -> str:
@@ -387,16 +395,16 @@ def render_text(
             for t in _matrix_tables(res, console.width, measures):
                 console.print(t)
             for line in _matrix_legend(res, full, console.width):
-                console.print(line)
+                console.print(line, overflow="ignore", crop=False)
     elif len(results) > 1:
         table, below = _side_by_side(results, full, console.width)
         console.print(table)
         for line in below:
-            console.print(line)
+            console.print(line, overflow="ignore", crop=False)
     else:
         table, below = _list_table(results[0], full, console.width)
         console.print(table)
         for line in below:
-            console.print(line)
+            console.print(line, overflow="ignore", crop=False)
     _notes(console, results)
     flush(console, out)

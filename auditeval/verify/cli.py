@@ -13,6 +13,8 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 
+from ..report.text import print_note
+
 
 def console(out: TextIO) -> Console:
     """A rich console for ``out``: the terminal's width, else ``$COLUMNS``, else 100
@@ -145,7 +147,7 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             c.print(escape("\n".join(wrap_variant(by[m, stats[0]].variant, c.width, indent=4, first=f"{m}: "))))
     c.print(f"engines: {', '.join(sorted({v.engine for v in res.values}))}")
     for n in res.notes:
-        c.print(f"[yellow]note:[/] {n}")
+        print_note(c, n)
     return 0
 
 
@@ -234,7 +236,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if ms:
             c.print(f"only in {side}: {', '.join(ms)}")
     for n in res.notes:
-        c.print(f"[yellow]note:[/] {n}")
+        print_note(c, n)
     return status
 
 

@@ -9,6 +9,7 @@ from typing import TextIO
 from rich.markup import escape
 from rich.table import Table
 
+from ..report.text import print_note
 from .cli import _run, console, room, variant_cell
 
 
@@ -81,9 +82,9 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if len(v.reproduced) > args.show:
             c.print(f"... and {len(v.reproduced) - args.show} more (--show N, or --json for all)")
         if v.claim.percent:
-            c.print(f"[yellow]note:[/] {v.claim.text}: read as a percentage ({v.claim.value:.6g} on the measure's scale)")
+            print_note(c, f"{v.claim.text}: read as a percentage ({v.claim.value:.6g} on the measure's scale)")
         for n in v.notes:
-            c.print(f"[yellow]note:[/] {n}")
+            print_note(c, n)
     c.print(f"engine: {_engine()}")
     return 0 if all(v.reproduced for v in verdicts) else 1
 
@@ -170,5 +171,5 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
         c.print(escape("\n".join(wrap_variant(x["variant"] or "-", c.width, indent=4,
                                                first=f"  {x['run']} {x['measure']}={x['claimed']}: "))))
     for n in notes:
-        c.print(f"[yellow]note:[/] {n}")
+        print_note(c, n)
     return 0 if all(x["status"] == "stated" for x in cells) else 1
