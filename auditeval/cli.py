@@ -81,14 +81,19 @@ def cmd_conventions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             prof = load_profile(n)
             t.add_row(prof.name, prof.engine)
         console.print(t)
+        rows = [(name, AXES[name].doc, "\n".join(f"{v}: {w}" for v, w in AXES[name].values.items())
+                 or f"({AXES[name].kind})") for name in AXIS_ORDER]
+        # both text columns break at spaces; each is at least as wide as its longest word (rich
+        # would cut that word short), the values column taking half of the room or more
+        longest = [max(len(w) for r in rows for w in r[c].split()) for c in (1, 2)]
+        room = console.width - max(len(r[0]) for r in rows) - 10  # 3 columns: 2 blanks + 1 rule each, 1 edge
+        values_w = max(longest[1], room // 2)
         a = Table(title="axes", title_justify="left", show_lines=True)
         a.add_column("axis", style="bold", no_wrap=True)
-        a.add_column("meaning")
-        a.add_column("values: who uses them")
-        for name in AXIS_ORDER:
-            ax = AXES[name]
-            vals = "\n".join(f"{v}: {w}" for v, w in ax.values.items()) or f"({ax.kind})"
-            a.add_row(name, ax.doc, vals)
+        a.add_column("meaning", width=max(longest[0], room - values_w))
+        a.add_column("values: who uses them", width=values_w)
+        for r in rows:
+            a.add_row(*r)
         console.print(a)
         _flush(console, out)
         return 0

@@ -120,7 +120,7 @@ def departures(block: SweepBlock, res: SweepResult) -> list[str]:
 
 def render_text(res: SweepResult, out: TextIO, width: int = WIDTH) -> None:
     """Per measure: its variant under the profile, then one row per variant naming the axes
-    that depart from it, one column per run (``r1``, ``r2``, ... listed on top), at most
+    that depart from it, one column per run (``r1``, ``r2``, ... listed on top as ``r1=LABEL``), at most
     :data:`RUNS_PER_TABLE` runs side by side; every line fits ``width`` columns (prose breaks
     at spaces, a variant string after a ``|``: :mod:`auditeval.report.textgrid`)."""
     w = out.write
@@ -133,7 +133,7 @@ def render_text(res: SweepResult, out: TextIO, width: int = WIDTH) -> None:
     para(f"varied: {varied or '(nothing)'}")
     blocks = list(res.blocks.items())
     runs = blocks[0][1].runs if blocks else []
-    para("runs: " + ", ".join(f"r{i + 1} = {name}" for i, name in enumerate(runs)))
+    para("runs: " + ", ".join(f"r{i + 1}={name}" for i, name in enumerate(runs)))  # one token each: never split
     for label, b in blocks:
         m = parse_measure(b.measure)
         w("\n")

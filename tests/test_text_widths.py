@@ -38,6 +38,7 @@ def _tokens(line: str) -> list[str]:
 
 def fits(text: str, width: int) -> None:
     """(a): each line within ``width``, or a single token standing alone."""
+    assert "…" not in text  # nothing cut short with an ellipsis
     for line in text.splitlines():
         if cell_len(line) > width:
             assert len(_tokens(line)) == 1, f"{cell_len(line)} > {width}: {line!r}"
@@ -133,6 +134,11 @@ def test_eval_views(monkeypatch, width, eval_variants):
     assert ["bm25", "P@10", "0.5200"] == next(r[:3] for r in rows(full, "bm25") if "P@10" in r)
     matrix = view("--matrix", "--variants", "full")
     assert len(check(matrix, width, eval_variants, least=5)) == 5  # one per measure
+    many = "AP nDCG@10 P@10 R@1000 RR GMAP Bpref P@5 P@20 nDCG@20 Rprec P@15 P@30 nDCG@5"
+    matrix = view("--matrix", "-m", many)  # measures in several blocks, each within the width
+    fits(matrix, width)
+    assert ["bm25", "0.5742"] == rows(matrix, "bm25")[0][:2]
+    assert sum(r[0] == "run" for r in (x.split() for x in matrix.splitlines()) if r) >= 2
     side = view("--variants", "full", "--profile", "trec_eval-9.0.8", "--profile", "ir_measures-0.4-msmarco")
     check(side, width, eval_variants, least=20)
     assert ["run", "measure", "trec_eval-9.0.8", "ir_measures-0.4-msmarco"] == rows(side, "run")[0][:4]

@@ -267,8 +267,9 @@ def _matrix_tables(res: ResultSet, width: int, measures: list[str] | None = None
     run_w = max([3, *(len(r) for r in runs)])
     chunks: list[list[str]] = [[]]
     used = run_w
-    for m in measures:
-        w = max(len(m), 6) + 2
+    for m in measures:  # a column: its gap, then its header or its widest cell
+        w = GAP_COLUMNS + max([len(m), *(len(format_value(cell[(r, m)].value)) if (r, m) in cell
+                                          else len(REFUSED) if r in refused else 1 for r in runs)])
         if chunks[-1] and used + w > width:
             chunks.append([])
             used = run_w
