@@ -20,9 +20,10 @@ FORMATS = (".png", ".svg")
 
 
 def _wrap(variant: str, width: int = 64) -> str:
-    import textwrap
+    """A variant string as an axis label: lines of ``width`` characters broken after ``|``."""
+    from ..report.textgrid import wrap_variant
 
-    return "\n".join(textwrap.wrap(variant.replace("|", "| "), width, break_on_hyphens=False)).replace("| ", "|")
+    return "\n".join(wrap_variant(variant, width, indent=0))
 
 
 def plot_reproduction(res: Reproduction, path: str | Path) -> None:
