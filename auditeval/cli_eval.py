@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import textwrap
 from collections import Counter
 from dataclasses import replace
 from typing import TextIO
@@ -148,6 +147,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .report import RENDERERS
     from .report.progress import Steps
     from .report.text import detect_width, write_topic_header, write_topic_lines
+    from .report.textgrid import wrap
     from .report.ties import tie_note, tie_summary
     from .results import Refusal, ResultSet
     from .variant import parse_measure
@@ -200,8 +200,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     widths = _stream_widths(per_run, runs)
                     lead = (f"per topic under {' | '.join(names)}: each value's variant is the "
                             "measure under that profile's axes, listed after the means")
-                    out.write(textwrap.fill(lead, width=width) + "\n")
-                    write_topic_header(out, per_run, widths)
+                    out.write("".join(x + "\n" for x in wrap(lead, width)))
+                    write_topic_header(out, per_run, widths, width)
                 import io
 
                 buf = io.StringIO()

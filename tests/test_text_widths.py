@@ -146,6 +146,16 @@ def test_eval_views(monkeypatch, width, eval_variants):
     fits(three, width)
     whole(three, NAMES)
     assert ["rerank", "P@10", "0.6250", "0.5000", "0.5000"] in [r[:5] for r in rows(three, "rerank")]
+    long = ("trec_eval-9.0.8-double", "ir_measures-0.4-msmarco", "ir_measures-0.4-gdeval")
+    named = view("-m", "AP nDCG@10", *(x for p in long for x in ("--profile", p)))
+    fits(named, width)
+    whole(named, NAMES + list(long))
+    assert ["bm25", "nDCG@10", "0.6249", "0.6506", "0.6109"] in [r[:5] for r in rows(named, "bm25")]
+    if width == 80:  # the names do not fit as headers: short labels, each name whole under the table
+        assert rows(named, "run")[0][2:5] == ["p1", "p2", "p3"]
+        assert "columns: p1=trec_eval-9.0.8-double, p2=ir_measures-0.4-msmarco," in named
+    else:
+        assert rows(named, "run")[0][2:5] == list(long)
     topics = view("-q")
     fits(topics, width)
     assert ["bm25", "P@10", "101", "0.5000"] in rows(topics, "bm25")
@@ -276,3 +286,24 @@ def test_variant_breaker_round_trips():
                      "    sim=float32|ties=docno-desc"]
     assert "".join(x.lstrip() if i else x for i, x in enumerate(lines)) == "AP: " + v
     assert wrap_variant("a|" + "x" * 40 + "|b", 20) == ["a|", "  " + "x" * 40 + "|", "  b"]  # never split
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_long_run_label_stays_whole(tmp_path, width):
+    """A 60-character run tag (the bm25 example renamed): -q prints it whole on a line of its
+    own above its per-topic lines; the list view keeps it whole in its row."""
+    tag = "bm25_" + "x" * 55
+    run = tmp_path / "long.txt"
+    run.write_text("".join(line.rsplit(" ", 1)[0] + f" {tag}\n" for line in Path(BM25).read_text().splitlines()
+                           if not line.startswith("#")))
+    code, out, err = run_cli("eval", Q, str(run), "-q", "-m", "P@10", "--width", str(width))
+    assert code == 0, err
+    fits(out, width)
+    whole(out, [tag])
+    lines = out.splitlines()
+    if width == 80:  # 60 + measure + topic + value do not fit: the tag on a line of its own
+        i = lines.index(tag)
+        assert lines[i + 1].split() == ["P@10", "101", "0.5000"]  # 5 relevant in topic 101's top 10
+    else:
+        assert [tag, "P@10", "101", "0.5000"] in [x.split() for x in lines]
+    assert [tag, "P@10", "0.5200"] in [x.split() for x in lines]  # the list view below

@@ -200,7 +200,7 @@ def _side_by_side(results: Sequence[ResultSet], full: bool, width: int = 100) ->
         # the profile names do not fit as headers: short labels, named under the table
         heads = [f"p{i + 1}" for i in range(len(results))]
         value_ws = [7] * len(results)
-        legend = [_escape(x) for x in wrap(", ".join(f"{h} = {res.profile}" for h, res in zip(heads, results, strict=True)),
+        legend = [_escape(x) for x in wrap(", ".join(f"{h}={res.profile}" for h, res in zip(heads, results, strict=True)),
                                            width, indent=2, first="columns: ")]
     left = width - (run_w + measure_w + sum(value_ws)) - GAP_COLUMNS * (len(value_ws) + 2)
     keyed = [{(v.run, v.measure): v for v in res.aggregates()} for res in results]
@@ -311,8 +311,19 @@ def topic_line_widths(results: Sequence[ResultSet]) -> tuple[int, int, int]:
     )
 
 
-def write_topic_header(out: TextIO, results: Sequence[ResultSet], widths: tuple[int, int, int]) -> None:
+def _run_column(results: Sequence[ResultSet], widths: tuple[int, int, int], width: int | None) -> int:
+    """Width of the run column of the per-topic lines: the longest label, or what ``width``
+    leaves beside the other columns (a longer label then gets a line of its own)."""
     rw, mw, tw = widths
+    if width is None:
+        return rw
+    spare = width - (mw + tw + 6 + sum(w + 2 for w in _value_widths(results)))
+    return rw if rw <= spare else max(6, spare)
+
+
+def write_topic_header(out: TextIO, results: Sequence[ResultSet], widths: tuple[int, int, int],
+                       width: int | None = None) -> None:
+    rw, mw, tw = _run_column(results, widths, width), widths[1], widths[2]
     cols = "  ".join(f"{res.profile:>{w}}" for res, w in zip(results, _value_widths(results), strict=True))
     cols = cols if len(results) > 1 else f"{'value':>10}"
     out.write(f"{'run':<{rw}}  {'measure':<{mw}}  {'topic':<{tw}}  {cols}".rstrip() + "\n")
@@ -325,16 +336,14 @@ def _value_widths(results: Sequence[ResultSet]) -> list[int]:
 
 def write_topic_lines(out: TextIO, results: Sequence[ResultSet], widths: tuple[int, int, int], width: int) -> None:
     """Per-topic values (and each block's ``all`` line) as plain aligned lines, one
-    value column per result set (profile); long run labels are cut to fit ``width``.
+    value column per result set (profile); a run label too long for ``width`` is printed whole
+    on a line of its own above its lines (their run column left blank).
 
     When the profiles evaluate different topics (``topics=qrels`` beside ``topics=both``) or
     one refused a run, lines are aligned by (run, measure, topic) over every profile's values:
     ``-`` where a profile has no such value, ``refused`` where it refused the run."""
-    rw, mw, tw = widths
+    rw, mw, tw = _run_column(results, widths, width), widths[1], widths[2]
     value_w = _value_widths(results)
-    spare = width - (mw + tw + 6 + sum(w + 2 for w in value_w))
-    if rw > spare:
-        rw = max(6, spare)
     refused = [refused_runs(res) for res in results]
     if len({len(res.values) for res in results}) == 1 and not any(refused):  # one topic set: aligned by index
         keys = [(v.run, v.measure, v.topic) for v in results[0].values]
@@ -349,8 +358,13 @@ def write_topic_lines(out: TextIO, results: Sequence[ResultSet], widths: tuple[i
         keyed = [{(v.run, v.measure, v.topic): v for v in res.values} for res in results]
         columns = [[k.get(key) for key in keys] for k in keyed]
     lines = []
+    above = ""  # the last run label too long for its column: whole, on a line of its own above its lines
     for i, (run, measure, topic) in enumerate(keys):
-        run = run if len(run) <= rw else run[: rw - 1] + "…"
+        if len(run) > rw:
+            if run != above:
+                lines.append(run)
+                above = run
+            run = ""
         cells = []
         for col, ref, cw in zip(columns, refused, value_w, strict=True):
             w = col[i]
@@ -383,7 +397,7 @@ def render_text(
     full = variants == "full"
     if per_topic and topic_lines:
         widths = topic_line_widths(results)
-        write_topic_header(out, results, widths)
+        write_topic_header(out, results, widths, console.width)
         write_topic_lines(out, results, widths, console.width)
         out.write("\n")
     for line in _profile_lines(results):
