@@ -77,3 +77,21 @@ def test_declared_provider_measures_agree_with_ir_measures():
             m = parse_measure(n)
             spelled = adapter.tool_measure(m, adapter.own())
             assert (spelled is not None) == provider.supports(ir_measures.parse_measure(spelled or n)), (prov, n)
+
+
+def test_provider_spellings_and_fixed_axes_of_the_newer_providers():
+    from auditeval.adapters.ir_measures import IrMeasures
+    from auditeval.conventions import load_profile
+
+    gd, cp, acc = IrMeasures("gdeval"), IrMeasures("compat"), IrMeasures("accuracy")
+    own = load_profile("ir_measures-0.4-gdeval").convention
+    assert gd.plan(parse_measure("ERR@20"), own).tool_measure == "ERR@20"
+    assert gd.plan(parse_measure("nDCG@10"), own).tool_measure == "nDCG(dcg='exp-log2')@10"
+    msm = load_profile("ir_measures-0.4-msmarco").convention
+    assert cp.plan(parse_measure("Compat(p=0.8,normalize=False)"), msm).tool_measure == "Compat(normalize=False,p=0.8)"
+    # Compat has no rel= there, and its ideal reads the scores: rel and ties cannot be emulated
+    assert cp.plan(parse_measure("Compat(rel=2)"), msm).unsupported.startswith("unsupported: rel=2 needs a tool with rel=2")
+    assert cp.plan(parse_measure("Compat"), msm.replace(ties="docno-desc")).unsupported.startswith("unsupported: ties=docno-desc")
+    accp = load_profile("ir_measures-0.4-accuracy").convention
+    assert acc.plan(parse_measure("Accuracy(rel=2)@10"), accp).tool_measure == "Accuracy(rel=2)@10"
+    assert acc.plan(parse_measure("Accuracy@10"), accp.replace(ties="docno-desc")).rewrite  # order-only: emulated

@@ -14,7 +14,7 @@ provider      measures (auditeval names)  profile
 pytrec_eval   AP nDCG P R RR Bpref ...    ir_measures-0.4 (float32, docno-desc)
 msmarco       RR                          ir_measures-0.4-msmarco (docno-asc, float64)
 judged        Judged                      ir_measures-0.4-msmarco
-gdeval        nDCG@k (gain exp2)          ir_measures-0.4-gdeval
+gdeval        nDCG@k (gain exp2), ERR@k   ir_measures-0.4-gdeval
 ranx          AP nDCG P R RR Rprec ...    ranx-0.3
 trectools     AP nDCG P R RR Bpref Rprec  trectools-0.0
 cwl_eval      AP P RR                     cwl_eval-1.0
@@ -43,7 +43,7 @@ PROVIDERS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
                                "NumRel", "NumRelRet", "NumQ", "SetP"}), frozenset({"P", "R", "Success"})),
     "msmarco": ("ir_measures-0.4-msmarco", "ir-measures", frozenset({"RR"}), frozenset()),
     "judged": ("ir_measures-0.4-msmarco", "ir-measures", frozenset({"Judged"}), frozenset({"Judged"})),
-    "gdeval": ("ir_measures-0.4-gdeval", "ir-measures", frozenset({"nDCG"}), frozenset({"nDCG"})),
+    "gdeval": ("ir_measures-0.4-gdeval", "ir-measures", frozenset({"nDCG", "ERR"}), frozenset({"nDCG", "ERR"})),
     "ranx": ("ranx-0.3", "ranx", frozenset({"AP", "nDCG", "P", "R", "RR", "Rprec", "Success"}),
              frozenset({"P", "R", "Success"})),
     "trectools": ("trectools-0.0", "trectools", frozenset({"AP", "nDCG", "P", "R", "RR", "Bpref", "Rprec"}),
@@ -100,7 +100,7 @@ class IrMeasures(Adapter):
         if m.cutoff is not None and m.name in NO_CUTOFF.get(self.provider, ()):
             return None
         params = [f"{k}={v!r}" for k, v in m.params]
-        if self.provider == "gdeval":
+        if self.provider == "gdeval" and m.name == "nDCG":
             params.append("dcg='exp-log2'")
         elif conv.rel != 1 and m.name not in ("Judged", "NumRet", "NumQ"):
             params.append(f"rel={conv.rel}")
