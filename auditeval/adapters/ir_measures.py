@@ -17,7 +17,8 @@ judged        Judged                      ir_measures-0.4-msmarco
 gdeval        nDCG@k (gain exp2), ERR@k   ir_measures-0.4-gdeval
 ranx          AP nDCG P R RR Rprec ...    ranx-0.3
 trectools     AP nDCG P R RR Bpref Rprec  trectools-0.0
-cwl_eval      AP P RR                     cwl_eval-1.0
+cwl_eval      AP P RR SDCG NERR8-11 INST  cwl_eval-1.0
+              INSQ BPM
 compat        Compat                      ir_measures-0.4-msmarco
 accuracy      Accuracy                    ir_measures-0.4-accuracy (ties in file order)
 ============  ==========================  ============================================
@@ -48,12 +49,14 @@ PROVIDERS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
              frozenset({"P", "R", "Success"})),
     "trectools": ("trectools-0.0", "trectools", frozenset({"AP", "nDCG", "P", "R", "RR", "Bpref", "Rprec"}),
                   frozenset({"P", "R"})),
-    "cwl_eval": ("cwl_eval-1.0", "cwl-eval", frozenset({"AP", "P", "RR"}), frozenset({"P"})),
+    "cwl_eval": ("cwl_eval-1.0", "cwl-eval",
+                 frozenset({"AP", "P", "RR", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM"}),
+                 frozenset({"P"})),
     "compat": ("ir_measures-0.4-msmarco", "ir-measures", frozenset({"Compat"}), frozenset()),
     "accuracy": ("ir_measures-0.4-accuracy", "ir-measures", frozenset({"Accuracy"}), frozenset()),
 }
 # measure parameters a provider takes as they are (auditeval spelling = ir_measures spelling)
-OWN_PARAMS = {"compat": frozenset({"p", "normalize"})}
+OWN_PARAMS = {"compat": frozenset({"p", "normalize"}), "cwl_eval": frozenset({"max_rel", "min_rel", "T", "p"})}
 # providers that score with the run's own scores beyond their order: no rewrite of ties/sim
 SCORE_READERS = {"gdeval": ("sim",), "compat": ("ties", "sim")}
 NO_REL = frozenset({"gdeval", "compat"})  # no rel= parameter: the threshold is fixed at 1
