@@ -121,3 +121,15 @@ def test_cwl_eval_models_are_audited_against_their_provider(tmp_path):
         ("SDCG(max_rel=2)@10", "match", "5 topics, doubles to 1e-12"),
         ("INST(T=2.0,max_rel=2)", "match", "5 topics, doubles to 1e-12"),
     ]
+
+
+def test_pytrec_eval_provider_spellings_of_the_set_and_iprec_measures():
+    """ir_measures spells SetRelP as SetP(relative=True); SetF keeps beta, IPrec its recall
+    level (on MU03rob01 each of these agreed per topic to 1e-12 when checked)."""
+    from auditeval.adapters.ir_measures import IrMeasures
+
+    pt, own = IrMeasures("pytrec_eval"), resolve("ir_measures-0.4")
+    spell = {x: pt.plan(parse_measure(x), own).tool_measure for x in ("SetRelP", "SetRelP(rel=2)", "SetF(beta=2.0)",
+                                                                        "IPrec@0.5", "SetAP")}
+    assert spell == {"SetRelP": "SetP(relative=True)", "SetRelP(rel=2)": "SetP(relative=True,rel=2)",
+                     "SetF(beta=2.0)": "SetF(beta=2.0)", "IPrec@0.5": "IPrec@0.5", "SetAP": "SetAP"}

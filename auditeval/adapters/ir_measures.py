@@ -41,7 +41,8 @@ from .base import ANY, Adapter, native, run_rewrite_axes
 PROVIDERS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
     "pytrec_eval": ("ir_measures-0.4", "pytrec-eval-terrier",
                     frozenset({"AP", "nDCG", "P", "R", "RR", "Bpref", "Rprec", "infAP", "Success", "NumRet",
-                               "NumRel", "NumRelRet", "NumQ", "SetP"}), frozenset({"P", "R", "Success"})),
+                               "NumRel", "NumRelRet", "NumQ", "SetP", "SetRelP", "SetR", "SetF", "SetAP", "IPrec"}),
+                    frozenset({"P", "R", "Success", "IPrec"})),
     "msmarco": ("ir_measures-0.4-msmarco", "ir-measures", frozenset({"RR"}), frozenset()),
     "judged": ("ir_measures-0.4-msmarco", "ir-measures", frozenset({"Judged"}), frozenset({"Judged"})),
     "gdeval": ("ir_measures-0.4-gdeval", "ir-measures", frozenset({"nDCG", "ERR"}), frozenset({"nDCG", "ERR"})),
@@ -56,7 +57,10 @@ PROVIDERS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
     "accuracy": ("ir_measures-0.4-accuracy", "ir-measures", frozenset({"Accuracy"}), frozenset()),
 }
 # measure parameters a provider takes as they are (auditeval spelling = ir_measures spelling)
-OWN_PARAMS = {"compat": frozenset({"p", "normalize"}), "cwl_eval": frozenset({"max_rel", "min_rel", "T", "p"})}
+OWN_PARAMS = {"compat": frozenset({"p", "normalize"}), "cwl_eval": frozenset({"max_rel", "min_rel", "T", "p"}),
+              "pytrec_eval": frozenset({"beta"})}
+# auditeval name -> ir_measures spelling with the parameters that select it
+SPELLED = {"SetRelP": ("SetP", ["relative=True"])}
 # providers that score with the run's own scores beyond their order: no rewrite of ties/sim
 SCORE_READERS = {"gdeval": ("sim",), "compat": ("ties", "sim")}
 NO_REL = frozenset({"gdeval", "compat"})  # no rel= parameter: the threshold is fixed at 1
@@ -102,12 +106,13 @@ class IrMeasures(Adapter):
             return None
         if m.cutoff is not None and m.name in NO_CUTOFF.get(self.provider, ()):
             return None
-        params = [f"{k}={v!r}" for k, v in m.params]
+        name, params = SPELLED.get(m.name, (m.name, []))
+        params = [*params, *(f"{k}={v!r}" for k, v in m.params)]
         if self.provider == "gdeval" and m.name == "nDCG":
             params.append("dcg='exp-log2'")
         elif conv.rel != 1 and m.name not in ("Judged", "NumRet", "NumQ"):
             params.append(f"rel={conv.rel}")
-        s = m.name + (f"({','.join(params)})" if params else "")
+        s = name + (f"({','.join(params)})" if params else "")
         return s + (f"@{m.cutoff}" if m.cutoff is not None else "")
 
 
