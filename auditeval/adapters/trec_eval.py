@@ -64,6 +64,7 @@ def probe(path: str) -> tuple[str | None, str]:
 class TrecEvalBinary(Adapter):
     exposes_per_topic = False
     printed_digits = 4
+    summary_only = frozenset({"NumQ"})  # m_num_q.c prints no per-topic line under -q
 
     def __init__(self, path: str, build: str | None = None, said: str = ""):
         self.path = path
