@@ -133,3 +133,49 @@ def test_pytrec_eval_provider_spellings_of_the_set_and_iprec_measures():
                                                                         "IPrec@0.5", "SetAP")}
     assert spell == {"SetRelP": "SetP(relative=True)", "SetRelP(rel=2)": "SetP(relative=True,rel=2)",
                      "SetF(beta=2.0)": "SetF(beta=2.0)", "IPrec@0.5": "IPrec@0.5", "SetAP": "SetAP"}
+
+
+def test_trec_eval_spellings_come_from_the_drop_in_catalog_per_build():
+    from auditeval.adapters.trec_names import batches, trec_name
+
+    want = {
+        "IPrec@0.25": ("iprec_at_recall.0.25", "iprec_at_recall_0.25"),
+        "IPrec@0.5": ("iprec_at_recall.0.5", "iprec_at_recall_0.50"),  # printed %3.2f
+        "SetF(beta=2.0)": ("set_F.2.0", "set_F_2.0"),  # params as typed
+        "RprecMult@0.2": ("Rprec_mult.0.2", "Rprec_mult_0.20"),
+        "nDCG(gains={0:0,1:1,2:3})": ("ndcg.0=0.0,1=1.0,2=3.0", "ndcg_0=0.0,1=1.0,2=3.0"),
+        "R": ("set_recall", "set_recall"),
+        "Unj@10": None,  # 10.0 only
+    }
+    assert {m: trec_name(parse_measure(m), "9.0.8") for m in want} == want
+    assert trec_name(parse_measure("Unj@10"), "10.0") == ("unj.10", "unj_10")
+    assert trec_name(parse_measure("RBP"), "10.0") is None  # m_rbp.c reads uninitialised memory
+    assert trec_name(parse_measure("nDCG(gains={0:0,1:1})@10"), "10.0") is None  # ndcg_cut takes no gains
+    # one parameter string per measure name and invocation; cut-offs merge
+    assert batches(["P.10", "map", "P.5", "set_F", "set_F.2.0", "iprec_at_recall.0.5", "iprec_at_recall.0.25"]) == [
+        (["P.10,5", "iprec_at_recall.0.5,0.25", "map", "set_F"], [0, 2, 5, 6, 1, 3]),
+        (["set_F.2.0"], [4]),
+    ]
+
+
+def test_several_cut_offs_and_parameters_of_one_trec_eval_family_in_one_audit(tmp_path, trec_eval_bins):
+    """P@1 and P@2 (one -m P.1,2), SetF and SetF(beta=2.0) (two invocations: trec_eval keeps the
+    first parameter string per measure name) agree with trec_eval 10.0. Topic 1 ranks a (relevant),
+    b (not); topic 2 x (unjudged), c (relevant)."""
+    import json
+
+    from cli_helpers import run_cli
+
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    r.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 x 1 3.0 t\n2 Q0 c 2 1.0 t\n")
+    out = tmp_path / "a.json"
+    code, _, err = run_cli("audit", str(q), str(r), "-m", "P@1", "-m", "P@2", "-m", "SetF", "-m", "SetF(beta=2.0)",
+                           "--against", "trec_eval", "--trec-eval", str(trec_eval_bins["10.0"]), "--format", "json",
+                           "-o", str(out))
+    assert code == 0, err
+    rows = {a["measure"]: (a["status"], a["value"]) for a in json.loads(out.read_text())["agreement"]}
+    # P@1 = (1 + 0)/2, P@2 = (1/2 + 1/2)/2; set P = 1/2 and set R = 1 per topic
+    assert rows["P@1"] == ("match", "0.5000") and rows["P@2"] == ("match", "0.5000")
+    # m_set_F.c: (beta + 1) P R / (beta P + R): 2 * 1/2 / (3/2) = 2/3; beta 2: 3 * 1/2 / 2 = 3/4
+    assert rows["SetF"] == ("match", "0.6667") and rows["SetF(beta=2.0)"] == ("match", "0.7500")

@@ -93,7 +93,7 @@ class TrecEvalBinary(Adapter):
         return f"trec_eval {self.build} ({self.path}; -v says {self.said.replace('trec_eval version ', '')})"
 
     def tool_measure(self, m: Measure, conv: Convention) -> str | None:
-        t = trec_name(m)
+        t = trec_name(m, self.build or "9.0.8")
         return None if t is None else f"{t[0]} {t[1]}"
 
     def commands(self, qrels: str, run: str, options: tuple[str, ...], names: list[str]) -> list[str]:
