@@ -77,3 +77,105 @@ def test_declared_provider_measures_agree_with_ir_measures():
             m = parse_measure(n)
             spelled = adapter.tool_measure(m, adapter.own())
             assert (spelled is not None) == provider.supports(ir_measures.parse_measure(spelled or n)), (prov, n)
+
+
+def test_provider_spellings_and_fixed_axes_of_the_newer_providers():
+    from auditeval.adapters.ir_measures import IrMeasures
+    from auditeval.conventions import load_profile
+
+    gd, cp, acc = IrMeasures("gdeval"), IrMeasures("compat"), IrMeasures("accuracy")
+    own = load_profile("ir_measures-0.4-gdeval").convention
+    assert gd.plan(parse_measure("ERR@20"), own).tool_measure == "ERR@20"
+    assert gd.plan(parse_measure("nDCG@10"), own).tool_measure == "nDCG(dcg='exp-log2')@10"
+    msm = load_profile("ir_measures-0.4-msmarco").convention
+    assert cp.plan(parse_measure("Compat(p=0.8,normalize=False)"), msm).tool_measure == "Compat(normalize=False,p=0.8)"
+    # Compat has no rel= there, and its ideal reads the scores: rel and ties cannot be emulated
+    assert cp.plan(parse_measure("Compat(rel=2)"), msm).unsupported.startswith("unsupported: rel=2 needs a tool with rel=2")
+    assert cp.plan(parse_measure("Compat"), msm.replace(ties="docno-desc")).unsupported.startswith("unsupported: ties=docno-desc")
+    accp = load_profile("ir_measures-0.4-accuracy").convention
+    assert acc.plan(parse_measure("Accuracy(rel=2)@10"), accp).tool_measure == "Accuracy(rel=2)@10"
+    assert acc.plan(parse_measure("Accuracy@10"), accp.replace(ties="docno-desc")).rewrite  # order-only: emulated
+
+
+def test_cwl_eval_models_are_audited_against_their_provider(tmp_path):
+    """The C/W/L measures go to ir_measures' cwl_eval provider with their own parameters; on
+    the bundled bm25 run each agrees per topic (robust03 MU03rob01: all 8 models, 100 topics
+    each, doubles to 1e-12, when checked)."""
+    import json
+    from pathlib import Path
+
+    from cli_helpers import run_cli
+
+    from auditeval.adapters.ir_measures import IrMeasures
+
+    own = resolve("cwl_eval-1.0")
+    assert IrMeasures("cwl_eval").plan(parse_measure("NERR10(max_rel=2,p=0.8)"), own).tool_measure == "NERR10(max_rel=2,p=0.8)"
+    ex = Path(__file__).resolve().parents[1] / "examples"
+    out = tmp_path / "a.json"
+    code, _, err = run_cli("audit", str(ex / "qrels.txt"), str(ex / "bm25.txt"), "-m", "SDCG(max_rel=2)@10",
+                           "-m", "INST(T=2.0,max_rel=2)", "--against", "ir_measures:cwl_eval", "--format", "json",
+                           "-o", str(out))
+    assert code == 0, err
+    rows = json.loads(out.read_text())["agreement"]
+    assert [(r["measure"], r["status"], r["detail"]) for r in rows] == [
+        ("SDCG(max_rel=2)@10", "match", "5 topics, doubles to 1e-12"),
+        ("INST(T=2.0,max_rel=2)", "match", "5 topics, doubles to 1e-12"),
+    ]
+
+
+def test_pytrec_eval_provider_spellings_of_the_set_and_iprec_measures():
+    """ir_measures spells SetRelP as SetP(relative=True); SetF keeps beta, IPrec its recall
+    level (on MU03rob01 each of these agreed per topic to 1e-12 when checked)."""
+    from auditeval.adapters.ir_measures import IrMeasures
+
+    pt, own = IrMeasures("pytrec_eval"), resolve("ir_measures-0.4")
+    spell = {x: pt.plan(parse_measure(x), own).tool_measure for x in ("SetRelP", "SetRelP(rel=2)", "SetF(beta=2.0)",
+                                                                        "IPrec@0.5", "SetAP")}
+    assert spell == {"SetRelP": "SetP(relative=True)", "SetRelP(rel=2)": "SetP(relative=True,rel=2)",
+                     "SetF(beta=2.0)": "SetF(beta=2.0)", "IPrec@0.5": "IPrec@0.5", "SetAP": "SetAP"}
+
+
+def test_trec_eval_spellings_come_from_the_drop_in_catalog_per_build():
+    from auditeval.adapters.trec_names import batches, trec_name
+
+    want = {
+        "IPrec@0.25": ("iprec_at_recall.0.25", "iprec_at_recall_0.25"),
+        "IPrec@0.5": ("iprec_at_recall.0.5", "iprec_at_recall_0.50"),  # printed %3.2f
+        "SetF(beta=2.0)": ("set_F.2.0", "set_F_2.0"),  # params as typed
+        "RprecMult@0.2": ("Rprec_mult.0.2", "Rprec_mult_0.20"),
+        "nDCG(gains={0:0,1:1,2:3})": ("ndcg.0=0.0,1=1.0,2=3.0", "ndcg_0=0.0,1=1.0,2=3.0"),
+        "R": ("set_recall", "set_recall"),
+        "Unj@10": None,  # 10.0 only
+    }
+    assert {m: trec_name(parse_measure(m), "9.0.8") for m in want} == want
+    assert trec_name(parse_measure("Unj@10"), "10.0") == ("unj.10", "unj_10")
+    assert trec_name(parse_measure("RBP"), "10.0") is None  # m_rbp.c reads uninitialised memory
+    assert trec_name(parse_measure("nDCG(gains={0:0,1:1})@10"), "10.0") is None  # ndcg_cut takes no gains
+    # one parameter string per measure name and invocation; cut-offs merge
+    assert batches(["P.10", "map", "P.5", "set_F", "set_F.2.0", "iprec_at_recall.0.5", "iprec_at_recall.0.25"]) == [
+        (["P.10,5", "iprec_at_recall.0.5,0.25", "map", "set_F"], [0, 2, 5, 6, 1, 3]),
+        (["set_F.2.0"], [4]),
+    ]
+
+
+def test_several_cut_offs_and_parameters_of_one_trec_eval_family_in_one_audit(tmp_path, trec_eval_bins):
+    """P@1 and P@2 (one -m P.1,2), SetF and SetF(beta=2.0) (two invocations: trec_eval keeps the
+    first parameter string per measure name) agree with trec_eval 10.0. Topic 1 ranks a (relevant),
+    b (not); topic 2 x (unjudged), c (relevant)."""
+    import json
+
+    from cli_helpers import run_cli
+
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    r.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 x 1 3.0 t\n2 Q0 c 2 1.0 t\n")
+    out = tmp_path / "a.json"
+    code, _, err = run_cli("audit", str(q), str(r), "-m", "P@1", "-m", "P@2", "-m", "SetF", "-m", "SetF(beta=2.0)",
+                           "--against", "trec_eval", "--trec-eval", str(trec_eval_bins["10.0"]), "--format", "json",
+                           "-o", str(out))
+    assert code == 0, err
+    rows = {a["measure"]: (a["status"], a["value"]) for a in json.loads(out.read_text())["agreement"]}
+    # P@1 = (1 + 0)/2, P@2 = (1/2 + 1/2)/2; set P = 1/2 and set R = 1 per topic
+    assert rows["P@1"] == ("match", "0.5000") and rows["P@2"] == ("match", "0.5000")
+    # m_set_F.c: (beta + 1) P R / (beta P + R): 2 * 1/2 / (3/2) = 2/3; beta 2: 3 * 1/2 / 2 = 3/4
+    assert rows["SetF"] == ("match", "0.6667") and rows["SetF(beta=2.0)"] == ("match", "0.7500")

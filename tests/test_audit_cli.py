@@ -77,3 +77,20 @@ def test_a_binary_refusing_one_run_stays_ok_as_an_engine(tmp_path, trec_eval_bin
     assert eng["status"] == "ok" and eng["message"].startswith("1 of 2 invocation(s) exited non-zero; first: exit status 4")
     rows = {a["run"]: a for a in doc["agreement"] if a["engine"] == "trec_eval-10.0"}
     assert rows["t"]["status"] == "match" and "both refuse" in rows["s"]["status"] + rows["s"]["detail"]
+
+
+def test_trec_eval_counts_compare_as_integers_and_num_q_by_its_summary(tmp_path, trec_eval_bins):
+    """trec_eval prints num_rel_ret per topic as an integer (``1``, not ``1.0000``) and num_q
+    only in its summary line: both agree with the native engine (they were reported as
+    unexplained mismatches before). Topic 1: a relevant at rank 1; topic 2: c at rank 2."""
+    import json
+
+    q, r = _files(tmp_path)
+    out_file = tmp_path / "a.json"
+    code, _, err = _run(["audit", q, r, "-m", "NumRelRet", "-m", "NumQ", "-m", "NumRet", "--against", "trec_eval",
+                         "--trec-eval", str(trec_eval_bins["10.0"]), "--format", "json", "-o", str(out_file)])
+    assert code == 0, err
+    rows = {a["measure"]: (a["status"], a["detail"], a["value"]) for a in json.loads(out_file.read_text())["agreement"]}
+    assert rows["NumRelRet"][:2] == ("match", "2 topics, as printed (integers)")
+    assert rows["NumQ"][:2] == ("match", "aggregate only, as printed (2; the tool prints no per-topic value)")
+    assert rows["NumRet"][:2] == ("match", "2 topics, as printed (integers)")

@@ -132,3 +132,11 @@ def test_compat_repeated_judgment_keeps_its_first_place_in_the_ideal(tmp_path):
     res = ae.evaluate(q, r, ["Compat(p=0.5)"], profile=PROFILE, per_topic=True)
     assert [(v.topic, round(v.value, 15)) for v in res.values] == [("1", 0.4), ("all", 0.4)]
     assert any("1 duplicate judgment line(s) dropped (dups=last)" in n for n in res.notes)
+
+
+def test_compat_in_a_pool_analysis_refuses_with_a_reason(tmp_path):
+    q, r = _write(tmp_path, "1 0 a 1\n1 0 b 0\n", "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    code, out, err = run_cli("pool", "bias", str(q), str(r), "--depth", "10", "-m", "Compat")
+    assert code == 2 and out == ""
+    assert err.startswith("auditeval: error: Compat orders its ideal ranking by run score and qrels line, which "
+                          "lists rebuilt from frozen labels (auditeval pool bias / growth) do not keep")

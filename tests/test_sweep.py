@@ -206,3 +206,22 @@ def test_qrels_memo_is_not_shared_with_other_qrels_arrays():
     q = dataclasses.replace(p, qgrade=np.array([2, 0, 0]))  # as if d2 were judged 0
     assert list(q.num_rel(1)) == [1] and list(p.num_rel(1)) == [2]
     assert sr.prepared(resolve("trec_eval-9.0.8").replace(depth=3)).num_rel(1) is p.num_rel(1)  # one side
+
+
+def test_a_topic_without_a_value_is_left_out_with_a_note():
+    """Accuracy@5 on the bundled rerank run: topic 101's top 5 are D101-20, -02, -16 (relevant),
+    -12 (not), -22 (relevant): 1 - 1/(1 * 4) = 0.75. Topic 105 is absent from the run: under
+    topics=qrels it is evaluated on an empty ranking, where Accuracy has no value; it must not
+    come out as NaN (invalid JSON) but be left out, with a note."""
+    import json
+
+    ex = Path(__file__).resolve().parents[1] / "examples"
+    code, out, err = run_cli("sweep", str(ex / "qrels.txt"), str(ex / "rerank.txt"), "-m", "Accuracy@5",
+                             "--vary", "topics", "-q", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)  # strict JSON: no NaN
+    rows = [(v["topic"], v["value"], v["variant"].rsplit("topics=", 1)[1].split("|")[0]) for v in doc["values"]]
+    assert ("101", 0.75, "qrels") in rows and not any(t == "105" for t, _, _ in rows)
+    assert any("Accuracy@5 has no value for 1 topic(s) under some variant(s)" in n and "'105'" in n for n in doc["notes"])
+    res = ae.sweep(ex / "qrels.txt", ex / "rerank.txt", ["Accuracy@5"], vary={"topics": "all"})
+    assert not res.to_frame().value.isna().any()

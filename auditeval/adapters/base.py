@@ -118,6 +118,7 @@ class Adapter:
     exposes_per_topic: bool = True  # per-topic doubles (compared to 1e-12) vs printed text
     printed_digits: int | None = None  # decimals printed, when only text is exposed
     mean_of_printed: bool = False  # the aggregate is a mean of the printed per-topic values
+    summary_only: frozenset[str] = frozenset()  # measures printed for "all" only (trec_eval's num_q)
     timeout: float = 600.0
 
     # --------------------------------------------------------------------- declarations

@@ -14,10 +14,11 @@ provider      measures (auditeval names)  profile
 pytrec_eval   AP nDCG P R RR Bpref ...    ir_measures-0.4 (float32, docno-desc)
 msmarco       RR                          ir_measures-0.4-msmarco (docno-asc, float64)
 judged        Judged                      ir_measures-0.4-msmarco
-gdeval        nDCG@k (gain exp2)          ir_measures-0.4-gdeval
+gdeval        nDCG@k (gain exp2), ERR@k   ir_measures-0.4-gdeval
 ranx          AP nDCG P R RR Rprec ...    ranx-0.3
 trectools     AP nDCG P R RR Bpref Rprec  trectools-0.0
-cwl_eval      AP P RR                     cwl_eval-1.0
+cwl_eval      AP P RR SDCG NERR8-11 INST  cwl_eval-1.0
+              INSQ BPM
 compat        Compat                      ir_measures-0.4-msmarco
 accuracy      Accuracy                    ir_measures-0.4-accuracy (ties in file order)
 ============  ==========================  ============================================
@@ -40,20 +41,26 @@ from .base import ANY, Adapter, native, run_rewrite_axes
 PROVIDERS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
     "pytrec_eval": ("ir_measures-0.4", "pytrec-eval-terrier",
                     frozenset({"AP", "nDCG", "P", "R", "RR", "Bpref", "Rprec", "infAP", "Success", "NumRet",
-                               "NumRel", "NumRelRet", "NumQ", "SetP"}), frozenset({"P", "R", "Success"})),
+                               "NumRel", "NumRelRet", "NumQ", "SetP", "SetRelP", "SetR", "SetF", "SetAP", "IPrec"}),
+                    frozenset({"P", "R", "Success", "IPrec"})),
     "msmarco": ("ir_measures-0.4-msmarco", "ir-measures", frozenset({"RR"}), frozenset()),
     "judged": ("ir_measures-0.4-msmarco", "ir-measures", frozenset({"Judged"}), frozenset({"Judged"})),
-    "gdeval": ("ir_measures-0.4-gdeval", "ir-measures", frozenset({"nDCG"}), frozenset({"nDCG"})),
+    "gdeval": ("ir_measures-0.4-gdeval", "ir-measures", frozenset({"nDCG", "ERR"}), frozenset({"nDCG", "ERR"})),
     "ranx": ("ranx-0.3", "ranx", frozenset({"AP", "nDCG", "P", "R", "RR", "Rprec", "Success"}),
              frozenset({"P", "R", "Success"})),
     "trectools": ("trectools-0.0", "trectools", frozenset({"AP", "nDCG", "P", "R", "RR", "Bpref", "Rprec"}),
                   frozenset({"P", "R"})),
-    "cwl_eval": ("cwl_eval-1.0", "cwl-eval", frozenset({"AP", "P", "RR"}), frozenset({"P"})),
+    "cwl_eval": ("cwl_eval-1.0", "cwl-eval",
+                 frozenset({"AP", "P", "RR", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM"}),
+                 frozenset({"P"})),
     "compat": ("ir_measures-0.4-msmarco", "ir-measures", frozenset({"Compat"}), frozenset()),
     "accuracy": ("ir_measures-0.4-accuracy", "ir-measures", frozenset({"Accuracy"}), frozenset()),
 }
 # measure parameters a provider takes as they are (auditeval spelling = ir_measures spelling)
-OWN_PARAMS = {"compat": frozenset({"p", "normalize"})}
+OWN_PARAMS = {"compat": frozenset({"p", "normalize"}), "cwl_eval": frozenset({"max_rel", "min_rel", "T", "p"}),
+              "pytrec_eval": frozenset({"beta"})}
+# auditeval name -> ir_measures spelling with the parameters that select it
+SPELLED = {"SetRelP": ("SetP", ["relative=True"])}
 # providers that score with the run's own scores beyond their order: no rewrite of ties/sim
 SCORE_READERS = {"gdeval": ("sim",), "compat": ("ties", "sim")}
 NO_REL = frozenset({"gdeval", "compat"})  # no rel= parameter: the threshold is fixed at 1
@@ -99,12 +106,13 @@ class IrMeasures(Adapter):
             return None
         if m.cutoff is not None and m.name in NO_CUTOFF.get(self.provider, ()):
             return None
-        params = [f"{k}={v!r}" for k, v in m.params]
-        if self.provider == "gdeval":
+        name, params = SPELLED.get(m.name, (m.name, []))
+        params = [*params, *(f"{k}={v!r}" for k, v in m.params)]
+        if self.provider == "gdeval" and m.name == "nDCG":
             params.append("dcg='exp-log2'")
         elif conv.rel != 1 and m.name not in ("Judged", "NumRet", "NumQ"):
             params.append(f"rel={conv.rel}")
-        s = m.name + (f"({','.join(params)})" if params else "")
+        s = name + (f"({','.join(params)})" if params else "")
         return s + (f"@{m.cutoff}" if m.cutoff is not None else "")
 
 

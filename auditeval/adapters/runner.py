@@ -22,6 +22,7 @@ from typing import Any
 
 from .base import Adapter
 from .trec_eval import TrecEvalBinary, parse_output
+from .trec_names import batches
 
 STDERR_TAIL = 600  # characters of stderr kept when a reference fails
 
@@ -101,8 +102,12 @@ def _run_binary(a: TrecEvalBinary, qrels: str, requests: list[Request], timeout:
         groups.setdefault((r.run_file, r.options), []).append(r)
     failed: list[str] = []
     done = 0
+    jobs = []  # one per (run, options, batch): a measure family takes one parameter string per invocation
     for (run_file, options), reqs in groups.items():
-        cmd = a.commands(qrels, run_file, options, [r.tool.split()[0] for r in reqs])
+        for batch, idx in batches([r.tool.split()[0] for r in reqs]):
+            jobs.append((run_file, options, batch, [reqs[i] for i in idx]))
+    for run_file, options, batch, reqs in jobs:
+        cmd = a.commands(qrels, run_file, options, batch)
         left = deadline - time.monotonic()
         try:
             res = subprocess.run(cmd, capture_output=True, text=True, timeout=max(left, 0.01))
@@ -124,7 +129,7 @@ def _run_binary(a: TrecEvalBinary, qrels: str, requests: list[Request], timeout:
             agg = vals.pop("all", None)
             out.values[r.key] = {"topics": vals, "aggregate": agg}
     if failed:  # failed only when no invocation worked; a refused run is that run's (per value) error
-        what = f"{len(failed)} of {len(groups)} invocation(s) exited non-zero; first: {failed[0]}"
+        what = f"{len(failed)} of {len(jobs)} invocation(s) exited non-zero; first: {failed[0]}"
         out.status, out.message = ("ok", what) if done else ("failed", failed[0] if len(failed) == 1 else what)
     return out
 

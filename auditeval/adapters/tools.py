@@ -40,9 +40,17 @@ def pytrec_eval_values(spec: dict[str, Any]) -> dict[str, Any]:
             kw = dict(o.split("=", 1) for o in opts)
             level = int(kw.get("relevance_level", 1))
             names = {r["tool"].split()[0] for r in reqs}
-            res = pytrec_eval.RelevanceEvaluator(qrel, names, relevance_level=level).evaluate(run)
+            try:
+                res = pytrec_eval.RelevanceEvaluator(qrel, names, relevance_level=level).evaluate(run)
+            except Exception as exc:  # noqa: BLE001 - reported for these values, the other groups go on
+                for r in reqs:
+                    out[r["key"]] = {"error": f"{type(exc).__name__}: {exc} (pytrec_eval)"}
+                continue
             for r in reqs:
                 printed = r["tool"].split()[1]
+                if any(printed not in v for v in res.values()):
+                    out[r["key"]] = {"error": f"pytrec_eval printed no {printed!r}"}
+                    continue
                 vals = {t: float(v[printed]) for t, v in res.items()}
                 agg = pytrec_eval.compute_aggregated_measure(printed, list(vals.values())) if vals else None
                 if printed in GEOMETRIC:

@@ -64,6 +64,7 @@ def probe(path: str) -> tuple[str | None, str]:
 class TrecEvalBinary(Adapter):
     exposes_per_topic = False
     printed_digits = 4
+    summary_only = frozenset({"NumQ"})  # m_num_q.c prints no per-topic line under -q
 
     def __init__(self, path: str, build: str | None = None, said: str = ""):
         self.path = path
@@ -92,7 +93,7 @@ class TrecEvalBinary(Adapter):
         return f"trec_eval {self.build} ({self.path}; -v says {self.said.replace('trec_eval version ', '')})"
 
     def tool_measure(self, m: Measure, conv: Convention) -> str | None:
-        t = trec_name(m)
+        t = trec_name(m, self.build or "9.0.8")
         return None if t is None else f"{t[0]} {t[1]}"
 
     def commands(self, qrels: str, run: str, options: tuple[str, ...], names: list[str]) -> list[str]:

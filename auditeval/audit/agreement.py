@@ -37,6 +37,14 @@ def printed(x: float, digits: int) -> str:
     return f"{x:.{digits}f}"
 
 
+def like(x: float, text: str, digits: int) -> str:
+    """``x`` printed as the tool printed ``text``: with its number of decimals (trec_eval
+    prints counts such as ``num_rel_ret`` as integers, ``10``, and rates with 4 decimals)."""
+    if isinstance(text, str) and text.lstrip("-").isdigit():
+        return printed(x, 0)
+    return printed(x, digits)
+
+
 def matches(a: Adapter, tool: dict[str, Any], tv: TopicValues, m: Measure, conv: Convention) -> tuple[bool, str, int, float | None]:
     """(agree, detail, topics compared, largest per-topic difference) of a tool value and a native one."""
     if not tv.ok:
@@ -65,25 +73,32 @@ def matches(a: Adapter, tool: dict[str, Any], tv: TopicValues, m: Measure, conv:
     digits = a.printed_digits or 4
     topics = {t: v if isinstance(v, str) else printed(float(v), digits) for t, v in topics.items()}
     topics_shown = set(topics)
+    if m.name in a.summary_only and not topics:  # nothing per topic to compare: the aggregate alone
+        agg_t = tool.get("aggregate")
+        if agg_t is not None and tv.aggregate is not None and like(tv.aggregate, agg_t, digits) != agg_t:
+            return False, f"aggregate {agg_t} vs {like(tv.aggregate, agg_t, digits)}", len(mine), None
+        return True, f"aggregate only, as printed ({agg_t}; the tool prints no per-topic value)", len(mine), None
     if floor is None:  # trec_eval prints per-topic values of every measure but the gm_* ones
         if only_tool or only_native:
             return False, _topic_sets(only_tool, only_native), len(mine), None
-        bad = [t for t in mine if printed(mine[t], digits) != topics[t]]
+        bad = [t for t in mine if like(mine[t], topics[t], digits) != topics[t]]
     else:
-        bad = [t for t in topics_shown if t in mine and printed(mine[t], digits) != topics[t]]
+        bad = [t for t in topics_shown if t in mine and like(mine[t], topics[t], digits) != topics[t]]
     agg_t = tool.get("aggregate")
     if a.mean_of_printed and agg_t is not None and tv.aggregate is not None:
         # the mean of values rounded to `digits` decimals lies within half a unit of the exact mean
         agg_bad = abs(float(agg_t) - tv.aggregate) > 0.5 * 10.0 ** -digits + TOL
         agg_t = printed(float(agg_t), digits + 2)
     else:
-        agg_bad = agg_t is not None and tv.aggregate is not None and printed(tv.aggregate, digits) != agg_t
+        agg_bad = agg_t is not None and tv.aggregate is not None and like(tv.aggregate, agg_t, digits) != agg_t
     if bad or agg_bad:
-        detail = f"{len(bad)} topic(s) differ as printed (e.g. topic {bad[0]}: {topics[bad[0]]} vs {printed(mine[bad[0]], digits)})" if bad else ""
+        detail = (f"{len(bad)} topic(s) differ as printed (e.g. topic {bad[0]}: {topics[bad[0]]} vs "
+                  f"{like(mine[bad[0]], topics[bad[0]], digits)})") if bad else ""
         if agg_bad:
-            detail += ("; " if detail else "") + f"aggregate {agg_t} vs {printed(tv.aggregate, digits)}"
+            detail += ("; " if detail else "") + f"aggregate {agg_t} vs {like(tv.aggregate, agg_t, digits)}"
         return False, detail, len(mine), None
-    return True, f"{len(mine)} topics, as printed ({digits} dp)", len(mine), None
+    ints = bool(topics) and all(isinstance(v, str) and v.lstrip("-").isdigit() for v in topics.values())
+    return True, f"{len(mine)} topics, as printed ({'integers' if ints else f'{digits} dp'})", len(mine), None
 
 
 def _topic_sets(only_tool: list[str], only_native: list[str]) -> str:

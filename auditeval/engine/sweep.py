@@ -26,7 +26,7 @@ from ..conventions import AXES, AXIS_ORDER, Convention, load_profile, profile_na
 from ..errors import AuditEvalError, ConventionError
 from ..measures import Measure
 from ..model import Qrels, Run
-from ..variant import Variant, variant_axes
+from ..variant import Variant, parse_measure, variant_axes
 from .evaluate import ENGINE
 from .measures import MEASURES
 from .staged import PREPARE_AXES, StagedRun
@@ -131,6 +131,7 @@ class SweepBlock:
     fmt: str = "float"
     evaluated: np.ndarray | None = None  # bool (V, R, T)
     agg: str = "mean"  # the spec's aggregation ("none": aggregates are all NaN)
+    undefined: np.ndarray | None = None  # bool (V, R, T): evaluated, but no value (agg "mean-defined")
 
 
 @dataclass
@@ -232,10 +233,25 @@ def run_sweep(
             if progress is not None:
                 progress(done, total)
     for mi, m in enumerate(measures):
-        result.blocks[labels[mi]] = _block(m, variants[mi], [r.name for r in runs], per[mi], errors[mi])
+        block = result.blocks[labels[mi]] = _block(m, variants[mi], [r.name for r in runs], per[mi], errors[mi])
+        if block.agg == "mean-defined":
+            result.notes.extend(_undefined_notes(block, runs, labels[mi]))
         for (vi, ri), text in errors[mi].items():
             result.notes.append(f"{runs[ri].source}: {variants[mi][vi][0]} not evaluated: {text}")
     return result
+
+
+def _undefined_notes(b: SweepBlock, runs: Sequence[Run], label: str) -> list[str]:
+    """Per run, the topics some variant of a ``mean-defined`` measure has no value for."""
+    notes = []
+    undefined = MEASURES[parse_measure(b.measure).name].undefined
+    for ri, run in enumerate(runs):
+        missing = np.flatnonzero(b.undefined[:, ri, :].any(axis=0)) if b.undefined is not None else []
+        if len(missing):
+            shown = ", ".join(repr(b.topics[t]) for t in missing[:5]) + (" ..." if len(missing) > 5 else "")
+            notes.append(f"{run.source}: {label} has no value for {len(missing)} topic(s) under some variant(s) "
+                         f"({undefined}): left out of its means and of per-topic output: {shown}")
+    return notes
 
 
 def _under(note: str, conv: Convention, base: Convention) -> str:
@@ -262,14 +278,20 @@ def _block(measure: Measure, variants: list[tuple[str, Convention]], runs: list[
     values = np.full((len(variants), len(runs), len(topics)), None if fmt == "str" else np.nan, dtype=dtype)
     aggs = np.full((len(variants), len(runs)), np.nan)
     evaluated = np.zeros(values.shape, bool)
+    undefined = np.zeros(values.shape, bool)
     for vi, row in enumerate(per):
         for ri, tv in enumerate(row):
             if tv is None:
                 continue
-            values[vi, ri, idx_of[id(tv.topics)]] = tv.values
-            evaluated[vi, ri, idx_of[id(tv.topics)]] = True
+            where = idx_of[id(tv.topics)]
+            values[vi, ri, where] = tv.values
+            evaluated[vi, ri, where] = True
+            if how == "mean-defined":  # a topic without a value (Accuracy) counts as not evaluated there
+                evaluated[vi, ri, where[np.isnan(tv.values)]] = False
+                undefined[vi, ri, where[np.isnan(tv.values)]] = True
             if tv.aggregate is not None:
                 aggs[vi, ri] = tv.aggregate
     return SweepBlock(
-        str(measure), [s for s, _ in variants], [c for _, c in variants], runs, topics, values, aggs, errors, fmt, evaluated, how
+        str(measure), [s for s, _ in variants], [c for _, c in variants], runs, topics, values, aggs, errors, fmt, evaluated, how,
+        undefined if how == "mean-defined" else None,
     )

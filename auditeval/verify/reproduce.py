@@ -54,6 +54,7 @@ from scipy import stats as sstats
 from ..conventions import resolve
 from ..engine.aggregate import aggregate
 from ..engine.evaluate import ENGINE, evaluate_prepared
+from ..engine.measures import MEASURES
 from ..engine.prepare import prepare
 from ..errors import ConventionError
 from ..io import qrels_from, run_from
@@ -205,7 +206,10 @@ def _scores(qrels, run: Run, measures, conv) -> dict[str, tuple[str, dict[str, f
     """label -> (variant string, {topic: value}) under ``conv``."""
     out = {}
     for m, variant, p, vals, _agg in evaluate_prepared(qrels, run, measures, conv, {}):
-        out[str(m)] = (str(variant), dict(zip((str(t) for t in p.topics), vals.tolist(), strict=True)))
+        pairs = zip((str(t) for t in p.topics), vals.tolist(), strict=True)
+        if MEASURES[m.name].agg == "mean-defined":  # a topic without a value (Accuracy) is left out
+            pairs = ((t, v) for t, v in pairs if v == v)
+        out[str(m)] = (str(variant), dict(pairs))
     return out
 
 

@@ -45,7 +45,10 @@ COMPAT_P = 0.95  # ir_measures measures/compat.py default persistence
 
 def compat(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     if p.origin is None:
-        raise EvaluationError("Compat needs the run scores and qrels rows behind the lists (not kept for these lists)")
+        raise EvaluationError(
+            "Compat orders its ideal ranking by run score and qrels line, which lists rebuilt from frozen labels "
+            "(auditeval pool bias / growth) do not keep: use another measure there"
+        )
     persistence = float(m.param("p", COMPAT_P))
     normalize = bool(m.param("normalize", True))
     rel = c.rel
