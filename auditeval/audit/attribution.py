@@ -88,9 +88,13 @@ def topic_evidence(nat: Native, ri: int, m: Measure, ca: Convention, flips: tupl
     for axis in flips:
         c1 = flip(ca, (axis,), cb)
         alone = nat.get(ri, m, c1)
-        if same(base, alone):  # the axis matters only together with the others of the set
+        together = same(base, alone) and len(flips) > 1
+        if together:  # the axis matters only together with the others of the set
             c1 = flip(ca, flips, cb)
             alone = nat.get(ri, m, c1)
+            others = ", ".join(x for x in flips if x != axis)
+            out.append(f"{axis}: moves no topic alone here; together with {others} it does (below: the topics "
+                       f"where {axis} itself shows)")
         if not (base.ok and alone.ok):
             out.append(f"{axis}: {base.error or alone.error}")
             continue
@@ -107,6 +111,8 @@ def topic_evidence(nat: Native, ri: int, m: Measure, ca: Convention, flips: tupl
             continue
         pa_, pb = nat.prepared(ri, ca, m), nat.prepared(ri, c1, m)
         run = nat.runs[ri]
+        if together:  # only the topics where this axis's own describer finds its effect
+            topics = [t for t in topics if evidence.describe(axis, t, run, pa_, pb, fold(m, ca)[1], fold(m, c1)[1])]
         for t in topics[:limit]:
             out.append(f"{axis}: " + evidence.explain(axis, t, run, pa_, pb, fold(m, ca)[1], fold(m, c1)[1],
                                                        da.get(t), db.get(t), str(m)))

@@ -164,6 +164,13 @@ DESCRIBERS = {"ties": ties, "sim": sim, "topics": topics, "iprec": iprec, "negat
               "depth": depth, "unjudged": unjudged, "dups": dups, "gain": gain, "self_hits": self_hits}
 
 
+def describe(axis: str, topic: str, run: Run, pa_: Prepared, pb: Prepared, ca: Convention,
+             cb: Convention) -> str | None:
+    """What ``axis`` itself does in ``topic`` (tied documents, scores that collapse, ...), or None."""
+    fn = DESCRIBERS.get(axis)
+    return fn(topic, run, pa_, pb, ca, cb) if fn is not None else None
+
+
 def explain(axis: str, topic: str, run: Run, pa_: Prepared, pb: Prepared, ca: Convention, cb: Convention,
             before: float | None, after: float | None, measure: str) -> str:
     """One line of evidence for ``topic`` (falls back to the value change)."""
@@ -171,8 +178,7 @@ def explain(axis: str, topic: str, run: Run, pa_: Prepared, pb: Prepared, ca: Co
     if before is not None and after is not None and 0 < abs(after - before) < 5e-5:
         digits = min(12, 4 - int(math.floor(math.log10(abs(after - before)))))  # show the digits that moved
     change = f"{measure} {_fmt(before, digits)} -> {_fmt(after, digits)}"
-    fn = DESCRIBERS.get(axis)
-    text = fn(topic, run, pa_, pb, ca, cb) if fn is not None else None
+    text = describe(axis, topic, run, pa_, pb, ca, cb)
     if text is None:
         text = f"topic {topic}: {axis}={ca.as_dict()[axis]} -> {cb.as_dict()[axis]}"
     return f"{text} ({change})"
