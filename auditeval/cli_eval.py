@@ -94,43 +94,11 @@ def label_runs(runs: list, paths: list[str]) -> tuple[list, list[str]]:
     return out, notes
 
 
-def split_measures(text: str) -> list[str]:
-    """Measure names in one argument: separated by spaces outside parentheses, braces and
-    quotes (``'nDCG@10 P(rel=2)@5'``); a trec_eval name with several cut-offs
-    (``ndcg_cut.5,10``, ``iprec_at_recall..10,.25``) becomes one name per cut-off."""
-    from .measures import TREC_ALIASES
-
-    tokens, cur, depth, quote = [], [], 0, ""
-    for ch in text:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "({":
-            depth += 1
-        elif ch in ")}":
-            depth -= 1
-        elif ch.isspace() and depth <= 0:
-            if cur:
-                tokens.append("".join(cur))
-                cur = []
-            continue
-        cur.append(ch)
-    if cur:
-        tokens.append("".join(cur))
-    out = []
-    for tok in tokens:
-        base, dot, params = tok.partition(".")
-        kind = TREC_ALIASES.get(base, (None, None))[1]
-        if dot and kind is not None and "," in params and "(" not in tok:
-            out.extend(f"{base}.{p}" for p in params.split(","))
-        else:
-            out.append(tok)
-    return out
-
-
 def measure_list(args_measures: list[str] | None) -> list[str]:
-    """The measures asked for, several per argument allowed (:func:`split_measures`)."""
+    """The measures asked for, several per argument allowed
+    (:func:`auditeval.measure_names.split_measures`)."""
+    from .measure_names import split_measures
+
     if not args_measures:
         return list(DEFAULT_MEASURES)
     out: list[str] = []

@@ -31,6 +31,18 @@ class _SubParsers(argparse._SubParsersAction):
         return super().add_parser(name, **kwargs)
 
 
+class _Measures(argparse._AppendAction):
+    """``-m`` that takes several measures per argument, as ``eval`` does (``-m 'AP nDCG@10'``,
+    ``-m ndcg_cut.5,10``): the names are split by :func:`auditeval.measure_names.split_measures`."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
+        from .measure_names import split_measures
+
+        items = list(getattr(namespace, self.dest, None) or [])
+        items.extend(split_measures(values))
+        setattr(namespace, self.dest, items)
+
+
 class Parser(argparse.ArgumentParser):
     """``argparse.ArgumentParser`` with help capped at :data:`HELP_WIDTH` columns and a
     description for every subcommand (see the module docstring)."""
@@ -38,6 +50,7 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.register("action", "parsers", _SubParsers)
+        self.register("action", "measures", _Measures)
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         chosen = self.formatter_class

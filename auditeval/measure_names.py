@@ -153,3 +153,38 @@ def unknown_hint(m: Measure, known: Collection[str], trec_aliases: Mapping[str, 
     if bare and bare.group(1) in known and m.cutoff is None:
         return f"did you mean {bare.group(1) + '@' + bare.group(2)!r}?"
     return None
+
+
+def split_measures(text: str) -> list[str]:
+    """Measure names in one argument: separated by spaces outside parentheses, braces and
+    quotes (``'nDCG@10 P(rel=2)@5'``); a trec_eval name with several cut-offs
+    (``ndcg_cut.5,10``, ``iprec_at_recall..10,.25``) becomes one name per cut-off."""
+    from .specs import TREC_ALIASES
+
+    tokens, cur, depth, quote = [], [], 0, ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "({":
+            depth += 1
+        elif ch in ")}":
+            depth -= 1
+        elif ch.isspace() and depth <= 0:
+            if cur:
+                tokens.append("".join(cur))
+                cur = []
+            continue
+        cur.append(ch)
+    if cur:
+        tokens.append("".join(cur))
+    out = []
+    for tok in tokens:
+        base, dot, params = tok.partition(".")
+        kind = TREC_ALIASES.get(base, (None, None))[1]
+        if dot and kind is not None and "," in params and "(" not in tok:
+            out.extend(f"{base}.{p}" for p in params.split(","))
+        else:
+            out.append(tok)
+    return out

@@ -31,8 +31,8 @@ def build_parser(p: argparse.ArgumentParser) -> None:
     p.description = "Evaluate runs under every variant of a profile along the varied axes."
     p.add_argument("qrels", help="qrels file (plain, .gz, - for stdin) or irds:DATASET_ID")
     p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
-    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                   help=f"measure; repeatable; default: {' '.join(DEFAULT_MEASURES)}")
+    p.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE",
+                   help=f"measures, several per argument; repeatable; default: {' '.join(DEFAULT_MEASURES)}")
     p.add_argument("--profile", default="trec_eval-9.0.8", help="the profile varied from (default trec_eval-9.0.8)")
     p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE",
                    help="override one axis of the profile before varying (as in eval); repeatable")

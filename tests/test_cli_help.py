@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
+from cli_helpers import run_cli
 
 from auditeval.cli import COMMANDS, build_parser, main
 
@@ -63,3 +64,19 @@ def test_trec_eval_help_fits(capsys):
     lines = out.getvalue().splitlines()
     assert code == 0 and lines[0].startswith("auditeval trec-eval [--as 9.0.8 | 9.0.8-double | 10.0]")
     assert max(map(len, lines)) <= 100
+
+
+@pytest.mark.parametrize("command", [["audit", "--against", "pytrec_eval"], ["sweep"], ["compare"]])
+def test_several_measures_per_argument_in_every_command(tmp_path, command):
+    """``-m 'AP P@1'`` means two measures in every command, as in eval (it used to be one
+    unparsable name outside eval)."""
+    import json
+
+    q, r = tmp_path / "q", tmp_path / "r"
+    q.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    r.write_text("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n2 Q0 c 1 1 t\n")
+    runs = [str(r)] if command[0] != "compare" else [str(r), str(r)]
+    code, out, err = run_cli(command[0], str(q), *runs, *command[1:], "-m", "AP P@1", "--format", "json")
+    assert code == 0, err
+    text = json.dumps(json.loads(out))
+    assert '"AP' in text and '"P@1' in text

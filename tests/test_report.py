@@ -16,7 +16,7 @@ from cli_helpers import run_cli
 
 import auditeval as ae
 from auditeval.cli import main
-from auditeval.cli_eval import split_measures
+from auditeval.measure_names import split_measures
 from auditeval.report.progress import Steps
 from auditeval.results import FRAME_COLUMNS
 

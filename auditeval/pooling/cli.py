@@ -88,7 +88,7 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
     b.add_argument("qrels", help="qrels file of the full pool")
     _common(b)
     b.add_argument("--groups", metavar="FILE", help="run,group lines (default: one group per run)")
-    b.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE", help="default AP; repeatable")
+    b.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE", help="measures, several per argument; repeatable (default AP)")
     b.add_argument("--trials", type=_positive, default=1000, help="bootstrap resamples (default 1000)")
     b.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resamples (default 0)")
     b.add_argument("--alpha", type=float, default=0.05, help="swap probability at or above which a swap is noise (default 0.05)")

@@ -71,8 +71,8 @@ def compare_parser(p: argparse.ArgumentParser) -> None:
                      "agreement with a second qrels")
     p.add_argument("qrels", help="qrels file (plain, .gz) or irds:DATASET_ID")
     p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
-    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                   help=f"measure; repeatable; default: {' '.join(DEFAULT_MEASURES)}")
+    p.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE",
+                   help=f"measures, several per argument ('AP nDCG@10'); repeatable; default: {' '.join(DEFAULT_MEASURES)}")
     p.add_argument("--profile", default="trec_eval-9.0.8", help="convention profile (default trec_eval-9.0.8)")
     p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE",
                    help="override one axis; repeatable")

@@ -68,8 +68,8 @@ def reproduce_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--qrels", required=True, help="qrels file")
     p.add_argument("--baseline-original", metavar="RUN", help="the original baseline (for ER and DRI)")
     p.add_argument("--baseline-reproduced", metavar="RUN", help="the re-run baseline (for ER and DRI)")
-    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                   help="measure for RMSE / t-test / ER / DRI; repeatable (default AP nDCG@10 P@10 R@1000 RR)")
+    p.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE",
+                   help="measures for RMSE / t-test / ER / DRI, several per argument; repeatable (default AP nDCG@10 P@10 R@1000 RR)")
     p.add_argument("--profile", default="trec_eval-9.0.8", help="profile the scores are computed under")
     p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE",
                    help="override one axis of the profile; repeatable")
@@ -279,8 +279,8 @@ def _run(path: str):
 def card_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("qrels", help="qrels file")
     p.add_argument("runs", nargs="+", metavar="RUN", help="run files")
-    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                   help="measure; repeatable (default AP nDCG@10 P@10 R@1000 RR)")
+    p.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE",
+                   help="measures, several per argument; repeatable (default AP nDCG@10 P@10 R@1000 RR)")
     p.add_argument("--profile", default="trec_eval-9.0.8", help="profile (default trec_eval-9.0.8)")
     p.add_argument("--baseline", metavar="RUN", help="baseline run: paired bootstrap interval and reversal rate")
     p.add_argument("--pooled", action="append", metavar="RUN_TAG",
