@@ -58,25 +58,30 @@ def normalize(m: Measure) -> Measure:
 _AT_THEN_PARAMS = re.compile(r"^(?P<name>[^@(]+)@(?P<k>[0-9.]+)\((?P<params>[^)]*)\)$")
 
 
-def _top_level(params: str) -> list[str]:
-    """``params`` split at commas outside braces and quotes."""
+def _split_outside(text: str, is_sep) -> list[str]:
+    """``text`` split where ``is_sep(ch)`` holds outside quotes, parentheses and braces."""
     parts, cur, depth, quote = [], [], 0, ""
-    for ch in params:
+    for ch in text:
         if quote:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
-        elif ch == "{":
+        elif ch in "({":
             depth += 1
-        elif ch == "}":
+        elif ch in ")}":
             depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append("".join(cur).strip())
+        elif depth <= 0 and is_sep(ch):
+            parts.append("".join(cur))
             cur = []
             continue
         cur.append(ch)
-    parts.append("".join(cur).strip())
-    return [p for p in parts if p]
+    parts.append("".join(cur))
+    return parts
+
+
+def _top_level(params: str) -> list[str]:
+    """``params`` split at commas outside braces and quotes."""
+    return [p.strip() for p in _split_outside(params, lambda ch: ch == ",") if p.strip()]
 
 
 _FLAG = re.compile(r"^[A-Za-z_]\w*$")
@@ -161,24 +166,7 @@ def split_measures(text: str) -> list[str]:
     (``ndcg_cut.5,10``, ``iprec_at_recall..10,.25``) becomes one name per cut-off."""
     from .specs import TREC_ALIASES
 
-    tokens, cur, depth, quote = [], [], 0, ""
-    for ch in text:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "({":
-            depth += 1
-        elif ch in ")}":
-            depth -= 1
-        elif ch.isspace() and depth <= 0:
-            if cur:
-                tokens.append("".join(cur))
-                cur = []
-            continue
-        cur.append(ch)
-    if cur:
-        tokens.append("".join(cur))
+    tokens = [t for t in _split_outside(text, str.isspace) if t]
     out = []
     for tok in tokens:
         base, dot, params = tok.partition(".")
