@@ -115,6 +115,13 @@ def test_audit_reports_a_crashing_measure_without_losing_the_others(tmp_path):
     assert rows[("Compat", "ir_measures:compat")]["status"] == "match"
     failed = rows[("Accuracy@2", "ir_measures:accuracy")]
     assert failed["status"] == "failed" and "ZeroDivisionError: float division by zero" in failed["detail"]
+    eng = {e["name"]: e for e in json.loads(out_file.read_text())["engines"]}["ir_measures:accuracy"]
+    assert eng["status"] == "ok" and eng["message"].startswith("1 of 2 values failed; first: ZeroDivisionError")
+    # every value failing: the engine itself is reported failed
+    code, _, err = run_cli("audit", str(q), str(r), "-m", "Accuracy@2", "--against", "ir_measures:accuracy",
+                           "--format", "json", "-o", str(out_file))
+    eng = {e["name"]: e for e in json.loads(out_file.read_text())["engines"]}["ir_measures:accuracy"]
+    assert (code, eng["status"]) == (0, "failed") and eng["message"].startswith("ZeroDivisionError")
 
 
 def test_measures_command_lists_both():

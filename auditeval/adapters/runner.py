@@ -87,6 +87,13 @@ def _run_python(a: Adapter, qrels: str, requests: list[Request], timeout: float)
             out.status, out.message = "failed", f"exit status {res.returncode}; stderr: {_tail(res.stderr)}"
             return out
         out.values = json.loads(result_path.read_text())
+    errors = [v["error"] for v in out.values.values() if isinstance(v, dict) and "error" in v]
+    if errors and len(errors) == len(out.values):  # every value failed: the tool does not work here
+        first = errors[0]
+        same = all(e == first for e in errors)
+        out.status, out.message = "failed", first if same else f"{len(errors)} values failed; first: {first}"
+    elif errors:
+        out.message = f"{len(errors)} of {len(out.values)} values failed; first: {errors[0]}"
     return out
 
 

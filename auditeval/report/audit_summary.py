@@ -91,7 +91,10 @@ def _read_axes(rep: AuditReport) -> set[str]:
 
 def references(rep: AuditReport, width: int) -> list[Line]:
     rows, status = [], []
+    idle = [e.name for e in rep.engines if e.status == "nothing to compute"]
     for e in rep.engines:
+        if e.status == "nothing to compute":  # one line below the table for all of them
+            continue
         what = e.engine if e.status == "ok" else (e.message or e.engine)
         if e.status == "ok" and e.message and e.name != "native":  # ok, yet some invocation refused its input
             what += f"; {e.message}"
@@ -107,6 +110,9 @@ def references(rep: AuditReport, width: int) -> list[Line]:
                 reasons.setdefault(f"{e.name}: {reason}", []).append(measure)
     for text, ms in reasons.items():
         out += para(f"{text} ({', '.join(ms)})", width, indent=4, first="  not computed: ", status="unsupported")
+    if idle:
+        out += para(f"{', '.join(idle)} (they compute none of the requested measures)", width, indent=4,
+                    first="  not run: ")
     return out
 
 
