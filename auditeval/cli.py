@@ -271,7 +271,7 @@ def _tune_memory() -> None:
 
 def build_parser(commands: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The ``auditeval`` parser; only the ``commands`` named get their options (and imports)."""
-    from .cli_help import Parser
+    from .cli_help import Parser, add_width
 
     parser = Parser(prog="auditeval", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"auditeval {__version__}")
@@ -280,6 +280,7 @@ def build_parser(commands: Sequence[str] = ()) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text)
         if name in commands:
             build(p)
+            add_width(p)
     sub.add_parser("trec-eval", help="drop-in trec_eval (auditeval trec-eval --help)")
     return parser
 
@@ -295,11 +296,16 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         return trec_main(argv[1:], out, err)
     chosen = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser([chosen] if chosen else []).parse_args(argv)  # only the chosen command is built
+    from .report.text import WIDTH
+
+    token = WIDTH.set(getattr(args, "width", None))  # every text view of this command reads it
     try:
         return COMMANDS[args.command][2](args, out, err)
     except AuditEvalError as exc:
         err.write(f"auditeval: error: {exc}\n")
         return 2
+    finally:
+        WIDTH.reset(token)
 
 
 def entry() -> None:

@@ -59,3 +59,26 @@ class Parser(argparse.ArgumentParser):
             return super()._get_formatter()
         finally:
             self.formatter_class = chosen
+
+
+def _columns(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--width needs a whole number of columns, got {text!r}") from None
+    if n < 40:
+        raise argparse.ArgumentTypeError(f"--width must be at least 40 columns, got {n}")
+    return n
+
+
+def add_width(parser: argparse.ArgumentParser) -> None:
+    """``--width COLUMNS`` on ``parser`` and on each of its (nested) subcommands that lacks one:
+    every text view reads it through :func:`auditeval.report.text.detect_width`."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for action in subs:
+        for child in dict.fromkeys(action.choices.values()):
+            add_width(child)
+    if subs or any("--width" in a.option_strings for a in parser._actions):
+        return
+    parser.add_argument("--width", type=_columns, metavar="COLUMNS",
+                        help="text output: line width (default: the terminal's, else $COLUMNS, else 100)")

@@ -307,3 +307,22 @@ def test_a_long_run_label_stays_whole(tmp_path, width):
     else:
         assert [tag, "P@10", "101", "0.5000"] in [x.split() for x in lines]
     assert [tag, "P@10", "0.5200"] in [x.split() for x in lines]  # the list view below
+
+
+@pytest.mark.parametrize("argv", [
+    ["sweep", str(EX / "qrels.txt"), str(EX / "bm25.txt"), "-m", "AP", "--vary", "ties"],
+    ["verify", str(EX / "qrels.txt"), str(EX / "bm25.txt"), "--claim", "MAP=0.5742"],
+    ["pool", "stats", str(EX / "bm25.txt"), str(EX / "rerank.txt"), "--depth", "10"],
+    ["measures", "nDCG"],
+    ["conventions", "show", "textbook"],
+])
+def test_every_text_command_takes_width(monkeypatch, capsys, argv):
+    """``--width`` on every command (and pool / conventions subcommand) beats $COLUMNS."""
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = run_cli(*argv, "--width", "60")
+    assert code == 0, err
+    fits(out, 60)
+    assert max(cell_len(x) for x in out.splitlines()) > 50  # the room was used, not a fixed narrow layout
+    with pytest.raises(SystemExit) as exc:  # argparse's usage error
+        run_cli(*argv, "--width", "20")
+    assert exc.value.code == 2 and "--width must be at least 40 columns, got 20" in capsys.readouterr().err

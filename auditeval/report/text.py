@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Sequence
+from contextvars import ContextVar
 from typing import TextIO
 
 from rich import box
@@ -38,8 +39,15 @@ from .textgrid import wrap, wrap_variant
 DEFAULT_WIDTH = 100  # when the output is not a terminal and COLUMNS is unset
 
 
+WIDTH: ContextVar[int | None] = ContextVar("auditeval_width", default=None)
+"""The command's ``--width`` (set by :func:`auditeval.cli.main` while a command runs)."""
+
+
 def detect_width(out: TextIO) -> int:
-    """The terminal's width when ``out`` is one, else ``$COLUMNS``, else 100 (kept in 40..400)."""
+    """``--width`` when given, else the terminal's width when ``out`` is one, else ``$COLUMNS``,
+    else 100 (kept in 40..400)."""
+    if WIDTH.get() is not None:
+        return max(40, min(400, int(WIDTH.get())))
     width = None
     try:
         if out.isatty():
