@@ -179,3 +179,22 @@ def test_several_cut_offs_and_parameters_of_one_trec_eval_family_in_one_audit(tm
     assert rows["P@1"] == ("match", "0.5000") and rows["P@2"] == ("match", "0.5000")
     # m_set_F.c: (beta + 1) P R / (beta P + R): 2 * 1/2 / (3/2) = 2/3; beta 2: 3 * 1/2 / 2 = 3/4
     assert rows["SetF"] == ("match", "0.6667") and rows["SetF(beta=2.0)"] == ("match", "0.7500")
+
+
+def test_trectools_provider_profile_on_robust03(tmp_path, shared):
+    """ir_measures' trectools provider keeps ties in file order (a stable pandas sort on
+    (query, score), trectools called with trec_eval=False) and reports qrels topics only: under
+    ir_measures-0.4-trectools AP, nDCG@10, P@10, RR and Bpref agree per topic to 1e-12 on
+    MU03rob01 (under trectools-0.0's docno-desc ties, 100 AP topics differed)."""
+    import json
+
+    from cli_helpers import run_cli
+
+    d = shared / "data" / "robust03"
+    out = tmp_path / "a.json"
+    code, _, err = run_cli("audit", str(d / "qrels.robust03.txt"), str(d / "runs" / "input.MU03rob01.gz"),
+                           "-m", "AP nDCG@10 P@10 RR Bpref", "--against", "ir_measures:trectools", "--format", "json",
+                           "-o", str(out))
+    assert code == 0, err
+    rows = [(r["measure"], r["status"], r["detail"]) for r in json.loads(out.read_text())["agreement"]]
+    assert rows == [(m, "match", "100 topics, doubles to 1e-12") for m in ("AP", "nDCG@10", "P@10", "RR", "Bpref")]

@@ -16,7 +16,7 @@ msmarco       RR                          ir_measures-0.4-msmarco (docno-asc, fl
 judged        Judged                      ir_measures-0.4-msmarco
 gdeval        nDCG@k (gain exp2), ERR@k   ir_measures-0.4-gdeval
 ranx          AP nDCG P R RR Rprec ...    ranx-0.3
-trectools     AP nDCG P R RR Bpref Rprec  trectools-0.0
+trectools     AP nDCG P RR Bpref Rprec    ir_measures-0.4-trectools (file-order ties)
 cwl_eval      AP P RR SDCG NERR8-11 INST  cwl_eval-1.0
               INSQ BPM
 compat        Compat                      ir_measures-0.4-msmarco
@@ -48,8 +48,8 @@ PROVIDERS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
     "gdeval": ("ir_measures-0.4-gdeval", "ir-measures", frozenset({"nDCG", "ERR"}), frozenset({"nDCG", "ERR"})),
     "ranx": ("ranx-0.3", "ranx", frozenset({"AP", "nDCG", "P", "R", "RR", "Rprec", "Success"}),
              frozenset({"P", "R", "Success"})),
-    "trectools": ("trectools-0.0", "trectools", frozenset({"AP", "nDCG", "P", "R", "RR", "Bpref", "Rprec"}),
-                  frozenset({"P", "R"})),
+    "trectools": ("ir_measures-0.4-trectools", "trectools", frozenset({"AP", "nDCG", "P", "RR", "Bpref", "Rprec"}),
+                  frozenset({"P"})),
     "cwl_eval": ("cwl_eval-1.0", "cwl-eval",
                  frozenset({"AP", "P", "RR", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM"}),
                  frozenset({"P"})),
