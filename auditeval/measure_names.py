@@ -122,7 +122,7 @@ def syntax_hint(text: str) -> str | None:
                 parse_syntax(tok)
         except ValueError:
             return None
-        return "one measure per name here; the eval command takes several per -m ('nDCG@10 P@10')"
+        return "one measure per name here; give a list in Python, or several per -m on the command line ('nDCG@10 P@10')"
     return None
 
 

@@ -69,7 +69,7 @@ def test_folded_spellings_land_on_their_axes():
         ("map@10", "did you mean 'AP@10'?"),
         ("Ndcg_Cut_10", "'ndcg_cut' is trec_eval's name for nDCG"),
         ("P10", "did you mean 'P@10'?"),
-        ("nDCG@10 P@10", "the eval command takes several per -m"),
+        ("nDCG@10 P@10", "one measure per name here; give a list in Python, or several per -m on the command line"),
         ("nDCG(dcg='exp')@10", "parameter 'dcg' must be one of ['log2', 'exp-log2']"),
         ("nDCG(dcg='exp-log2',gains={0:0,1:2})", "give dcg= or gains={...}, not both"),
         ("alpha_nDCG@10", "alpha_nDCG is an ir_measures measure auditeval does not compute: it needs subtopic"),

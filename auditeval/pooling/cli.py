@@ -95,7 +95,7 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
     g = sub.add_parser("growth", help="pool-growth stability over random system-addition orders")
     g.add_argument("qrels", help="qrels file of the full pool")
     _common(g)
-    g.add_argument("-m", "--measure", default="AP", help="default AP")
+    g.add_argument("-m", "--measure", default="AP", help="the one measure whose run order is followed (default AP)")
     g.add_argument("--orders", type=_positive, default=500, help="random orders (default 500)")
     g.add_argument("--seed", type=int, default=0, help="seed of the random orders (default 0)")
     g.add_argument("--top", type=_positive, default=20, help="pairs shown in the text view (default 20)")
