@@ -167,7 +167,6 @@ class Prepared:
         return self.rank <= k
 
 
-
 @dataclass(eq=False)
 class Origin:
     """The rows behind one :class:`Prepared`: what a kernel needs beyond grades.
