@@ -198,3 +198,22 @@ def test_trectools_provider_profile_on_robust03(tmp_path, shared):
     assert code == 0, err
     rows = [(r["measure"], r["status"], r["detail"]) for r in json.loads(out.read_text())["agreement"]]
     assert rows == [(m, "match", "100 topics, doubles to 1e-12") for m in ("AP", "nDCG@10", "P@10", "RR", "Bpref")]
+
+
+def test_ir_measures_ranx_provider_runs_under_pandas_3(tmp_path):
+    """ir_measures' ranx provider asserts object-dtype query ids, which pandas 3 no longer
+    infers (ranx #79): its child process opts out of the str dtype, so the provider computes
+    (on bm25, P@10 = 26/50 = 0.52 exactly as native) instead of failing on every value."""
+    import json
+    from pathlib import Path
+
+    from cli_helpers import run_cli
+
+    ex = Path(__file__).resolve().parents[1] / "examples"
+    out = tmp_path / "a.json"
+    code, _, err = run_cli("audit", str(ex / "qrels.txt"), str(ex / "bm25.txt"), "-m", "P@10", "--against",
+                           "ir_measures:ranx", "--format", "json", "-o", str(out))
+    assert code == 0, err
+    doc = json.loads(out.read_text())
+    row = next(r for r in doc["agreement"] if r["engine"] == "ir_measures:ranx")
+    assert (row["status"], row["value"]) == ("match", 0.52)

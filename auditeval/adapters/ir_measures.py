@@ -97,6 +97,8 @@ class IrMeasures(Adapter):
 
     def engine(self) -> str:
         extra = "" if self.package == "ir-measures" else f", {self.package} {md.version(self.package)}"
+        if self.provider == "ranx" and int(md.version("pandas").split(".")[0]) >= 3:
+            extra += "; pandas future.infer_string=False in its process (ranx #79)"
         return f"ir_measures {md.version('ir-measures')} ({self.provider} provider{extra})"
 
     def tool_measure(self, m: Measure, conv: Convention) -> str | None:

@@ -63,6 +63,8 @@ def ir_measures_values(spec: dict[str, Any]) -> dict[str, Any]:
     """Child-process side: one pinned provider, every run of the job list."""
     import ir_measures
 
+    if spec["provider"] == "ranx":
+        _pandas_object_strings()
     prov = ir_measures.providers.registry[spec["provider"]]
     qrels = list(ir_measures.read_trec_qrels(spec["qrels"]))
     out: dict[str, Any] = {}
@@ -92,6 +94,20 @@ def _provider_values(prov: Any, measures: list, qrels: list, run: list) -> dict[
         per.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
     agg = ev.calc_aggregate(run)
     return {m: {"topics": per.get(m, {}), "aggregate": float(agg[m]) if m in agg else None} for m in measures}
+
+
+def _pandas_object_strings() -> None:
+    """pandas 3 infers its ``str`` dtype for text columns; ir_measures' ranx provider asserts
+    object dtype (ranx issue #79) and fails on every input. Under pandas 3 the old inference is
+    still an option (deprecated, removed in pandas 4): this child process sets it."""
+    import warnings
+
+    import pandas as pd
+
+    if int(pd.__version__.split(".")[0]) >= 3:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pd.set_option("future.infer_string", False)
 
 
 def ranx_values(spec: dict[str, Any]) -> dict[str, Any]:
