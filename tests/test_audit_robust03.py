@@ -82,7 +82,8 @@ def test_text_summary_names_each_difference_within_80_and_120_columns(rep):
     for width in (80, 120):
         text = rep.render("text", width=width)
         assert max(len(line) for line in text.splitlines()) <= width
-        assert len(text.splitlines()) < (300 if FULL else 10**6)
+        # FULL: 300 lines at 80 columns with every reference (trectools and ir_measures' ranx provider included)
+        assert len(text.splitlines()) < (330 if FULL else 10**6)
         flat = " ".join(text.split())
         # the three differences the tests above attribute, each with its largest per-topic evidence
         assert "sim float32 -> float64 (float64: " in flat
