@@ -184,8 +184,10 @@ def test_several_cut_offs_and_parameters_of_one_trec_eval_family_in_one_audit(tm
 def test_trectools_provider_profile_on_robust03(tmp_path, shared):
     """ir_measures' trectools provider keeps ties in file order (a stable pandas sort on
     (query, score), trectools called with trec_eval=False) and reports qrels topics only: under
-    ir_measures-0.4-trectools AP, nDCG@10, P@10, RR and Bpref agree per topic to 1e-12 on
-    MU03rob01 (under trectools-0.0's docno-desc ties, 100 AP topics differed)."""
+    ir_measures-0.4-trectools AP, P@10, RR and Bpref agree per topic to 1e-12 on MU03rob01
+    (under trectools-0.0's docno-desc ties, 100 AP topics differed). Its nDCG@10 is NaN on the
+    15 topics whose DCG@10 is 0 (a NaN used to pass as equal): a tool defect, named so; every
+    other topic agrees. Its Rprec also differs elsewhere (one value 1.55): unexplained."""
     import json
 
     from cli_helpers import run_cli
@@ -193,11 +195,18 @@ def test_trectools_provider_profile_on_robust03(tmp_path, shared):
     d = shared / "data" / "robust03"
     out = tmp_path / "a.json"
     code, _, err = run_cli("audit", str(d / "qrels.robust03.txt"), str(d / "runs" / "input.MU03rob01.gz"),
-                           "-m", "AP nDCG@10 P@10 RR Bpref", "--against", "ir_measures:trectools", "--format", "json",
-                           "-o", str(out))
-    assert code == 0, err
-    rows = [(r["measure"], r["status"], r["detail"]) for r in json.loads(out.read_text())["agreement"]]
-    assert rows == [(m, "match", "100 topics, doubles to 1e-12") for m in ("AP", "nDCG@10", "P@10", "RR", "Bpref")]
+                           "-m", "AP nDCG@10 P@10 RR Bpref Rprec", "--against", "ir_measures:trectools", "--format",
+                           "json", "-o", str(out))
+    assert code == 1, err  # Rprec
+    rows = {r["measure"]: (r["status"], r["detail"]) for r in json.loads(out.read_text())["agreement"]}
+    for m in ("AP", "P@10", "RR", "Bpref"):
+        assert rows[m] == ("match", "100 topics, doubles to 1e-12"), m
+    status, detail = rows["nDCG@10"]
+    assert status == "explained" and detail.endswith(
+        "tool defect: ir_measures:trectools's impossible values stand where the native engine has 0 (15 topic(s), "
+        "e.g. 307); every other topic agrees")
+    status, detail = rows["Rprec"]
+    assert status == "MISMATCH" and "1 value(s) outside [0, 1] (topic 607: 1.545)" in detail
 
 
 def test_ir_measures_ranx_provider_runs_under_pandas_3(tmp_path):
@@ -217,3 +226,22 @@ def test_ir_measures_ranx_provider_runs_under_pandas_3(tmp_path):
     doc = json.loads(out.read_text())
     row = next(r for r in doc["agreement"] if r["engine"] == "ir_measures:ranx")
     assert (row["status"], row["value"]) == ("match", 0.52)
+
+
+def test_a_nan_on_one_side_is_a_difference_on_both_sides_agreement():
+    """A tool NaN against a native number differs (it used to pass: NaN > 1e-12 is False);
+    NaN on both sides (trec_eval's -nan for 0/0) agrees."""
+    import numpy as np
+
+    from auditeval.audit.agreement import matches
+    from auditeval.audit.native import TopicValues
+    from auditeval.variant import Variant
+
+    m, conv = parse_measure("nDCG@10"), resolve("trec_eval-9.0.8")
+    tv = TopicValues(Variant.of(m, conv), np.array(["1", "2"], dtype=object), np.array([0.0, 0.5]), 0.25)
+    pt = ADAPTERS["pytrec_eval"]
+    ok, detail, _, _ = matches(pt, {"topics": {"1": float("nan"), "2": 0.5}, "aggregate": float("nan")}, tv, m, conv)
+    assert not ok and detail.startswith("1 topic(s) differ by more than 1e-12 (each a NaN on one side)")
+    assert "the tool reports NaN for 1 topic(s) (e.g. 1), impossible for nDCG" in detail
+    both = TopicValues(tv.variant, tv.topics, np.array([np.nan, 0.5]), None)
+    assert matches(pt, {"topics": {"1": float("nan"), "2": 0.5}, "aggregate": None}, both, m, conv)[0]

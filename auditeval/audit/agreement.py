@@ -59,17 +59,23 @@ def matches(a: Adapter, tool: dict[str, Any], tv: TopicValues, m: Measure, conv:
     if a.exposes_per_topic:
         if only_tool or only_native:
             return False, _topic_sets(only_tool, only_native), len(mine), None
-        diffs = np.array([abs(float(topics[t]) - mine[t]) for t in mine]) if mine else np.zeros(0)
-        worst = float(np.nanmax(diffs)) if len(diffs) else 0.0
-        bad = int((diffs > TOL).sum())
+        theirs = np.array([float(topics[t]) for t in mine]) if mine else np.zeros(0)
+        ours = np.array(list(mine.values()), dtype=np.float64)
+        diffs = np.abs(theirs - ours)
+        both_nan = np.isnan(theirs) & np.isnan(ours)  # -nan where trec_eval divides 0 by 0: the same
+        worst = float(np.nanmax(diffs)) if len(diffs) and not np.isnan(diffs).all() else float("nan")
+        bad = int(((diffs > TOL) | (np.isnan(diffs) & ~both_nan)).sum())  # one side NaN: they differ
         agg_t, agg_n = tool.get("aggregate"), tv.aggregate
-        agg_bad = agg_t is not None and agg_n is not None and abs(float(agg_t) - agg_n) > TOL
+        agg_bad = agg_t is not None and agg_n is not None and not abs(float(agg_t) - agg_n) <= TOL
+        agg_bad = agg_bad and not (float(agg_t) != float(agg_t) and agg_n != agg_n)  # NaN both sides: agree
         if bad or agg_bad:
-            detail = f"{bad} topic(s) differ by more than {TOL:g} (largest {worst:.3g})" if bad else ""
+            largest = f"largest {worst:.3g}" if worst == worst and worst > TOL else "each a NaN on one side"
+            detail = f"{bad} topic(s) differ by more than {TOL:g} ({largest})" if bad else ""
             if agg_bad:
                 detail += ("; " if detail else "") + f"aggregate {float(agg_t)!r} vs {agg_n!r}"
-            return False, detail, len(mine), worst
-        return True, f"{len(mine)} topics, doubles to {TOL:g}", len(mine), worst
+            detail += _impossible(m, topics)
+            return False, detail, len(mine), worst if worst == worst else None
+        return True, f"{len(mine)} topics, doubles to {TOL:g}", len(mine), worst if worst == worst else None
     digits = a.printed_digits or 4
     topics = {t: v if isinstance(v, str) else printed(float(v), digits) for t, v in topics.items()}
     topics_shown = set(topics)
@@ -101,6 +107,43 @@ def matches(a: Adapter, tool: dict[str, Any], tv: TopicValues, m: Measure, conv:
     return True, f"{len(mine)} topics, as printed ({'integers' if ints else f'{digits} dp'})", len(mine), None
 
 
+# measures whose every per-topic value lies in [0, 1] whatever the conventions
+UNIT_INTERVAL = frozenset({"AP", "P", "R", "RR", "nDCG", "Rprec", "Bpref", "Success", "Judged", "Compat",
+                           "Accuracy", "ERR", "SDCG", "IPrec", "11pt", "SetP", "SetR", "SetF", "infAP"})
+
+
+def _impossible(m: Measure, topics: dict[str, Any]) -> str:
+    """``; N value(s) outside [0, 1] ...`` when the tool reports impossible values of ``m``."""
+    if m.name not in UNIT_INTERVAL:
+        return ""
+    vals = [(t, float(v)) for t, v in topics.items()]
+    nan = [t for t, v in vals if v != v]
+    out = [(t, v) for t, v in vals if v == v and not 0.0 <= v <= 1.0]
+    parts = []
+    if out:
+        t, v = max(out, key=lambda x: abs(x[1] - 0.5))
+        parts.append(f"{len(out)} value(s) outside [0, 1] (topic {t}: {v:.4g})")
+    if nan:
+        parts.append(f"NaN for {len(nan)} topic(s) (e.g. {nan[0]})")
+    return f"; the tool reports {' and '.join(parts)}, impossible for {m.name}" if parts else ""
+
+
+def _tool_defect(a: Adapter, topics: dict[str, Any], tv: TopicValues, m: Measure) -> str:
+    """The explanation when every differing topic is one where the tool reports NaN or, for a
+    measure bounded by [0, 1], a value outside it, while the native value is a number: the
+    tool's own defect (ir_measures' trectools provider gives NaN nDCG@k where DCG@k is 0)."""
+    mine = tv.as_dict()
+    differ = [t for t, v in topics.items() if not abs(float(v) - mine[t]) <= TOL]
+    broken = [t for t in differ if float(topics[t]) != float(topics[t])
+              or (m.name in UNIT_INTERVAL and not 0.0 <= float(topics[t]) <= 1.0)]
+    if not differ or len(broken) != len(differ) or any(mine[t] != mine[t] for t in broken):
+        return ""
+    natives = sorted({round(mine[t], 6) for t in broken})
+    shown = f"{natives[0]:g}" if len(natives) == 1 else f"{natives[0]:g} to {natives[-1]:g}"
+    return (f"tool defect: {a.name}'s impossible values stand where the native engine has {shown} "
+            f"({len(broken)} topic(s), e.g. {broken[0]}); every other topic agrees")
+
+
 def _topic_sets(only_tool: list[str], only_native: list[str]) -> str:
     parts = []
     if only_tool:
@@ -127,6 +170,9 @@ def explain(nat: Native, ri: int, a: Adapter, tool: dict[str, Any], m: Measure, 
     topics = tool.get("topics", {})
     if not tv.ok or not a.exposes_per_topic or set(topics) != set(tv.topics.tolist()):
         return None, ""
+    defect = _tool_defect(a, topics, tv, m)
+    if defect:
+        return None, defect
     env = envelope(nat.prepared(ri, conv, m), nat.runs[ri], m, conv)
     idx = {t: i for i, t in enumerate(env.topics.tolist())}
     floor = floor_for(m, conv)
