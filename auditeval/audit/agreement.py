@@ -42,6 +42,8 @@ def like(x: float, text: str, digits: int) -> str:
     prints counts such as ``num_rel_ret`` as integers, ``10``, and rates with 4 decimals)."""
     if isinstance(text, str) and text.lstrip("-").isdigit():
         return printed(x, 0)
+    if x != x and isinstance(text, str) and text.lstrip("-") == "nan":  # C's printf says -nan for 0/0
+        return text
     return printed(x, digits)
 
 
