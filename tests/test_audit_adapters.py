@@ -245,3 +245,11 @@ def test_a_nan_on_one_side_is_a_difference_on_both_sides_agreement():
     assert "the tool reports NaN for 1 topic(s) (e.g. 1), impossible for nDCG" in detail
     both = TopicValues(tv.variant, tv.topics, np.array([np.nan, 0.5]), None)
     assert matches(pt, {"topics": {"1": float("nan"), "2": 0.5}, "aggregate": None}, both, m, conv)[0]
+
+
+def test_printed_comparison_reads_the_tools_own_format():
+    from auditeval.audit.agreement import like
+
+    assert like(float("nan"), "-nan", 4) == "-nan"  # C printf of 0/0; a number never prints so
+    assert like(0.5, "-nan", 4) == "0.5000"
+    assert like(10.0, "10", 4) == "10" and like(0.12345, "0.1235", 4) == "0.1235"
