@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import functools
 import shutil
+from collections.abc import Callable
 from typing import Any
 
 HELP_WIDTH = 100
@@ -61,14 +62,23 @@ class Parser(argparse.ArgumentParser):
             self.formatter_class = chosen
 
 
-def _columns(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--width needs a whole number of columns, got {text!r}") from None
-    if n < 40:
-        raise argparse.ArgumentTypeError(f"--width must be at least 40 columns, got {n}")
-    return n
+def int_at_least(low: int, not_int: str, too_small: str) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number >= ``low``; the messages take ``{text}``."""
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(not_int.format(text=repr(text))) from None
+        if n < low:
+            raise argparse.ArgumentTypeError(too_small.format(text=text))
+        return n
+
+    return parse
+
+
+_columns = int_at_least(40, "--width needs a whole number of columns, got {text}",
+                        "--width must be at least 40 columns, got {text}")
 
 
 def add_width(parser: argparse.ArgumentParser) -> None:

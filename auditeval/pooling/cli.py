@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from ..cli_help import int_at_least
 from ..errors import InputError
 
 DEFAULT_PROFILE = "trec_eval-9.0.8"
@@ -27,14 +28,7 @@ def _common(p: argparse.ArgumentParser, runs: bool = True, depth: bool = True, p
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
 
 
-def _positive(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"needs a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"needs a positive integer, got {text!r}")
-    return v
+_positive = int_at_least(1, "needs a positive integer, got {text}", "needs a positive integer, got '{text}'")
 
 
 def pool_parser(p: argparse.ArgumentParser) -> None:
