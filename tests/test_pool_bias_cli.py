@@ -159,7 +159,6 @@ def test_stats_plot(files):
     q, runs, tmp = files
     code, _, err = run_cli("pool", "stats", *runs, "--depth", "2", "--plot", str(tmp / "p.txt"))
     assert code == 2 and "--plot writes .png or .svg" in err
-    pytest.importorskip("matplotlib", reason="matplotlib is optional: --plot only")
     code, out, err = run_cli("pool", "stats", *runs, "--depth", "2", "--orders", "5", "--plot", str(tmp / "p.png"),
                              "--format", "json")
     assert code == 0, err
