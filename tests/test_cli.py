@@ -213,3 +213,24 @@ def test_sweep_takes_set(tmp_path):
                  "--format", "tsv"], out, err) == 0
     rows = [ln.split("\t") for ln in out.getvalue().splitlines()[1:]]
     assert [(x[3], "ties=docno-asc" in x[4]) for x in rows] == [("1.0", True), ("1.0", True)]
+
+
+def test_text_views_on_a_terminal_that_is_not_utf8():
+    """LANG=C / PYTHONIOENCODING=ascii: the box rules, '·' and arrows used to raise
+    UnicodeEncodeError mid-report (a traceback); the entry point wraps such streams, so rich
+    draws ASCII boxes and the rest is transliterated. Values and ids are unchanged."""
+    from auditeval.report.ascii import safe_stream
+
+    ex = Path(__file__).resolve().parents[1] / "examples"
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="ascii")
+    err = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    args = ["eval", str(ex / "qrels.txt"), str(ex / "bm25.txt"), "-m", "AP", "--profile", "trec_eval-9.0.8",
+            "--profile", "textbook", "--width", "100"]
+    assert main(args, safe_stream(out), safe_stream(err)) == 0
+    out.flush()
+    text = raw.getvalue().decode("ascii")
+    assert "profiles trec_eval-9.0.8 | textbook - engine" in text
+    assert "-" * 60 in text and "bm25   AP                 0.5742     0.6188" in text
+    utf = io.StringIO()
+    assert safe_stream(utf) is utf  # a UTF-8 (or encoding-less) stream is used as it is

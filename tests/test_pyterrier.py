@@ -1,8 +1,8 @@
 """PyTerrier result frames in, auditeval results out.
 
 The frames below have the columns PyTerrier's transformers return (qid, docid, docno, rank,
-score, query) and its qrels (qid, docno, label). When python-terrier is installed, the same
-systems also run through ``pt.Experiment`` and the numbers must agree.
+score, query) and its qrels (qid, docno, label). The same systems also run through
+``pt.Experiment`` (python-terrier is in the test extra) and the numbers must agree.
 """
 
 from __future__ import annotations
