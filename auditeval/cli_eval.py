@@ -15,6 +15,8 @@ from collections import Counter
 from dataclasses import replace
 from typing import TextIO
 
+from .cli_help import add_settings
+
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
 DEFAULT_PROFILE = "trec_eval-9.0.8"
 
@@ -58,7 +60,7 @@ def eval_parser(p: argparse.ArgumentParser) -> None:
         help=f"convention profile: a name (auditeval conventions list) or a TOML file (default {DEFAULT_PROFILE}); "
         "repeat to compare profiles side by side",
     )
-    p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE", help="override one axis, e.g. ties=docno-asc; repeatable")
+    add_settings(p)
     p.add_argument("-q", "--per-topic", action="store_true", help="print per-topic values too")
     p.add_argument("--format", choices=("text", "tsv", "json"), default="text", help="output format (default text)")
     p.add_argument("--matrix", action="store_true", help="text: one row per run, one column per measure")

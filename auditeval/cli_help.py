@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import functools
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 HELP_WIDTH = 100
@@ -92,3 +92,15 @@ def add_width(parser: argparse.ArgumentParser) -> None:
         return
     parser.add_argument("--width", type=_columns, metavar="COLUMNS",
                         help="text output: line width (default: the terminal's, else $COLUMNS, else 100)")
+
+
+def add_measures(parser: argparse.ArgumentParser, default: Sequence[str], what: str = "measures") -> None:
+    """``-m/--measure`` as every command takes it: several per argument, repeatable."""
+    parser.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE",
+                        help=f"{what}, several per argument ('AP nDCG@10'); repeatable; default: {' '.join(default)}")
+
+
+def add_settings(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """``--set AXIS=VALUE`` as every command takes it (``note`` says when it applies)."""
+    parser.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE",
+                        help=f"override one axis of the profile, e.g. ties=docno-asc{note}; repeatable")

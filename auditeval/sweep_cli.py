@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from .cli_help import add_measures, add_settings
 from .conventions import AXES
 from .engine.sweep import DEPTH_GRID, SweepBlock, SweepResult
 from .errors import ConventionError
@@ -31,11 +32,9 @@ def build_parser(p: argparse.ArgumentParser) -> None:
     p.description = "Evaluate runs under every variant of a profile along the varied axes."
     p.add_argument("qrels", help="qrels file (plain, .gz, - for stdin) or irds:DATASET_ID")
     p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
-    p.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE",
-                   help=f"measures, several per argument; repeatable; default: {' '.join(DEFAULT_MEASURES)}")
+    add_measures(p, DEFAULT_MEASURES)
     p.add_argument("--profile", default="trec_eval-9.0.8", help="the profile varied from (default trec_eval-9.0.8)")
-    p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE",
-                   help="override one axis of the profile before varying (as in eval); repeatable")
+    add_settings(p, " (before varying)")
     p.add_argument("--vary", action="append", default=[], metavar="AXIS[=V1,V2,...]",
                    help="vary one axis over the values given, or without values over its grid: every value of a "
                    f"categorical axis, rel the positive grades in the qrels, depth {','.join(map(str, DEPTH_GRID))}, "

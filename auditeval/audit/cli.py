@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from ..cli_help import add_measures
 from ..report.audit import FORMATS, render
 from ..report.audit_text import VIEWS
 from ..report.text import detect_width
@@ -23,8 +24,7 @@ from .core import DEFAULT_MEASURES, DEFAULT_PROFILE, audit
 def audit_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("qrels", help="qrels file (plain, .gz) or irds:DATASET_ID")
     p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
-    p.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE",
-                   help=f"measures, several per argument ('AP nDCG@10'); repeatable; default: {' '.join(DEFAULT_MEASURES)}")
+    add_measures(p, DEFAULT_MEASURES)
     p.add_argument("--against", action="append", metavar="NAME[,NAME...]",
                    help="references to run (pytrec_eval, ir_measures, ir_measures:PROVIDER, ranx, trec_eval, "
                    "trec_eval-BUILD); default: all installed")

@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from ..cli_help import int_at_least
+from ..cli_help import add_measures, add_settings, int_at_least
 from ..errors import InputError
 
 DEFAULT_PROFILE = "trec_eval-9.0.8"
@@ -24,7 +24,7 @@ def _common(p: argparse.ArgumentParser, runs: bool = True, depth: bool = True, p
         p.add_argument("--depth", type=_positive, default=100, metavar="K", help="pool depth per topic (default 100)")
     if profile:
         p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"convention profile (default {DEFAULT_PROFILE}); its tie rule ranks the pools")
-        p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE", help="override one axis")
+        add_settings(p)
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
 
 
@@ -82,7 +82,7 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
     b.add_argument("qrels", help="qrels file of the full pool")
     _common(b)
     b.add_argument("--groups", metavar="FILE", help="run,group lines (default: one group per run)")
-    b.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE", help="measures, several per argument; repeatable (default AP)")
+    add_measures(b, ["AP"])
     b.add_argument("--trials", type=_positive, default=1000, help="bootstrap resamples (default 1000)")
     b.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resamples (default 0)")
     b.add_argument("--alpha", type=float, default=0.05, help="swap probability at or above which a swap is noise (default 0.05)")

@@ -65,17 +65,16 @@ def _seed(text: str) -> int:
 
 def compare_parser(p: argparse.ArgumentParser) -> None:
     from ..cli_eval import DEFAULT_MEASURES
+    from ..cli_help import add_measures, add_settings
 
     p.description = ("paired statistics per measure: bootstrap intervals and reversal rates, randomization, t, "
                      "Wilcoxon and sign tests with corrections, rank intervals, topic-set size, topic diagnostics, "
                      "agreement with a second qrels")
     p.add_argument("qrels", help="qrels file (plain, .gz) or irds:DATASET_ID")
     p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
-    p.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE",
-                   help=f"measures, several per argument ('AP nDCG@10'); repeatable; default: {' '.join(DEFAULT_MEASURES)}")
+    add_measures(p, DEFAULT_MEASURES)
     p.add_argument("--profile", default="trec_eval-9.0.8", help="convention profile (default trec_eval-9.0.8)")
-    p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE",
-                   help="override one axis; repeatable")
+    add_settings(p)
     p.add_argument("--baseline", metavar="RUN", help="test every run against this run tag (default: all pairs)")
     p.add_argument("--strata", metavar="FILE", help="topic,stratum file: stratified bootstrap")
     p.add_argument("--qrels-b", metavar="QRELS2", help="second qrels: agreement of the system orderings")

@@ -13,6 +13,8 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 
+from ..cli_eval import DEFAULT_MEASURES
+from ..cli_help import add_measures, add_settings
 from ..report.text import print_note
 
 
@@ -68,11 +70,9 @@ def reproduce_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--qrels", required=True, help="qrels file")
     p.add_argument("--baseline-original", metavar="RUN", help="the original baseline (for ER and DRI)")
     p.add_argument("--baseline-reproduced", metavar="RUN", help="the re-run baseline (for ER and DRI)")
-    p.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE",
-                   help="measures for RMSE / t-test / ER / DRI, several per argument; repeatable (default AP nDCG@10 P@10 R@1000 RR)")
+    add_measures(p, DEFAULT_MEASURES, "measures for RMSE / t-test / ER / DRI")
     p.add_argument("--profile", default="trec_eval-9.0.8", help="profile the scores are computed under")
-    p.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE",
-                   help="override one axis of the profile; repeatable")
+    add_settings(p)
     p.add_argument("--depth", type=int, default=1000, help="documents compared per topic (KTU, RBO; default 1000)")
     p.add_argument("--rbo-p", type=float, default=0.95, help="RBO persistence (default 0.95, as repro_eval)")
     p.add_argument("--ties", default="docno-desc", help="tie rule for the document order (default docno-desc)")
@@ -279,8 +279,7 @@ def _run(path: str):
 def card_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("qrels", help="qrels file")
     p.add_argument("runs", nargs="+", metavar="RUN", help="run files")
-    p.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE",
-                   help="measures, several per argument; repeatable (default AP nDCG@10 P@10 R@1000 RR)")
+    add_measures(p, DEFAULT_MEASURES)
     p.add_argument("--profile", default="trec_eval-9.0.8", help="profile (default trec_eval-9.0.8)")
     p.add_argument("--baseline", metavar="RUN", help="baseline run: paired bootstrap interval and reversal rate")
     p.add_argument("--pooled", action="append", metavar="RUN_TAG",
