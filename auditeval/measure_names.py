@@ -27,6 +27,9 @@ from .measures import Measure
 
 ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "BPref": "Bpref", "RPrec": "Rprec", "Precision": "P", "Recall": "R"}
 CUTOFF_PARAMS = ("cutoff", "recall")  # ir_measures' AT_PARAM names
+# auditeval measures ir_measures names otherwise: auditeval name -> (ir_measures name, the parameter
+# that selects it); read both ways (normalize, and the ir_measures adapter's spellings)
+IR_MEASURES_SPELLING = {"SetRelP": ("SetP", ("relative", True))}
 
 # ir_measures measures auditeval does not compute, and why (ir_measures 0.4.3 measures/)
 NOT_COMPUTED = {
@@ -45,9 +48,12 @@ def normalize(m: Measure) -> Measure:
     for key in CUTOFF_PARAMS:
         if key in params and cutoff is None and isinstance(params[key], int | float) and not isinstance(params[key], bool):
             cutoff = params.pop(key)
-    if name == "SetP" and "relative" in params and isinstance(params["relative"], bool):
-        if params.pop("relative"):
-            name = "SetRelP"
+    for ours, (theirs, (key, value)) in IR_MEASURES_SPELLING.items():
+        if name == theirs and params.get(key) is value:
+            params.pop(key)
+            name = ours
+    if name == "SetP" and params.get("relative") is False:  # SetP(relative=False) is SetP
+        params.pop("relative")
     if name == "NumRet" and "rel" in params:
         name = "NumRelRet"
     if (name, tuple(sorted(params.items())), cutoff) == (m.name, m.params, m.cutoff):

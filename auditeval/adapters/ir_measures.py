@@ -34,6 +34,7 @@ import importlib.metadata as md
 import shutil
 
 from ..conventions import Convention
+from ..measure_names import IR_MEASURES_SPELLING
 from ..measures import Measure
 from .base import ANY, Adapter, native, run_rewrite_axes
 
@@ -59,8 +60,8 @@ PROVIDERS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
 # measure parameters a provider takes as they are (auditeval spelling = ir_measures spelling)
 OWN_PARAMS = {"compat": frozenset({"p", "normalize"}), "cwl_eval": frozenset({"max_rel", "min_rel", "T", "p"}),
               "pytrec_eval": frozenset({"beta"})}
-# auditeval name -> ir_measures spelling with the parameters that select it
-SPELLED = {"SetRelP": ("SetP", ["relative=True"])}
+# auditeval name -> ir_measures spelling with the parameter that selects it (measure_names' table)
+SPELLED = {ours: (theirs, [f"{k}={v!r}"]) for ours, (theirs, (k, v)) in IR_MEASURES_SPELLING.items()}
 # providers that score with the run's own scores beyond their order: no rewrite of ties/sim
 SCORE_READERS = {"gdeval": ("sim",), "compat": ("ties", "sim")}
 NO_REL = frozenset({"gdeval", "compat"})  # no rel= parameter: the threshold is fixed at 1

@@ -100,11 +100,8 @@ def to_auditeval(measure: Any) -> tuple[Measure, list[str]]:
     params = {k: v for k, v in measure.params.items() if v is not NOT_PROVIDED}
     settings: list[str] = []
     cutoff = params.pop(measure.AT_PARAM, None)
-    if name == "SetP" and params.pop("relative", False):
-        name = "SetRelP"
-    elif name == "NumRet" and "rel" in params:
-        name = "NumRelRet"
-    elif name == "SDCG":
+    # SetP(relative=) and NumRet(rel=) need nothing here: parse_measure's normalize reads them
+    if name == "SDCG":
         params.pop("dcg", None)  # only log2 exists for SDCG
     elif name == "nDCG" and "gains" in params:
         params["gains"] = "{" + ",".join(f"{int(k)}:{v}" for k, v in sorted(params["gains"].items())) + "}"
