@@ -195,15 +195,12 @@ class Origin:
     def scores(self, run_rows: np.ndarray) -> np.ndarray:
         """Scores of ``run_rows`` as float64, as the ``sim`` axis reads them (float32 first)."""
         from .ids import to_numpy
+        from .stages import as_sim  # the engine's one float32 rule (stages imports this module)
 
         col = self.memo.get("score")
         if col is None:
             col = self.memo["score"] = to_numpy(self.run.table.column("score"), np.float64)
-        s = col[run_rows]
-        if self.sim == "float32":
-            with np.errstate(over="ignore"):
-                s = s.astype(np.float32).astype(np.float64)
-        return s
+        return as_sim(col[run_rows], self.sim).astype(np.float64)
 
     def ideal_rank(self, rel: int) -> np.ndarray:
         """1-based rank of each kept qrels row in its topic's ideal ranking at threshold
