@@ -27,6 +27,7 @@ from pathlib import Path
 
 from ..conventions import Convention
 from ..measures import Measure
+from ..trec_eval.catalog import TABLE
 from .base import ANY, Adapter, native, run_rewrite_axes
 from .trec_names import trec_name
 
@@ -64,7 +65,8 @@ def probe(path: str) -> tuple[str | None, str]:
 class TrecEvalBinary(Adapter):
     exposes_per_topic = False
     printed_digits = 4
-    summary_only = frozenset({"NumQ"})  # m_num_q.c prints no per-topic line under -q
+    # measures trec_eval prints in its summary only, even under -q (num_q, gm_map, gm_bpref)
+    summary_only = frozenset(s.canonical for s in TABLE if not s.per_topic and s.name != "runid")
 
     def __init__(self, path: str, build: str | None = None, said: str = ""):
         self.path = path
