@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .conventions import Convention, load_profile, resolve
+from .engine.aggregate import undefined_note
 from .engine.evaluate import ENGINE, staged_for
 from .engine.measures import MEASURES
 from .engine.sweep import SweepResult, run_sweep, vary_values
@@ -90,9 +91,7 @@ def evaluate(
                     if not skip:
                         result.values.append(Value(r.name, label, v_str, ENGINE, str(t), _typed(x, d.fmt)))
             if undefined.any():
-                shown = ", ".join(repr(str(t)) for t in p.topics[undefined][:5]) + (" ..." if undefined.sum() > 5 else "")
-                result.notes.append(f"{r.source}: {label} has no value for {int(undefined.sum())} of {p.n_topics} "
-                                    f"topic(s) ({d.undefined}): left out of its mean and of per-topic output: {shown}")
+                result.notes.append(undefined_note(r.source, label, p.topics[undefined].tolist(), d.undefined, p.n_topics))
             if agg is None and d.agg == "mean-defined":
                 result.notes.append(f"{r.source}: {label} is defined for no topic: no mean reported")
             elif agg is not None and p.n_topics == 0 and d.agg in ("mean", "gmean", "mean-defined"):

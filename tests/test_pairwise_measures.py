@@ -98,6 +98,19 @@ def test_accuracy_note_reaches_json_and_the_undefined_topic_no_row(tmp_path):
     assert any("Accuracy has no value for 1 of 2 topic(s)" in n for n in json.dumps(doc["notes"]).split('", "'))
 
 
+def test_audit_notes_the_topics_accuracy_has_no_value_for(tmp_path):
+    """Topic 2 retrieves no relevant document: Accuracy has no value there, and the audit says so."""
+    q, r = _write(tmp_path, "1 0 a 1\n1 0 b 0\n2 0 c 1\n", "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n2 Q0 x 1 1 t\n")
+    out_file = tmp_path / "audit.json"
+    code, _, err = run_cli("audit", str(q), str(r), "-m", "Accuracy", "--against", "ir_measures:accuracy",
+                           "--format", "json", "-o", str(out_file))
+    assert code == 0, err
+    doc = json.loads(out_file.read_text())
+    assert [a["status"] for a in doc["agreement"]] == ["match"]
+    assert any(n.endswith("Accuracy has no value for 1 of 2 topic(s) (no relevant document retrieved, within the "
+                          "cut-off if any): left out of its mean and of per-topic output: '2'") for n in doc["notes"])
+
+
 def test_audit_reports_a_crashing_measure_without_losing_the_others(tmp_path):
     """ir_measures' accuracy provider raises on Accuracy@2 (topic 2's top 2 are relevant);
     Accuracy in the same child still agrees with the native engine."""
@@ -115,7 +128,8 @@ def test_audit_reports_a_crashing_measure_without_losing_the_others(tmp_path):
     assert rows[("Compat", "ir_measures:compat")]["status"] == "match"
     failed = rows[("Accuracy@2", "ir_measures:accuracy")]
     assert failed["status"] == "failed" and "ZeroDivisionError: float division by zero" in failed["detail"]
-    eng = {e["name"]: e for e in json.loads(out_file.read_text())["engines"]}["ir_measures:accuracy"]
+    doc = json.loads(out_file.read_text())
+    eng = {e["name"]: e for e in doc["engines"]}["ir_measures:accuracy"]
     assert eng["status"] == "ok" and eng["message"].startswith("1 of 2 values failed; first: ZeroDivisionError")
     # every value failing: the engine itself is reported failed
     code, _, err = run_cli("audit", str(q), str(r), "-m", "Accuracy@2", "--against", "ir_measures:accuracy",

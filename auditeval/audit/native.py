@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..conventions import Convention
+from ..engine.aggregate import undefined_note
 from ..engine.measures import MEASURES
 from ..engine.prepared import Prepared
 from ..engine.staged import StagedRun
@@ -69,6 +70,7 @@ class Native:
         self._subs: dict[tuple[int, frozenset], StagedRun] = {}
         self._plain: dict[int, bool] = {}
         self.notes: list[str] = []
+        self._undefined_noted: set[tuple[int, str]] = set()
         self.restricted = 0  # evaluations done on the affected topics only
 
     def get(self, ri: int, m: Measure, conv: Convention) -> TopicValues:
@@ -84,7 +86,12 @@ class Native:
         try:
             tv0 = self.staged[ri].evaluate(m, conv)
             values, topics = np.asarray(tv0.values, dtype=np.float64), tv0.topics
-            if MEASURES[fold(m, conv)[0].name].agg == "mean-defined":  # undefined topics have no value (Accuracy)
+            d = MEASURES[fold(m, conv)[0].name]
+            if d.agg == "mean-defined" and np.isnan(values).any():  # undefined topics have no value (Accuracy)
+                if (ri, str(m)) not in self._undefined_noted:  # once per run and measure (its first variant)
+                    self._undefined_noted.add((ri, str(m)))
+                    self.notes.append(undefined_note(self.runs[ri].source, str(m), topics[np.isnan(values)].tolist(),
+                                                     d.undefined, len(topics)))
                 topics, values = topics[~np.isnan(values)], values[~np.isnan(values)]
             tv = TopicValues(variant, topics, values, tv0.aggregate)
             for n in self.staged[ri].prepared(fold(m, conv)[1]).notes:

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -32,3 +33,12 @@ def aggregate(values: np.ndarray, how: str, gm_floor: float) -> float | None:
         defined = values[~np.isnan(values)]
         return float(np.cumsum(defined)[-1]) / len(defined) if len(defined) else None
     raise ValueError(how)  # pragma: no cover
+
+
+def undefined_note(source: str, label: str, topics: Sequence[str], reason: str, of: int | None = None,
+                   where: str = "") -> str:
+    """The note for topics a ``mean-defined`` measure has no value for (every output says it)."""
+    shown = ", ".join(repr(str(t)) for t in topics[:5]) + (" ..." if len(topics) > 5 else "")
+    count = f"{len(topics)} of {of}" if of is not None else f"{len(topics)}"
+    return (f"{source}: {label} has no value for {count} topic(s){where} ({reason}): left out of its mean "
+            f"and of per-topic output: {shown}")

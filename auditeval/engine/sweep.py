@@ -27,6 +27,7 @@ from ..errors import AuditEvalError, ConventionError
 from ..measures import Measure
 from ..model import Qrels, Run
 from ..variant import Variant, parse_measure, variant_axes
+from .aggregate import undefined_note
 from .evaluate import ENGINE
 from .measures import MEASURES
 from .staged import PREPARE_AXES, StagedRun
@@ -248,9 +249,8 @@ def _undefined_notes(b: SweepBlock, runs: Sequence[Run], label: str) -> list[str
     for ri, run in enumerate(runs):
         missing = np.flatnonzero(b.undefined[:, ri, :].any(axis=0)) if b.undefined is not None else []
         if len(missing):
-            shown = ", ".join(repr(b.topics[t]) for t in missing[:5]) + (" ..." if len(missing) > 5 else "")
-            notes.append(f"{run.source}: {label} has no value for {len(missing)} topic(s) under some variant(s) "
-                         f"({undefined}): left out of its means and of per-topic output: {shown}")
+            notes.append(undefined_note(run.source, label, [b.topics[t] for t in missing], undefined,
+                                        where=" under some variant(s)"))
     return notes
 
 
