@@ -12,12 +12,14 @@ Public API::
 
 from __future__ import annotations
 
-from . import audit  # the package, callable as audit.core.audit (see its docstring)
-from ._version import __version__
-from .api import evaluate, sweep
-from .audit import AuditReport
-from .conventions import Convention, load_profile, profile_names
-from .errors import (
+from auditeval._version import __version__
+from auditeval.api import evaluate, sweep
+from auditeval.auditing.core import audit
+from auditeval.io import qrels_from, read_qrels, read_run, run_from, write_qrels, write_run
+from auditeval.results.audit import AuditReport
+from auditeval.results.values import ResultSet, Value
+from auditeval.vocab.conventions import Convention, load_profile, profile_names
+from auditeval.vocab.errors import (
     AuditEvalError,
     ConventionError,
     EvaluationError,
@@ -25,11 +27,9 @@ from .errors import (
     MeasureSyntaxError,
     UnknownMeasureError,
 )
-from .io import qrels_from, read_qrels, read_run, run_from, write_qrels, write_run
-from .measures import Measure
-from .model import Qrels, Run
-from .results import ResultSet, Value
-from .variant import Variant, parse_measure, parse_variant
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.variant import Variant, parse_measure, parse_variant
 
 
 def _register_ir_measures() -> None:
@@ -38,7 +38,7 @@ def _register_ir_measures() -> None:
         import ir_measures  # noqa: F401
     except ImportError:
         return
-    from .integrations.ir_measures_provider import register
+    from auditeval.integrations.ir_measures_provider import register
 
     register()
 

@@ -1,6 +1,6 @@
 """``python -m auditeval`` = the ``auditeval`` command (importing this module runs nothing)."""
 
-from .cli import entry
+from auditeval.cli.main import entry
 
 if __name__ == "__main__":
     entry()

@@ -1,6 +1,6 @@
 """The public API: inputs in any supported form (paths, DataFrames, dicts, ``Qrels``/``Run``),
 results with variant strings. The engine (:mod:`auditeval.engine`) reads no files; this
-module reads them and hands it :class:`~auditeval.model.Qrels` and :class:`~auditeval.model.Run`.
+module reads them and hands it :class:`~auditeval.vocab.model.Qrels` and :class:`~auditeval.vocab.model.Run`.
 """
 
 from __future__ import annotations
@@ -11,16 +11,16 @@ from typing import Any
 
 import numpy as np
 
-from .conventions import Convention, load_profile, resolve
-from .engine.aggregate import undefined_note
-from .engine.evaluate import ENGINE, staged_for
-from .engine.measures import MEASURES
-from .engine.sweep import SweepResult, run_sweep, vary_values
-from .io import qrels_from, run_from
-from .measures import Measure
-from .model import Run
-from .results import ResultSet, Value
-from .variant import fold, parse_measure
+from auditeval.engine.aggregate import undefined_note
+from auditeval.engine.evaluate import ENGINE, staged_for
+from auditeval.engine.measures import MEASURES
+from auditeval.engine.sweep import SweepResult, run_sweep, vary_values
+from auditeval.io import qrels_from, run_from
+from auditeval.results.values import ResultSet, Value
+from auditeval.vocab.conventions import Convention, load_profile, resolve
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Run
+from auditeval.vocab.variant import fold, parse_measure
 
 
 def read_runs(runs: Any) -> list[tuple[Run, str | None]]:

@@ -74,7 +74,7 @@ res = evaluate(qrels, run, ["map", "ndcg@10", "precision@10", "recall@1000", "mr
 print("map", res["map"])
 """
 
-AUDITEVAL_CLI = "import sys; sys.argv[0] = 'auditeval'; from auditeval.cli import entry; entry()"
+AUDITEVAL_CLI = "import sys; sys.argv[0] = 'auditeval'; from auditeval.cli.main import entry; entry()"
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from auditeval.cli import main
+from auditeval.cli.main import main
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:

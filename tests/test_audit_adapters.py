@@ -8,8 +8,8 @@ import stat
 from auditeval.adapters import ADAPTERS, check_declarations, references
 from auditeval.adapters.runner import Request, run_one
 from auditeval.adapters.trec_eval import TrecEvalBinary, discover
-from auditeval.conventions import resolve
-from auditeval.variant import parse_measure
+from auditeval.vocab.conventions import resolve
+from auditeval.vocab.variant import parse_measure
 
 
 def test_every_declaration_agrees_with_its_profile(trec_eval_bins):
@@ -81,7 +81,7 @@ def test_declared_provider_measures_agree_with_ir_measures():
 
 def test_provider_spellings_and_fixed_axes_of_the_newer_providers():
     from auditeval.adapters.ir_measures import IrMeasures
-    from auditeval.conventions import load_profile
+    from auditeval.vocab.conventions import load_profile
 
     gd, cp, acc = IrMeasures("gdeval"), IrMeasures("compat"), IrMeasures("accuracy")
     own = load_profile("ir_measures-0.4-gdeval").convention
@@ -233,9 +233,9 @@ def test_a_nan_on_one_side_is_a_difference_on_both_sides_agreement():
     NaN on both sides (trec_eval's -nan for 0/0) agrees."""
     import numpy as np
 
-    from auditeval.audit.agreement import matches
-    from auditeval.audit.native import TopicValues
-    from auditeval.variant import Variant
+    from auditeval.auditing.agreement import matches
+    from auditeval.auditing.native import TopicValues
+    from auditeval.vocab.variant import Variant
 
     m, conv = parse_measure("nDCG@10"), resolve("trec_eval-9.0.8")
     tv = TopicValues(Variant.of(m, conv), np.array(["1", "2"], dtype=object), np.array([0.0, 0.5]), 0.25)
@@ -248,7 +248,7 @@ def test_a_nan_on_one_side_is_a_difference_on_both_sides_agreement():
 
 
 def test_printed_comparison_reads_the_tools_own_format():
-    from auditeval.audit.agreement import like
+    from auditeval.auditing.agreement import like
 
     assert like(float("nan"), "-nan", 4) == "-nan"  # C printf of 0/0; a number never prints so
     assert like(0.5, "-nan", 4) == "0.5000"

@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 
 import auditeval as ae
-from auditeval.audit.core import _attributions
-from auditeval.audit.native import Native
-from auditeval.audit.report import AuditReport
-from auditeval.conventions import resolve
-from auditeval.variant import parse_measure
+from auditeval.auditing.core import _attributions
+from auditeval.auditing.native import Native
+from auditeval.results.audit import AuditReport
+from auditeval.vocab.conventions import resolve
+from auditeval.vocab.variant import parse_measure
 
 BASE = resolve("trec_eval-9.0.8")
 
@@ -65,7 +65,7 @@ CASES = {
 
 
 def _dup_run():
-    from auditeval.model import Run, run_table
+    from auditeval.vocab.model import Run, run_table
 
     return Run(run_table(["1", "1", "1"], ["a", "b", "a"], [2.0, 1.0, 0.5]), name="dup")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import stat
 
-from auditeval.cli import main
+from auditeval.cli.main import main
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n"
 RUN = "1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 x 1 3.0 t\n2 Q0 c 2 1.0 t\n"

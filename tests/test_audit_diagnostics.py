@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import auditeval as ae
-from auditeval.audit.core import _run_facts
-from auditeval.audit.diagnostics import qrels_facts
-from auditeval.audit.native import Native
-from auditeval.conventions import resolve
+from auditeval.auditing.core import _run_facts
+from auditeval.auditing.diagnostics import qrels_facts
+from auditeval.auditing.native import Native
+from auditeval.vocab.conventions import resolve
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 x 0\n3 0 y 1\n"
 # topic 1: c, then d (unjudged, and twice), then a and b whose scores collapse as C floats;

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import auditeval as ae
-from auditeval.audit.inputs import has_skippable_lines
+from auditeval.auditing.inputs import has_skippable_lines
 
 
 def test_skippable_lines_detected(tmp_path):

@@ -11,9 +11,9 @@ import subprocess
 import pytest
 
 import auditeval as ae
-from auditeval.audit.official import check
-from auditeval.conventions import resolve
-from auditeval.variant import parse_measure
+from auditeval.auditing.official import check
+from auditeval.vocab.conventions import resolve
+from auditeval.vocab.variant import parse_measure
 
 TOPIC = "q_1%&#$~^\\{x}|<b>"  # every character LaTeX, Markdown and HTML give meaning to
 DOC_A = "<script>alert(1)</script>"

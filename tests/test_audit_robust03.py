@@ -15,7 +15,7 @@ import re
 import pytest
 
 import auditeval as ae
-from auditeval.audit import DEFAULT_MEASURES
+from auditeval.auditing import DEFAULT_MEASURES
 
 FULL = os.environ.get("AUDITEVAL_FULL_AUDIT") == "1"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 import auditeval as ae
-from auditeval.audit.native import Native
-from auditeval.audit.sensitivity import sweep
-from auditeval.conventions import resolve
-from auditeval.variant import parse_measure
+from auditeval.auditing.native import Native
+from auditeval.auditing.sensitivity import sweep
+from auditeval.vocab.conventions import resolve
+from auditeval.vocab.variant import parse_measure
 
 QRELS = {"1": {"a": 1}, "2": {"z": 1}}
 # A: a and b tied in topic 1 (docno-desc: b first, AP 1/2; docno-asc: a first, AP 1), z at rank 3

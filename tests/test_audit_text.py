@@ -14,8 +14,8 @@ import pytest
 from cli_helpers import joined_variant_lines
 
 import auditeval as ae
-from auditeval.cli import main
-from auditeval.report.textgrid import grid, wrap
+from auditeval.cli.main import main
+from auditeval.render.textgrid import grid, wrap
 
 Q, BM25, RERANK = "examples/qrels.txt", "examples/bm25.txt", "examples/rerank.txt"
 MEASURES = ["AP", "nDCG@10", "P@10", "RR"]

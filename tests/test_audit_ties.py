@@ -8,10 +8,10 @@ import itertools
 import pytest
 
 import auditeval as ae
-from auditeval.audit.ties import envelope
-from auditeval.conventions import resolve
+from auditeval.auditing.ties import envelope
 from auditeval.engine.prepare import prepare
-from auditeval.variant import parse_measure
+from auditeval.vocab.conventions import resolve
+from auditeval.vocab.variant import parse_measure
 
 CONV = resolve("trec_eval-9.0.8")
 # the seed article's case: a relevant document alone at rank 1, then one block of 4 tied
@@ -91,7 +91,7 @@ def test_tie_only_conventions_on_affected_topics_equal_the_full_evaluation(share
     """Native evaluates ties/sim changes on the topics with mixed tied blocks only: bit-identical."""
     import numpy as np
 
-    from auditeval.audit.native import Native
+    from auditeval.auditing.native import Native
 
     q = ae.read_qrels(shared / "data" / "robust03" / "qrels.robust03.txt")
     r = ae.read_run(shared / "data" / "robust03" / "runs" / "input.InexpC2.gz")

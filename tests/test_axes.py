@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import auditeval as ae
 from auditeval.io import parse_qrels, parse_run
-from auditeval.model import Qrels, Run, qrels_table, run_table
+from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
 BASE = "trec_eval-9.0.8-double"
 
@@ -742,8 +742,8 @@ def test_engine_matches_reference_model(case):
 def test_prepared_run_row_points_at_the_ranked_lines():
     """Prepared.run_row: each ranked row's index in run.table, after sort, depth and -J."""
     import auditeval as ae
-    from auditeval.conventions import resolve
     from auditeval.engine.prepare import prepare
+    from auditeval.vocab.conventions import resolve
 
     q = ae.qrels_from({"q1": {"a": 1, "b": 0}, "q2": {"x": 1}})
     r = ae.run_from({"q1": {"a": 1.0, "b": 2.0, "c": 2.0, "u": 3.0}, "q2": {"x": 1.0}, "q9": {"z": 1.0}})

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from auditeval.cli import main
-from auditeval.variant import parse_variant
+from auditeval.cli.main import main
+from auditeval.vocab.variant import parse_variant
 
 TAG = "r&d_$x{}\\%#^~<script>|*`"  # a run tag every format must escape
 T1, T2, T3 = "<b>&_1", "x|y", "$3"  # topic ids likewise; T3 is missing from the runs

@@ -14,7 +14,7 @@ import pytest
 from cli_helpers import run_cli
 
 from auditeval import parse_variant
-from auditeval.cli import main
+from auditeval.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples"
@@ -122,7 +122,7 @@ def test_measures_lists_table():
 
 def test_readme_axis_table_lists_every_axis_and_value():
     """The README's axis table must name every axis and every enum value of AXES."""
-    from auditeval.conventions import AXES
+    from auditeval.vocab.conventions import AXES
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     rows = {line.split("|")[1].strip().strip("`"): line for line in readme.splitlines() if line.startswith("| `")}
@@ -219,7 +219,7 @@ def test_text_views_on_a_terminal_that_is_not_utf8():
     """LANG=C / PYTHONIOENCODING=ascii: the box rules, '·' and arrows used to raise
     UnicodeEncodeError mid-report (a traceback); the entry point wraps such streams, so rich
     draws ASCII boxes and the rest is transliterated. Values and ids are unchanged."""
-    from auditeval.report.ascii import safe_stream
+    from auditeval.render.terminal import safe_stream
 
     ex = Path(__file__).resolve().parents[1] / "examples"
     raw = io.BytesIO()

@@ -8,7 +8,7 @@ import argparse
 import pytest
 from cli_helpers import run_cli
 
-from auditeval.cli import COMMANDS, build_parser, main
+from auditeval.cli.main import COMMANDS, build_parser, main
 
 
 def parsers(p: argparse.ArgumentParser, path: str = "auditeval"):

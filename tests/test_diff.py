@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from auditeval.cli import main
+from auditeval.cli.main import main
 from auditeval.io import qrels_from, run_from
 from auditeval.verify.diff import diff_outputs, explain
 from auditeval.verify.tool_output import read_output

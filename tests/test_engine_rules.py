@@ -10,10 +10,10 @@ import subprocess
 import warnings
 from pathlib import Path
 
-from auditeval.conventions import resolve
-from auditeval.engine.staged import StagedRun
+from auditeval.engine.staged_run import StagedRun
 from auditeval.io import parse_qrels, parse_run
 from auditeval.trec_eval import main as trec_main
+from auditeval.vocab.conventions import resolve
 
 MEASURES = ["-m", "map", "-m", "P.3", "-m", "recip_rank", "-m", "ndcg", "-m", "bpref"]
 

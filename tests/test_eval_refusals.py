@@ -155,7 +155,7 @@ def test_input_errors_stay_fatal(tmp_path):
 
 
 def test_ir_metadata_block_names_the_refusal(tmp_path):
-    from auditeval.ir_metadata import read_block
+    from auditeval.results.ir_metadata import read_block
 
     rerank, meta = EX / "rerank.txt", tmp_path / "meta.txt"
     code, _, _ = run_cli("eval", str(EX / "qrels.txt"), str(rerank), str(EX / "bm25.txt"), "-m", "P@10",

@@ -17,7 +17,7 @@ import auditeval.io.readers as readers_mod
 from auditeval.engine.ids import has_duplicate_pairs
 from auditeval.engine.ordering import presorted_order as _presorted_order
 from auditeval.engine.ordering import sort_order as _sort_order
-from auditeval.errors import InputError
+from auditeval.vocab.errors import InputError
 
 RUNS = {
     "plain": b"1 Q0 d1 1 2.5 tagA\n1 Q0 d2 2 2.5 tagA\n2 Q0 d1 1 1e-3 tagB\n",

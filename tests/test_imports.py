@@ -1,6 +1,6 @@
 """Every module of the package is importable by its dotted name, and the name reaches it.
 
-``import auditeval.audit.core as core`` binds ``core`` by attribute access along the path
+``import auditeval.auditing.core as core`` binds ``core`` by attribute access along the path
 (``auditeval`` -> ``.audit`` -> ``.core``), so a package attribute that is not the submodule
 (a function bound to the same name) breaks it even when ``importlib`` finds the module.
 """
@@ -26,8 +26,8 @@ def all_modules() -> list[str]:
 
 def test_every_submodule_imports_and_its_dotted_name_reaches_it():
     names = all_modules()
-    assert {"auditeval.audit.core", "auditeval.stats.bootstrap", "auditeval.pooling.store", "auditeval.verify.diff",
-            "auditeval.report.json", "auditeval.adapters.trec_eval", "auditeval.integrations.pyterrier_frames",
+    assert {"auditeval.auditing.core", "auditeval.stats.bootstrap", "auditeval.pooling.store", "auditeval.verify.diff",
+            "auditeval.render.eval_json", "auditeval.adapters.trec_eval", "auditeval.integrations.pyterrier_frames",
             "auditeval.trec_eval.run", "auditeval.io.readers", "auditeval.engine.measures.core",
             "auditeval.__main__"} <= set(names)
     wrong = []
@@ -48,19 +48,18 @@ def test_every_submodule_imports_and_its_dotted_name_reaches_it():
     assert wrong == []
 
 
-def test_audit_is_both_the_public_function_and_the_package():
+def test_audit_is_a_plain_function_beside_its_package():
     from auditeval import audit
-    from auditeval.audit import core
+    from auditeval.auditing import core
 
-    assert audit is sys.modules["auditeval.audit"] and callable(audit)
+    assert audit is core.audit and inspect.isfunction(audit)
     assert list(inspect.signature(audit).parameters)[:4] == ["qrels", "runs", "measures", "against"]
-    assert inspect.signature(audit) == inspect.signature(core.audit)
-    assert auditeval.audit.AuditReport is core.AuditReport
+    assert auditeval.AuditReport is sys.modules["auditeval.results.audit"].AuditReport
 
 
 def test_fresh_interpreter_imports_the_audit_core_first():
-    code = ("import auditeval.audit.core as core; from auditeval import audit; "
-            "print(core.__name__, type(audit).__name__, core.audit.__name__)")
+    code = ("import auditeval.auditing.core as core; from auditeval import audit; "
+            "print(core.__name__, type(audit).__name__, audit is core.audit)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["auditeval.audit.core", "_CallablePackage", "audit"]
+    assert done.stdout.split() == ["auditeval.auditing.core", "function", "True"]

@@ -233,7 +233,7 @@ def test_missing_and_corrupt_files(tmp_path):
 def test_directory_and_broken_deflate_stream(tmp_path):
     """A directory, and a gzip file whose deflate data is corrupt (zlib.error, not the
     OSError of a bad header or truncation): path: reason, from the readers and the CLI."""
-    from auditeval.cli import main
+    from auditeval.cli.main import main
 
     d = tmp_path / "adir"
     d.mkdir()

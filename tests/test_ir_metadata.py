@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import auditeval as ae
-from auditeval.cli import main
-from auditeval.ir_metadata import (
+from auditeval.cli.main import main
+from auditeval.results.ir_metadata import (
     END,
     START,
     evaluation_block,

@@ -9,8 +9,8 @@ import math
 import pytest
 
 import auditeval as ae
-from auditeval.cli import main
-from auditeval.conventions import load_profile
+from auditeval.cli.main import main
+from auditeval.vocab.conventions import load_profile
 
 TE9 = load_profile("trec_eval-9.0.8").convention
 

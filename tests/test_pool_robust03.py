@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 
 import auditeval as ae
-from auditeval.cli import main
-from auditeval.model import Qrels
+from auditeval.cli.main import main
 from auditeval.pooling.bias import pool_bias
 from auditeval.pooling.growth import pool_growth
 from auditeval.pooling.pools import build_pools
+from auditeval.vocab.model import Qrels
 
 K = 100
 

@@ -18,7 +18,7 @@ import pytrec_eval
 
 import auditeval as ae
 from auditeval.engine.measures import MEASURES
-from auditeval.errors import UnknownMeasureError
+from auditeval.vocab.errors import UnknownMeasureError
 
 PROFILE = "trec_eval-9.0.8"
 TOL = 1e-12

@@ -15,10 +15,10 @@ import pytest
 from cli_helpers import run_cli
 
 import auditeval as ae
-from auditeval.cli import main
-from auditeval.measure_names import split_measures
-from auditeval.report.progress import Steps
-from auditeval.results import FRAME_COLUMNS
+from auditeval.cli.main import main
+from auditeval.render.progress import Steps
+from auditeval.results.values import FRAME_COLUMNS
+from auditeval.vocab.names import split_measures
 
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples"
@@ -128,7 +128,7 @@ def test_tie_note_counts_topics_where_ties_can_change_the_measure(tmp_path):
         "P@1 in 1 of 2 topic(s) (mean in [0.5000, 1.0000] over tie orders) "
         "(ordered by ties=docno-desc; another tie rule can change these values)"
     ]
-    from auditeval.report.ties import tie_counts
+    from auditeval.auditing.tie_note import tie_counts
 
     counts = tie_counts(ae.read_qrels(q), ae.read_run(r), [(x, ae.parse_measure(x)) for x in ("AP", "P@2", "NumRet")],
                         ae.load_profile("trec_eval-9.0.8").convention)

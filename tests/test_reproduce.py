@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auditeval.cli import main
+from auditeval.cli.main import main
 from auditeval.verify.reproduce import reproduce
 
 RUN = "input.humR03dc"  # 100 topics x 100 documents, no score ties

@@ -7,10 +7,10 @@ import pyarrow as pa
 import pytest
 
 import auditeval as ae
-from auditeval.model import Qrels
 from auditeval.stats.agreement import agreement
 from auditeval.stats.compare import agreement_between
 from auditeval.stats.matrix import measure_matrix
+from auditeval.vocab.model import Qrels
 
 
 def test_agreement_hand_case():

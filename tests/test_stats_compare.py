@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auditeval.cli import main
+from auditeval.cli.main import main
 
 TOPICS = [f"{k:02d}" for k in range(1, 13)]
 

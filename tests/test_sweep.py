@@ -12,11 +12,11 @@ import pytest
 from cli_helpers import run_cli
 
 import auditeval as ae
-from auditeval.conventions import resolve
-from auditeval.engine.staged import StagedRun
+from auditeval.engine.staged_run import StagedRun
 from auditeval.engine.sweep import axis_grid, measure_variants
 from auditeval.io import qrels_from, run_from
-from auditeval.model import Run, run_table
+from auditeval.vocab.conventions import resolve
+from auditeval.vocab.model import Run, run_table
 
 # q1: d1 grade 2, d2 grade 1, d3 grade 0; d4 unjudged. Scores d4 3, d1 2, d2 2 (tie), d3 1.
 #   docno-desc ranks d4 d2 d1 d3; docno-asc ranks d4 d1 d2 d3.

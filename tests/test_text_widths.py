@@ -278,7 +278,7 @@ def test_conventions_and_measures(monkeypatch, width):
 
 
 def test_variant_breaker_round_trips():
-    from auditeval.report.textgrid import wrap_variant
+    from auditeval.render.textgrid import wrap_variant
 
     v = "AP|ap_denom=R|depth=all|dups=error|negatives=pooled|rel=1|self_hits=keep|sim=float32|ties=docno-desc"
     lines = wrap_variant(v, 34, indent=4, first="AP: ")

@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 import auditeval as ae
-from auditeval.conventions import load_profile
 from auditeval.engine.evaluate import evaluate_prepared
 from auditeval.engine.prepare import prepare
 from auditeval.io import parse_qrels, parse_run, read_qrels, read_run
-from auditeval.variant import fold, parse_measure
+from auditeval.vocab.conventions import load_profile
+from auditeval.vocab.variant import fold, parse_measure
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 TE10 = "trec_eval-10.0"

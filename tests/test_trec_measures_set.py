@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 import pytrec_eval
 
-from auditeval.conventions import Convention, resolve
 from auditeval.engine.evaluate import evaluate_prepared
 from auditeval.engine.measures.trec_set import recall_count
 from auditeval.io import qrels_from, read_qrels, read_run, run_from
-from auditeval.measures import Measure
-from auditeval.variant import parse_measure, variant_axes
+from auditeval.vocab.conventions import Convention, resolve
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.variant import parse_measure, variant_axes
 
 EPS = 1e-5  # trec_eval INFAP_EPSILON
 TE9 = "trec_eval-9.0.8"

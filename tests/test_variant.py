@@ -7,10 +7,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import auditeval as ae
-from auditeval.conventions import AXES, load_profile, profile_names
 from auditeval.engine.measures import MEASURES
-from auditeval.measures import TREC_ALIASES, Measure, parse_syntax
-from auditeval.variant import FOLDED, Variant, parse_measure, parse_variant, variant_axes
+from auditeval.vocab.conventions import AXES, load_profile, profile_names
+from auditeval.vocab.measure import TREC_ALIASES, Measure, parse_syntax
+from auditeval.vocab.variant import FOLDED, Variant, parse_measure, parse_variant, variant_axes
 
 PROFILES = profile_names()
 

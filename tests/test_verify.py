@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from auditeval.cli import main
-from auditeval.errors import InputError
+from auditeval.cli.main import main
 from auditeval.io import qrels_from, run_from
 from auditeval.verify.claims import parse_claim, verify_claim
+from auditeval.vocab.errors import InputError
 
 
 def _all_line(path: Path, name: str) -> str:

@@ -16,9 +16,9 @@ a child process through :mod:`.tools` (which imports nothing from auditeval).
 
 from __future__ import annotations
 
-from . import ir_measures, pytrec_eval, ranx
-from .base import Adapter, Plan, Support, check_declarations
-from .trec_eval import TrecEvalBinary, discover
+from auditeval.adapters import ir_measures, pytrec_eval, ranx
+from auditeval.adapters.base import Adapter, Plan, Support, check_declarations
+from auditeval.adapters.trec_eval import TrecEvalBinary, discover
 
 ADAPTERS: dict[str, Adapter] = {
     "pytrec_eval": pytrec_eval.PytrecEval(),
@@ -30,8 +30,8 @@ ADAPTERS: dict[str, Adapter] = {
 def references(against: list[str] | None = None, trec_eval: list[str] | None = None) -> list[Adapter]:
     """The adapters named in ``against`` (names, ``ir_measures`` for every provider,
     ``trec_eval`` for every binary), or all of them; trec_eval binaries from ``trec_eval``
-    paths or PATH. Unknown names raise :class:`~auditeval.errors.ConventionError`."""
-    from ..errors import ConventionError
+    paths or PATH. Unknown names raise :class:`~auditeval.vocab.errors.ConventionError`."""
+    from auditeval.vocab.errors import ConventionError
 
     bins: list[Adapter] = list(discover(trec_eval))
     every: dict[str, Adapter] = {**ADAPTERS, **{b.name: b for b in bins}}

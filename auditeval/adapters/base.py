@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..conventions import AXES, Convention, load_profile
-from ..measures import Measure
-from ..variant import fold, variant_axes
+from auditeval.vocab.conventions import AXES, Convention, load_profile
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.variant import fold, variant_axes
 
 NATIVE, EMULATED, FIXED = "native", "emulated", "fixed"
 ANY = "*"  # native option template for integer axes (rel, depth): "-l{}"

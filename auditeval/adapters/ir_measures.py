@@ -33,10 +33,10 @@ from __future__ import annotations
 import importlib.metadata as md
 import shutil
 
-from ..conventions import Convention
-from ..measure_names import IR_MEASURES_SPELLING
-from ..measures import Measure
-from .base import ANY, Adapter, native, run_rewrite_axes
+from auditeval.adapters.base import ANY, Adapter, native, run_rewrite_axes
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.names import IR_MEASURES_SPELLING
 
 # provider -> (profile, pip package that makes it available, measures, measures needing a cut-off)
 PROVIDERS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import importlib.metadata as md
 
-from ..conventions import Convention
-from ..measures import Measure
-from .base import ANY, Adapter, native, run_rewrite_axes
-from .trec_names import KIND, trec_name
+from auditeval.adapters.base import ANY, Adapter, native, run_rewrite_axes
+from auditeval.adapters.trec_names import KIND, trec_name
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.measure import Measure
 
 # pytrec_eval.supported_measures of pytrec-eval-terrier 0.5 (no yaap): checked at import when installed
 SUPPORTED = frozenset({

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import importlib.metadata as md
 
-from ..conventions import Convention
-from ..measures import Measure
-from .base import ANY, Adapter, native, run_rewrite_axes
+from auditeval.adapters.base import ANY, Adapter, native, run_rewrite_axes
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.measure import Measure
 
 _NAMES = {"AP": "map", "P": "precision", "R": "recall", "RR": "mrr", "Bpref": "bpref", "Rprec": "r-precision",
           "Success": "hit_rate"}

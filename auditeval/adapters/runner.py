@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .base import Adapter
-from .trec_eval import TrecEvalBinary, parse_output
-from .trec_names import batches
+from auditeval.adapters.base import Adapter
+from auditeval.adapters.trec_eval import TrecEvalBinary, parse_output
+from auditeval.adapters.trec_names import batches
 
 STDERR_TAIL = 600  # characters of stderr kept when a reference fails
 

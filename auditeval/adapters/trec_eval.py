@@ -25,11 +25,11 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from ..conventions import Convention
-from ..measures import Measure
-from ..trec_eval.catalog import TABLE
-from .base import ANY, Adapter, native, run_rewrite_axes
-from .trec_names import trec_name
+from auditeval.adapters.base import ANY, Adapter, native, run_rewrite_axes
+from auditeval.adapters.trec_names import trec_name
+from auditeval.trec_eval.catalog import TABLE
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.measure import Measure
 
 BUILDS = {("float32", "trunc09"): "9.0.8", ("float64", "trunc09"): "9.0.8-double", ("float64", "lround"): "10.0"}
 PROBE_QRELS = "f 0 d1 0\nf 0 d2 1\ni 0 r2 1\ni 0 r5 1\ni 0 r8 1\n"

@@ -15,10 +15,10 @@ Left out: ``runid`` and ``relstring`` (text, not numbers), and 10.0's ``rbp``, w
 
 from __future__ import annotations
 
-from ..measures import Measure
-from ..trec_eval.catalog import TABLE, Spec, table
-from ..trec_eval.params import ParamError, instances
-from .tools import GEOMETRIC  # noqa: F401 - kept here for the readers of tool outputs (verify)
+from auditeval.adapters.tools import GEOMETRIC  # noqa: F401 - kept here for the readers of tool outputs (verify)
+from auditeval.trec_eval.catalog import TABLE, Spec, table
+from auditeval.trec_eval.params import ParamError, instances
+from auditeval.vocab.measure import Measure
 
 SKIPPED = frozenset({"runid", "relstring", "rbp"})
 _UNCUT_AS = {"R": "set_recall"}  # R without a cut-off is relret / R: trec_eval's set_recall

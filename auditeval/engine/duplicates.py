@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ids import DocKeys
-from .join import Join
-from .stages import Ranking
+from auditeval.engine.ids import DocKeys
+from auditeval.engine.join import Join
+from auditeval.engine.rank_cut import Ranking
 
 
 def _smallest_per_topic(tcode: np.ndarray, docs: list[str], names: list[str]) -> dict[str, str]:

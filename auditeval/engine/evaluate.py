@@ -10,13 +10,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._version import __version__
-from ..conventions import Convention
-from ..measures import Measure
-from ..model import Qrels, Run
-from ..variant import Variant, fold
-from .prepared import Prepared
-from .staged import PREPARE_AXES, StagedRun
+from auditeval._version import __version__
+from auditeval.engine.ranked_lists import Prepared
+from auditeval.engine.staged_run import PREPARE_AXES, StagedRun
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.variant import Variant, fold
 
 ENGINE = f"auditeval {__version__} (native)"
 

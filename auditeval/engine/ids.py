@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..model import Run
+from auditeval.vocab.model import Run
 
 
 def to_numpy(col: pa.ChunkedArray | pa.Array, dtype) -> np.ndarray:

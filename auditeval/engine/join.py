@@ -16,9 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError
-from ..model import Qrels, Run
-from .ids import (
+from auditeval.engine.ids import (
     RunIndex,
     canonical_ints,
     codes_in,
@@ -29,6 +27,8 @@ from .ids import (
     run_index_of,
     take_rows,
 )
+from auditeval.vocab.errors import InputError
+from auditeval.vocab.model import Qrels, Run
 
 
 # ---------------------------------------------------------------------------------- join

@@ -18,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .glibc_sort import glibc_msort
-from .ids import take_rows
+from auditeval.engine.glibc_sort import glibc_msort
+from auditeval.engine.ids import take_rows
 
 
 def _cmp_sim_docno(a: tuple[float, bytes, int], b: tuple[float, bytes, int]) -> int:

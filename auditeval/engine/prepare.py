@@ -1,8 +1,8 @@
 """THE place where ranking conventions are applied (trec_eval's ``form_res_rels.c``).
 
-:func:`prepare` (one convention) and :class:`~auditeval.engine.staged.StagedRun` (many)
-turn a :class:`~auditeval.model.Qrels`, a :class:`~auditeval.model.Run`
-and a :class:`~auditeval.conventions.Convention` into a :class:`Prepared`: one ranked,
+:func:`prepare` (one convention) and :class:`~auditeval.engine.staged_run.StagedRun` (many)
+turn a :class:`~auditeval.vocab.model.Qrels`, a :class:`~auditeval.vocab.model.Run`
+and a :class:`~auditeval.vocab.conventions.Convention` into a :class:`Prepared`: one ranked,
 judged list per evaluated topic, stored as flat arrays with topic offsets (CSR). Every
 measure reads only this structure, so no measure ever re-decides a convention.
 
@@ -31,16 +31,16 @@ all sums run in that order.
 
 from __future__ import annotations
 
-from ..conventions import Convention
-from ..model import Qrels, Run
-from .ids import has_duplicate_pairs
-from .prepared import NONPOOL, UNJUDGED, Prepared
-from .staged import StagedRun
+from auditeval.engine.ids import has_duplicate_pairs
+from auditeval.engine.ranked_lists import NONPOOL, UNJUDGED, Prepared
+from auditeval.engine.staged_run import StagedRun
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.model import Qrels, Run
 
 __all__ = ["NONPOOL", "UNJUDGED", "Prepared", "has_duplicate_pairs", "prepare"]
 
 
 def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
     """The :class:`Prepared` lists of ``run`` under ``conv`` (for many conventions keep one
-    :class:`~auditeval.engine.staged.StagedRun`: it shares every stage)."""
+    :class:`~auditeval.engine.staged_run.StagedRun`: it shares every stage)."""
     return StagedRun(qrels, run).prepared(conv)

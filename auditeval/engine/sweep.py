@@ -22,15 +22,15 @@ from typing import Any
 
 import numpy as np
 
-from ..conventions import AXES, AXIS_ORDER, Convention, load_profile, profile_names
-from ..errors import AuditEvalError, ConventionError
-from ..measures import Measure
-from ..model import Qrels, Run
-from ..variant import Variant, parse_measure, variant_axes
-from .aggregate import undefined_note
-from .evaluate import ENGINE
-from .measures import MEASURES
-from .staged import PREPARE_AXES, StagedRun
+from auditeval.engine.aggregate import undefined_note
+from auditeval.engine.evaluate import ENGINE
+from auditeval.engine.measures import MEASURES
+from auditeval.engine.staged_run import PREPARE_AXES, StagedRun
+from auditeval.vocab.conventions import AXES, AXIS_ORDER, Convention, load_profile, profile_names
+from auditeval.vocab.errors import AuditEvalError, ConventionError
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.variant import Variant, parse_measure, variant_axes
 
 DEPTH_GRID: tuple[int | str, ...] = (5, 10, 20, 100, 1000, "all")
 

@@ -12,7 +12,7 @@ through that registry: it has no entry-point group). Then::
 
 Every metric :meth:`AuditevalEvaluator.iter_calc` yields is a :class:`VariantMetric` (an
 ``ir_measures.Metric`` with a ``variant`` attribute); ``evaluator.variants`` maps each
-measure to its :class:`~auditeval.variant.Variant`.
+measure to its :class:`~auditeval.vocab.variant.Variant`.
 
 The default profile, ``ir_measures-0.4``, is the convention set of ir_measures' default
 pipeline for the trec measures (its pytrec_eval provider: float32 scores, ties by docno
@@ -37,11 +37,11 @@ from ir_measures.providers.base import NOT_PROVIDED, Choices, Evaluator, Provide
 from ir_measures.providers.base import Any as AnyParam
 from ir_measures.util import Metric
 
-from ..conventions import resolve
-from ..errors import AuditEvalError
-from ..measures import Measure
-from ..model import Qrels, Run
-from ..variant import Variant, parse_measure
+from auditeval.vocab.conventions import resolve
+from auditeval.vocab.errors import AuditEvalError
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.variant import Variant, parse_measure
 
 DEFAULT_PROFILE = "ir_measures-0.4"
 
@@ -137,7 +137,7 @@ def _metric(query_id: str, measure: Any, value: float, variant: Variant) -> Vari
 
 def _table(obj: Any, kind: str):
     """ir_measures' input forms (dict-of-dict, DataFrame, iterable of namedtuples) -> auditeval."""
-    from ..io import qrels_from, run_from
+    from auditeval.io import qrels_from, run_from
 
     if isinstance(obj, Qrels | Run | dict) or hasattr(obj, "itertuples"):
         pass
@@ -174,7 +174,7 @@ class AuditevalEvaluator(Evaluator):
         """Per-topic metrics; a qrels topic without one gets the measure's default (0), as
         ir_measures' base evaluator fills it, except for a measure undefined on some topics
         (Accuracy: ``agg="mean-defined"``), whose mean leaves those out, as its provider."""
-        from ..engine.measures import MEASURES
+        from auditeval.engine.measures import MEASURES
 
         undefined_ok = {m for m, am, _ in self.plan if MEASURES[am.name].agg == "mean-defined"}
         expected = {(m, q) for m in self.measures if m not in undefined_ok for q in self.qrel_qids}
@@ -185,7 +185,7 @@ class AuditevalEvaluator(Evaluator):
             yield Metric(query_id=query_id, measure=measure, value=measure.DEFAULT)
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
-        from ..api import evaluate
+        from auditeval.api import evaluate
 
         r = _table(run, "run")
         if r is None or self.qrels is None:

@@ -21,8 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..io import qrels_from, run_from
-from ..results import ResultSet, variant_text
+from auditeval.io import qrels_from, run_from
+from auditeval.results.values import ResultSet, variant_text
 
 DEFAULT_PROFILE = "ir_measures-0.4"
 
@@ -32,14 +32,14 @@ def _measure_groups(measures: Iterable[Any]) -> list[tuple[list[str], list[tuple
 
     Strings are auditeval / trec_eval spellings (``"map"``, ``"nDCG@10"``); ir_measures
     measure objects are translated (``nDCG(dcg='exp-log2')`` -> nDCG under ``gain=exp2``)."""
-    from ..variant import parse_measure
+    from auditeval.vocab.variant import parse_measure
 
     groups: dict[tuple[str, ...], list[tuple[str, Any]]] = {}
     for m in measures:
         if isinstance(m, str):
             groups.setdefault((), []).append((m, parse_measure(m)))
         else:
-            from .ir_measures_provider import to_auditeval
+            from auditeval.integrations.ir_measures_provider import to_auditeval
 
             am, extra = to_auditeval(m)
             groups.setdefault(tuple(extra), []).append((str(m), am))
@@ -55,7 +55,7 @@ def audit_frames(
 ) -> ResultSet:
     """Evaluate result frames (``{system name: frame}``) against a qrels frame (or any qrels
     auditeval reads). Values are labelled with the system names and the measure as given."""
-    from ..api import evaluate
+    from auditeval.api import evaluate
 
     q = qrels_from(qrels)
     runs = [run_from(frame, name=str(name)) for name, frame in frames.items()]

@@ -6,19 +6,26 @@ trec_eval drop-in as ``read_regular``), :mod:`.lines` (bytes, gzip, UTF-8, BOM, 
 path's split lines), :mod:`.numbers` (C ``atof``/``atol``, number columns),
 :mod:`.memory` (``qrels_from``/``run_from``: paths, DataFrames, dicts, ``irds:``),
 :mod:`.writers`. Every reader builds its table with
-:func:`auditeval.model.qrels_table` / :func:`auditeval.model.run_table`.
+:func:`auditeval.vocab.model.qrels_table` / :func:`auditeval.vocab.model.run_table`.
 
-Errors are :class:`~auditeval.errors.InputError` as ``path:line: reason``; every decision
+Errors are :class:`~auditeval.vocab.errors.InputError` as ``path:line: reason``; every decision
 (skipped comment and blank lines, a removed byte order mark, coerced numbers, several run
-tags) is a note on the returned :class:`~auditeval.model.Qrels` / :class:`~auditeval.model.Run`.
+tags) is a note on the returned :class:`~auditeval.vocab.model.Qrels` / :class:`~auditeval.vocab.model.Run`.
 """
 
-from .fast import header_lines, last_value, read_regular, run_tags
-from .lines import BOM
-from .memory import qrels_from, qrels_from_irds, run_from
-from .numbers import c_atof, c_atol
-from .readers import QRELS_FIELDS, RUN_FIELDS, parse_qrels, parse_run, read_qrels, read_run
-from .writers import write_qrels, write_run
+from auditeval.io.fast import header_lines, last_value, read_regular, run_tags
+from auditeval.io.lines import BOM
+from auditeval.io.memory import qrels_from, qrels_from_irds, run_from
+from auditeval.io.numbers import c_atof, c_atol
+from auditeval.io.readers import (
+    QRELS_FIELDS,
+    RUN_FIELDS,
+    parse_qrels,
+    parse_run,
+    read_qrels,
+    read_run,
+)
+from auditeval.io.writers import write_qrels, write_run
 
 __all__ = [
     "BOM",

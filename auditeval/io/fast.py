@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from .lines import BOM
+from auditeval.io.lines import BOM
 
 _SNIFF = 1 << 16
 

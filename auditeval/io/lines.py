@@ -5,7 +5,7 @@ Lines whose first non-blank character is ``#`` (comments, ir_metadata headers; t
 10 accepts them) are skipped and counted in ``notes``; blank lines likewise. A UTF-8
 byte order mark opening the file is removed, with a note (trec_eval keeps it in the first
 topic id). Everything else must parse or the reader raises
-:class:`~auditeval.errors.InputError` as ``path:line: reason``.
+:class:`~auditeval.vocab.errors.InputError` as ``path:line: reason``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ..errors import InputError
+from auditeval.vocab.errors import InputError
 
 BOM = b"\xef\xbb\xbf"  # UTF-8 byte order mark
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
-from ..model import Qrels, Run, qrels_table, run_table
-from .readers import read_qrels, read_run
+from auditeval.io.readers import read_qrels, read_run
+from auditeval.vocab.errors import InputError
+from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
 
 def qrels_from(obj: Any) -> Qrels:

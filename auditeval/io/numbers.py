@@ -18,10 +18,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError
+from auditeval.vocab.errors import InputError
 
 if TYPE_CHECKING:
-    from .lines import Split
+    from auditeval.io.lines import Split
 
 _ATOF_RE = re.compile(
     r"\s*([+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?"

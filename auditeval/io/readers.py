@@ -7,7 +7,7 @@ Formats (trec_eval's ``get_qrels.c`` / ``get_trec_results.c``)::
 
 Fields are separated by any whitespace. A regular file takes the fast path (:mod:`.fast`),
 anything else the general one (:mod:`.lines`, :mod:`.numbers`); both give the same tables
-(:func:`~auditeval.model.qrels_table`, :func:`~auditeval.model.run_table`), line numbers
+(:func:`~auditeval.vocab.model.qrels_table`, :func:`~auditeval.vocab.model.run_table`), line numbers
 and notes.
 """
 
@@ -19,10 +19,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..model import Qrels, Run, qrels_table, run_table
-from .fast import FAST_NAMES, FAST_TYPES, fast_table, header_lines, run_tags
-from .lines import Split, bad_field_count, is_plain_file, read_bytes
-from .numbers import parse_numbers
+from auditeval.io.fast import FAST_NAMES, FAST_TYPES, fast_table, header_lines, run_tags
+from auditeval.io.lines import Split, bad_field_count, is_plain_file, read_bytes
+from auditeval.io.numbers import parse_numbers
+from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
 QRELS_FIELDS = 4
 RUN_FIELDS = 6
@@ -31,7 +31,7 @@ RUN_FIELDS = 6
 def read_qrels(path: str | Path, numbers: str = "strict") -> Qrels:
     """Read a TREC qrels file (plain, ``.gz`` or ``-`` for stdin), or an ``irds:`` id."""
     if str(path).startswith("irds:"):
-        from .memory import qrels_from_irds
+        from auditeval.io.memory import qrels_from_irds
 
         return qrels_from_irds(str(path)[5:])
     plain = is_plain_file(path)

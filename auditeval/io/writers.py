@@ -9,8 +9,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError
-from ..model import Qrels, Run
+from auditeval.vocab.errors import InputError
+from auditeval.vocab.model import Qrels, Run
 
 _UNWRITABLE = r"^$|[\s\x0b\x1c-\x1f\x85\p{Z}]"  # what the readers would split on (or lose)
 

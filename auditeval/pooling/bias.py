@@ -21,13 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..conventions import Convention
-from ..errors import InputError
-from ..measures import Measure
-from ..model import Qrels, Run
-from .labels import QrelsKeys, emptied_topics, hidden_mask, judge_runs, relabel
-from .pools import build_pools
-from .rankings import Engine, measure_values, variant_of
+from auditeval.pooling.labels import QrelsKeys, emptied_topics, hidden_mask, judge_runs, relabel
+from auditeval.pooling.pools import build_pools
+from auditeval.pooling.rankings import Engine, measure_values, variant_of
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.errors import InputError
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Qrels, Run
 
 
 def read_groups(path: str | Path, runs: Sequence[str]) -> tuple[dict[str, str], list[str]]:
@@ -126,7 +126,7 @@ def pool_bias(
     seed: int = 0,
     alpha: float = 0.05,
 ) -> BiasReport:
-    from ..stats import swap_probabilities
+    from auditeval.stats import swap_probabilities
 
     names = [r.name for r in runs]
     groups = groups or {n: n for n in names}

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from ..conventions import Convention
-from ..measures import Measure
-from ..model import Qrels, Run
-from ..variant import parse_measure
-from .pools import Pools, build_pools
-from .rankings import Engine, in_sorted, measure_values, variant_of
+from auditeval.pooling.pools import Pools, build_pools
+from auditeval.pooling.rankings import Engine, in_sorted, measure_values, variant_of
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.variant import parse_measure
 
 
 def judged_keys(pools: Pools, qrels: Qrels | None, conv: Convention, extra: Sequence[tuple[pa.Array, pa.Array]] = ()) -> np.ndarray:

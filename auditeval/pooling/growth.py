@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..conventions import Convention
-from ..engine.measures.base import safe_div
-from ..measures import Measure
-from ..model import Qrels, Run
-from .labels import Judged, QrelsKeys, judge_runs, relabel
-from .pools import Pools, build_pools, random_orders
-from .rankings import Engine, in_sorted, measure_values, variant_of
+from auditeval.engine.measures.base import safe_div
+from auditeval.pooling.labels import Judged, QrelsKeys, judge_runs, relabel
+from auditeval.pooling.pools import Pools, build_pools, random_orders
+from auditeval.pooling.rankings import Engine, in_sorted, measure_values, variant_of
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Qrels, Run
 
 FAST = ("AP", "P", "R", "RR", "Success")
 

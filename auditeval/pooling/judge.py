@@ -28,8 +28,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ..errors import AuditEvalError
-from .store import JudgmentStore, Labels
+from auditeval.pooling.store import JudgmentStore, Labels
+from auditeval.vocab.errors import AuditEvalError
 
 
 class JudgeError(AuditEvalError):
@@ -229,7 +229,7 @@ class SimulatedJudge:
     """Labels from a qrels file (0 for pairs it lacks), each wrong with probability ``error``."""
 
     def __init__(self, qrels: str, error: float = 0.0, seed: int = 0):
-        from ..io import read_qrels
+        from auditeval.io import read_qrels
 
         if not 0.0 <= error <= 1.0:
             raise ValueError(f"error must lie in [0, 1], got {error}")

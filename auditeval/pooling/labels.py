@@ -18,13 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..conventions import Convention
-from ..engine.prepare import NONPOOL, Prepared
-from ..errors import InputError
-from ..measures import Measure
-from ..model import Qrels, Run
-from ..variant import fold
-from .rankings import Engine, KeySpace, in_sorted
+from auditeval.engine.prepare import NONPOOL, Prepared
+from auditeval.pooling.rankings import Engine, KeySpace, in_sorted
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.errors import InputError
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.variant import fold
 
 
 @dataclass(eq=False)

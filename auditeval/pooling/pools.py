@@ -24,9 +24,9 @@ from functools import cached_property
 import numpy as np
 import pyarrow as pa
 
-from ..conventions import Convention
-from ..model import Qrels, Run
-from .rankings import Engine, KeySpace, pool_convention, pool_variant
+from auditeval.pooling.rankings import Engine, KeySpace, pool_convention, pool_variant
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.model import Qrels, Run
 
 
 @dataclass(eq=False)

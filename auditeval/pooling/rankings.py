@@ -1,7 +1,7 @@
 """The pooling package's only door into the engine, and the integer key space of pairs.
 
 * :class:`Engine` is the one door into the engine: one
-  :class:`~auditeval.engine.staged.StagedRun` per run for one qrels, so a run's depth-k pool
+  :class:`~auditeval.engine.staged_run.StagedRun` per run for one qrels, so a run's depth-k pool
   ranking and every evaluation of it share the join and the sort.
 * :func:`measure_values` applies one engine measure to a :class:`Prepared` (the measure
   table, fold of measure parameters into axes, trec_eval's aggregation order).
@@ -22,14 +22,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..conventions import AXES, Convention
-from ..engine.aggregate import aggregate
-from ..engine.measures import MEASURES
-from ..engine.prepared import Prepared
-from ..engine.staged import StagedRun
-from ..measures import Measure
-from ..model import Qrels, Run, qrels_table
-from ..variant import Variant, fold
+from auditeval.engine.aggregate import aggregate
+from auditeval.engine.measures import MEASURES
+from auditeval.engine.ranked_lists import Prepared
+from auditeval.engine.staged_run import StagedRun
+from auditeval.vocab.conventions import AXES, Convention
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Qrels, Run, qrels_table
+from auditeval.vocab.variant import Variant, fold
 
 # Axes that decide which documents make a run's top k (and so the pool).
 POOL_AXES = ("depth", "dups", "self_hits", "sim", "ties")

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..errors import AuditEvalError, InputError
+from auditeval.vocab.errors import AuditEvalError, InputError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS judgments (
@@ -238,7 +238,7 @@ def read_labels(path: str | Path, source: str, fmt: str = "auto") -> tuple[Label
     if fmt == "auto":
         fmt = "jsonl" if name.endswith((".jsonl", ".jsonl.gz", ".json")) else "trec"
     if fmt == "trec":
-        from ..io import read_qrels
+        from auditeval.io import read_qrels
 
         q = read_qrels(path)
         t = q.table

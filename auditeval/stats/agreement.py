@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .ranks import THRESHOLD
+from auditeval.stats.ranks import THRESHOLD
 
 
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
@@ -31,7 +31,7 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
 
 def spearman_rho(x: np.ndarray, y: np.ndarray) -> float:
     """Pearson correlation of the mean ranks."""
-    from .significance import midranks
+    from auditeval.stats.significance import midranks
 
     rx, ry = midranks(x) - (len(x) + 1) / 2, midranks(y) - (len(y) + 1) / 2
     den = np.sqrt((rx**2).sum() * (ry**2).sum())

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from .rng import blocks, generator
+from auditeval.stats.rng import blocks, generator
 
 GATHER_LIMIT = 1 << 22
 """Largest systems x trials x topics block gathered at once (32 MB of float64)."""
@@ -46,7 +46,7 @@ def stratum_codes(topics: Sequence[str], strata: dict[str, str], source: str = "
     """
     missing = [t for t in topics if t not in strata]
     if missing:
-        from ..errors import InputError
+        from auditeval.vocab.errors import InputError
 
         shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
         raise InputError(source, None, f"{len(missing)} evaluated topic(s) have no stratum: {shown}")

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import EvaluationError
-from . import bootstrap as bs
-from . import corrections, diagnostics, ranks, significance, topicset
-from .agreement import agreement
-from .matrix import MeasureMatrix
-from .rng import generator
-from .rng import settings as rng_settings
+from auditeval.stats import bootstrap as bs
+from auditeval.stats import corrections, diagnostics, ranks, significance, topicset
+from auditeval.stats.agreement import agreement
+from auditeval.stats.matrix import MeasureMatrix
+from auditeval.stats.rng import generator
+from auditeval.stats.rng import settings as rng_settings
+from auditeval.vocab.errors import EvaluationError
 
 TESTS = ("randomization", "t", "wilcoxon", "sign")
 CURVE_POINTS = 25

@@ -1,4 +1,4 @@
-"""Topic-aligned score matrices from a :class:`~auditeval.results.ResultSet`."""
+"""Topic-aligned score matrices from a :class:`~auditeval.results.values.ResultSet`."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import EvaluationError
-from ..results import ResultSet, variant_text
+from auditeval.results.values import ResultSet, variant_text
+from auditeval.vocab.errors import EvaluationError
 
 
 def _byte_order(t: str) -> bytes:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .rng import blocks, generator
+from auditeval.stats.rng import blocks, generator
 
 EXACT_MAX = 20
 TIE_TOL = 1e-12

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln, nctdtr, stdtrit
 
-from .rng import blocks, generator
+from auditeval.stats.rng import blocks, generator
 
 MAX_TOPICS = 100_000
 

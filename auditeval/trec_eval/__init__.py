@@ -6,6 +6,6 @@ the program name). Modules: :mod:`.args` flags, :mod:`.catalog` measure tables p
 duplicate checks, :mod:`.format` output lines, :mod:`.run` control flow.
 """
 
-from .run import main
+from auditeval.trec_eval.run import main
 
 __all__ = ["main"]

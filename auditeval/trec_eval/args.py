@@ -15,8 +15,8 @@ from __future__ import annotations
 import getopt
 from dataclasses import dataclass, field
 
-from ..io import c_atol
-from .catalog import DEFAULT_VERSION, VERSIONS
+from auditeval.io import c_atol
+from auditeval.trec_eval.catalog import DEFAULT_VERSION, VERSIONS
 
 USAGE = """Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file
    -h: Give full help information, including other options

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..specs import TREC_ALIASES
+from auditeval.vocab.specs import TREC_ALIASES
 
 VERSIONS = ("9.0.8", "9.0.8-double", "10.0")
 DEFAULT_VERSION = "9.0.8"
@@ -39,7 +39,7 @@ class Spec:
     * ``pairs``: ``name=value`` list (gains, ``p=``), one value named ``NAME_<params as typed>``.
 
     :attr:`canonical` is the auditeval measure name, from the spec table's trec_eval names
-    (:data:`auditeval.specs.TREC_ALIASES`, the one name map). ``fmt``:
+    (:data:`auditeval.vocab.specs.TREC_ALIASES`, the one name map). ``fmt``:
     ``float`` (``%6.4f``), ``long`` (``%ld``) or ``str`` (relstring, quoted).
     ``per_topic`` / ``summary``: whether the value is printed per topic (``-q``) / in the
     ``all`` block (gm_* and num_q, runid are summary-only; relstring per-topic only).

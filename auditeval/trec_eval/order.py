@@ -5,15 +5,15 @@
   ``-M`` depth (the smallest duplicated docno is named, message without a newline:
   ``trec_eval.form_res_qrels: duplicate docs X``), then the qrels
   (``trec_eval.form_res_rels: duplicate docs X\\n``). Which doc repeats where is the
-  engine's (:meth:`~auditeval.engine.staged.StagedRun.duplicates` on the ranking the
+  engine's (:meth:`~auditeval.engine.staged_run.StagedRun.duplicates` on the ranking the
   convention gives, NaN scores in trec_eval's qsort order included); :func:`duplicate_errors`
   only words the messages, so the run can stop at the right topic.
 """
 
 from __future__ import annotations
 
-from ..conventions import Convention
-from ..engine.staged import StagedRun
+from auditeval.engine.staged_run import StagedRun
+from auditeval.vocab.conventions import Convention
 
 
 def _key(s: str) -> bytes:

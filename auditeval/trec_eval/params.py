@@ -13,7 +13,7 @@ The string is read at initialisation (meas_init.c) according to the measure's ki
 * pairs ``ndcg.1=3,2=9``, ``rbp.p=0.8``: one value printed ``ndcg_1=3,2=9``; a malformed list
   -> "malformed pair parameters in '...'" (meas_init.c ``get_param_pairs``).
 
-Each printed value becomes one auditeval :class:`~auditeval.measures.Measure`; parameters
+Each printed value becomes one auditeval :class:`~auditeval.vocab.measure.Measure`; parameters
 equal to trec_eval's defaults are left out so the measure (and its variant string) is the
 plain one.
 """
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..io import c_atof, c_atol
-from ..measures import Measure
-from .catalog import Spec
+from auditeval.io import c_atof, c_atol
+from auditeval.trec_eval.catalog import Spec
+from auditeval.vocab.measure import Measure
 
 
 class ParamError(Exception):

@@ -35,9 +35,9 @@ import zlib
 
 import numpy as np
 
-from ..io import c_atof, c_atol, header_lines, read_regular, run_tags
-from ..model import Qrels, Run, qrels_table, run_table
-from .catalog import is_10
+from auditeval.io import c_atof, c_atol, header_lines, read_regular, run_tags
+from auditeval.trec_eval.catalog import is_10
+from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
 
 class TrecError(Exception):

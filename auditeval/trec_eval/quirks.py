@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..model import Qrels, Run, run_table
+from auditeval.vocab.model import Qrels, Run, run_table
 
 BOGUS_DOCNO = "ceci_nest_pas_un_docno"
 BOGUS_SCORE = 1.0

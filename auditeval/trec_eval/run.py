@@ -34,24 +34,24 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..conventions import load_profile
-from ..engine.evaluate import evaluate_prepared, staged_for
-from ..engine.ids import has_duplicate_pairs
-from ..errors import AuditEvalError
-from ..model import Qrels, Run
-from .args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
-from .catalog import PROFILES, VERSION_IDS, is_10, nicknames, table
-from .format import line, value_text
-from .order import duplicate_errors, sort_topics
-from .params import Instance, ParamError, instances
-from .parse import TrecError, read_qrels, read_run
-from .quirks import (
+from auditeval.engine.evaluate import evaluate_prepared, staged_for
+from auditeval.engine.ids import has_duplicate_pairs
+from auditeval.trec_eval.args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
+from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, is_10, nicknames, table
+from auditeval.trec_eval.format import line, value_text
+from auditeval.trec_eval.order import duplicate_errors, sort_topics
+from auditeval.trec_eval.params import Instance, ParamError, instances
+from auditeval.trec_eval.parse import TrecError, read_qrels, read_run
+from auditeval.trec_eval.quirks import (
     bogus_reset,
     complete_num_rel,
     drop_unchecked_duplicates,
     rel_levels_fault,
     with_bogus_ranking,
 )
+from auditeval.vocab.conventions import load_profile
+from auditeval.vocab.errors import AuditEvalError
+from auditeval.vocab.model import Qrels, Run
 
 NOT_FORM_RES_RELS = ("runid", "num_q")  # measures whose calc never builds the ranked list
 
@@ -218,8 +218,8 @@ def _print(
     a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: TextIO, err: TextIO, summary: bool,
     bogus: set[str] = frozenset(), num_rel_all: int | None = None, cache: dict | None = None,
 ) -> int:
-    from ..engine.aggregate import aggregate
-    from ..engine.measures import MEASURES
+    from auditeval.engine.aggregate import aggregate
+    from auditeval.engine.measures import MEASURES
 
     todo = [i for i in insts if i.measure is not None and i.measure.name in MEASURES]
     absent = [i.name for i in insts if i.measure is not None and i.measure.name not in MEASURES]

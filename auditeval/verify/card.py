@@ -8,8 +8,8 @@ judgments, the evaluated topics without a relevant document ("empty": R = 0 at t
 profile's ``rel``); tie counts (ranked documents in tied blocks, scores stored as the
 profile's ``sim`` says) and float32 collapses (neighbouring distinct double scores of a
 topic that are equal as C floats, as trec_eval 9 and pytrec_eval store them), both from
-the audit's :func:`auditeval.audit.diagnostics.run_facts`; the topics where ties can move
-each measure (:func:`auditeval.report.ties.tie_counts`); the judged share at 10
+the audit's :func:`auditeval.auditing.diagnostics.run_facts`; the topics where ties can move
+each measure (:func:`auditeval.auditing.tie_note.tie_counts`); the judged share at 10
 (``Judged@10``, a number with its variant string).
 
 With a baseline: per run and measure the paired bootstrap of the mean difference over the
@@ -32,18 +32,18 @@ from typing import Any
 
 import numpy as np
 
-from .._version import __version__
-from ..api import evaluate, read_runs
-from ..audit.diagnostics import run_facts
-from ..conventions import AXES, load_profile
-from ..engine.evaluate import ENGINE
-from ..engine.staged import StagedRun
-from ..io import qrels_from, run_from
-from ..ir_metadata import evaluation_section
-from ..model import Qrels, Run
-from ..report.ties import tie_counts
-from ..results import variant_text
-from ..variant import parse_measure
+from auditeval._version import __version__
+from auditeval.api import evaluate, read_runs
+from auditeval.auditing.diagnostics import run_facts
+from auditeval.auditing.tie_note import tie_counts
+from auditeval.engine.evaluate import ENGINE
+from auditeval.engine.staged_run import StagedRun
+from auditeval.io import qrels_from, run_from
+from auditeval.results.ir_metadata import evaluation_section
+from auditeval.results.values import variant_text
+from auditeval.vocab.conventions import AXES, load_profile
+from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.variant import parse_measure
 
 JUDGED = "Judged@10"
 TRIALS, SEED, LEVEL = 10_000, 0, 0.95
@@ -123,7 +123,7 @@ def sha256_file(path: str | Path) -> str:
 
 def reference_versions() -> dict[str, str]:
     """Installed reference tools (the adapter table) and the libraries the card's numbers use."""
-    from ..adapters import references
+    from auditeval.adapters import references
 
     out: dict[str, str] = {}
     for a in references():  # the adapter table and the trec_eval binaries on PATH
@@ -191,7 +191,7 @@ def _run_info(qrels: Qrels, run: Run, path: str, labels: list[str], conv) -> Run
 
 
 def _comparisons(res, names: list[str], base: str, labels: list[str]) -> list[Comparison]:
-    from ..stats.bootstrap import paired_bootstrap
+    from auditeval.stats.bootstrap import paired_bootstrap
 
     per: dict[tuple[str, str], dict[str, float]] = {}
     variant: dict[tuple[str, str], str] = {}

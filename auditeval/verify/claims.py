@@ -7,7 +7,7 @@ printed value stands for an interval: with ``d`` digits after the point, ``0.306
 
 **Readings.** The measure name is read leniently (case-insensitive paper spellings: MAP,
 MRR, NDCG, Recall; any ir_measures or trec_eval name through
-:func:`auditeval.variant.parse_measure`), and plausible other readings join the search:
+:func:`auditeval.vocab.variant.parse_measure`), and plausible other readings join the search:
 ``MAP`` may have been ``map`` or ``map_cut.1000`` or ``AP@100``; ``MRR`` may be ``RR`` or
 ``RR@10``. A reading other than the first counts as one departure.
 
@@ -32,12 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.measures import MEASURES
-from ..errors import AuditEvalError, InputError
-from ..measures import Measure
-from ..model import Qrels, Run
-from ..variant import parse_measure
-from .search import Candidate, candidates, evaluate_candidates, profile_order
+from auditeval.engine.measures import MEASURES
+from auditeval.verify.search import Candidate, candidates, evaluate_candidates, profile_order
+from auditeval.vocab.errors import AuditEvalError, InputError
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.variant import parse_measure
 
 # paper spellings (lower case) -> auditeval measure names; anything else goes to parse_measure
 PAPER_NAMES = {"map": "AP", "ap": "AP", "mrr": "RR", "rr": "RR", "ndcg": "nDCG", "p": "P", "prec": "P",

@@ -20,7 +20,7 @@ that side's precision, the topic set included). The explanation is the pair of r
 candidates, one per side, whose conventions differ on the fewest of the measure's axes;
 axes where a side is reproduced under several values are reported as not mattering here.
 Between the simplest reproducing candidate of each side, the audit's attribution
-(:func:`auditeval.audit.attribution.minimal_flips`) gives the smallest sets of axes whose
+(:func:`auditeval.auditing.attribution.minimal_flips`) gives the smallest sets of axes whose
 flip turns one into the other's per-topic values: the same answer reached from the engine
 side (for the two trec_eval builds: ``iprec``, not ``sim`` or ``topics``).
 """
@@ -33,15 +33,15 @@ from typing import Any
 
 import numpy as np
 
-from ..audit.attribution import differing_axes, minimal_flips
-from ..audit.native import Native
-from ..conventions import AXES
-from ..engine.measures import MEASURES
-from ..errors import AuditEvalError
-from ..model import Qrels, Run
-from ..variant import Variant, parse_measure
-from .search import Candidate, Evaluated, candidates, evaluate_candidates
-from .tool_output import Entry, ToolOutput
+from auditeval.auditing.attribution import differing_axes, minimal_flips
+from auditeval.auditing.native import Native
+from auditeval.engine.measures import MEASURES
+from auditeval.verify.search import Candidate, Evaluated, candidates, evaluate_candidates
+from auditeval.verify.tool_output import Entry, ToolOutput
+from auditeval.vocab.conventions import AXES
+from auditeval.vocab.errors import AuditEvalError
+from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.variant import Variant, parse_measure
 
 FULL_RTOL = 1e-12
 

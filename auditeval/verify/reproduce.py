@@ -51,16 +51,16 @@ import pyarrow as pa
 import scipy
 from scipy import stats as sstats
 
-from ..conventions import resolve
-from ..engine.aggregate import aggregate
-from ..engine.evaluate import ENGINE, evaluate_prepared
-from ..engine.measures import MEASURES
-from ..engine.prepare import prepare
-from ..errors import ConventionError
-from ..io import qrels_from, run_from
-from ..model import Qrels, Run
-from ..stats.significance import paired_t
-from ..variant import parse_measure
+from auditeval.engine.aggregate import aggregate
+from auditeval.engine.evaluate import ENGINE, evaluate_prepared
+from auditeval.engine.measures import MEASURES
+from auditeval.engine.prepare import prepare
+from auditeval.io import qrels_from, run_from
+from auditeval.stats.significance import paired_t
+from auditeval.vocab.conventions import resolve
+from auditeval.vocab.errors import ConventionError
+from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.variant import parse_measure
 
 KTU_FORMS = ("tied-last", "repro_eval")
 RBO_FORMS = ("trunc-norm", "ext")

@@ -13,7 +13,7 @@ of an enumerated axis, ``rel`` the positive grades in the qrels, ``depth`` 5, 10
 1000 and all, float axes the values the shipped profiles use).
 
 :func:`evaluate_candidates` is the one place candidates are evaluated, on the sweep's
-engine: one :class:`~auditeval.engine.staged.StagedRun` per run (kept in ``cache``), so each
+engine: one :class:`~auditeval.engine.staged_run.StagedRun` per run (kept in ``cache``), so each
 distinct ranking is sorted once, each cut is a mask, and each distinct variant is one
 kernel call.
 """
@@ -27,13 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from ..conventions import AXES, Convention, load_profile, profile_names
-from ..engine.evaluate import staged_for
-from ..engine.sweep import axis_grid, readable_axes
-from ..errors import AuditEvalError
-from ..measures import Measure
-from ..model import Qrels, Run
-from ..variant import Variant
+from auditeval.engine.evaluate import staged_for
+from auditeval.engine.sweep import axis_grid, readable_axes
+from auditeval.vocab.conventions import AXES, Convention, load_profile, profile_names
+from auditeval.vocab.errors import AuditEvalError
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.variant import Variant
 
 PREFERRED = ("trec_eval-9.0.8", "trec_eval-10.0", "trec_eval-9.0.8-double", "ir_measures-0.4",
              "ir_measures-0.4-msmarco", "ranx-0.3", "textbook")

@@ -20,7 +20,7 @@ Formats (``--format-a/--format-b`` names):
 * ``csv``: ``topic,measure,value`` lines (optional header; ``run,topic,measure,value`` too).
 
 Measure names go to one canonical key, the ir_measures spelling auditeval uses
-(:func:`auditeval.variant.parse_measure`, whose alias table maps every trec_eval name:
+(:func:`auditeval.vocab.variant.parse_measure`, whose alias table maps every trec_eval name:
 ``map`` = ``AP``, ``ndcg_cut_10`` = ``nDCG@10``, ``P_10`` = ``P@10``, ``recip_rank`` = ``RR``).
 ranx's own metric names (``ndcg@10``, ``map@100``, ``mrr``, ``precision@10``, ``-l2``) are
 read by inverting the ranx adapter's naming (:meth:`auditeval.adapters.ranx.Ranx.tool_measure`);
@@ -43,11 +43,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..adapters.trec_names import GEOMETRIC
-from ..conventions import resolve
-from ..errors import AuditEvalError, InputError
-from ..measures import Measure
-from ..variant import parse_measure
+from auditeval.adapters.trec_names import GEOMETRIC
+from auditeval.vocab.conventions import resolve
+from auditeval.vocab.errors import AuditEvalError, InputError
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.variant import parse_measure
 
 FORMATS = ("trec_eval", "ir_measures", "ir_measures-jsonl", "ranx-report", "ranx-scores", "pytrec_eval",
            "auditeval", "csv")
@@ -103,8 +103,8 @@ def canonical(name: str, tool: str) -> tuple[str, tuple[tuple[str, str], ...]] |
 def _ranx_name(name: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
     """Invert the ranx adapter's naming (``Ranx.tool_measure``, the one table of ranx names):
     the auditeval measure and the axis values (``gain``, ``rel``) a ranx metric name implies."""
-    from ..adapters.ranx import Ranx
-    from ..engine.measures import MEASURES
+    from auditeval.adapters.ranx import Ranx
+    from auditeval.engine.measures import MEASURES
 
     m = _RANX.match(name)
     if not m:

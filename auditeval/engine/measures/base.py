@@ -1,13 +1,13 @@
 """The kernel contract, and the record binding a kernel to its spec row.
 
 A kernel is a pure function ``fn(p, m, c) -> np.ndarray``: ``p`` the
-:class:`~auditeval.engine.prepared.Prepared` lists, ``m`` the parsed
-:class:`~auditeval.measures.Measure` (cut-off and own parameters), ``c`` the effective
-:class:`~auditeval.conventions.Convention` (measure parameters such as ``rel=`` already
+:class:`~auditeval.engine.ranked_lists.Prepared` lists, ``m`` the parsed
+:class:`~auditeval.vocab.measure.Measure` (cut-off and own parameters), ``c`` the effective
+:class:`~auditeval.vocab.conventions.Convention` (measure parameters such as ``rel=`` already
 folded in, the spec's ``fixed`` axes applied). It returns one float64 per evaluated topic,
 in ``p.topics`` order, computed with vector operations over the flat arrays (no per-topic
 Python loops). What the measure *is* (axes, parameters, aggregation, format, formula,
-missing-topic value) is its row in :mod:`auditeval.specs`, not here.
+missing-topic value) is its row in :mod:`auditeval.vocab.specs`, not here.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ...conventions import Convention
-from ...measures import Measure
-from ...specs import MeasureSpec
-from ..prepared import Prepared
+from auditeval.engine.ranked_lists import Prepared
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.specs import MeasureSpec
 
 MeasureFn = Callable[[Prepared, Measure, Convention], np.ndarray]
 

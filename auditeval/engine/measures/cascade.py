@@ -12,7 +12,7 @@
   0 for the others (cwl_eval's "worse case"); ``max_rel`` is required, ``min_rel`` defaults
   to 0, as ir_measures' SDCG.
 
-The spec rows (name, parameters, axes, source) is in :mod:`auditeval.specs.table`. The sum
+The spec rows (name, parameters, axes, source) is in :mod:`auditeval.vocab.spec_table`. The sum
 and the product run in rank order per topic, over the documents with R > 0 only
 (the others add 0 and multiply by 1), position by position across all topics at once.
 """
@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...conventions import Convention
-from ...errors import EvaluationError
-from ...measures import Measure
-from ..prepared import Prepared
-from .base import MeasureFn
+from auditeval.engine.measures.base import MeasureFn
+from auditeval.engine.ranked_lists import Prepared
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.errors import EvaluationError
+from auditeval.vocab.measure import Measure
 
 DEFAULT_MAX_GRADE = 4  # gdeval.pl $MAX_JUDGMENT
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...conventions import Convention
-from ...measures import Measure
-from ..prepared import Prepared
-from .base import MeasureFn, safe_div
+from auditeval.engine.measures.base import MeasureFn, safe_div
+from auditeval.engine.ranked_lists import Prepared
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.measure import Measure
 
 
 def num_q(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
@@ -142,7 +142,7 @@ def _ideal_dcg(p: Prepared, m: Measure, c: Convention, k: int | None) -> np.ndar
     level walk under ``ideal_sort``; depends on the qrels side only (``p.qmemo``)."""
 
     def compute() -> np.ndarray:
-        from .trec_gain import ideal_gains
+        from auditeval.engine.measures.trec_gain import ideal_gains
 
         qg, _ = ideal_gains(p, m, c)
         qrank = np.arange(len(qg)) - p.qoffsets[p.qrow_topic] + 1

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...conventions import Convention
-from ...measures import Measure
-from ..prepared import Prepared
-from .base import MeasureFn
+from auditeval.engine.measures.base import MeasureFn
+from auditeval.engine.ranked_lists import Prepared
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.measure import Measure
 
 N = 1000  # cwl_eval max_n
 BLOCK = 2048  # topics per dense block

@@ -5,7 +5,7 @@
   (``compat_provider.py``, ``rbo`` and ``compatibility``) computes it. The ideal ranking holds
   the topic's relevant documents (grade >= rel; the provider's ``qrels > 0``) by grade
   descending, then run score descending (0.0 for a document not ranked), then qrels line
-  (:meth:`~auditeval.engine.prepared.Origin.ideal_rank`). With depth D = max(ret, L), L the
+  (:meth:`~auditeval.engine.ranked_lists.Origin.ideal_rank`). With depth D = max(ret, L), L the
   relevant documents, weights w_i = p^i (i = 0 .. D-1)::
 
       RBO = sum_{d=1..D} w_{d-1} |ranking[:d] & ideal[:d]| / d  /  sum_{d=1..D} w_{d-1}
@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...conventions import Convention
-from ...errors import EvaluationError
-from ...measures import Measure
-from ..prepared import Prepared
-from .base import MeasureFn, safe_div
+from auditeval.engine.measures.base import MeasureFn, safe_div
+from auditeval.engine.ranked_lists import Prepared
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.errors import EvaluationError
+from auditeval.vocab.measure import Measure
 
 COMPAT_P = 0.95  # ir_measures measures/compat.py default persistence
 

@@ -46,12 +46,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...conventions import Convention
-from ...measures import Measure
-from ..glibc_sort import glibc_msort
-from ..prepared import Prepared
-from .base import MeasureFn, safe_div
-from .trec_set import judged_rows, running
+from auditeval.engine.glibc_sort import glibc_msort
+from auditeval.engine.measures.base import MeasureFn, safe_div
+from auditeval.engine.measures.trec_set import judged_rows, running
+from auditeval.engine.ranked_lists import Prepared
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.measure import Measure
 
 
 # ------------------------------------------------------------------------------ helpers

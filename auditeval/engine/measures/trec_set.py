@@ -53,11 +53,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...conventions import Convention
-from ...measures import Measure
-from ...specs import levels_of
-from ..prepared import UNJUDGED, Prepared
-from .base import MeasureFn, safe_div
+from auditeval.engine.measures.base import MeasureFn, safe_div
+from auditeval.engine.ranked_lists import UNJUDGED, Prepared
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.specs import levels_of
 
 INFAP_EPSILON = 0.00001  # trec_eval.h INFAP_EPSILON
 

@@ -1,0 +1,407 @@
+"""``audit()``: run the references beside the native engine and explain every difference.
+
+Order of work: read the inputs once; plan each reference's requests (its own profile, and
+the chosen profile when one is given, emulated where the tool declares it can be); start
+every reference at once in its own process; while they run, the native engine computes the
+input diagnostics, the sensitivity sweep and the tie envelope; then each reference's values
+are checked against the native engine under the same variant (:mod:`.agreement`), the
+convention diff and the attributions are built (:mod:`.attribution`). See
+:mod:`.report` for what the result holds.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from auditeval.adapters import references
+from auditeval.adapters.base import Adapter
+from auditeval.adapters.runner import Outcome, Request, start
+from auditeval.api import read_runs
+from auditeval.auditing import agreement, attribution, diagnostics, official
+from auditeval.auditing.inputs import file_sha256, plain_path, rewritten_run, tool_file
+from auditeval.auditing.native import Native, same
+from auditeval.auditing.sensitivity import read_axes, sweep
+from auditeval.auditing.ties import envelope
+from auditeval.engine.evaluate import ENGINE
+from auditeval.io import qrels_from
+from auditeval.results.audit import (
+    AgreementRow,
+    Attribution,
+    AuditReport,
+    AxisEffect,
+    ConvDiffRow,
+    EngineInfo,
+    InputFile,
+    TieRow,
+)
+from auditeval.vocab.conventions import AXES, AXIS_ORDER, Convention, load_profile, resolve
+from auditeval.vocab.errors import AuditEvalError
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.variant import Variant, parse_measure
+
+DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000", "RR", "GMAP", "Bpref", "11pt"]
+DEFAULT_PROFILE = "trec_eval-9.0.8"
+TIE_TOPICS_SHOWN = 20  # per run and measure, widest envelopes first
+
+
+def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, against: list[str] | str | None = None,
+          profile: str | Path | Convention | None = None, trec_eval: list[str] | None = None,
+          progress: bool | None = None, seed: int = 0, samples: int = 50, timeout: float | None = None,
+          yield_cpu: bool = False) -> AuditReport:
+    """Audit ``runs`` against ``qrels`` with every reference in ``against`` (default: all installed).
+
+    ``profile`` is the chosen convention (default trec_eval-9.0.8) that the sensitivity sweep
+    and the tie envelope start from; when given, references are also asked to compute under it
+    (emulated by rewriting the input where a tool declares it can). ``yield_cpu`` (the command
+    line sets it) lowers this process's priority once the references run, so on a busy machine
+    they, the slowest part, get the processor first. Returns an
+    :class:`~auditeval.results.audit.AuditReport` (``.render(fmt)``, ``.to_frame()``, ``.exit_status``).
+    """
+    t0 = time.perf_counter()
+    run_in = list(runs) if isinstance(runs, list | tuple) else [runs]
+    labels = [str(m) for m in (measures or DEFAULT_MEASURES)]
+    parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in (measures or DEFAULT_MEASURES)]
+    base = resolve(profile if profile is not None else DEFAULT_PROFILE)
+    base_name = _profile_name(profile)
+    against_list = against.split(",") if isinstance(against, str) else against
+    refs = references(None if against_list is None else [a.strip() for a in against_list if a.strip()], trec_eval)
+    rep = AuditReport(qrels=str(qrels), runs=[], measures=labels, profile=base_name, native_engine=ENGINE,
+                      profile_axes=axes_of(base))
+    show = sys.stderr.isatty() if progress is None else progress
+    plain = [plain_path(r) for r in run_in]
+    qplain = plain_path(qrels)
+    # with no emulated request the tools read the user's files as they are: start them before
+    # auditeval reads the inputs itself, so its reading overlaps with the references' work
+    early = profile is None and qplain is not None and all(p is not None for p in plain)
+
+    with tempfile.TemporaryDirectory(prefix="auditeval-audit-") as wd, _progress(show) as bar:
+        work = Path(wd)
+        if early:
+            qfile, rfiles = qplain, [str(p) for p in plain]
+            tasks, requested = _plan(refs, parsed, labels, base, False, None, None, rfiles, qfile, work, rep, timeout)
+            pool, futures = start(tasks)
+            _yield(yield_cpu and bool(tasks))
+        q = qrels_from(qrels)
+        rep.qrels = q.source
+        rep.notes.extend(q.notes)
+        max_grade = int(q.table.column("grade").to_numpy().max()) if len(q) else 1
+        if not early:
+            qfile = tool_file(qrels, q, work, "qrels", rep.notes)
+        loaded = read_runs(run_in)
+        run_objs = [r for r, _ in loaded]
+        names = rep.runs = [r.name for r in run_objs]
+        rep.notes.extend(n for _, n in loaded if n)
+        nat = Native(q, run_objs, base)
+        if not early:
+            rfiles = [tool_file(r_in, r, work, f"run{i}", rep.notes) for i, (r_in, r) in enumerate(zip(run_in, run_objs, strict=True))]
+            tasks, requested = _plan(refs, parsed, labels, base, profile is not None, q, run_objs, rfiles, qfile, work, rep,
+                                     timeout)
+            pool, futures = start(tasks)
+            _yield(yield_cpu and bool(tasks))
+        rep.engines.insert(0, EngineInfo("native", ENGINE, base_name, "ok", "auditeval's own engine", axes=axes_of(base)))
+        rep.inputs = [InputFile("qrels", "qrels", q.source, file_sha256(q.source))] + [
+            InputFile("run", r.name, r.source, file_sha256(r.source)) for r in run_objs]
+
+        # ---- native work while the references run
+        rep.diagnostics["qrels"] = diagnostics.qrels_facts(q, base.rel)
+        for ri, r in enumerate(run_objs):
+            rep.diagnostics[r.name] = _run_facts(nat, ri, q, base)
+        n_axes = sum(len(attribution.axis_values(a, base, max_grade)) for a in read_axes(parsed, base))
+        task = bar.add_task("sensitivity sweep", total=n_axes) if bar else None
+        rep.sensitivity, rep.swaps = sweep(nat, names, parsed, base, max_grade,
+                                           tick=(lambda: bar.advance(task)) if bar else None)
+        task = bar.add_task("tie envelope", total=len(names) * len(parsed)) if bar else None
+        rep.ties = _ties(nat, names, parsed, base, samples, seed, tick=(lambda: bar.advance(task)) if bar else None)
+        if isinstance(qrels, str) and qrels.startswith("irds:"):
+            rep.official = official.check(qrels[5:], parsed, base)
+
+        wait = bar.add_task("waiting for the references", total=len(futures)) if bar else None
+        outcomes: list[Outcome] = []
+        for f in futures:
+            outcomes.append(f.result())
+            if bar:
+                bar.advance(wait)
+        pool.shutdown()
+
+        task = bar.add_task("agreement and attribution", total=3) if bar else None
+        effective = _agreement(rep, nat, outcomes, {a.name: a for a, _, _ in tasks}, requested, parsed, labels, names,
+                               max_grade)
+        _conv_diff(rep, nat, effective, parsed, labels, names, base, refs)
+        if bar:
+            bar.advance(task)
+        _attributions(rep, nat, effective, parsed, labels, names, base, base_name)
+        if bar:
+            bar.advance(task)
+        _topic_deltas(rep, nat, effective, parsed, labels, names, base)
+        if bar:
+            bar.advance(task)
+    rep.notes.extend(n for n in nat.notes if n not in rep.notes)
+    rep.seconds = time.perf_counter() - t0
+    return rep
+
+
+# ------------------------------------------------------------------------------ helpers
+def axes_of(conv: Convention) -> dict[str, str]:
+    """Every axis of ``conv`` as the profiles and variant strings spell it."""
+    return {a: AXES[a].format(getattr(conv, a)) for a in AXIS_ORDER}
+
+
+def _profile_name(profile: Any) -> str:
+    if profile is None:
+        return DEFAULT_PROFILE
+    if isinstance(profile, Convention):
+        return "custom"
+    return load_profile(profile).name
+
+
+def _run_facts(nat: Native, ri: int, q, base: Convention) -> dict[str, Any]:
+    """Diagnostics of run ``ri`` on its prepared lists under ``base``; where the input refuses
+    ``base`` (duplicates under dups=error, a missing topic under topics=strict), under the
+    nearest convention that accepts it, and said so."""
+    try:
+        return diagnostics.run_facts(q, nat.runs[ri], nat.prepared(ri, base), base)
+    except AuditEvalError as exc:
+        conv = base.replace(dups="first" if base.dups == "error" else base.dups,
+                            topics="both" if base.topics == "strict" else base.topics)
+        try:
+            facts = diagnostics.run_facts(q, nat.runs[ri], nat.prepared(ri, conv), conv)
+        except AuditEvalError as exc2:
+            return {"error": str(exc2)}
+        return {"computed_under": f"dups={conv.dups}, topics={conv.topics} ({exc})", **facts}
+
+
+def _yield(on: bool) -> None:
+    """Lower this process's scheduling priority (the references, started before, keep theirs)."""
+    if on and hasattr(os, "nice"):
+        try:
+            os.nice(10)
+        except OSError:  # pragma: no cover - not permitted here
+            pass
+
+
+def _progress(show: bool):
+    if not show:
+        return nullcontext(None)
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
+                    console=Console(file=sys.stderr), transient=True)
+
+
+def _plan(refs: list[Adapter], measures: list[Measure], labels: list[str], base: Convention, explicit: bool, q, runs,
+          rfiles, qfile, work: Path, rep: AuditReport, timeout: float | None):
+    """Requests per reference; records unavailable references and unsupported variants in ``rep``."""
+    tasks, requested = [], {}
+    rewritten: dict[tuple, str] = {}
+    for a in refs:
+        if timeout is not None:
+            a.timeout = timeout
+        reason = a.available()
+        if reason is not None:
+            status = "not installed" if reason.startswith("not installed") else "unsupported"
+            rep.engines.append(EngineInfo(a.name, a.name, a.profile, status, reason, axes=axes_of(a.own())))
+            continue
+        own = a.own()
+        reqs: list[Request] = []
+        skipped: list[str] = []
+        modes = [("own", own)] + ([("chosen", base)] if explicit and base != own else [])
+        for label, m in zip(labels, measures, strict=True):
+            for mode, conv in modes:
+                plan = a.plan(m, conv)
+                if plan.unsupported:
+                    skipped.append(f"{label}{' (chosen profile)' if mode == 'chosen' else ''}: {plan.unsupported}")
+                    continue
+                for ri in range(len(rfiles)):
+                    run_file = rfiles[ri]
+                    if plan.rewrite:
+                        rk = (ri,) + tuple(getattr(conv, x) for x in ("ties", "sim", "depth", "dups", "self_hits", "unjudged"))
+                        if rk not in rewritten:
+                            try:
+                                rewritten[rk] = rewritten_run(q, runs[ri], conv, work / f"rewritten{len(rewritten)}.txt")
+                            except AuditEvalError as exc:  # the input cannot be ranked under conv (dups=error, ...)
+                                rewritten[rk] = None
+                                skipped.append(f"{label} (chosen profile): unsupported: the rewritten run needs {exc}")
+                        run_file = rewritten[rk]
+                        if run_file is None:
+                            continue
+                    key = f"{ri}|{mode}|{label}"
+                    shown = "" if runs is None else f"run {runs[ri].name}" + (" rewritten" if plan.rewrite else "")
+                    reqs.append(Request(key, run_file, plan.tool_measure, plan.options, shown))
+                    requested[(a.name, key)] = (ri, label, m, conv, mode, plan.rewrite)
+        info = EngineInfo(a.name, a.engine(), a.profile, "ok", "", computes=list(dict.fromkeys(
+            requested[(a.name, r.key)][1] for r in reqs)), unsupported=skipped, axes=axes_of(own))
+        rep.engines.append(info)
+        if reqs:
+            tasks.append((a, qfile, reqs))
+        else:
+            info.status, info.message = "nothing to compute", "computes none of the requested measures"
+    return tasks, requested
+
+
+def _agreement(rep, nat, outcomes, adapters, requested, parsed, labels, names, max_grade):
+    """Agreement rows; returns effective conventions {(engine, ri, label): Convention} for attribution."""
+    effective: dict[tuple[str, int, str], Convention] = {}
+    info = {e.name: e for e in rep.engines}
+    for out in outcomes:
+        a = adapters[out.adapter]
+        e = info[a.name]
+        e.engine, e.seconds = out.engine, out.seconds
+        if out.status != "ok" or out.message:  # ok with a message: some invocation refused its input
+            e.status = out.status
+            e.message = out.message
+        for (aname, key), (ri, label, m, conv, mode, rewrite) in requested.items():
+            if aname != a.name:
+                continue
+            variant = str(Variant.of(m, conv))
+            tv = nat.get(ri, m, conv)
+            val = out.values.get(key)
+            row = AgreementRow(names[ri], label, a.name, out.engine, variant, None, tv.aggregate, ENGINE, "", "")
+            if mode == "chosen":
+                row.detail = "emulated: input rewritten by auditeval; " if rewrite else "native options; "
+            if val is None or "error" in val:
+                err = (val or {}).get("error") or out.message or "no value returned"
+                if not tv.ok:
+                    row.status, row.detail = "match", row.detail + f"both refuse: tool: {err}; native: {tv.error}"
+                    effective[(a.name, ri, label)] = conv if mode == "own" else effective.get((a.name, ri, label), conv)
+                else:
+                    row.status = out.status if out.status != "ok" else "failed"
+                    row.detail += err
+                rep.agreement.append(row)
+                continue
+            row.value = val.get("aggregate")
+            ok, detail, n_topics, worst = agreement.matches(a, val, tv, m, conv)
+            row.topics, row.max_topic_diff = n_topics, worst
+            if ok:
+                row.status, row.detail = "match", row.detail + detail
+                if mode == "own":
+                    effective[(a.name, ri, label)] = conv
+            else:
+                c1, why = agreement.explain(nat, ri, a, val, m, conv, max_grade)
+                if why:
+                    row.status, row.detail = "explained", row.detail + f"{detail}; {why}"
+                    if mode == "own" and c1 is not None:
+                        effective[(a.name, ri, label)] = c1
+                else:
+                    row.status, row.detail = "MISMATCH", row.detail + f"{detail}; no axis flip or tie ordering explains it"
+            rep.agreement.append(row)
+    return effective
+
+
+def _groups(effective, ri: int, label: str, m: Measure) -> dict[str, tuple[list[str], Convention]]:
+    """Engines of one run/measure grouped by variant string of their effective convention."""
+    out: dict[str, tuple[list[str], Convention]] = {}
+    for (eng, r2, l2), conv in effective.items():
+        if r2 == ri and l2 == label:
+            v = str(Variant.of(m, conv))
+            out.setdefault(v, ([], conv))[0].append(eng)
+    return out
+
+
+def _conv_diff(rep, nat, effective, parsed, labels, names, base, refs):
+    used = {eng for (eng, _, _) in effective}
+    convs = {a.name: a.own() for a in refs if a.name in used}
+    convs = {f"native ({rep.profile})": base, **convs}
+    read = read_axes(parsed, base)
+    for axis in read:
+        settings = {eng: AXES[axis].format(getattr(c, axis)) for eng, c in convs.items()}
+        if len(set(settings.values())) < 2:
+            continue
+        row = ConvDiffRow(axis, settings, AXES[axis].format(getattr(base, axis)))
+        others = sorted({getattr(c, axis) for c in convs.values()} - {getattr(base, axis)}, key=str)
+        for value in others:
+            flipped = base.replace(**{axis: value})
+            for label, m in zip(labels, parsed, strict=True):
+                if axis not in attribution.differing_axes(m, base, flipped):
+                    continue
+                for ri, name in enumerate(names):
+                    b, v = nat.get(ri, m, base), nat.get(ri, m, flipped)
+                    moved, _, _ = attribution.compare(b, v)
+                    delta = None if (b.aggregate is None or v.aggregate is None) else v.aggregate - b.aggregate
+                    row.effects.append(AxisEffect(name, label, AXES[axis].format(value), str(v.variant), v.aggregate,
+                                                  delta, moved, v.error or ""))
+        rep.conv_diff.append(row)
+
+
+def _attributions(rep, nat, effective, parsed, labels, names, base, base_name):
+    for ri, name in enumerate(names):
+        for label, m in zip(labels, parsed, strict=True):
+            groups = _groups(effective, ri, label, m)
+            bv = str(Variant.of(m, base))
+            groups.setdefault(bv, ([], base))[0].insert(0, f"native ({base_name})")
+            items = [(bv, groups[bv])] + sorted((k, g) for k, g in groups.items() if k != bv)  # chosen profile first
+            for i in range(len(items)):
+                for j in range(i + 1, len(items)):
+                    (va, (ea, ca)), (vb, (eb, cb)) = items[i], items[j]
+                    ta, tb = nat.get(ri, m, ca), nat.get(ri, m, cb)
+                    if same(ta, tb):
+                        continue
+                    ab = attribution.minimal_flips(nat, ri, m, ca, cb)
+                    ba = attribution.minimal_flips(nat, ri, m, cb, ca)
+                    ev = attribution.topic_evidence(nat, ri, m, ca, ab[0], cb) if ab else []
+                    moved, _, _ = attribution.compare(ta, tb)
+                    rep.attributions.append(Attribution(
+                        name, label, ", ".join(ea), ", ".join(eb), va, vb, ta.aggregate, tb.aggregate,
+                        [[f"{x}={AXES[x].format(getattr(cb, x))}" for x in s] for s in ab],
+                        [[f"{x}={AXES[x].format(getattr(ca, x))}" for x in s] for s in ba],
+                        bool(ab and ba), ev, moved))
+
+
+def _ties(nat, names, parsed, base, samples, seed, tick=None) -> list[TieRow]:
+    rows = []
+    for ri, name in enumerate(names):
+        for m in parsed:
+            if tick is not None:
+                tick()
+            try:
+                p = nat.prepared(ri, base, m)
+            except Exception:  # noqa: BLE001 - the sweep reports the error for this variant
+                continue
+            env = envelope(p, nat.runs[ri], m, base, samples=samples, seed=seed)
+            v = str(Variant.of(m, base))
+            a_val, a_lo, a_hi, a_ex = env.agg
+            n_orders = float(np.sum(env.orderings))
+            rows.append(TieRow(name, str(m), "all", v, a_val, a_lo, a_hi, a_ex, env.agg_method, _orders(n_orders)))
+            width = env.maximum - env.minimum
+            for i in np.argsort(-width, kind="stable")[:TIE_TOPICS_SHOWN]:
+                if width[i] <= 0:
+                    break
+                rows.append(TieRow(name, str(m), str(env.topics[i]), v, float(env.value[i]), float(env.minimum[i]),
+                                   float(env.maximum[i]), float(env.expected[i]), env.method,
+                                   _orders(float(env.orderings[i]))))
+    return rows
+
+
+def _orders(log10: float) -> str:
+    if log10 <= 0:
+        return "1"
+    if log10 < 6:
+        return f"{10 ** log10:.0f}"
+    exp = int(np.floor(log10))  # mantissa x 10^exp, printed without forming 10^log10 (it may overflow)
+    return f"{10 ** (log10 - exp):.1f}e+{exp:02d}"
+
+
+def _topic_deltas(rep, nat, effective, parsed, labels, names, base):
+    for ri, name in enumerate(names):
+        for label, m in zip(labels, parsed, strict=True):
+            b = nat.get(ri, m, base)
+            if not b.ok:
+                continue
+            bd = b.as_dict()
+            for (eng, r2, l2), conv in effective.items():
+                if r2 != ri or l2 != label:
+                    continue
+                v = nat.get(ri, m, conv)
+                if not v.ok:
+                    continue
+                d = {t: x - bd[t] for t, x in v.as_dict().items() if t in bd and abs(x - bd[t]) > 1e-12}
+                if d:
+                    rep.topic_deltas.setdefault(name, {}).setdefault(label, {})[eng] = d

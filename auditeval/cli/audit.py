@@ -1,0 +1,84 @@
+"""``auditeval audit QRELS RUN... [-m M]... [--against NAMES] [--trec-eval PATH]... [--profile P]
+[--format text|markdown|json|html|latex] [--view summary|full | --detail] [--width N] [-o FILE]``.
+
+The text format shows the summary by default (a screen or two); ``--detail`` (``--view
+full``) every table. The other formats always hold every section.
+
+Exit status: 0 when every disagreement is explained, 1 when one is not, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from auditeval.auditing.core import DEFAULT_MEASURES, DEFAULT_PROFILE, audit
+from auditeval.cli.common import add_measures
+from auditeval.render.audit import FORMATS, render
+from auditeval.render.audit.text import VIEWS
+from auditeval.render.eval_text import detect_width
+
+
+def audit_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("qrels", help="qrels file (plain, .gz) or irds:DATASET_ID")
+    p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
+    add_measures(p, DEFAULT_MEASURES)
+    p.add_argument("--against", action="append", metavar="NAME[,NAME...]",
+                   help="references to run (pytrec_eval, ir_measures, ir_measures:PROVIDER, ranx, trec_eval, "
+                   "trec_eval-BUILD); default: all installed")
+    p.add_argument("--trec-eval", action="append", dest="trec_eval", metavar="PATH",
+                   help="a trec_eval binary (repeatable; its build is recognised by behaviour); default: trec_eval on PATH")
+    p.add_argument("--profile", default=None, metavar="PROFILE",
+                   help=f"chosen convention for the sweep and the tie envelope (default {DEFAULT_PROFILE}); when given, "
+                   "references are also asked to compute under it")
+    p.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
+    p.add_argument("--view", choices=VIEWS, default=None,
+                   help="text: summary (default: verdicts, attributions, compact tables) or full (every table)")
+    p.add_argument("--detail", action="store_true", help="text: the full view (same as --view full)")
+    p.add_argument("--width", type=int, metavar="COLUMNS",
+                   help="text: line width (default: the terminal's, else $COLUMNS, else 100)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (default: standard output)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="time limit per reference (default 600)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampled tie-envelope estimates (default 0)")
+
+
+def _own_process() -> bool:
+    """True when this process is the ``auditeval`` command itself (not a library or test
+    calling :func:`main`): only then may the audit lower the process's priority."""
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return name == "auditeval" or (name == "__main__.py" and Path(sys.argv[0]).parent.name == "auditeval")
+
+
+def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.detail and args.view == "summary":
+        err.write("auditeval: error: --detail asks for the full view; it contradicts --view summary\n")
+        return 2
+    if args.width is not None and args.width < 40:
+        err.write(f"auditeval: error: --width {args.width}: at least 40 columns\n")
+        return 2
+    against = [n.strip() for a in (args.against or []) for n in a.split(",") if n.strip()] or None
+    progress = bool(getattr(err, "isatty", lambda: False)())
+    rep = audit(args.qrels, args.runs, measures=args.measures, against=against, profile=args.profile,
+                trec_eval=args.trec_eval, progress=progress, seed=args.seed, timeout=args.timeout,
+                yield_cpu=_own_process())
+    to_terminal = args.output is None and bool(getattr(out, "isatty", lambda: False)())
+    view = "full" if args.detail else (args.view or "summary")
+    width = args.width or detect_width(out if args.output is None else None)
+    text = render(rep, args.format, color=to_terminal and args.format == "text", width=width, view=view)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        err.write(f"auditeval: wrote {args.output} ({args.format}); exit status {rep.exit_status}\n")
+    else:
+        out.write(text)
+    for row in rep.unexplained:
+        err.write(f"auditeval: UNEXPLAINED: {row.run} {row.measure} {row.engine}: {row.detail}\n")
+    return rep.exit_status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    from auditeval.cli.main import main
+
+    sys.exit(main(["audit", *sys.argv[1:]]))

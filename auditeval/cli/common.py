@@ -1,0 +1,106 @@
+"""The argument parser every ``auditeval`` command is built with: help within 100 columns.
+
+:class:`Parser` wraps option help to the terminal's width but never wider than
+:data:`HELP_WIDTH` (help text is read, not scanned: long lines on a wide terminal read badly),
+whatever formatter class a command chooses (``RawDescriptionHelpFormatter`` keeps its
+description lines as written; they are written within 100 columns). A subcommand added with
+``help=`` and no ``description=`` gets the help line as its description, so ``auditeval
+COMMAND --help`` always says what the command does. Nested subcommands (``pool stats``,
+``conventions show``) are built with the same class (argparse uses the parent's type).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import shutil
+from collections.abc import Callable, Sequence
+from typing import Any
+
+HELP_WIDTH = 100
+
+
+def help_width() -> int:
+    """The terminal's width (``$COLUMNS`` first, as argparse reads it), at most :data:`HELP_WIDTH`."""
+    return min(shutil.get_terminal_size().columns, HELP_WIDTH)
+
+
+class _SubParsers(argparse._SubParsersAction):
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        if kwargs.get("description") is None and kwargs.get("help"):
+            kwargs["description"] = kwargs["help"]
+        return super().add_parser(name, **kwargs)
+
+
+class _Measures(argparse._AppendAction):
+    """``-m`` that takes several measures per argument, as ``eval`` does (``-m 'AP nDCG@10'``,
+    ``-m ndcg_cut.5,10``): the names are split by :func:`auditeval.vocab.names.split_measures`."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
+        from auditeval.vocab.names import split_measures
+
+        items = list(getattr(namespace, self.dest, None) or [])
+        items.extend(split_measures(values))
+        setattr(namespace, self.dest, items)
+
+
+class Parser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` with help capped at :data:`HELP_WIDTH` columns and a
+    description for every subcommand (see the module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", "parsers", _SubParsers)
+        self.register("action", "measures", _Measures)
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        chosen = self.formatter_class
+        self.formatter_class = functools.partial(chosen, width=help_width())
+        try:
+            return super()._get_formatter()
+        finally:
+            self.formatter_class = chosen
+
+
+def int_at_least(low: int, not_int: str, too_small: str) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number >= ``low``; the messages take ``{text}``."""
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(not_int.format(text=repr(text))) from None
+        if n < low:
+            raise argparse.ArgumentTypeError(too_small.format(text=text))
+        return n
+
+    return parse
+
+
+_columns = int_at_least(40, "--width needs a whole number of columns, got {text}",
+                        "--width must be at least 40 columns, got {text}")
+
+
+def add_width(parser: argparse.ArgumentParser) -> None:
+    """``--width COLUMNS`` on ``parser`` and on each of its (nested) subcommands that lacks one:
+    every text view reads it through :func:`auditeval.render.eval_text.detect_width`."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for action in subs:
+        for child in dict.fromkeys(action.choices.values()):
+            add_width(child)
+    if subs or any("--width" in a.option_strings for a in parser._actions):
+        return
+    parser.add_argument("--width", type=_columns, metavar="COLUMNS",
+                        help="text output: line width (default: the terminal's, else $COLUMNS, else 100)")
+
+
+def add_measures(parser: argparse.ArgumentParser, default: Sequence[str], what: str = "measures") -> None:
+    """``-m/--measure`` as every command takes it: several per argument, repeatable."""
+    parser.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE",
+                        help=f"{what}, several per argument ('AP nDCG@10'); repeatable; default: {' '.join(default)}")
+
+
+def add_settings(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """``--set AXIS=VALUE`` as every command takes it (``note`` says when it applies)."""
+    parser.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE",
+                        help=f"override one axis of the profile, e.g. ties=docno-asc{note}; repeatable")

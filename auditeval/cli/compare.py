@@ -1,0 +1,161 @@
+"""``auditeval compare``: paired statistics for runs on the same topics, per measure.
+
+    auditeval compare QRELS RUN... [-m MEASURE]... [--baseline RUN] [--strata FILE]
+        [--qrels-b QRELS2] [--trials N] [--seed S] [--level 0.95] [--correction holm]
+        [--format text|markdown|json|latex] [--plot FILE]
+
+Per-topic values come from :func:`auditeval.evaluate` under ``--profile``; the statistics
+are :func:`auditeval.stats.compare.analyze`. The strata file has one ``topic,stratum`` line
+per topic (``#`` comments, blank lines and a ``topic,stratum`` header are skipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TextIO
+
+from auditeval.stats.corrections import METHODS
+from auditeval.vocab.errors import AuditEvalError, InputError
+
+
+def read_strata(path: str) -> dict[str, str]:
+    """``topic -> stratum`` from a ``topic,stratum`` file; errors as ``path:line: reason``."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(path, None, "no such file")
+    out: dict[str, str] = {}
+    for k, raw in enumerate(p.read_text(encoding="utf-8", errors="strict").splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#") or (k == 1 and line.replace(" ", "").lower() == "topic,stratum"):
+            continue
+        parts = [f.strip() for f in line.split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise InputError(path, k, f"expected 'topic,stratum', got {raw!r}")
+        t, s = parts
+        if t in out and out[t] != s:
+            raise InputError(path, k, f"topic {t!r} already in stratum {out[t]!r}")
+        out[t] = s
+    if not out:
+        raise InputError(path, None, "no topic,stratum lines")
+    return out
+
+
+def _fraction(text: str) -> float:
+    v = float(text)
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive), got {text}")
+    return v
+
+
+def _positive(text: str) -> int:
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
+    return v
+
+
+def _seed(text: str) -> int:
+    v = int(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return v
+
+
+def compare_parser(p: argparse.ArgumentParser) -> None:
+    from auditeval.cli.common import add_measures, add_settings
+    from auditeval.cli.eval import DEFAULT_MEASURES
+
+    p.description = ("paired statistics per measure: bootstrap intervals and reversal rates, randomization, t, "
+                     "Wilcoxon and sign tests with corrections, rank intervals, topic-set size, topic diagnostics, "
+                     "agreement with a second qrels")
+    p.add_argument("qrels", help="qrels file (plain, .gz) or irds:DATASET_ID")
+    p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
+    add_measures(p, DEFAULT_MEASURES)
+    p.add_argument("--profile", default="trec_eval-9.0.8", help="convention profile (default trec_eval-9.0.8)")
+    add_settings(p)
+    p.add_argument("--baseline", metavar="RUN", help="test every run against this run tag (default: all pairs)")
+    p.add_argument("--strata", metavar="FILE", help="topic,stratum file: stratified bootstrap")
+    p.add_argument("--qrels-b", metavar="QRELS2", help="second qrels: agreement of the system orderings")
+    p.add_argument("--trials", type=_positive, default=10000, help="bootstrap resamples and sign flips (10000)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of every random stream (0)")
+    p.add_argument("--level", type=_fraction, default=0.95, help="interval level; tests at 1 - level (0.95)")
+    p.add_argument("--correction", choices=METHODS, default="holm", help="multiple-comparison correction (holm)")
+    p.add_argument("--threshold", type=_fraction, default=0.05,
+                   help="swap probability above which two runs are not distinguishable (0.05)")
+    p.add_argument("--min-diff", type=float, default=0.05, help="topic-set size: difference to detect (0.05)")
+    p.add_argument("--power", type=_fraction, default=0.8, help="topic-set size: power (0.8)")
+    p.add_argument("--ci-width", type=float, default=0.1, help="topic-set size: interval width (0.1)")
+    p.add_argument("--floor", type=float, default=0.1, help="diagnostics: hard topic below this median (0.1)")
+    p.add_argument("--near", type=float, default=0.01, help="diagnostics: 'near 0 or 1' tolerance (0.01)")
+    p.add_argument("--format", choices=("text", "markdown", "json", "latex"), default="text", help="output format (default text)")
+    p.add_argument("--plot", metavar="FILE", help="write rank intervals and per-topic differences (.png/.svg)")
+
+
+def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import os
+
+    from auditeval.api import evaluate
+    from auditeval.cli.eval import label_runs, measure_list
+    from auditeval.io import qrels_from, run_from
+    from auditeval.render.progress import Steps
+    from auditeval.stats.compare import Settings, analyze
+    from auditeval.stats.matrix import measure_matrix
+    from auditeval.vocab.variant import parse_measure
+
+    measures = measure_list(args.measures)
+    for m in measures:
+        parse_measure(m)  # syntax errors before any reading
+    strata = read_strata(args.strata) if args.strata else None
+    s = Settings(trials=args.trials, seed=args.seed, level=args.level, correction=args.correction,
+                 threshold=args.threshold, baseline=args.baseline, min_diff=args.min_diff, power=args.power,
+                 ci_width=args.ci_width, floor=args.floor, near=args.near, strata_source=args.strata)
+    with Steps(err, 2 + len(args.runs) + len(measures), "reading qrels") as steps:
+        qrels = qrels_from(args.qrels)
+        runs = []
+        for path in args.runs:
+            steps.advance(f"reading {os.path.basename(path)}")
+            runs.append(run_from(path))
+        runs, run_notes = label_runs(runs, args.runs)
+        names = [r.name for r in runs]
+        if args.baseline is not None and args.baseline not in names:
+            raise AuditEvalError(f"--baseline {args.baseline}: not one of the run tags ({', '.join(names)})")
+        steps.advance("evaluating")
+        res = evaluate(qrels, runs, measures, profile=args.profile, settings=args.settings)
+        res_b = None
+        if args.qrels_b:
+            res_b = evaluate(qrels_from(args.qrels_b), runs, measures, profile=args.profile, settings=args.settings)
+        analyses = []
+        for m in measures:
+            steps.advance(f"statistics: {m} ({args.trials} trials)")
+            mm = measure_matrix(res, m)
+            mm_b = measure_matrix(res_b, m) if res_b is not None else None
+            analyses.append(analyze(mm, s, strata, mm_b, args.qrels_b or ""))
+    notes = run_notes + list(res.notes) + ([f"qrels B: {n}" for n in res_b.notes] if res_b is not None else [])
+    if args.plot:
+        from auditeval.render.compare_plots import plot
+
+        plot(analyses, args.plot)
+        notes.append(f"plot written to {args.plot}")
+    if args.format == "json":
+        json.dump({"profile": res.profile, "measures": analyses, "notes": notes}, out, indent=1)
+        out.write("\n")
+    elif args.format == "latex":
+        from auditeval.render.compare_latex import render_latex
+
+        render_latex(analyses, notes, out)
+    else:
+        from auditeval.render.compare import render_markdown, render_text
+
+        if args.format == "text":
+            from auditeval.render.eval_text import detect_width
+
+            render_text(analyses, notes, out, detect_width(out))
+        else:
+            render_markdown(analyses, notes, out)
+    if args.format != "text":
+        for n in notes:
+            err.write(f"auditeval: note: {n}\n")
+    return 0
+

@@ -1,0 +1,208 @@
+"""``auditeval eval``: read the qrels and runs once, evaluate them under one profile or
+several, and report in the chosen format (text that fits the terminal, TSV, JSON).
+
+Runs are evaluated one at a time, so ``-q`` text streams: each run's per-topic lines are
+written as soon as it is done (a progress bar shows on a terminal). A profile that refuses a
+run (an ``EvaluationError``) becomes a :class:`~auditeval.results.values.Refusal` beside the other
+profiles' values; only when nothing is evaluated is it the command's error (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections import Counter
+from dataclasses import replace
+from typing import TextIO
+
+from auditeval.cli.common import add_settings
+
+DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
+DEFAULT_PROFILE = "trec_eval-9.0.8"
+
+EVAL_DESCRIPTION = """\
+Evaluate runs against qrels under a convention profile. Every number carries its variant
+string (the measure plus every axis that can change it): the text view prints the profile
+once and, per row, only the axes that depart from it; TSV and JSON carry the full string."""
+
+EVAL_EPILOG = """\
+examples:
+  auditeval eval qrels.txt run1.txt run2.txt.gz
+  auditeval eval qrels.txt run.txt -m 'AP nDCG@10 P(rel=2)@5' -m ndcg_cut.5,10
+  auditeval eval qrels.txt runs/*.txt --matrix
+  auditeval eval qrels.txt run.txt --profile trec_eval-9.0.8 --profile ir_measures-0.4
+  zcat run.gz | auditeval eval irds:msmarco-passage/dev/small - -q --format tsv
+
+refusals: a profile may refuse a run (topics=strict, as trec_eval 10, refuses a run that lacks
+a qrels topic). With several profiles or runs the others are still reported: the refused
+values show 'refused', and a note names the profile, the run and the reason (text, TSV and
+JSON, which also lists it under "refused"; the note goes to standard error too).
+
+exit status:
+  0  values were reported (a refusal beside them is a note, not a failure)
+  2  bad input or options; a refusal when only one profile and one run were given; or every
+     profile refused every run (one 'auditeval: error:' line per refusal)"""
+
+
+def eval_parser(p: argparse.ArgumentParser) -> None:
+    p.description = EVAL_DESCRIPTION
+    p.epilog = EVAL_EPILOG
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.add_argument("qrels", help="qrels file (plain or .gz), - for standard input, or irds:DATASET_ID")
+    p.add_argument("runs", nargs="+", metavar="run", help="run files (plain or .gz); one of qrels and runs may be - (standard input)")
+    p.add_argument(
+        "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+        help="measures in ir_measures spelling (nDCG@10, AP(rel=2)) or trec_eval names (map, ndcg_cut.5,10); "
+        f"several per argument separated by spaces; repeatable (default: {' '.join(DEFAULT_MEASURES)})",
+    )
+    p.add_argument(
+        "--profile", action="append", dest="profiles", metavar="PROFILE",
+        help=f"convention profile: a name (auditeval conventions list) or a TOML file (default {DEFAULT_PROFILE}); "
+        "repeat to compare profiles side by side",
+    )
+    add_settings(p)
+    p.add_argument("-q", "--per-topic", action="store_true", help="print per-topic values too")
+    p.add_argument("--format", choices=("text", "tsv", "json"), default="text", help="output format (default text)")
+    p.add_argument("--matrix", action="store_true", help="text: one row per run, one column per measure")
+    p.add_argument("--variants", choices=("short", "full"), default="short",
+                   help="text: short = only axes departing from the profile (default); full = every variant string")
+    p.add_argument("--width", type=int, metavar="COLUMNS", help="text: line width (default: the terminal's, else $COLUMNS, else 100)")
+    p.add_argument("--ir-metadata", metavar="FILE", dest="ir_metadata",
+                   help="also write the evaluation section as an ir_metadata block (# ir_metadata.start ... end) to FILE")
+
+
+def label_runs(runs: list, paths: list[str]) -> tuple[list, list[str]]:
+    """Runs whose tags collide are labelled by file name (by the path given if the names
+    collide too); returns the relabelled runs and a note per collision."""
+    tags = Counter(r.name for r in runs)
+    clash = {t for t, n in tags.items() if n > 1}
+    if not clash:
+        return runs, []
+    names = ["<stdin>" if p == "-" else os.path.basename(p) for p in paths]
+    name_count = Counter(n for n, r in zip(names, runs, strict=True) if r.name in clash)
+    out, notes, used = [], [], Counter()
+    for r, path, name in zip(runs, paths, names, strict=True):
+        if r.name not in clash:
+            out.append(r)
+            continue
+        label = name if name_count[name] == 1 else path
+        used[label] += 1
+        if used[label] > 1:
+            label = f"{label}#{used[label]}"
+        out.append(replace(r, name=label))
+    for t in sorted(clash):
+        labels = [o.name for o, r in zip(out, runs, strict=True) if r.name == t]
+        notes.append(f"run tag {t!r} is used by {len(labels)} runs; they are labelled by file name: {', '.join(labels)}")
+    return out, notes
+
+
+def measure_list(args_measures: list[str] | None) -> list[str]:
+    """The measures asked for, several per argument allowed
+    (:func:`auditeval.vocab.names.split_measures`)."""
+    from auditeval.vocab.names import split_measures
+
+    if not args_measures:
+        return list(DEFAULT_MEASURES)
+    out: list[str] = []
+    for a in args_measures:
+        out.extend(split_measures(a))
+    return list(dict.fromkeys(out))
+
+
+def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from auditeval.api import evaluate, profile_label
+    from auditeval.auditing.tie_note import tie_note, tie_summary
+    from auditeval.io import qrels_from, run_from
+    from auditeval.render import RENDERERS
+    from auditeval.render.eval_text import detect_width, write_topic_header, write_topic_lines
+    from auditeval.render.progress import Steps
+    from auditeval.render.textgrid import wrap
+    from auditeval.results.values import Refusal, ResultSet
+    from auditeval.vocab.conventions import resolve
+    from auditeval.vocab.errors import EvaluationError
+    from auditeval.vocab.variant import parse_measure
+
+    if [args.qrels, *args.runs].count("-") > 1:
+        from auditeval.vocab.errors import InputError
+
+        raise InputError("-", None, "standard input can be read once: give - for the qrels or for one run, not both")
+    measures = measure_list(args.measures)
+    parsed = [(m, parse_measure(m)) for m in measures]  # syntax errors before any reading
+    profiles = args.profiles or [DEFAULT_PROFILE]
+    convs = [resolve(p, args.settings) for p in profiles]
+    names = [profile_label(p, args.settings) for p in profiles]
+    width = args.width or detect_width(out)
+    streaming = args.format == "text" and args.per_topic
+    alone = len(profiles) == 1 and len(args.runs) == 1  # a refusal is the command's error, as ever
+    with Steps(out, 1 + len(args.runs) * (1 + len(profiles)), "reading qrels") as steps:
+        qrels = qrels_from(args.qrels)  # read once, evaluated under every profile
+        runs = []
+        for path in args.runs:
+            steps.advance(f"reading {os.path.basename(path)}")
+            runs.append(run_from(path))
+        runs, run_notes = label_runs(runs, args.runs)
+        results = [ResultSet(profile=n, convention=c, notes=list(run_notes)) for n, c in zip(names, convs, strict=True)]
+        widths = None
+        for index, r in enumerate(runs):
+            per_run = []
+            cache: dict = {}  # one staged join / ranking per run, shared by evaluation and tie note
+            for prof, name, conv in zip(profiles, names, convs, strict=True):
+                steps.advance(f"evaluating {r.name} ({prof})")
+                try:
+                    res = evaluate(qrels, [r], [m for m, _ in parsed], profile=prof, settings=args.settings, cache=cache)
+                    note = tie_note(r.name, tie_summary(qrels, r, parsed, conv, cache=cache), conv.ties)
+                except EvaluationError as exc:
+                    if alone:
+                        raise
+                    refusal = Refusal(run=r.name, profile=name, reason=str(exc), index=index)
+                    read_notes = [*qrels.notes, *r.notes]  # what reading found still holds
+                    res = ResultSet(profile=name, convention=conv, notes=[*read_notes, refusal.note()], refusals=[refusal])
+                    note = None
+                if note:
+                    res.notes.append(note if len(profiles) == 1 else f"[{res.profile}] {note}")
+                per_run.append(res)
+            for total, res in zip(results, per_run, strict=True):
+                total.values.extend(res.values)
+                total.refusals.extend(res.refusals)
+                total.notes.extend(n for n in res.notes if n not in total.notes)
+            if streaming and any(res.values for res in per_run):  # a run every profile refused: the note only
+                if widths is None:
+                    widths = _stream_widths(per_run, runs)
+                    lead = (f"per topic under {' | '.join(names)}: each value's variant is the "
+                            "measure under that profile's axes, listed after the means")
+                    out.write("".join(x + "\n" for x in wrap(lead, width)))
+                    write_topic_header(out, per_run, widths, width)
+                import io
+
+                buf = io.StringIO()
+                write_topic_lines(buf, per_run, widths, width)
+                steps.write(buf.getvalue())
+    refusals = [x for res in results for x in res.refusals]
+    if len(refusals) == len(runs) * len(profiles):  # nothing evaluated: the refusals are the errors
+        if len({x.reason for x in refusals}) == 1 and len(runs) == 1:
+            raise EvaluationError(refusals[0].reason)
+        err.write("".join(f"auditeval: error: {x.note()}\n" for x in refusals))
+        return 2
+    if streaming and widths is not None:
+        out.write("\n")
+    renderer = RENDERERS[args.format]
+    if args.format == "text":
+        renderer(results, out, per_topic=args.per_topic, width=width, matrix=args.matrix, variants=args.variants, topic_lines=False)
+        for x in refusals:  # also where a redirected stdout would hide it
+            err.write(f"auditeval: note: {x.note()}\n")
+    else:
+        renderer(results, out, per_topic=args.per_topic)
+        for n in dict.fromkeys(n for res in results for n in res.notes):
+            err.write(f"auditeval: note: {n}\n")
+    if args.ir_metadata:
+        from auditeval.results.ir_metadata import write_evaluation_block
+
+        write_evaluation_block(args.ir_metadata, results, qrels)
+    return 0
+
+
+def _stream_widths(per_run: list, runs: list) -> tuple[int, int, int]:
+    from auditeval.render.eval_text import topic_line_widths
+
+    rw, mw, tw = topic_line_widths(per_run)
+    return max([rw, *(len(r.name) for r in runs)]), mw, tw

@@ -1,0 +1,319 @@
+"""``auditeval pool SUBCOMMAND``: pools, coverage, the judgment store, the judge hook, bias, growth.
+
+Every subcommand builds one JSON-able document (``--format json`` prints it) and a text view
+of it (:mod:`.report`, at most 100 columns). Pool figures carry the pool variant
+(``pool|depth=K|...|ties=...``); measure values carry their variant strings.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from auditeval.cli.common import add_measures, add_settings, int_at_least
+from auditeval.vocab.errors import InputError
+
+DEFAULT_PROFILE = "trec_eval-9.0.8"
+
+
+def _common(p: argparse.ArgumentParser, runs: bool = True, depth: bool = True, profile: bool = True) -> None:
+    if runs:
+        p.add_argument("runs", nargs="+", metavar="RUN", help="run files (plain or .gz)")
+    if depth:
+        p.add_argument("--depth", type=_positive, default=100, metavar="K", help="pool depth per topic (default 100)")
+    if profile:
+        p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"convention profile (default {DEFAULT_PROFILE}); its tie rule ranks the pools")
+        add_settings(p)
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+
+
+_positive = int_at_least(1, "needs a positive integer, got {text}", "needs a positive integer, got '{text}'")
+
+
+def pool_parser(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", required=True, metavar="SUBCOMMAND")
+    s = sub.add_parser("stats", help="depth-k pool sizes, judging cost, reuse rate, marginal cost per system")
+    _common(s)
+    s.add_argument("--orders", type=_positive, default=500, help="random addition orders for marginal cost (default 500)")
+    s.add_argument("--seed", type=int, default=0, help="seed of the random addition orders (default 0)")
+    s.add_argument("--per-topic", action="store_true", help="list pool size per topic in the text view")
+    s.add_argument("--plot", metavar="FILE", help="pool-size curve and marginal costs (.png or .svg; needs matplotlib)")
+    c = sub.add_parser("coverage", help="judged@k per run, unjudged pairs in each top k, pairs left to judge")
+    c.add_argument("qrels", help="qrels file: the judged pairs")
+    _common(c)
+    c.add_argument("--todo", metavar="FILE", help="write the pairs left to judge (topic<TAB>doc lines)")
+    t = sub.add_parser("todo", help="pairs a set of runs still needs judged at depth k (not in the store)")
+    t.add_argument("--store", required=True, metavar="FILE", help="the judgment store (SQLite file)")
+    _common(t)
+    t.add_argument("--qrels", help="also count these qrels as judged")
+    t.add_argument("-o", "--output", metavar="FILE", help="write there instead of stdout")
+    a = sub.add_parser("add", help="import labels (TREC qrels or JSONL) into the store, one transaction per batch")
+    a.add_argument("--store", required=True, metavar="FILE", help="the judgment store (SQLite file; created if absent)")
+    a.add_argument("inputs", nargs="+", metavar="FILE", help="label files: TREC qrels or JSONL")
+    a.add_argument("--source", default="human", help="who labelled (default human); JSONL lines may name their own")
+    a.add_argument("--input-format", choices=("auto", "trec", "jsonl"), default="auto",
+                   help="format of the label files (default auto: detected)")
+    a.add_argument("--batch-size", type=_positive, default=10_000, help="lines per transaction (default 10000)")
+    a.add_argument("--revise", action="store_true", help="replace stored labels that differ (history kept)")
+    a.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    q = sub.add_parser("qrels", help="export the store as TREC qrels")
+    q.add_argument("--store", required=True, metavar="FILE", help="the judgment store (SQLite file)")
+    q.add_argument("--source", action="append", dest="sources", metavar="SOURCE", help="only labels from this source; repeatable")
+    q.add_argument("-o", "--output", metavar="FILE", help="write there instead of stdout")
+    q.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    j = sub.add_parser(
+        "judge", help="label the todo pairs with a judge MODULE:CALLABLE, straight into the store",
+        description="CALLABLE(pairs) gets a list of (topic, doc) tuples and returns their integer labels, or "
+        "{'labels': [...], 'input_tokens': n, 'output_tokens': m}. With --judge-arg the callable is a factory "
+        "called once with those keyword strings. Each answered batch is stored at once; rerunning resumes. "
+        "Simulated judge: --judge auditeval.pooling.judge:simulated --judge-arg qrels=FILE "
+        "[--judge-arg error=0.1 --judge-arg seed=0].")
+    j.add_argument("--judge", required=True, metavar="MODULE:CALLABLE", help="the judge: a callable, imported")
+    j.add_argument("--judge-arg", action="append", default=[], metavar="KEY=VALUE", help="build the judge as CALLABLE(KEY=VALUE, ...)")
+    j.add_argument("--store", required=True, metavar="FILE", help="the judgment store (SQLite file)")
+    _common(j)
+    j.add_argument("--source", help="label source stored (default: the judge's 'source' attribute or MODULE:CALLABLE)")
+    j.add_argument("--batch-size", type=_positive, default=20, help="pairs per judge call (default 20)")
+    j.add_argument("--workers", type=_positive, default=4, help="concurrent judge calls (default 4)")
+    j.add_argument("--retries", type=int, default=4, help="retries per batch (default 4)")
+    j.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds, doubled each time (default 1)")
+    b = sub.add_parser("bias", help="leave-one-group-out pool bias: penalties, ranking swaps, unique relevant")
+    b.add_argument("qrels", help="qrels file of the full pool")
+    _common(b)
+    b.add_argument("--groups", metavar="FILE", help="run,group lines (default: one group per run)")
+    add_measures(b, ["AP"])
+    b.add_argument("--trials", type=_positive, default=1000, help="bootstrap resamples (default 1000)")
+    b.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resamples (default 0)")
+    b.add_argument("--alpha", type=float, default=0.05, help="swap probability at or above which a swap is noise (default 0.05)")
+    g = sub.add_parser("growth", help="pool-growth stability over random system-addition orders")
+    g.add_argument("qrels", help="qrels file of the full pool")
+    _common(g)
+    g.add_argument("-m", "--measure", default="AP", help="the one measure whose run order is followed (default AP)")
+    g.add_argument("--orders", type=_positive, default=500, help="random orders (default 500)")
+    g.add_argument("--seed", type=int, default=0, help="seed of the random orders (default 0)")
+    g.add_argument("--top", type=_positive, default=20, help="pairs shown in the text view (default 20)")
+    g.add_argument("--plot", metavar="FILE", help="reversals by step and by final gap (.png or .svg; needs matplotlib)")
+
+
+def load_runs(paths: Sequence[str]) -> tuple[list, list[str]]:
+    """Read runs; a repeated run tag becomes ``tag#2`` (noted), as ``auditeval eval`` does."""
+    from auditeval.io import run_from
+    from auditeval.vocab.model import Run
+
+    runs, notes, seen = [], [], {}
+    for path in paths:
+        r = run_from(path)
+        notes.extend(r.notes)
+        if r.name in seen:
+            seen[r.name] += 1
+            new = f"{r.name}#{seen[r.name]}"
+            notes.append(f"{r.source}: run tag {r.name!r} already used by an earlier run; reported as {new!r}")
+            r = Run(r.table, name=new, source=r.source, notes=r.notes, skipped=r.skipped)
+        else:
+            seen[r.name] = 1
+        runs.append(r)
+    return runs, notes
+
+
+def cmd_pool(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from auditeval.render import pool as report
+
+    doc, code = _ACTIONS[args.action](args, err)
+    if args.format == "json":
+        import json
+
+        out.write(json.dumps(doc, indent=1) + "\n")
+    else:
+        if args.action == "stats":
+            report.stats(doc, out, per_topic=args.per_topic)
+        else:
+            getattr(report, args.action)(doc, out)
+        for n in doc.get("notes", []):
+            err.write(f"auditeval: note: {n}\n")
+    return code
+
+
+def _conv(args):
+    from auditeval.vocab.conventions import resolve
+
+    return resolve(args.profile, args.settings)
+
+
+def _stats(args, err) -> tuple[dict, int]:
+    from auditeval.pooling.pools import build_pools
+    from auditeval.render.pool import stats_doc
+
+    runs, notes = load_runs(args.runs)
+    pools = build_pools(runs, args.depth, _conv(args))
+    doc = stats_doc(pools, args.orders, args.seed, args.profile, notes + pools.notes)
+    if args.plot:
+        from auditeval.render.pool_plots import plot_stats
+
+        plot_stats(doc, args.plot)
+        doc["plot"] = args.plot
+    return doc, 0
+
+
+def _coverage(args, err) -> tuple[dict, int]:
+    from auditeval.io import qrels_from
+    from auditeval.pooling.coverage import pool_coverage
+    from auditeval.render.pool import coverage_doc, write_pairs
+
+    qrels = qrels_from(args.qrels)
+    runs, notes = load_runs(args.runs)
+    cov = pool_coverage(qrels, runs, args.depth, _conv(args))
+    if args.todo:
+        write_pairs(args.todo, *cov.todo)
+    return coverage_doc(cov, _conv(args).ties, args.profile, list(qrels.notes) + notes), 0
+
+
+def _todo_pairs(args, store) -> tuple[list[str], list[str], dict, list[str]]:
+    from auditeval.io import qrels_from
+    from auditeval.pooling.coverage import judged_keys, todo_pairs
+    from auditeval.pooling.pools import build_pools
+
+    conv = _conv(args)
+    runs, notes = load_runs(args.runs)
+    qrels = qrels_from(args.qrels) if getattr(args, "qrels", None) else None
+    stored = store.pairs()
+    pools = build_pools(runs, args.depth, conv, qrels)  # stored docs outside the pool cannot matter
+    topics, docs = todo_pairs(pools, judged_keys(pools, qrels, conv, [stored]))
+    info = {"pool": pools.variant, "depth": args.depth, "ties": conv.ties, "profile": args.profile,
+            "pool_pairs": pools.pooled, "stored": len(stored[0]), "todo": len(topics)}
+    return topics, docs, info, notes + pools.notes
+
+
+def _todo(args, err) -> tuple[dict, int]:
+    from auditeval.pooling.store import JudgmentStore
+    from auditeval.render.pool import write_pairs
+
+    with JudgmentStore(args.store) as store:
+        topics, docs, info, notes = _todo_pairs(args, store)
+    doc = {"command": "pool todo", **info, "notes": notes}
+    if args.output:
+        write_pairs(args.output, topics, docs)
+        doc["output"] = args.output
+    else:
+        doc["pairs"] = [{"topic": t, "doc": d} for t, d in zip(topics, docs, strict=True)]
+    return doc, 0
+
+
+def _add(args, err) -> tuple[dict, int]:
+    from auditeval.pooling.store import JudgmentStore, read_labels
+
+    parsed = [(path, *read_labels(path, args.source, args.input_format)) for path in args.inputs]  # all validated first
+    files, notes = [], []
+    with JudgmentStore(args.store) as store:
+        for path, labels, file_notes in parsed:
+            notes.extend(file_notes)
+            results = store.add_batches(labels, f"pool add {path}", args.batch_size, args.revise)
+            files.append({"input": str(path), "lines": len(labels), "batches": [r.batch for r in results],
+                          **{k: sum(getattr(r, k) for r in results) for k in ("added", "same", "kept", "revised")}})
+            kept = files[-1]["kept"]
+            if kept:
+                notes.append(f"{path}: {kept} pair(s) already labelled differently kept their stored label "
+                             "(labels are frozen; --revise replaces them, keeping history)")
+    return {"command": "pool add", "store": args.store, "files": files, "notes": notes}, 0
+
+
+def _qrels(args, err) -> tuple[dict, int]:
+    from auditeval.pooling.store import JudgmentStore
+    from auditeval.render.pool import write_qrels_rows
+
+    with JudgmentStore(args.store) as store:
+        rows = store.labels(args.sources)
+        sources = store.sources()
+    rows.sort(key=lambda r: (r[0].encode("utf-8"), r[1].encode("utf-8")))
+    doc: dict[str, Any] = {"command": "pool qrels", "store": args.store, "sources": args.sources or [s for s, _ in sources],
+                           "labels": len(rows), "notes": []}
+    if args.sources:
+        unknown = sorted(set(args.sources) - {s for s, _ in sources})
+        if unknown:
+            doc["notes"].append(f"{args.store}: no labels from source(s) {', '.join(unknown)}")
+    if args.output:
+        write_qrels_rows(args.output, rows)
+        doc["output"] = args.output
+    else:
+        doc["qrels"] = [{"topic": t, "doc": d, "label": lab, "source": s} for t, d, lab, s in rows]
+    return doc, 0
+
+
+def _judge(args, err) -> tuple[dict, int]:
+    from auditeval.pooling.judge import JudgeError, load_judge, run_judge
+    from auditeval.pooling.store import JudgmentStore
+
+    kwargs = {}
+    for kv in args.judge_arg:
+        k, sep, v = kv.partition("=")
+        if not sep or not k:
+            raise JudgeError(f"--judge-arg needs KEY=VALUE, got {kv!r}")
+        kwargs[k] = v
+    judge = load_judge(args.judge, kwargs)
+    source = args.source or str(getattr(judge, "source", args.judge))
+    with JudgmentStore(args.store) as store:
+        topics, docs, info, notes = _todo_pairs(args, store)
+        tty = err if hasattr(err, "isatty") and err.isatty() else None
+        cost = run_judge(store, topics, docs, judge, source, f"pool judge {args.judge}", args.batch_size,
+                         args.workers, args.retries, args.backoff, progress=tty)
+    doc = {"command": "pool judge", "judge": args.judge, "source": source, **info, "cost": cost.as_dict(), "notes": notes}
+    if cost.failed_batches:
+        done = cost.pairs_judged
+        doc["notes"].append(f"stopped: {cost.failed_batches} batch(es) failed after {args.retries} retries "
+                            f"({cost.errors[0]}); {done} of {cost.pairs_todo} pair(s) judged and stored; "
+                            "rerun the same command to resume (stored pairs are never judged again)")
+        return doc, 1
+    return doc, 0
+
+
+def _measures(names: Sequence[str] | None, default: str) -> list:
+    """Parsed measures; each must have a numeric aggregate (scores are compared across runs)."""
+    from auditeval.engine.measures import MEASURES
+    from auditeval.vocab.errors import EvaluationError
+    from auditeval.vocab.variant import parse_measure
+
+    out = [parse_measure(m) for m in (names or [default])]
+    for m in out:
+        if MEASURES[m.name].agg == "none" or MEASURES[m.name].fmt == "str":
+            raise EvaluationError(f"{m} has no aggregate score to compare runs by; choose a numeric measure")
+    return out
+
+
+def _bias(args, err) -> tuple[dict, int]:
+    from auditeval.io import qrels_from
+    from auditeval.pooling.bias import pool_bias, read_groups
+    from auditeval.render.pool import bias_doc
+
+    qrels = qrels_from(args.qrels)
+    runs, notes = load_runs(args.runs)
+    groups = None
+    if args.groups:
+        groups, gnotes = read_groups(args.groups, [r.name for r in runs])
+        notes += gnotes
+    if not 0.0 < args.alpha < 1.0:
+        raise InputError("--alpha", None, f"must lie in (0, 1), got {args.alpha}")
+    rep = pool_bias(qrels, runs, args.depth, _conv(args), _measures(args.measures, "AP"), groups, args.trials, args.seed, args.alpha)
+    return bias_doc(rep, args.depth, _conv(args).ties, args.profile, list(qrels.notes) + notes + rep.notes), 0
+
+
+def _growth(args, err) -> tuple[dict, int]:
+    from auditeval.io import qrels_from
+    from auditeval.pooling.growth import pool_growth
+    from auditeval.render.pool import growth_doc
+
+    qrels = qrels_from(args.qrels)
+    runs, notes = load_runs(args.runs)
+    rep = pool_growth(qrels, runs, args.depth, _conv(args), _measures([args.measure], "AP")[0], args.orders, args.seed)
+    doc = growth_doc(rep, args.depth, _conv(args).ties, args.profile, list(qrels.notes) + notes + rep.notes)
+    doc["top"] = args.top
+    if args.plot:
+        from auditeval.render.pool_plots import plot_growth
+
+        plot_growth(doc, args.plot)
+        doc["plot"] = args.plot
+    return doc, 0
+
+
+_ACTIONS = {"stats": _stats, "coverage": _coverage, "todo": _todo, "add": _add, "qrels": _qrels,
+            "judge": _judge, "bias": _bias, "growth": _growth}
+

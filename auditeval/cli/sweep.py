@@ -1,0 +1,199 @@
+"""``auditeval sweep QRELS RUN... [-m M]... [--profile P] [--vary AXIS[=V1,V2,...]]... [--vary all]``.
+
+Every value carries its variant string: in text, each measure's variant under the profile
+is printed once and each row names only the axes that depart from it (the full strings do
+not fit 100 columns); TSV and JSON give the full string on every value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any, TextIO
+
+import numpy as np
+
+from auditeval.cli.common import add_measures, add_settings
+from auditeval.engine.sweep import DEPTH_GRID, SweepBlock, SweepResult
+from auditeval.render.eval_text import detect_width
+from auditeval.render.progress import Steps
+from auditeval.render.textgrid import wrap, wrap_variant
+from auditeval.vocab.conventions import AXES
+from auditeval.vocab.errors import ConventionError
+from auditeval.vocab.variant import Variant, fold, parse_measure
+
+DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
+WIDTH = 100  # when the caller gives no width
+RUNS_PER_TABLE = 6
+
+
+def build_parser(p: argparse.ArgumentParser) -> None:
+    p.description = "Evaluate runs under every variant of a profile along the varied axes."
+    p.add_argument("qrels", help="qrels file (plain, .gz, - for stdin) or irds:DATASET_ID")
+    p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
+    add_measures(p, DEFAULT_MEASURES)
+    p.add_argument("--profile", default="trec_eval-9.0.8", help="the profile varied from (default trec_eval-9.0.8)")
+    add_settings(p, " (before varying)")
+    p.add_argument("--vary", action="append", default=[], metavar="AXIS[=V1,V2,...]",
+                   help="vary one axis over the values given, or without values over its grid: every value of a "
+                   f"categorical axis, rel the positive grades in the qrels, depth {','.join(map(str, DEPTH_GRID))}, "
+                   "a float axis the values the profiles use; --vary all varies every axis; repeatable")
+    p.add_argument("-q", "--per-topic", action="store_true", help="per-topic values too (tsv and json)")
+    p.add_argument("--format", choices=("text", "tsv", "json"), default="text", help="output format (default text)")
+
+
+def parse_vary(items: list[str]) -> dict[str, Any]:
+    """``["ties", "rel=1,2", "all"]`` -> ``{"ties": "all", "rel": ["1", "2"], "all": "all"}``."""
+    out: dict[str, Any] = {}
+    for item in items:
+        axis, eq, values = item.partition("=")
+        axis = axis.strip()
+        if axis != "all" and axis not in AXES:
+            raise ConventionError(f"--vary: unknown axis {axis!r}; axes are: {', '.join(sorted(AXES))} (or all)")
+        if axis in out:
+            raise ConventionError(f"--vary {axis} given twice")
+        if eq and axis == "all":
+            raise ConventionError("--vary all takes no values")
+        if eq:
+            vals = [v.strip() for v in values.split(",") if v.strip()]
+            if not vals:
+                raise ConventionError(f"--vary {axis}= needs at least one value")
+            out[axis] = vals
+        else:
+            out[axis] = "all"
+    return out
+
+
+def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from auditeval.api import sweep
+    from auditeval.io import qrels_from, run_from
+
+    measures = args.measures or DEFAULT_MEASURES
+    for m in measures:
+        parse_measure(m)  # a bad name fails before any file is read
+    vary = parse_vary(args.vary)
+    qrels = qrels_from(args.qrels)
+    runs = [run_from(r) for r in args.runs]
+    with Steps(err, len(runs) * len(measures), "sweep") as steps:  # a bar on a terminal only
+
+        def progress(done: int, total: int) -> None:
+            steps.advance(f"sweep: {done:,} of {total:,} run x variant evaluations")
+
+        res = sweep(qrels, runs, measures, profile=args.profile, vary=vary, settings=args.settings, progress=progress)
+    if args.format == "text":
+        render_text(res, out, detect_width(out))
+        return 0
+    (render_tsv if args.format == "tsv" else render_json)(res, out, args.per_topic)
+    for n in res.notes:
+        err.write(f"auditeval: note: {n}\n")
+    return 0
+
+
+# ----------------------------------------------------------------------------- output
+def _value_text(x: Any, fmt: str) -> str:
+    if fmt == "str":
+        return "-" if x is None else str(x)
+    if isinstance(x, float) and math.isnan(x):
+        return "-"
+    return str(int(round(x))) if fmt == "int" else f"{x:.4f}"
+
+
+def _full(x: Any, fmt: str) -> Any:
+    if fmt == "str":
+        return str(x)
+    return int(round(x)) if fmt == "int" else float(x)
+
+
+def departures(block: SweepBlock, res: SweepResult) -> list[str]:
+    """Per variant: the axes (``axis=value``) where it departs from the profile's variant."""
+    m = parse_measure(block.measure)
+    base = fold(m, res.convention)[1]
+    out = []
+    for conv in block.conventions:
+        v = Variant.of(m, conv)
+        diff = [f"{a}={AXES[a].format(x)}" for a, x in v.axes if x != getattr(base, a)]
+        out.append(" ".join(diff) if diff else "(the profile)")
+    return out
+
+
+def render_text(res: SweepResult, out: TextIO, width: int = WIDTH) -> None:
+    """Per measure: its variant under the profile, then one row per variant naming the axes
+    that depart from it, one column per run (``r1``, ``r2``, ... listed on top as ``r1=LABEL``), at most
+    :data:`RUNS_PER_TABLE` runs side by side; every line fits ``width`` columns (prose breaks
+    at spaces, a variant string after a ``|``: :mod:`auditeval.render.textgrid`)."""
+    w = out.write
+
+    def para(text: str) -> None:
+        w("".join(line + "\n" for line in wrap(text, width, indent=2)))
+
+    para(f"sweep · profile {res.profile} · engine {res.engine}")
+    varied = " · ".join(f"{a}={','.join(AXES[a].format(v) for v in vs)}" for a, vs in res.varied.items())
+    para(f"varied: {varied or '(nothing)'}")
+    blocks = list(res.blocks.items())
+    runs = blocks[0][1].runs if blocks else []
+    para("runs: " + ", ".join(f"r{i + 1}={name}" for i, name in enumerate(runs)))  # one token each: never split
+    for label, b in blocks:
+        m = parse_measure(b.measure)
+        w("\n")
+        para(f"{label}: {len(b.variants)} variant(s); under the profile:")
+        w("".join(f"{line}\n" for line in wrap_variant(str(Variant.of(m, res.convention)), width, indent=4,
+                                                       first="  ")))
+        dep = departures(b, res)
+        longest = max([1, *(len(x) for d in dep for x in d.split())])
+        for g0 in range(0, max(len(runs), 1), RUNS_PER_TABLE):
+            group = list(range(g0, min(g0 + RUNS_PER_TABLE, len(runs))))
+            cells = [[_cell(b, vi, ri) for ri in group] for vi in range(len(dep))]
+            widths = [max([len(f"r{ri + 1}"), *(len(row[j]) for row in cells)]) for j, ri in enumerate(group)]
+            room = width - sum(wd + 2 for wd in widths)
+            head = "departs from the profile"
+            dw = min(max([len(head), *(len(d) for d in dep)]), max(room, longest))
+            w(head.ljust(dw) + "".join(f"  {f'r{ri + 1}':>{wd}}" for ri, wd in zip(group, widths, strict=True)) + "\n")
+            for d, row in zip(dep, cells, strict=True):
+                lines = wrap(d, dw, indent=2) if d else [""]
+                w(lines[0].ljust(dw) + "".join(f"  {c:>{wd}}" for c, wd in zip(row, widths, strict=True)) + "\n")
+                w("".join(f"{more}\n" for more in lines[1:]))
+    for n in res.notes:
+        para(f"note: {n}")
+
+
+def _cell(b: SweepBlock, vi: int, ri: int) -> str:
+    if (vi, ri) in b.errors:
+        return "error"
+    if b.fmt == "str":
+        return "(per topic)"
+    return _value_text(b.aggregates[vi, ri], b.fmt)
+
+
+def _records(res: SweepResult, per_topic: bool):
+    for label, b in res.blocks.items():
+        for vi, variant in enumerate(b.variants):
+            for ri, run in enumerate(b.runs):
+                if per_topic:
+                    vals = b.values[vi, ri]
+                    for ti in np.flatnonzero(b.evaluated[vi, ri]):
+                        yield run, label, b.topics[ti], _full(vals[ti], b.fmt), variant
+                agg = b.aggregates[vi, ri]
+                if (vi, ri) not in b.errors and b.agg != "none":
+                    yield run, label, "all", _full(agg, b.fmt), variant
+
+
+def render_tsv(res: SweepResult, out: TextIO, per_topic: bool = False) -> None:
+    out.write("run\tmeasure\ttopic\tvalue\tvariant\tengine\n")
+    for run, label, topic, value, variant in _records(res, per_topic):
+        v = repr(value) if isinstance(value, float) else str(value)
+        out.write(f"{run}\t{label}\t{topic}\t{v}\t{variant}\t{res.engine}\n")
+
+
+def render_json(res: SweepResult, out: TextIO, per_topic: bool = False) -> None:
+    doc = {
+        "profile": res.profile,
+        "varied": {a: [AXES[a].format(v) for v in vs] for a, vs in res.varied.items()},
+        "notes": res.notes,
+        "values": [
+            {"run": run, "measure": label, "variant": variant, "engine": res.engine, "topic": topic, "value": value}
+            for run, label, topic, value, variant in _records(res, per_topic)
+        ],
+    }
+    json.dump(doc, out, indent=1)
+    out.write("\n")

@@ -1,0 +1,175 @@
+"""The ``verify`` command: claims or a results table against the convention space."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from rich.markup import escape
+from rich.table import Table
+
+from auditeval.cli.verify_tools import _run, console, room, variant_cell
+from auditeval.render.eval_text import print_note
+
+
+def verify_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("qrels", help="qrels file")
+    p.add_argument("runs", nargs="*", metavar="RUN", help="the run (with --table: runs the table names)")
+    p.add_argument("--claim", action="append", default=[], metavar="MEASURE=VALUE",
+                   help="a published number as printed: MAP=0.3066, nDCG@10=41.4 (percent), P@10=.52; repeatable")
+    p.add_argument("--table", help="results table, CSV or TSV 'run,measure,value' (run: a RUN given, by file "
+                   "name, stem or tag, or a run file path relative to the table)")
+    p.add_argument("--profile", default="trec_eval-9.0.8", help="the stated profile (--table; default trec_eval-9.0.8)")
+    p.add_argument("--departures", type=int, default=2, help="axes changed from a profile at most (default 2)")
+    p.add_argument("--show", type=int, default=5, help="reproducing variants listed per claim (default 5)")
+    p.add_argument("--json", action="store_true", help="JSON instead of tables")
+
+
+def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from auditeval.io import qrels_from
+    from auditeval.verify.claims import parse_claim, verify_claim
+    from auditeval.vocab.conventions import load_profile
+    from auditeval.vocab.errors import InputError
+
+    load_profile(args.profile)
+    if not args.claim and not args.table:
+        raise InputError("verify", None, "give at least one --claim MEASURE=VALUE or a --table")
+    if args.claim and len(args.runs) != 1:
+        raise InputError("verify", None, f"--claim needs exactly one RUN, got {len(args.runs)}")
+    claims = [parse_claim(c) for c in args.claim]
+    qrels = qrels_from(args.qrels)
+    if args.table:
+        return _verify_table(args, qrels, out)
+    from auditeval.render.progress import Steps
+
+    run = _run(args.runs[0])
+    cache: dict = {}
+    verdicts = []
+    with Steps(out, len(claims), "verify") as steps:
+        for cl in claims:
+            steps.describe(f"searching variants for {cl.text}")
+            verdicts.append(verify_claim(qrels, run, cl, cache, args.departures))
+            steps.advance()
+    if args.json:
+        json.dump({"qrels": args.qrels, "run": args.runs[0], "claims": [v.as_dict() for v in verdicts]}, out, indent=1)
+        out.write("\n")
+        return 0 if all(v.reproduced for v in verdicts) else 1
+    c = console(out)
+    for v in verdicts:
+        cl = v.claim
+        scale = " (percent)" if cl.percent else ""
+        c.print(f"[bold]{cl.text}[/]{scale}: [{cl.low:.6g}, {cl.high:.6g}) read as "
+                f"{', '.join(str(m) for m in cl.readings)}; {v.searched} variants searched")
+        rows = v.reproduced[: args.show] if v.reproduced else v.nearest
+        if v.reproduced:
+            c.print(f"reproduced by {len(v.reproduced)} distinct variant(s) on this input, simplest first:")
+        else:
+            c.print("[red]not reproduced[/] by any variant searched; the nearest:")
+        t = Table(show_header=True)
+        heads = ["#", "changes", "value"] + ([] if v.reproduced else ["distance"])
+        for h in heads:
+            t.add_column(h, justify="right", no_wrap=True)
+        t.add_column("profile and changes / variant string")
+        cells = [[str(i), str(f.departures), f"{f.value:.6f}"] + ([f"{f.distance:.6f}"] if not v.reproduced else [])
+                 for i, f in enumerate(rows, 1)]
+        left = room(c.width, heads, cells)
+        for f, row in zip(rows, cells, strict=True):
+            eq = f"\n[dim]equivalent here: {escape(', '.join(f.member_labels()[:3]))}" \
+                 f"{' ...' if len(f.equivalent) > 3 else ''}[/]" if f.equivalent else ""
+            t.add_row(*row, f"{escape(f.label)}\n{variant_cell(f.candidate.variant, left)}{eq}")
+        c.print(t)
+        if len(v.reproduced) > args.show:
+            c.print(f"... and {len(v.reproduced) - args.show} more (--show N, or --json for all)")
+        if v.claim.percent:
+            print_note(c, f"{v.claim.text}: read as a percentage ({v.claim.value:.6g} on the measure's scale)")
+        for n in v.notes:
+            print_note(c, n)
+    c.print(f"engine: {_engine()}")
+    return 0 if all(v.reproduced for v in verdicts) else 1
+
+
+def _engine() -> str:
+    from auditeval.engine.evaluate import ENGINE
+
+    return ENGINE
+
+
+def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
+    import os
+
+    from auditeval.verify.claims import parse_claim, read_table, verify_claim
+    from auditeval.vocab.errors import InputError
+
+    rows = read_table(args.table)
+    given = {}
+    for r in args.runs:
+        run = _run(r)
+        base = os.path.basename(r)
+        for key in {base, base.split(".gz")[0], os.path.splitext(base)[0], run.name, r}:
+            given[key] = run
+    runs: dict[str, object] = {}
+    for name, _m, _v, line in rows:
+        if name in runs:
+            continue
+        if name in given:
+            runs[name] = given[name]
+        else:
+            path = os.path.join(os.path.dirname(args.table), name)
+            if not os.path.exists(path):
+                raise InputError(args.table, line, f"run {name!r} is neither a RUN given nor a file next to the table")
+            runs[name] = _run(path)
+    caches: dict[str, dict] = {n: {} for n in runs}
+    cells = []
+    notes: list[str] = []
+    from auditeval.render.progress import Steps
+
+    claims = [parse_claim(f"{meas}={value}", where=f"{args.table}:{line}") for _n, meas, value, line in rows]
+    with Steps(out, len(rows), "verify") as steps:
+        verdicts = []
+        for (name, _m, _v, _line), claim in zip(rows, claims, strict=True):
+            steps.describe(f"{name}: {claim.text}")
+            verdicts.append(verify_claim(qrels, runs[name], claim, caches[name], args.departures))
+            steps.advance()
+    for (name, meas, value, line), claim, v in zip(rows, claims, verdicts, strict=True):
+        notes += [n for n in v.notes if n not in notes]
+        stated = next((f for f in v.reproduced if any(
+            c.profile == args.profile and not c.departures and m == claim.readings[0] for c, m in f.members())), None)
+        if stated is not None:
+            status, detail = "stated", args.profile
+        elif v.reproduced:
+            status, detail = "other", v.reproduced[0].label
+        else:
+            status, detail = "no", f"nearest {v.nearest[0].value:.4f} ({v.nearest[0].label})" if v.nearest else "nothing evaluated"
+        best = stated or (v.reproduced[0] if v.reproduced else (v.nearest[0] if v.nearest else None))
+        cells.append({"run": name, "measure": meas, "claimed": value, "status": status, "detail": detail,
+                      "variant": best.candidate.variant if best else None, "value": best.value if best else None,
+                      "line": line})
+    if args.json:
+        json.dump({"table": args.table, "profile": args.profile, "cells": cells, "notes": notes}, out, indent=1)
+        out.write("\n")
+        return 0 if all(x["status"] == "stated" for x in cells) else 1
+    from auditeval.render.textgrid import wrap_variant
+
+    c = console(out)
+    measures = list(dict.fromkeys(x["measure"] for x in cells))
+    t = Table(title=f"reproduction matrix ({args.table}; stated profile {args.profile})", title_justify="left")
+    t.add_column("run", no_wrap=True)
+    for m in measures:
+        t.add_column(escape(m))
+    mark = {"stated": "[green]reproduced[/]", "other": "[yellow]only under[/]", "no": "[red]not reproduced[/]"}
+    for name in runs:
+        row = [name]
+        for m in measures:
+            x = next((x for x in cells if x["run"] == name and x["measure"] == m), None)
+            row.append("" if x is None else f"{x['claimed']}: {mark[x['status']]}"
+                       + ("" if x["status"] == "stated" else f"\n{x['detail']}"))
+        t.add_row(*row)
+    c.print(t)
+    c.print("variants (one per cell):")
+    for x in cells:
+        c.print(escape("\n".join(wrap_variant(x["variant"] or "-", c.width, indent=4,
+                                               first=f"  {x['run']} {x['measure']}={x['claimed']}: "))))
+    for n in notes:
+        print_note(c, n)
+    return 0 if all(x["status"] == "stated" for x in cells) else 1

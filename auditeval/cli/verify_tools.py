@@ -1,0 +1,307 @@
+"""The ``reproduce``, ``diff``, ``verify`` and ``card`` commands (parsers + functions).
+
+Each is registered with one line in :data:`auditeval.cli.main.COMMANDS`; ``verify`` lives in
+:mod:`.cli_verify`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from rich.console import Console
+from rich.table import Table
+
+from auditeval.cli.common import add_measures, add_settings
+from auditeval.cli.eval import DEFAULT_MEASURES
+from auditeval.render.eval_text import print_note
+
+
+def console(out: TextIO) -> Console:
+    """A rich console for ``out``: the terminal's width, else ``$COLUMNS``, else 100
+    (:func:`~auditeval.render.eval_text.detect_width`)."""
+    from auditeval.render.eval_text import detect_width
+
+    return Console(file=out, width=detect_width(out), soft_wrap=False, highlight=False)
+
+
+MIN_VARIANT = 30  # narrowest column of variant strings kept in a table (else they go under it)
+
+
+def variant_cell(variant: str, room: int) -> str:
+    """A variant string for a rich table cell ``room`` cells wide: broken after ``|`` only
+    (:func:`~auditeval.render.textgrid.wrap_variant`), markup escaped."""
+    from rich.markup import escape
+
+    from auditeval.render.textgrid import wrap_variant
+
+    return escape("\n".join(wrap_variant(variant, max(room, 20))))
+
+
+def room(width: int, headers: list[str], rows: list[list[str]]) -> int:
+    """Cells left for the last column of a boxed rich table ``width`` wide whose other columns
+    have ``headers`` and hold ``rows`` (plain text): each column takes its longest line, one
+    blank each side and one rule."""
+    from rich.cells import cell_len
+
+    used = sum(max(cell_len(x) for c in [h, *(r[i] for r in rows)] for x in c.split("\n"))
+               for i, h in enumerate(headers))
+    return width - used - 3 * (len(headers) + 1) - 1
+
+
+def _is_tty(out: TextIO) -> bool:
+    try:
+        return bool(out.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def fmt(x: float) -> str:
+    return "nan" if x != x else f"{x:.4f}"
+
+
+# ----------------------------------------------------------------------------- reproduce
+def reproduce_parser(p: argparse.ArgumentParser) -> None:
+    from auditeval.verify.reproduce import KTU_FORMS, RBO_FORMS
+
+    p.add_argument("original", help="the original run")
+    p.add_argument("reproduced", help="the re-run")
+    p.add_argument("--qrels", required=True, help="qrels file")
+    p.add_argument("--baseline-original", metavar="RUN", help="the original baseline (for ER and DRI)")
+    p.add_argument("--baseline-reproduced", metavar="RUN", help="the re-run baseline (for ER and DRI)")
+    add_measures(p, DEFAULT_MEASURES, "measures for RMSE / t-test / ER / DRI")
+    p.add_argument("--profile", default="trec_eval-9.0.8", help="profile the scores are computed under")
+    add_settings(p)
+    p.add_argument("--depth", type=int, default=1000, help="documents compared per topic (KTU, RBO; default 1000)")
+    p.add_argument("--rbo-p", type=float, default=0.95, help="RBO persistence (default 0.95, as repro_eval)")
+    p.add_argument("--ties", default="docno-desc", help="tie rule for the document order (default docno-desc)")
+    p.add_argument("--sim", default="float64", choices=("float32", "float64"), help="score precision for the order")
+    p.add_argument("--ktu", default="tied-last", choices=KTU_FORMS, help="KTU form (see README)")
+    p.add_argument("--rbo", default="trunc-norm", choices=RBO_FORMS, help="RBO form (see README)")
+    p.add_argument("-q", "--per-topic", action="store_true", help="per-topic KTU and RBO too")
+    p.add_argument("--plot", metavar="FILE", help="write a plot (.png or .svg): per-topic KTU/RBO, scores orig vs re-run")
+    p.add_argument("--json", action="store_true", help="JSON records instead of a table")
+
+
+def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from auditeval.verify.reproduce import reproduce
+    from auditeval.vocab.conventions import AXES
+
+    AXES["ties"].parse(args.ties)
+    if args.plot:
+        from pathlib import Path
+
+        from auditeval.render.reproduce_plot import FORMATS
+        from auditeval.vocab.errors import AuditEvalError
+
+        if Path(args.plot).suffix.lower() not in FORMATS:  # before the work, not after
+            raise AuditEvalError(f"{args.plot}: --plot writes .png or .svg, not {Path(args.plot).suffix or 'no suffix'!r}")
+    res = reproduce(
+        args.qrels, args.original, args.reproduced, measures=args.measures or ["AP", "nDCG@10", "P@10", "R@1000", "RR"],
+        profile=args.profile, settings=args.settings, baseline_original=args.baseline_original,
+        baseline_reproduced=args.baseline_reproduced, depth=args.depth, rbo_p=args.rbo_p, ties=args.ties,
+        sim=args.sim, ktu_form=args.ktu, rbo_form=args.rbo, per_topic=args.per_topic or bool(args.plot),
+    )
+    if args.plot:
+        from auditeval.render.reproduce_plot import plot_reproduction
+
+        plot_reproduction(res, args.plot)
+        res.notes.append(f"plot written to {args.plot}")
+    if args.json:
+        json.dump({"values": [v.as_dict() for v in res.values], "notes": res.notes}, out, indent=1)
+        out.write("\n")
+        return 0
+    c = console(out)
+    t = Table(title=f"document order: {args.original} vs {args.reproduced}", title_justify="left")
+    heads = ("statistic",) + (("topic",) if args.per_topic else ()) + ("value",)
+    for col in heads + ("variant",):
+        t.add_column(col, justify="right" if col == "value" else "left", no_wrap=col != "variant")
+    shown = [v for v in res.values if v.statistic in ("KTU", "RBO") and (args.per_topic or v.topic == "all")]
+    cells = [[v.statistic, *((v.topic,) if args.per_topic else ()), fmt(v.value)] for v in shown]
+    left = room(c.width, list(heads), cells)
+    for v, row in zip(shown, cells, strict=True):
+        t.add_row(*row, variant_cell(v.variant, left))
+    c.print(t)
+    stats = [s for s in ("RMSE", "t", "p_value", "ER", "DRI") if any(v.statistic == s for v in res.values)]
+    by = {(v.measure, v.statistic): v for v in res.values if v.measure}
+    t = Table(title=f"per-topic scores under {args.profile}: RMSE, paired t-test"
+              + (", effect ratio, delta RI" if "ER" in stats else ""), title_justify="left")
+    t.add_column("measure", no_wrap=True)
+    for s in stats:
+        t.add_column(s, justify="right", no_wrap=True)
+    measures = list(dict.fromkeys(v.measure for v in res.values if v.measure))
+    cells = [[m, *(fmt(by[m, s].value) for s in stats)] for m in measures]
+    left = room(c.width, ["measure", *stats], cells)
+    if left >= MIN_VARIANT:
+        t.add_column("variant")
+    for m, row in zip(measures, cells, strict=True):
+        t.add_row(*row, *([variant_cell(by[m, stats[0]].variant, left)] if left >= MIN_VARIANT else []))
+    c.print(t)
+    if left < MIN_VARIANT:  # too narrow beside the numbers: one variant per measure under the table
+        from rich.markup import escape
+
+        from auditeval.render.textgrid import wrap_variant
+
+        for m in measures:
+            c.print(escape("\n".join(wrap_variant(by[m, stats[0]].variant, c.width, indent=4, first=f"{m}: "))))
+    c.print(f"engines: {', '.join(sorted({v.engine for v in res.values}))}")
+    for n in res.notes:
+        print_note(c, n)
+    return 0
+
+
+# ----------------------------------------------------------------------------- diff
+def diff_parser(p: argparse.ArgumentParser) -> None:
+    from auditeval.verify.tool_output import FORMATS
+
+    p.add_argument("a", help="first tool's output file")
+    p.add_argument("b", help="second tool's output file")
+    p.add_argument("--qrels", help="qrels the outputs were computed from (with --run: explain each difference)")
+    p.add_argument("--run", help="the run the outputs were computed from (TREC, or JSON as ranx Run.save)")
+    p.add_argument("--format-a", choices=FORMATS, metavar="FORMAT",
+                   help=f"format of A: {', '.join(FORMATS)} (default: detected)")
+    p.add_argument("--format-b", choices=FORMATS, metavar="FORMAT", help="format of B (default: detected)")
+    p.add_argument("--departures", type=int, default=1,
+                   help="axes changed from a profile at most when explaining (default 1)")
+    p.add_argument("--summary", action="store_true", help="one line per measure, not every differing value")
+    p.add_argument("--json", action="store_true", help="JSON instead of tables")
+
+
+def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from auditeval.io import qrels_from
+    from auditeval.verify.diff import diff_outputs, explain
+    from auditeval.verify.tool_output import read_output
+    from auditeval.vocab.errors import InputError
+
+    if (args.qrels is None) != (args.run is None):
+        raise InputError("--qrels/--run", None, "give both --qrels and --run to explain differences, or neither")
+    a, b = read_output(args.a, args.format_a), read_output(args.b, args.format_b)
+    from auditeval.render.progress import Steps
+
+    res = diff_outputs(a, b)
+    if args.qrels is not None and res.differences:
+        with Steps(out, len(res.differing_measures), "explaining") as steps:
+            explain(qrels_from(args.qrels), _run(args.run), res, args.departures, progress=steps.advance)
+    status = 1 if res.differences else 0
+    if args.json:
+        json.dump(res.as_dict(), out, indent=1)
+        out.write("\n")
+        return status
+    from rich.markup import escape
+
+    from auditeval.render.textgrid import wrap
+
+    c = console(out)
+    c.print(escape(f"A: {a.path} ({a.format})\nB: {b.path} ({b.format})"))
+    c.print(f"{res.compared} values compared at printed precision: {len(res.differences)} differ, in "
+            f"{len(res.differing_measures)} measure(s)" + (f"; {len(res.only_a)} measure(s) only in A, "
+                                                           f"{len(res.only_b)} only in B" if res.only_a or res.only_b else ""))
+    if res.differing_measures:
+        t = Table(title="differing measures", title_justify="left")
+        heads = ["measure", "values", "A all", "B all", "max |A-B|"]
+        for col in heads:
+            t.add_column(col, justify="left" if col == "measure" else "right", no_wrap=True)
+        rows, why = [], []
+        for m in res.differing_measures:
+            ds = [d for d in res.differences if d.measure == m]
+            agg = next((d for d in ds if d.topic == "all"), None)
+            gaps = [abs(d.a.value - d.b.value) for d in ds if d.kind == "value"
+                    and not isinstance(d.a.value, str) and not isinstance(d.b.value, str)]
+            names = dict.fromkeys(e.raw for d in ds for e in (d.a, d.b) if e is not None)
+            rows.append([m + ("" if list(names) == [m] else f" ({' / '.join(names)})"), str(len(ds)),
+                         _shown(agg.a) if agg else "=", _shown(agg.b) if agg else "=", fmt(max(gaps)) if gaps else "-"])
+            why.append(res.explanations[m].summary() if m in res.explanations else "")
+        left = room(c.width, heads, rows)
+        longest = max([0, *(len(w) for x in why for w in x.split())])
+        inline = bool(res.explanations) and left >= max(30, longest)  # else: under the table, at spaces
+        if inline:
+            t.add_column("explained by (axis: A -> B)")
+        for row, x in zip(rows, why, strict=True):
+            t.add_row(*(escape(v) for v in row), *([escape(x)] if inline else []))
+        c.print(t)
+        if res.explanations and not inline:
+            c.print("explained by (axis: A -> B):")
+            for row, x in zip(rows, why, strict=True):
+                if x:
+                    c.print(escape("\n".join(wrap(x, c.width, indent=4, first=f"  {row[0]}: "))))
+    if not args.summary and res.differences:
+        t = Table(title="every differing value", title_justify="left")
+        for col in ("measure", "topic", "A", "B", "A line", "B line"):
+            t.add_column(col, justify="right" if col in ("A", "B") else "left", no_wrap=True)
+        for d in res.differences:
+            t.add_row(*(escape(x) for x in (d.measure, d.topic, _shown(d.a), _shown(d.b), _line(d.a), _line(d.b))))
+        c.print(t)
+    for side, ms in (("A", res.only_a), ("B", res.only_b)):
+        if ms:
+            c.print(f"only in {side}: {', '.join(ms)}")
+    for n in res.notes:
+        print_note(c, n)
+    return status
+
+
+def _shown(e) -> str:
+    if e is None:
+        return "(absent)"
+    if isinstance(e.value, str):
+        return e.value
+    if e.decimals is None:
+        return repr(e.value)
+    return f"{e.value:.{e.decimals}f}"
+
+
+def _line(e) -> str:
+    return "" if e is None or e.line is None else str(e.line)
+
+
+def _run(path: str):
+    """A run file: TREC format, or a JSON topic -> doc -> score dict (ranx ``Run.save``)."""
+    from auditeval.io import run_from
+    from auditeval.vocab.errors import InputError
+
+    if str(path).endswith(".json"):
+        try:
+            data = json.loads(open(path, encoding="utf-8").read())
+        except FileNotFoundError:
+            raise InputError(str(path), None, "no such file") from None
+        except json.JSONDecodeError as exc:
+            raise InputError(str(path), exc.lineno, f"not valid JSON ({exc.msg})") from None
+        if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+            raise InputError(str(path), 1, "a JSON run must map topic -> doc -> score (ranx Run.save)")
+        import os
+
+        return run_from(data, name=os.path.splitext(os.path.basename(path))[0])
+    return run_from(path)
+
+
+
+# ----------------------------------------------------------------------------- card
+def card_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("qrels", help="qrels file")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run files")
+    add_measures(p, DEFAULT_MEASURES)
+    p.add_argument("--profile", default="trec_eval-9.0.8", help="profile (default trec_eval-9.0.8)")
+    p.add_argument("--baseline", metavar="RUN", help="baseline run: paired bootstrap interval and reversal rate")
+    p.add_argument("--pooled", action="append", metavar="RUN_TAG",
+                   help="a run tag that contributed to the judgment pool; repeatable (default: unknown)")
+    p.add_argument("--pooled-file", metavar="FILE", help="file of run tags that contributed to the pool, one a line")
+    p.add_argument("--format", choices=("markdown", "latex", "html", "json"), default="markdown",
+                   help="card format (default markdown)")
+
+
+def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from auditeval.render.card import RENDERERS
+    from auditeval.verify.card import build_card
+    from auditeval.vocab.errors import InputError
+
+    pooled = list(args.pooled or [])
+    if args.pooled_file:
+        try:
+            pooled += [ln.strip() for ln in open(args.pooled_file, encoding="utf-8") if ln.strip()]
+        except FileNotFoundError:
+            raise InputError(args.pooled_file, None, "no such file") from None
+    card = build_card(args.qrels, args.runs, args.measures or ["AP", "nDCG@10", "P@10", "R@1000", "RR"],
+                      profile=args.profile, baseline=args.baseline,
+                      pooled=pooled if (args.pooled or args.pooled_file) else None)
+    RENDERERS[args.format](card, out)
+    return 0

@@ -1,0 +1,195 @@
+"""``StagedRun``: one qrels and one run, prepared under many conventions with shared work.
+
+Each stage of :mod:`.stages` is computed once per distinct value of the axes it reads::
+
+    join            (no axis)                                  once per run
+      -> judgments  (dups, only if the qrels repeat a pair)
+      -> ranking    (ties, sim, dups, self_hits)               one sort per key
+      -> cut        (+ depth, unjudged, negatives, topics)     masks, no sort  -> Prepared
+      -> kernel     (+ rel and the measure's own axes)         one call per variant
+
+A key leaves out an axis that cannot change the stage on *this* input (``dups`` when no
+(topic, doc) pair repeats, ``self_hits`` when no doc id equals its topic id, ``negatives``
+when no grade is negative, ``topics`` when run and qrels hold the same topics, a ``depth``
+at least the longest ranking): variants that differ only there share every array, and
+their variant strings still differ (they name the convention, not the work done).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from auditeval.engine.aggregate import aggregate
+from auditeval.engine.duplicates import qrels_duplicates, ranked_duplicates
+from auditeval.engine.ids import DocKeys
+from auditeval.engine.join import Join, Judgments, join, judgments
+from auditeval.engine.measures import MEASURES
+from auditeval.engine.rank_cut import QrelsSide, Ranking, cut, qrels_side, ranking
+from auditeval.engine.ranked_lists import Prepared
+from auditeval.vocab.conventions import Convention
+from auditeval.vocab.errors import EvaluationError
+from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.variant import Variant, fold, parse_measure
+
+RANKING_AXES = ("ties", "sim", "dups", "self_hits")
+CUT_AXES = ("depth", "unjudged", "negatives", "topics")
+PREPARE_AXES = RANKING_AXES + CUT_AXES
+
+
+@dataclass(frozen=True)
+class TopicValues:
+    """One measure under one convention: per-topic values in evaluation order, the aggregate."""
+
+    variant: Variant
+    topics: np.ndarray  # object array of topic ids
+    values: np.ndarray  # float64 (object for str measures), read-only
+    aggregate: float | None
+
+
+@lru_cache(maxsize=1 << 16)
+def _resolved(m: Measure, conv: Convention) -> tuple[Variant, Measure, Convention, tuple]:
+    """The variant of ``m`` under ``conv``, the folded measure and convention, and the
+    variant's axes beyond the prepared lists (memoised: a sweep asks once per run)."""
+    variant = Variant.of(m, conv)
+    m2, c2 = fold(m, conv)
+    return variant, m2, c2, tuple((a, v) for a, v in variant.axes if a not in PREPARE_AXES)
+
+
+class StagedRun:
+    """Caches the join / ranking / cut stages and the kernels of one (qrels, run) pair."""
+
+    def __init__(self, qrels: Qrels, run: Run):
+        self.qrels = qrels
+        self.run = run
+        self._join: Join | None = None
+        self._doc_keys: DocKeys | None | bool = False  # False: not built yet
+        self._judgments: dict[Any, Judgments] = {}
+        self._rankings: dict[tuple, Ranking] = {}
+        self._qsides: dict[tuple, QrelsSide] = {}
+        self._prepared: dict[tuple, Prepared] = {}
+        self._kernels: dict[tuple, tuple[np.ndarray, float | None]] = {}
+        self._keys: dict[Convention, tuple] = {}
+
+    # ------------------------------------------------------------------ stages
+    @property
+    def join(self) -> Join:
+        if self._join is None:
+            self._join = join(self.qrels, self.run)
+        return self._join
+
+    @property
+    def doc_keys(self) -> DocKeys | None:
+        """(topic, doc) identities of the run rows; None when no pair repeats."""
+        if self._doc_keys is False:
+            j = self.join
+            self._doc_keys = None if j.ri.unique else DocKeys(self.run.table.column("doc"), j.r_tcode, len(j.all_topics))
+        return self._doc_keys  # type: ignore[return-value]
+
+    def _qdups(self, c: Convention) -> str | None:
+        return c.dups if self.join.q_has_dup else None
+
+    def _judgments_for(self, c: Convention) -> Judgments:
+        key = self._qdups(c)
+        if key not in self._judgments:
+            self._judgments[key] = judgments(self.join, key)
+        return self._judgments[key]
+
+    def ranking_key(self, c: Convention) -> tuple:
+        """(ties, sim, dups, self_hits), leaving out what cannot change the ranking here."""
+        j = self.join
+        dups = c.dups if (self.doc_keys is not None or j.q_has_dup) else "-"
+        self_hits = "drop" if c.self_hits == "drop" and j.has_self_hits else "keep"
+        return (c.ties, c.sim, dups, self_hits)
+
+    def _ranking_for(self, c: Convention) -> Ranking:
+        key = self.ranking_key(c)
+        if key not in self._rankings:
+            self._rankings[key] = ranking(self.join, self._judgments_for(c), self.doc_keys, c.ties, c.sim, c.dups, key[3])
+        return self._rankings[key]
+
+    def _qside_for(self, c: Convention) -> QrelsSide:
+        j = self.join
+        negatives = c.negatives if j.q_has_negative else "-"
+        topics = c.topics if j.topics_differ else "-"
+        key = (self._qdups(c), negatives, topics)
+        if key not in self._qsides:
+            self._qsides[key] = qrels_side(j, self._judgments_for(c), c.negatives, c.topics)
+        return self._qsides[key]
+
+    def prepare_key(self, c: Convention) -> tuple:
+        """The key of the :class:`Prepared` lists ``c`` gives on this input (memoised per
+        convention)."""
+        key = self._keys.get(c)
+        if key is None:
+            key = self._keys[c] = self._prepare_key(c)
+        return key
+
+    def _prepare_key(self, c: Convention) -> tuple:
+        rk = self._ranking_for(c)
+        j = self.join
+        depth = c.depth
+        if depth != "all" and depth >= rk.max_count:
+            depth = "all"  # nothing below the depth
+        negatives = c.negatives if j.q_has_negative else "-"
+        topics = c.topics if j.topics_differ else "-"
+        return (*self.ranking_key(c), depth, c.unjudged, negatives, topics, self._qdups(c))
+
+    def prepared(self, convention: Convention) -> Prepared:
+        """The ranked, judged lists under ``convention`` (shared by every convention with the
+        same :meth:`prepare_key`; ``Prepared.convention`` is the first one asked for)."""
+        key = self.prepare_key(convention)
+        p = self._prepared.get(key)
+        if p is None:
+            rk = self._ranking_for(convention)
+            qs = self._qside_for(convention)
+            base = list(self.qrels.notes) + list(self.run.notes) + self._judgments_for(convention).notes
+            p = cut(self.join, self._judgments_for(convention), rk, qs, self.doc_keys, convention, base)
+            self._prepared[key] = p
+        return p
+
+    # ------------------------------------------------------------------ kernels
+    def evaluate(self, measure: str | Measure, convention: Convention) -> TopicValues:
+        """One measure under one convention; equal (prepared lists, measure, measure axes)
+        are computed once."""
+        m = parse_measure(measure) if isinstance(measure, str) else measure
+        variant, m2, c2, own = _resolved(m, convention)
+        d = MEASURES[m2.name]
+        if d.check_convention is not None:
+            problem = d.check_convention(m2, c2)
+            if problem:
+                raise EvaluationError(problem)
+        key = (self.prepare_key(c2), m2, own)
+        hit = self._kernels.get(key)
+        p = self.prepared(c2)
+        if hit is None:
+            values = np.asarray(d.fn(p, m2, c2.replace(**d.fixed) if d.fixed else c2))
+            if d.missing is not None and p.missing.any():  # the spec's value for a topic absent from the run
+                values = np.where(p.missing, d.missing, values)
+            values.flags.writeable = False
+            hit = (values, aggregate(values, d.agg, c2.gm_floor))
+            self._kernels[key] = hit
+        return TopicValues(variant, p.topics, hit[0], hit[1])
+
+    def notes(self, measure: Measure, convention: Convention) -> list[str]:
+        """The notes of the lists ``measure`` is evaluated on under ``convention``."""
+        return self.prepared(_resolved(measure, convention)[2]).notes
+
+    def duplicates(self, convention: Convention) -> dict[str, str]:
+        """Topic -> smallest doc id (byte order) of a (topic, doc) pair the run repeats within
+        ``convention.depth``, in the ranking ``convention`` gives with nothing collapsed."""
+        c = convention.replace(dups="error")
+        if self.join.q_has_dup:  # the order needs no grade: any kept judgment will do (not cached)
+            jd = self._judgments_for(convention.replace(dups="first"))
+            rk = ranking(self.join, jd, self.doc_keys, c.ties, c.sim, "error", self.ranking_key(c)[3])
+        else:
+            rk = self._ranking_for(c)
+        return ranked_duplicates(self.join, rk, self.doc_keys, convention.depth)
+
+    def qrels_duplicates(self) -> dict[str, str]:
+        """Topic -> smallest doc id the qrels judge twice for it."""
+        return qrels_duplicates(self.join)

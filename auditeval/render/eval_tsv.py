@@ -1,0 +1,29 @@
+"""TSV: one value per line, full precision, variant, engine and profile as their own fields.
+
+Notes (every decision taken) follow the values as ``# note: ...`` lines, so the header stays
+the first line (``pandas.read_csv(path, sep="\\t", comment="#")`` reads the values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TextIO
+
+from auditeval.render.common import all_notes, as_list, full_value, rows
+from auditeval.results.values import ResultSet, variant_text
+
+COLUMNS = ("run", "measure", "topic", "value", "variant", "engine", "profile")
+
+
+def render_tsv(results: ResultSet | Sequence[ResultSet], out: TextIO, per_topic: bool = False, **_: object) -> None:
+    results = as_list(results)
+    out.write("\t".join(COLUMNS) + "\n")
+    for res in results:
+        lines = [
+            "\t".join((v.run, v.measure, v.topic, full_value(v.value), variant_text(v.variant), v.engine, res.profile))
+            for v in rows(res, per_topic)
+        ]
+        if lines:
+            out.write("\n".join(lines) + "\n")
+    for n in all_notes(results):
+        out.write("# note: " + n.replace("\n", " ") + "\n")

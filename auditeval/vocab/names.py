@@ -1,0 +1,184 @@
+"""ir_measures spellings of the measures auditeval computes, and hints for wrong ones.
+
+:func:`normalize` maps a parsed ir_measures spelling onto auditeval's measure table:
+
+* aliases: ``MAP`` -> ``AP``, ``MRR`` -> ``RR``, ``NDCG`` -> ``nDCG``, ``BPref`` -> ``Bpref``,
+  ``RPrec`` -> ``Rprec``, ``Precision`` -> ``P``, ``Recall`` -> ``R`` (ir_measures/measures);
+* the cut-off given as a parameter: ``P(cutoff=10)`` -> ``P@10``, ``IPrec(recall=0.25)`` ->
+  ``IPrec@0.25`` (ir_measures' ``AT_PARAM``);
+* ``SetP(relative=True)`` -> ``SetRelP`` (ir_measures' SetRelP), ``NumRet(rel=k)`` ->
+  ``NumRelRet(rel=k)`` (ir_measures counts relevant retrieved under NumRet with rel=);
+* ``SetP(relative=False)`` is ``SetP``.
+
+``nDCG(dcg=...)`` keeps its parameter, which folds into the ``gain`` axis (``'exp-log2'`` ->
+``gain=exp2``, ``'log2'`` -> ``gain=linear``; :data:`auditeval.vocab.variant.FOLDED`), as ``rel=``
+and ``judged_only=`` do.
+
+:func:`syntax_hint` and :func:`unknown_hint` turn a failed parse into a pointer to the right
+spelling (``nDCG@10(judged_only)`` -> ``nDCG(judged_only=True)@10``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+
+from auditeval.vocab.measure import Measure
+
+ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "BPref": "Bpref", "RPrec": "Rprec", "Precision": "P", "Recall": "R"}
+CUTOFF_PARAMS = ("cutoff", "recall")  # ir_measures' AT_PARAM names
+# auditeval measures ir_measures names otherwise: auditeval name -> (ir_measures name, the parameter
+# that selects it); read both ways (normalize, and the ir_measures adapter's spellings)
+IR_MEASURES_SPELLING = {"SetRelP": ("SetP", ("relative", True))}
+
+# ir_measures measures auditeval does not compute, and why (ir_measures 0.4.3 measures/)
+NOT_COMPUTED = {
+    **dict.fromkeys(
+        ("alpha_nDCG", "alpha_DCG", "α_nDCG", "α_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "MAP_IA", "P_IA", "StRecall"),
+        "it needs subtopic (intent) judgments, which a single-judgment qrels does not have",
+    ),
+}
+
+
+def normalize(m: Measure) -> Measure:
+    """An ir_measures spelling of a measure as auditeval's (see the module docstring)."""
+    name = ALIASES.get(m.name, m.name)
+    params = dict(m.params)
+    cutoff = m.cutoff
+    for key in CUTOFF_PARAMS:
+        if key in params and cutoff is None and isinstance(params[key], int | float) and not isinstance(params[key], bool):
+            cutoff = params.pop(key)
+    for ours, (theirs, (key, value)) in IR_MEASURES_SPELLING.items():
+        if name == theirs and params.get(key) is value:
+            params.pop(key)
+            name = ours
+    if name == "SetP" and params.get("relative") is False:  # SetP(relative=False) is SetP
+        params.pop("relative")
+    if name == "NumRet" and "rel" in params:
+        name = "NumRelRet"
+    if (name, tuple(sorted(params.items())), cutoff) == (m.name, m.params, m.cutoff):
+        return m
+    return Measure(name, tuple(sorted(params.items())), cutoff)
+
+
+_AT_THEN_PARAMS = re.compile(r"^(?P<name>[^@(]+)@(?P<k>[0-9.]+)\((?P<params>[^)]*)\)$")
+
+
+def _split_outside(text: str, is_sep) -> list[str]:
+    """``text`` split where ``is_sep(ch)`` holds outside quotes, parentheses and braces."""
+    parts, cur, depth, quote = [], [], 0, ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "({":
+            depth += 1
+        elif ch in ")}":
+            depth -= 1
+        elif depth <= 0 and is_sep(ch):
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def _top_level(params: str) -> list[str]:
+    """``params`` split at commas outside braces and quotes."""
+    return [p.strip() for p in _split_outside(params, lambda ch: ch == ",") if p.strip()]
+
+
+_FLAG = re.compile(r"^[A-Za-z_]\w*$")
+
+
+def _with_values(params: str) -> str:
+    """``judged_only`` -> ``judged_only=True`` (a bare parameter name reads as a flag)."""
+    return ",".join(f"{p}=True" if _FLAG.match(p) else p for p in _top_level(params))
+
+
+def syntax_hint(text: str) -> str | None:
+    """The right spelling for a common slip, or None."""
+    from auditeval.vocab.measure import parse_syntax
+
+    t = text.strip()
+    m = _AT_THEN_PARAMS.match(t)
+    if m:
+        return f"parameters come before the cut-off: {m['name']}({_with_values(m['params'])})@{m['k']}"
+    m = re.match(r"^(?P<name>[^@(]+)\((?P<params>.*)\)(?P<rest>@[0-9.]+)?$", t)
+    if m and any(_FLAG.match(p) for p in _top_level(m["params"])):
+        return f"every parameter needs a value: {m['name']}({_with_values(m['params'])}){m['rest'] or ''}"
+    bare = re.search(r"[(,]\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>[A-Za-z_][\w.-]*)\s*[,)]", t)
+    if bare and bare["value"] not in ("True", "False"):
+        from auditeval.vocab.variant import FOLDED, axis_hint
+
+        if bare["key"] in FOLDED:  # rel=x, p=x: the parser's own "expected a number" says it
+            return None
+
+        head = re.match(r"^(?P<name>[^@(]+)\(.*\)(?:@(?P<k>[0-9.]+))?$", t)
+        m = Measure(head["name"], (), _number(head["k"])) if head else None
+        return axis_hint(bare["key"], bare["value"], m).removeprefix("; ") or (
+            f"text values need quotes: {bare['key']}={bare['value']!r}"
+        )
+    tokens = t.split()
+    if len(tokens) > 1:
+        try:
+            for tok in tokens:
+                parse_syntax(tok)
+        except ValueError:
+            return None
+        return "one measure per name here; give a list in Python, or several per -m on the command line ('nDCG@10 P@10')"
+    return None
+
+
+def _number(text: str | None) -> int | float | None:
+    if text is None:
+        return None
+    return int(text) if text.isdigit() else float(text)
+
+
+def unknown_hint(m: Measure, known: Collection[str], trec_aliases: Mapping[str, tuple] | None = None) -> str | None:
+    """Why an unknown name is unknown, or the spelling meant, or None."""
+    if m.name in NOT_COMPUTED:
+        return f"{m.name} is an ir_measures measure auditeval does not compute: {NOT_COMPUTED[m.name]}"
+    rest = str(Measure("X", m.params, m.cutoff))[1:]
+    for cand in known:
+        if cand.lower() == m.name.lower():
+            return f"did you mean {cand + rest!r}?"
+    for alias, canonical in ALIASES.items():
+        if alias.lower() == m.name.lower():
+            return f"did you mean {canonical + rest!r}?"
+    lowered = {a.lower(): (a, v[0]) for a, v in (trec_aliases or {}).items()}
+    if m.name.lower() in lowered:
+        trec, canonical = lowered[m.name.lower()]
+        return f"{trec!r} is trec_eval's name for {canonical}: did you mean {canonical + rest!r}?"
+    cut = re.match(r"^(?P<base>.+?)[_.](?P<arg>\d+(?:\.\d*)?)$", m.name)  # Ndcg_Cut_10
+    if cut and cut["base"].lower() in lowered and cut["base"] not in (trec_aliases or {}) and not m.params and m.cutoff is None:
+        trec, canonical = lowered[cut["base"].lower()]
+        kind = (trec_aliases or {})[trec][1]
+        if kind is None or (kind == "int" and not cut["arg"].isdigit()):
+            return None
+        return f"{trec!r} is trec_eval's name for {canonical}: did you mean {canonical + '@' + cut['arg']!r} (or {trec}_{cut['arg']})?"
+    bare = re.match(r"^([A-Za-z]+?)(\d+)$", m.name)  # P10 -> P@10
+    if bare and bare.group(1) in known and m.cutoff is None:
+        return f"did you mean {bare.group(1) + '@' + bare.group(2)!r}?"
+    return None
+
+
+def split_measures(text: str) -> list[str]:
+    """Measure names in one argument: separated by spaces outside parentheses, braces and
+    quotes (``'nDCG@10 P(rel=2)@5'``); a trec_eval name with several cut-offs
+    (``ndcg_cut.5,10``, ``iprec_at_recall..10,.25``) becomes one name per cut-off."""
+    from auditeval.vocab.specs import TREC_ALIASES
+
+    tokens = [t for t in _split_outside(text, str.isspace) if t]
+    out = []
+    for tok in tokens:
+        base, dot, params = tok.partition(".")
+        kind = TREC_ALIASES.get(base, (None, None))[1]
+        if dot and kind is not None and "," in params and "(" not in tok:
+            out.extend(f"{base}.{p}" for p in params.split(","))
+        else:
+            out.append(tok)
+    return out

@@ -1,0 +1,137 @@
+"""The measure spec table: what each measure is, apart from how it is computed.
+
+One :class:`MeasureSpec` row per measure (:data:`SPECS`, rows in :mod:`.table`): name,
+parameters and their checks, the axes it reads (and when), aggregation, printed format,
+formula, source (trec_eval ``m_*.c``), trec_eval names, and the value of a topic absent
+from the run. The measure grammar and variant strings (:mod:`auditeval.vocab.variant`), the
+trec_eval drop-in (:mod:`auditeval.trec_eval`) and ``auditeval measures`` read this table
+and import no kernel; the engine binds one kernel to each row
+(:data:`auditeval.engine.measures.MEASURES`).
+
+:data:`TREC_ALIASES` (trec_eval name -> auditeval name, cut-off kind) is derived from the
+rows' ``trec_names``: the one trec_eval name map.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from auditeval.vocab.conventions import AXIS_ORDER, Convention
+from auditeval.vocab.measure import Measure
+
+# ``only_if`` conditions: an axis listed there is read only when its condition holds.
+CONDITIONS = {
+    "cutoff": "with a cut-off @k",
+    "finite depth": "under a finite depth, where the order decides what survives the cut",
+    "gains": "with a gains={...} map",
+    "no gains": "without a gains={...} map",
+}
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """One row of the spec table.
+
+    ``axes``: every axis that can change the value; ``only_if`` narrows some of them to a
+    condition (see :data:`CONDITIONS`): the variant string lists exactly the axes read.
+    ``cutoff``: ``"none"`` (no ``@k``), ``"optional"`` or ``"required"``; ``cutoff_type``
+    ``int`` or ``float`` (a float cut-off must lie in ``cutoff_range``). ``params``: the
+    measure's own parameters and their types (``rel``, ``judged_only`` and RBP's ``p`` fold
+    into axes, see :data:`auditeval.vocab.variant.FOLDED`). ``check(m)``: validates parameters at
+    parse time (error text or None); ``check_convention(m, c)``: a parameter the convention
+    makes meaningless (error text or None), checked before evaluating. ``fixed``: axes the
+    measure pins whatever the convention says (RBP's gain is the grade, not nDCG's
+    ``gain``). ``agg``: ``mean``, ``sum``, ``gmean`` (with ``gm_floor``), ``mean-defined`` or ``none``.
+    ``fmt``: ``float``, ``int`` or ``str``. ``trec_names``: (trec_eval name, cut-off kind
+    ``"int"``/``"float"`` for a family named ``name_k``/``name.k``, or None).
+    ``missing``: the value of a topic absent from the run (``topics=qrels``/``run``); None
+    when it is computed on the empty ranking. ``undefined``: when a topic has no value
+    (the kernel returns NaN; only with ``agg="mean-defined"``, whose mean skips those topics).
+    """
+
+    name: str
+    doc: str
+    axes: frozenset[str]
+    formula: str
+    source: str
+    cutoff: str = "none"
+    cutoff_type: type = int
+    cutoff_range: tuple[float, float] = (0.0, math.inf)
+    params: dict[str, type] = field(default_factory=dict)
+    agg: str = "mean"
+    fmt: str = "float"
+    trec_names: tuple[tuple[str, str | None], ...] = ()
+    missing: float | str | None = None
+    only_if: dict[str, str] = field(default_factory=dict)
+    fixed: dict[str, Any] = field(default_factory=dict)
+    check: Callable[[Measure], str | None] | None = None
+    check_convention: Callable[[Measure, Convention], str | None] | None = None
+    undefined: str = ""
+
+    @property
+    def trec_name(self) -> str | None:
+        """The first trec_eval name (``map`` for AP), or None."""
+        return self.trec_names[0][0] if self.trec_names else None
+
+    def variant_axes(self, m: Measure, depth: Any = "all") -> tuple[str, ...]:
+        """The axes that can change ``m``'s value under a convention with ``depth``, in
+        canonical order."""
+        holds = {
+            "cutoff": m.cutoff is not None,
+            "finite depth": depth != "all",
+            "gains": m.param("gains") is not None,
+            "no gains": m.param("gains") is None,
+        }
+        return tuple(a for a in AXIS_ORDER if a in self.axes and (a not in self.only_if or holds[self.only_if[a]]))
+
+
+def levels_of(m: Measure) -> tuple[float, ...]:
+    """The recall levels of ``11pt`` (``levels='0.2,0.5,0.8'``; default 0, 0.1, ..., 1.0)."""
+    text = m.param("levels")
+    if text is None:
+        return ELEVEN_POINTS
+    try:
+        levels = tuple(float(x) for x in str(text).split(",") if x.strip())
+    except ValueError:
+        raise ValueError(f"11pt levels must be comma-separated numbers, got {text!r}") from None
+    if not levels:
+        raise ValueError("11pt needs at least one recall level")
+    return levels
+
+
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # m_11pt_avg.c
+
+from auditeval.vocab.spec_table import ROWS  # noqa: E402  (the rows use the record and helpers above)
+
+SPECS: dict[str, MeasureSpec] = {s.name: s for s in ROWS}
+
+# trec_eval name -> (auditeval name, cut-off kind): the one trec_eval name map.
+TREC_ALIASES: dict[str, tuple[str, str | None]] = {t: (s.name, kind) for s in ROWS for t, kind in s.trec_names}
+_TREC_SPLIT = re.compile(r"^(?P<base>.+?)(?:[_.](?P<arg>\d+(?:\.\d*)?|\.\d+))?$")
+
+
+def resolve_alias(text: str) -> Measure | None:
+    """``P_10`` / ``P.10`` -> ``P@10``; ``map`` -> ``AP``; None when not a trec_eval name."""
+    if text in TREC_ALIASES:
+        name, _ = TREC_ALIASES[text]
+        return Measure(name)
+    m = _TREC_SPLIT.match(text)
+    if not m or m.group("arg") is None:
+        return None
+    base, arg = m.group("base"), m.group("arg")
+    if base not in TREC_ALIASES:
+        return None
+    name, kind = TREC_ALIASES[base]
+    if kind is None:
+        return None
+    value: int | float = int(arg) if kind == "int" and arg.isdigit() else float(arg)
+    if kind == "int" and not isinstance(value, int):
+        return None
+    return Measure(name, (), value)
+
+
+__all__ = ["CONDITIONS", "SPECS", "TREC_ALIASES", "MeasureSpec", "levels_of", "resolve_alias"]
