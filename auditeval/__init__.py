@@ -12,38 +12,45 @@ Public API::
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from auditeval._version import __version__
-from auditeval.api import evaluate, sweep
-from auditeval.auditing.core import audit
-from auditeval.io import qrels_from, read_qrels, read_run, run_from, write_qrels, write_run
-from auditeval.results.audit import AuditReport
-from auditeval.results.values import ResultSet, Value
-from auditeval.vocab.conventions import Convention, load_profile, profile_names
-from auditeval.vocab.errors import (
-    AuditEvalError,
-    ConventionError,
-    EvaluationError,
-    InputError,
-    MeasureSyntaxError,
-    UnknownMeasureError,
-)
-from auditeval.vocab.measure import Measure
-from auditeval.vocab.model import Qrels, Run
-from auditeval.vocab.variant import Variant, parse_measure, parse_variant
+from auditeval.integrations.registration import register_with_ir_measures
+
+# name -> module: loaded on first use (PEP 562), so that `import auditeval` and the command line
+# load only what they use (the trec_eval drop-in never imports the audit, ir_measures or rich).
+_WHERE = {
+    "evaluate": "auditeval.api", "sweep": "auditeval.api",
+    "audit": "auditeval.auditing.core", "AuditReport": "auditeval.results.audit",
+    "Convention": "auditeval.vocab.conventions", "load_profile": "auditeval.vocab.conventions",
+    "profile_names": "auditeval.vocab.conventions",
+    "AuditEvalError": "auditeval.vocab.errors", "ConventionError": "auditeval.vocab.errors",
+    "EvaluationError": "auditeval.vocab.errors", "InputError": "auditeval.vocab.errors",
+    "MeasureSyntaxError": "auditeval.vocab.errors", "UnknownMeasureError": "auditeval.vocab.errors",
+    "qrels_from": "auditeval.io", "read_qrels": "auditeval.io", "read_run": "auditeval.io",
+    "run_from": "auditeval.io", "write_qrels": "auditeval.io", "write_run": "auditeval.io",
+    "Measure": "auditeval.vocab.measure", "Qrels": "auditeval.vocab.model", "Run": "auditeval.vocab.model",
+    "ResultSet": "auditeval.results.values", "Value": "auditeval.results.values",
+    "Variant": "auditeval.vocab.variant", "parse_measure": "auditeval.vocab.variant",
+    "parse_variant": "auditeval.vocab.variant",
+}
 
 
-def _register_ir_measures() -> None:
-    """``ir_measures.providers.registry['auditeval']`` when ir_measures is installed."""
-    try:
-        import ir_measures  # noqa: F401
-    except ImportError:
-        return
-    from auditeval.integrations.ir_measures_provider import register
-
-    register()
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'auditeval' has no attribute {name!r}")
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
 
 
-_register_ir_measures()
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
+
+
+register_with_ir_measures()  # ir_measures.providers.registry['auditeval'], now or when ir_measures loads
 
 __all__ = [
     "AuditReport",

@@ -12,8 +12,11 @@ import inspect
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import auditeval
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def all_modules() -> list[str]:
@@ -63,3 +66,43 @@ def test_fresh_interpreter_imports_the_audit_core_first():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["auditeval.auditing.core", "function", "True"]
+
+
+HEAVY = ("pandas", "ir_measures", "rich", "matplotlib", "scipy", "yaml", "pytrec_eval", "ranx",
+         "auditeval.auditing", "auditeval.adapters", "auditeval.render", "auditeval.stats",
+         "auditeval.verify", "auditeval.pooling", "auditeval.integrations.ir_measures_provider")
+
+
+def _modules_after(argv: list[str], tmp_path) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Run the console entry point on ``argv`` in a fresh interpreter; the modules it loaded."""
+    dump = tmp_path / "modules.txt"
+    code = ("import atexit, sys\n"
+            f"atexit.register(lambda: open({str(dump)!r}, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+            f"sys.argv = ['auditeval', *{argv!r}]\n"
+            "from auditeval.cli.main import entry\nentry()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    return done, set(dump.read_text().split())
+
+
+def test_the_drop_in_loads_only_what_it_uses(tmp_path):
+    done, loaded = _modules_after(["trec-eval", "examples/qrels.txt", "examples/bm25.txt"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].split() == ["num_q", "all", "5"]  # it did evaluate
+    heavy = sorted(m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY))
+    assert heavy == []
+
+
+def test_import_auditeval_loads_no_engine_or_reference_tool():
+    code = "import sys, auditeval; print(' '.join(sorted(m for m in sys.modules if m.startswith(('auditeval', 'pandas', 'ir_measures', 'pyarrow')))))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["auditeval", "auditeval._version", "auditeval.integrations",
+                                   "auditeval.integrations.registration"]
+
+
+def test_ir_measures_finds_the_provider_when_imported_after_auditeval():
+    code = ("import auditeval, sys; assert 'ir_measures' not in sys.modules; import ir_measures; "
+            "print(type(ir_measures.providers.registry['auditeval']).__name__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "AuditevalProvider"

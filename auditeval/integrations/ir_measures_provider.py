@@ -240,3 +240,6 @@ def register() -> AuditevalProvider:
     if isinstance(existing, AuditevalProvider):
         return existing
     return ir_measures.providers.register(AuditevalProvider())
+
+
+register()  # importing this module (it imports ir_measures) is registering the provider

@@ -77,13 +77,16 @@ class Run(_Columns):
 Values = pa.Array | pa.ChunkedArray | np.ndarray | Sequence[Any]
 
 
+_NUMPY = {pa.int64(): np.int64, pa.int32(): np.int32, pa.float64(): np.float64, pa.float32(): np.float32}
+
+
 def _column(values: Values, typ: pa.DataType) -> pa.Array | pa.ChunkedArray:
     """``values`` as an Arrow column of type ``typ`` (Arrow input is kept, not copied)."""
     if isinstance(values, pa.Array | pa.ChunkedArray):
         return values if values.type == typ else values.cast(typ)
     if typ == pa.string():
         return pa.array(values, typ)
-    return pa.array(np.asarray(values, dtype=typ.to_pandas_dtype()))
+    return pa.array(np.asarray(values, dtype=_NUMPY[typ]))  # (typ.to_pandas_dtype() would import pandas)
 
 
 def _lines(n: int, line: Values | None, first_line: int) -> pa.Array | pa.ChunkedArray:
