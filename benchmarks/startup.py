@@ -1,0 +1,71 @@
+"""Start-up: a small ``auditeval trec-eval`` call and ``auditeval --help`` beside the floor
+(``python -c "import numpy, pyarrow"``, what any Arrow-based evaluator must load) and the C binary.
+
+Scripts call trec_eval once per run over hundreds of runs, so the drop-in's fixed cost is what
+such a user pays. Each command runs in its own child process (``bench.run_child``: wall time,
+CPU time and peak RSS from ``os.wait4``), interleaved, ``--repeat`` rounds; the table gives the
+minimum (the least disturbed run) and each command's ratio to the floor. Goal (issue 17): the
+drop-in call within 2x the floor.
+
+Usage::
+
+    python benchmarks/startup.py              # 10 rounds on examples/qrels.txt + examples/bm25.txt
+    python benchmarks/startup.py --repeat 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import ROOT, run_child, trec_eval_binaries  # noqa: E402
+
+
+def commands(binary: str | None) -> dict[str, list[str]]:
+    py = sys.executable
+    q, r = str(ROOT / "examples" / "qrels.txt"), str(ROOT / "examples" / "bm25.txt")
+    out = {
+        "python -c 'import numpy, pyarrow' (floor)": [py, "-c", "import numpy, pyarrow"],
+        "auditeval trec-eval QRELS RUN": [py, "-m", "auditeval", "trec-eval", q, r],
+        "auditeval trec-eval -q -m all_trec QRELS RUN": [py, "-m", "auditeval", "trec-eval", "-q", "-m", "all_trec", q, r],
+        "auditeval --help": [py, "-m", "auditeval", "--help"],
+        "python -c 'import auditeval'": [py, "-c", "import auditeval"],
+    }
+    if binary:
+        out["trec_eval 10.0 binary QRELS RUN"] = [binary, q, r]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=10)
+    args = ap.parse_args(argv)
+    binary = trec_eval_binaries(None).get("trec_eval-10.0")
+    cmds = commands(binary)
+    walls: dict[str, list[float]] = {k: [] for k in cmds}
+    cpus: dict[str, list[float]] = {k: [] for k in cmds}
+    peaks: dict[str, list[int]] = {k: [] for k in cmds}
+    for _ in range(args.repeat):
+        for name, cmd in cmds.items():
+            wall, peak, status, _out, err, cpu = run_child(cmd, timeout=120)
+            if status != 0:
+                print(f"{name}: exit {status}: {err.strip()[:300]}", file=sys.stderr)
+                return 1
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+            peaks[name].append(peak)
+    floor = min(walls[next(iter(cmds))])
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {args.repeat} rounds, minimum\n")
+    print("| command | wall (min) | / floor | CPU (min) | peak memory |")
+    print("|---|---:|---:|---:|---:|")
+    for name in cmds:
+        w = min(walls[name])
+        print(f"| {name} | {w * 1000:.0f} ms | {w / floor:.2f}x | {min(cpus[name]) * 1000:.0f} ms | {min(peaks[name]) / 1024:.0f} MB |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
