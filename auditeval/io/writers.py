@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auditeval.io.files import write_bytes
 from auditeval.vocab.errors import InputError
 from auditeval.vocab.model import Qrels, Run
 
@@ -59,4 +60,4 @@ def _write_text(path: str | Path, text: str) -> None:
     data = text.encode("utf-8")
     if str(path).endswith(".gz"):
         data = gzip.compress(data)
-    Path(path).write_bytes(data)
+    write_bytes(path, data)  # atomic: a failed write leaves no partial file

@@ -7,13 +7,13 @@ they are (plain text); variant strings are folded at ``|`` to fit the width.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from auditeval.io.files import write_text
 from auditeval.pooling.bias import BiasReport
 from auditeval.pooling.coverage import Coverage
 from auditeval.pooling.growth import GrowthReport
@@ -172,11 +172,11 @@ def judge(doc: dict, out: TextIO) -> None:
 
 
 def write_pairs(path: str, topics: list[str], docs: list[str]) -> None:
-    Path(path).write_text("".join(f"{t}\t{d}\n" for t, d in zip(topics, docs, strict=True)), encoding="utf-8")
+    write_text(path, "".join(f"{t}\t{d}\n" for t, d in zip(topics, docs, strict=True)))
 
 
 def write_qrels_rows(path: str, rows: list[tuple]) -> None:
-    Path(path).write_text("".join(f"{t} 0 {d} {lab}\n" for t, d, lab, _ in rows), encoding="utf-8")
+    write_text(path, "".join(f"{t} 0 {d} {lab}\n" for t, d, lab, _ in rows))
 
 
 # ---------------------------------------------------------------------------------- bias

@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 import yaml
 
 from auditeval import __version__
+from auditeval.io.files import write_text
 from auditeval.render.common import as_list
 from auditeval.results.values import ResultSet, variant_text
 from auditeval.vocab.model import Qrels
@@ -99,7 +100,7 @@ def evaluation_block(results: ResultSet | Sequence[ResultSet], qrels: Qrels | No
 
 def write_evaluation_block(path: str | Path, results: ResultSet | Sequence[ResultSet], qrels: Qrels | None = None) -> None:
     """Write :func:`evaluation_block` to ``path`` (prepend it to a run file to annotate it)."""
-    Path(path).write_text(evaluation_block(results, qrels), encoding="utf-8")
+    write_text(path, evaluation_block(results, qrels))  # atomic; OutputError on a bad folder
 
 
 def read_block(source: str | Path) -> dict[str, Any] | None:

@@ -43,3 +43,16 @@ class UnknownMeasureError(AuditEvalError, ValueError):
 
 class EvaluationError(AuditEvalError):
     """The evaluation cannot proceed under the chosen conventions (e.g. topics=strict)."""
+
+
+class OutputError(AuditEvalError, OSError):
+    """A file auditeval was asked to write cannot be written: ``"path: reason"`` (a missing or
+    read-only folder, a full disk). Nothing is left half-written (:func:`auditeval.io.files.atomic_write`)."""
+
+    def __init__(self, path: str, reason: str):
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+    def __str__(self) -> str:  # OSError's own __str__ would show the errno tuple
+        return f"{self.path}: {self.reason}"
