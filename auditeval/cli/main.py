@@ -141,6 +141,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         from auditeval.trec_eval import main as trec_main
 
         return trec_main(argv[1:], out, err)
+    from auditeval.render.terminal import control_safe
+
+    # ids, tags and messages come from the user's files: no control sequence reaches the terminal
+    out, err = control_safe(out), control_safe(err)
     chosen = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser([chosen] if chosen else []).parse_args(argv)  # only the chosen command is built
     from auditeval.render.eval_text import WIDTH

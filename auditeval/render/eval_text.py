@@ -32,6 +32,7 @@ from auditeval.render.common import (
     refused_runs,
     run_order,
 )
+from auditeval.render.terminal import console, write_trusted
 from auditeval.render.textgrid import wrap, wrap_variant
 from auditeval.results.values import ResultSet, Value, variant_text
 from auditeval.vocab.conventions import AXIS_ORDER
@@ -72,7 +73,7 @@ def _is_tty(out: TextIO) -> bool:
 def make_console(out: TextIO, width: int | None = None) -> Console:
     """A rich console that records into a buffer; :func:`flush` writes it to ``out`` with
     trailing blanks cut (rich pads cells to the table width). Colour only on a terminal."""
-    return Console(
+    return console(
         file=io.StringIO(), width=width or detect_width(out), soft_wrap=False, highlight=False,
         emoji=False, force_terminal=_is_tty(out), color_system="auto" if _is_tty(out) else None,
     )
@@ -82,8 +83,8 @@ def flush(console: Console, out: TextIO) -> None:
     text = console.file.getvalue()
     console.file.seek(0)
     console.file.truncate()
-    if text:
-        out.write("\n".join(line.rstrip() for line in text.split("\n")))
+    if text:  # the console escaped control characters in the data and kept its own colour codes
+        write_trusted(out, "\n".join(line.rstrip() for line in text.split("\n")))
 
 
 # ----------------------------------------------------------------------------- header

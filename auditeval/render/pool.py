@@ -19,6 +19,7 @@ from auditeval.pooling.coverage import Coverage
 from auditeval.pooling.growth import GrowthReport
 from auditeval.pooling.pools import Pools, random_orders
 from auditeval.render.eval_text import detect_width
+from auditeval.render.terminal import console
 from auditeval.render.textgrid import wrap_variant
 
 WIDTH = 100  # when the caller gives no width
@@ -26,7 +27,7 @@ WIDTH = 100  # when the caller gives no width
 
 def _console(out: TextIO) -> Console:
     """A console as wide as the terminal (else ``$COLUMNS``, else 100: :func:`detect_width`)."""
-    return Console(file=out, width=detect_width(out), highlight=False, soft_wrap=False, emoji=False, markup=False)
+    return console(file=out, width=detect_width(out), highlight=False, soft_wrap=False, emoji=False, markup=False)
 
 
 def fold(label: str, text: str, width: int = WIDTH) -> str:

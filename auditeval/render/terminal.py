@@ -1,4 +1,15 @@
-"""Output to a terminal that is not UTF-8 (``LANG=C``, ``PYTHONIOENCODING=ascii``).
+"""What reaches a terminal: no control sequence from the data, and no encoding error.
+
+**Control characters.** Ids, tags and messages come from the user's files: a run whose doc id
+holds ``ESC]0;...BEL`` would set the title of whoever views its evaluation, ``ESC[2J`` clear the
+screen. :func:`escape_controls` shows every C0/C1 control character but newline and tab as
+``\\xNN`` (and the bidirectional overrides as ``\\uNNNN``). Every command's stdout and stderr
+(but the trec_eval drop-in's, which writes what trec_eval writes) pass through a
+:class:`ControlSafeStream`; rich consoles made by :func:`console` escape the text of every
+segment they render but keep the colour codes rich itself adds, and write them past the escaping
+(``write_trusted``).
+
+**Encodings** (``LANG=C``, ``PYTHONIOENCODING=ascii``).
 
 The text views draw rules and boxes (``─``, ``┏``), separators (``·``) and arrows; written to
 an ASCII stream they would raise ``UnicodeEncodeError`` mid-report. :func:`safe_stream` wraps
@@ -10,7 +21,23 @@ holds a character the encoding lacks is transliterated (``─`` -> ``-``, ``·``
 from __future__ import annotations
 
 import codecs
-from typing import TextIO
+import re
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.segment import Segment
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _shown(m: re.Match) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control character but ``\\n`` and ``\\t`` shown escaped (``\\x1b``)."""
+    return _CONTROL.sub(_shown, text) if _CONTROL.search(text) else text
 
 _TRANSLIT = str.maketrans({
     **dict.fromkeys("─━═╌┄", "-"), **dict.fromkeys("│┃║", "|"),
@@ -45,3 +72,47 @@ class SafeStream:
 def safe_stream(stream: TextIO) -> TextIO:
     """``stream`` itself when it is UTF-8, else a :class:`SafeStream` over it."""
     return stream if is_utf(stream) else SafeStream(stream)  # type: ignore[return-value]
+
+
+class ControlSafeStream:
+    """A text stream that shows control characters escaped (:func:`escape_controls`);
+    ``write_trusted`` passes text already made safe (a :class:`SafeConsole`'s output)."""
+
+    def __init__(self, stream: TextIO):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(escape_controls(text))
+
+    def write_trusted(self, text: str) -> int:
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str):  # flush, isatty, fileno, encoding, getvalue, ...
+        return getattr(self._stream, name)
+
+
+def control_safe(stream: TextIO) -> TextIO:
+    """``stream`` wrapped in a :class:`ControlSafeStream` (once)."""
+    return stream if isinstance(stream, ControlSafeStream) else ControlSafeStream(stream)  # type: ignore[return-value]
+
+
+def write_trusted(out: TextIO, text: str) -> None:
+    """Write a :class:`SafeConsole`'s output: past the escaping of a :class:`ControlSafeStream`."""
+    (out.write_trusted if isinstance(out, ControlSafeStream) else out.write)(text)
+
+
+class SafeConsole(Console):
+    """A rich console whose rendered text has control characters escaped; rich's own styles
+    (colour codes) and control segments (cursor moves of a live display) are kept."""
+
+    def _render_buffer(self, buffer: Any) -> str:
+        return super()._render_buffer(
+            seg if seg.control else Segment(escape_controls(seg.text), seg.style, seg.control) for seg in buffer
+        )
+
+
+def console(file: TextIO, **kwargs: Any) -> SafeConsole:
+    """A :class:`SafeConsole` writing to ``file`` (past a :class:`ControlSafeStream`'s escaping:
+    the console escapes the data itself and keeps its colour codes)."""
+    target = file._stream if isinstance(file, ControlSafeStream) else file
+    return SafeConsole(file=target, **kwargs)
