@@ -242,3 +242,27 @@ def test_a_number_no_convention_gives_is_said_so(tool_files, tmp_path):
     explain(qrels_from(tool_files["qrels"]), run_from(tool_files["run"]), res)
     ex = res.explanations["P@10"]
     assert ex.a == [] and ex.b and ex.note == f"no candidate (profiles with up to 1 changed axis) reproduces {tmp_path / 'bad.json'}"
+
+
+def test_trec_eval_beside_pytrec_eval_json_compares_only_what_both_print(builds, tmp_path, trec_eval_bins):
+    """trec_eval -q prints per-topic values and the aggregate; pytrec_eval's JSON has no
+    aggregate. On humR03dc the 100 topics x 4 measures agree: exit 0, 400 values compared."""
+    import subprocess
+
+    import pytrec_eval
+
+    with open(builds["qrels"]) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    with open(builds["run"]) as f:
+        run = pytrec_eval.parse_run(f)
+    ev = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut_10", "P_10", "recip_rank"})
+    (tmp_path / "pytrec.json").write_text(json.dumps(ev.evaluate(run)))
+    printed = subprocess.run([str(trec_eval_bins["9.0.8"]), "-q", "-m", "map", "-m", "ndcg_cut.10", "-m", "P.10",
+                              "-m", "recip_rank", str(builds["qrels"]), str(builds["run"])],
+                             capture_output=True, text=True, check=True).stdout
+    (tmp_path / "te.txt").write_text(printed)
+    res = diff_outputs(read_output(tmp_path / "te.txt"), read_output(tmp_path / "pytrec.json"))
+    assert res.differences == [] and res.compared == 400
+    assert any("prints no aggregate for 4 measure(s)" in n for n in res.notes)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["diff", str(tmp_path / "te.txt"), str(tmp_path / "pytrec.json")], out, err) == 0

@@ -10,7 +10,9 @@ cases included). Two full-precision numbers (JSON) are equal within ``1e-12`` re
 
 A topic one side prints and the other does not is a difference when both print that measure
 per topic (trec_eval 10 ``-c -q`` prints missing topics, 9.0.8 does not); when one side
-prints only the aggregate, only the aggregates are compared (a note says so). Measures one
+prints only the aggregate, only the aggregates are compared (a note says so); when one side
+prints no aggregate (pytrec_eval's JSON), only the per-topic values are. Only values both sides
+print count: measures one
 side prints and the other does not are listed; they do not count as differences.
 
 **Explanation.** For each differing measure, :func:`explain` evaluates the measure natively
@@ -204,8 +206,18 @@ def diff_outputs(a: ToolOutput, b: ToolOutput) -> DiffResult:
             res.notes.append(f"{side} prints no per-topic values for {len(summary_only)} measure(s) the other "
                              f"prints per topic ({', '.join(summary_only[:5])}{' ...' if len(summary_only) > 5 else ''}): "
                              "only their aggregates are compared")
+        agg_a = {k[0] for k in ea if k[1] == "all"}
+        agg_b = {k[0] for k in eb if k[1] == "all"}
+        topics_only = sorted(m for m in common if (m in agg_a) != (m in agg_b))
+        if topics_only:  # one side printed no aggregate (pytrec_eval's JSON): nothing to compare it with
+            side = b.path if any(m in agg_a for m in topics_only) else a.path
+            res.notes.append(f"{side} prints no aggregate for {len(topics_only)} measure(s) the other "
+                             f"aggregates ({', '.join(topics_only[:5])}{' ...' if len(topics_only) > 5 else ''}): "
+                             "only their per-topic values are compared")
         for key in sorted(set(ea) | set(eb), key=lambda k: (k[0], k[1] != "all", k[1].encode("utf-8"))):
             if key[0] not in common or (key[1] != "all" and key[0] in summary_only):
+                continue
+            if key[1] == "all" and key[0] in topics_only:
                 continue
             x, y = ea.get(key), eb.get(key)
             if x is not None and y is not None:
