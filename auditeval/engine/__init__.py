@@ -5,7 +5,7 @@ Every package outside ``auditeval/engine/`` imports from here (``from auditeval.
 
 * staging: :class:`StagedRun` (one qrels and one run, many conventions, shared work),
   :func:`staged_for`, :func:`evaluate_prepared`, :func:`prepare`, :class:`Prepared`,
-  :class:`TopicValues`, :data:`PREPARE_AXES`, the grade sentinels :data:`NONPOOL` /
+  :class:`TopicValues`, :data:`PREPARE_AXES`, :data:`ORDER_AXES` (tie order only), the grade sentinels :data:`NONPOOL` /
   :data:`UNJUDGED`, :func:`has_duplicate_pairs`, :func:`as_sim` (the float32 rule);
 * values: :func:`measure_on`, the one application of a kernel with every spec wrapper
   (``check_convention``, ``fixed``, ``missing``, ``agg``), which :meth:`StagedRun.evaluate`
@@ -30,7 +30,14 @@ from auditeval.engine.prepare import prepare
 from auditeval.engine.rank_cut import as_sim
 from auditeval.engine.ranked_lists import NONPOOL, UNJUDGED, Prepared
 from auditeval.engine.rebuild import head, relabel, reorder, stacked, subset
-from auditeval.engine.staged_run import PREPARE_AXES, StagedRun, TopicValues, check_measure, measure_on
+from auditeval.engine.staged_run import (
+    ORDER_AXES,
+    PREPARE_AXES,
+    StagedRun,
+    TopicValues,
+    check_measure,
+    measure_on,
+)
 from auditeval.engine.sweep import (
     DEPTH_GRID,
     SweepBlock,
@@ -46,6 +53,7 @@ __all__ = [
     "DEPTH_GRID",
     "ENGINE",
     "NONPOOL",
+    "ORDER_AXES",
     "PREPARE_AXES",
     "UNJUDGED",
     "Blocks",

@@ -36,7 +36,10 @@ from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.variant import Variant, fold, parse_measure
 
-RANKING_AXES = ("ties", "sim", "dups", "self_hits")
+# Axes that only order documents with equal scores (``sim`` decides which scores are equal):
+# under depth=all they permute rows inside tied blocks and nothing else.
+ORDER_AXES = ("ties", "sim")
+RANKING_AXES = ORDER_AXES + ("dups", "self_hits")
 CUT_AXES = ("depth", "unjudged", "negatives", "topics")
 PREPARE_AXES = RANKING_AXES + CUT_AXES
 

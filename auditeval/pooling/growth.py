@@ -37,7 +37,6 @@ from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.specs import SPECS
 
 
-
 @dataclass(eq=False)
 class GrowthReport:
     runs: list[str]
