@@ -21,12 +21,12 @@ Measure facts (aggregation, format, axes, properties) are the spec table's
 (:data:`auditeval.vocab.specs.SPECS`), not the engine's.
 """
 
-from auditeval.engine.aggregate import aggregate, undefined_note
+from auditeval.engine.aggregation import aggregate, undefined_note
 from auditeval.engine.evaluate import ENGINE, evaluate_prepared, staged_for
 from auditeval.engine.growth_sums import growth_means
 from auditeval.engine.ids import has_duplicate_pairs
 from auditeval.engine.measures.core import gain_of
-from auditeval.engine.prepare import prepare
+from auditeval.engine.preparation import prepare
 from auditeval.engine.rank_cut import as_sim
 from auditeval.engine.ranked_lists import NONPOOL, UNJUDGED, Prepared
 from auditeval.engine.rebuild import head, relabel, reorder, stacked, subset

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from auditeval.engine.aggregate import aggregate
+from auditeval.engine.aggregation import aggregate
 from auditeval.engine.duplicates import qrels_duplicates, ranked_duplicates
 from auditeval.engine.ids import DocKeys
 from auditeval.engine.join import Join, Judgments, join, judgments
@@ -83,7 +83,7 @@ def measure_on(p: Prepared, m: Measure, conv: Convention) -> tuple[np.ndarray, f
     ``check_convention`` may refuse the pair; the kernel reads the convention with the spec's
     ``fixed`` axes pinned (RBP's gain is the grade, never nDCG's ``gain``); a topic absent from
     the run takes the spec's ``missing`` value when it has one; the aggregate is the spec's
-    ``agg`` summed in topic order (:func:`~auditeval.engine.aggregate.aggregate`)."""
+    ``agg`` summed in topic order (:func:`~auditeval.engine.aggregation.aggregate`)."""
     _, m2, c2, _ = _resolved(m, conv)
     check_measure(m2, c2)
     d = MEASURES[m2.name]
