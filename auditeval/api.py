@@ -11,15 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from auditeval.engine.aggregate import undefined_note
-from auditeval.engine.evaluate import ENGINE, staged_for
-from auditeval.engine.measures import MEASURES
-from auditeval.engine.sweep import SweepResult, run_sweep, vary_values
+from auditeval.engine import ENGINE, SweepResult, run_sweep, staged_for, undefined_note, vary_values
 from auditeval.io import qrels_from, run_from
 from auditeval.results.values import ResultSet, Value
 from auditeval.vocab.conventions import Convention, load_profile, resolve
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Run
+from auditeval.vocab.specs import SPECS
 from auditeval.vocab.variant import fold, parse_measure
 
 
@@ -83,7 +81,7 @@ def evaluate(
         for label, m in zip(labels, parsed, strict=True):
             tv = sr.evaluate(m, conv)
             p, vals, agg = sr.prepared(fold(m, conv)[1]), tv.values, tv.aggregate
-            d = MEASURES[tv.variant.measure.name]
+            d = SPECS[tv.variant.measure.name]
             v_str = str(tv.variant)
             undefined = np.isnan(vals) if d.agg == "mean-defined" else np.zeros(len(vals), bool)
             if per_topic:

@@ -9,7 +9,7 @@ import pytest
 
 import auditeval as ae
 from auditeval.auditing.ties import envelope
-from auditeval.engine.prepare import prepare
+from auditeval.engine import prepare
 from auditeval.vocab.conventions import resolve
 from auditeval.vocab.variant import parse_measure
 

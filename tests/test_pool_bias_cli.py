@@ -164,3 +164,26 @@ def test_stats_plot(files):
     assert code == 0, err
     assert json.loads(out)["plot"] == str(tmp / "p.png")
     assert (tmp / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bias_rbp_equals_eval_under_one_variant_string():
+    """``pool bias`` prints the full-pool RBP of each run under the same variant string as
+    ``auditeval eval``, so the two numbers must be equal. RBP's gain is the grade (spec
+    ``fixed={"gain": "linear"}``): nDCG's ``gain=exp2`` must not leak into it (it did when
+    pooling called the kernel directly: bm25 0.24345). 0.28429 is bm25's RBP on the bundled
+    examples (p = 0.9, rbp_gain=minmax); trec_eval 10.0 ``-m rbp`` prints 0.2843."""
+    from pathlib import Path
+
+    ex = Path(__file__).resolve().parent.parent / "examples"
+    q, bm25, rerank = str(ex / "qrels.txt"), str(ex / "bm25.txt"), str(ex / "rerank.txt")
+    code, out, err = run_cli("eval", q, bm25, "-m", "RBP", "--set", "gain=exp2", "--format", "json")
+    assert code == 0, err
+    (row,) = [v for v in json.loads(out)["values"] if v["run"] == "bm25" and v["topic"] == "all"]
+    code, out, err = run_cli("pool", "bias", q, bm25, rerank, "-m", "RBP", "--set", "gain=exp2", "--format", "json")
+    assert code == 0, err
+    (block,) = json.loads(out)["measures"]
+    (full,) = [r["value"] for r in block["full"] if r["run"] == "bm25"]
+    assert block["variant"] == row["variant"]
+    assert "rbp_gain=minmax" in row["variant"] and "gain=exp2" not in row["variant"].replace("rbp_gain", "")
+    assert full == row["value"]
+    assert round(full, 5) == 0.28429

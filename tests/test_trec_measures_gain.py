@@ -22,7 +22,7 @@ import pytest
 
 import auditeval as ae
 from auditeval.engine.evaluate import evaluate_prepared
-from auditeval.engine.prepare import prepare
+from auditeval.engine.preparation import prepare
 from auditeval.io import parse_qrels, parse_run, read_qrels, read_run
 from auditeval.vocab.conventions import load_profile
 from auditeval.vocab.variant import fold, parse_measure

@@ -28,6 +28,7 @@ from auditeval.auditing.native import Native, TopicValues, floor_for
 from auditeval.auditing.ties import envelope
 from auditeval.vocab.conventions import AXES, Convention
 from auditeval.vocab.measure import Measure
+from auditeval.vocab.specs import SPECS
 from auditeval.vocab.variant import fold, variant_axes
 
 TOL = 1e-12
@@ -109,14 +110,15 @@ def matches(a: Adapter, tool: dict[str, Any], tv: TopicValues, m: Measure, conv:
     return True, f"{len(mine)} topics, as printed ({'integers' if ints else f'{digits} dp'})", len(mine), None
 
 
-# measures whose every per-topic value lies in [0, 1] whatever the conventions
-UNIT_INTERVAL = frozenset({"AP", "P", "R", "RR", "nDCG", "Rprec", "Bpref", "Success", "Judged", "Compat",
-                           "Accuracy", "ERR", "SDCG", "IPrec", "11pt", "SetP", "SetR", "SetF", "infAP"})
+def _bounded(m: Measure) -> bool:
+    """Every per-topic value of ``m`` lies in [0, 1] whatever the conventions (spec ``bounded``)."""
+    spec = SPECS.get(m.name)
+    return spec is not None and spec.bounded
 
 
 def _impossible(m: Measure, topics: dict[str, Any]) -> str:
     """``; N value(s) outside [0, 1] ...`` when the tool reports impossible values of ``m``."""
-    if m.name not in UNIT_INTERVAL:
+    if not _bounded(m):
         return ""
     vals = [(t, float(v)) for t, v in topics.items()]
     nan = [t for t, v in vals if v != v]
@@ -137,7 +139,7 @@ def _tool_defect(a: Adapter, topics: dict[str, Any], tv: TopicValues, m: Measure
     mine = tv.as_dict()
     differ = [t for t, v in topics.items() if not abs(float(v) - mine[t]) <= TOL]
     broken = [t for t in differ if float(topics[t]) != float(topics[t])
-              or (m.name in UNIT_INTERVAL and not 0.0 <= float(topics[t]) <= 1.0)]
+              or (_bounded(m) and not 0.0 <= float(topics[t]) <= 1.0)]
     if not differ or len(broken) != len(differ) or any(mine[t] != mine[t] for t in broken):
         return ""
     natives = sorted({round(mine[t], 6) for t in broken})

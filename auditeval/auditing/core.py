@@ -30,7 +30,7 @@ from auditeval.auditing.inputs import file_sha256, plain_path, rewritten_run, to
 from auditeval.auditing.native import Native, same
 from auditeval.auditing.sensitivity import read_axes, sweep
 from auditeval.auditing.ties import envelope
-from auditeval.engine.evaluate import ENGINE
+from auditeval.engine import ENGINE
 from auditeval.io import qrels_from
 from auditeval.results.audit import (
     AgreementRow,

@@ -15,9 +15,7 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
-from auditeval.auditing.ties import ranked_scores, tied_blocks
-from auditeval.engine.prepare import Prepared, has_duplicate_pairs
-from auditeval.engine.rank_cut import as_sim
+from auditeval.engine import Prepared, as_sim, has_duplicate_pairs, ranked_scores, tied_blocks
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.model import Qrels, Run
 

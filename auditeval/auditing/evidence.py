@@ -13,8 +13,7 @@ import math
 
 import numpy as np
 
-from auditeval.engine.prepare import Prepared
-from auditeval.engine.rank_cut import as_sim
+from auditeval.engine import Prepared, as_sim, tied_blocks
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.model import Run
 
@@ -46,13 +45,10 @@ def ties(topic: str, run: Run, pa_: Prepared, pb: Prepared, ca: Convention, cb: 
     if not len(diff):
         return None
     i = int(diff[0])
-    s = _scores(run, pa_, ra).astype(np.float32 if ca.sim == "float32" else np.float64)
-    lo = i
-    while lo > 0 and s[lo - 1] == s[i]:
-        lo -= 1
-    hi = i
-    while hi + 1 < len(s) and s[hi + 1] == s[i]:
-        hi += 1
+    b = tied_blocks(pa_, run, ca.sim)  # the engine's tied blocks (scores as the sim axis stores them)
+    blk = int(b.block[ra[i]])
+    lo = int(b.start[blk] - ra[0])
+    hi = lo + int(b.size[blk]) - 1
     da, db = _docs(run, pa_, ra[lo:lo + 1])[0], _docs(run, pb, rb[lo:lo + 1])[0]
     shown = _scores(run, pa_, ra[i:i + 1])[0]
     return (f"topic {topic}: {hi - lo + 1} documents tied at {float(shown)!r} from rank {lo + 1}; "

@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from auditeval.engine.prepare import prepare
+from auditeval.engine import prepare
 from auditeval.io import write_qrels, write_run
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.model import Qrels, Run

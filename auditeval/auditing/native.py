@@ -2,7 +2,7 @@
 
 Every analysis (agreement, attribution, sensitivity, tie envelope) asks
 :meth:`Native.get` for ``(run, measure, convention)``. Each run has one
-:class:`~auditeval.engine.staged_run.StagedRun`, which computes the join once and each
+:class:`~auditeval.engine.StagedRun`, which computes the join once and each
 ranking, cut and kernel once per distinct key of the axes it reads; results are memoised
 here by variant string as well (two conventions with one variant give one result), and an
 input the engine refuses under a convention (``dups=error`` with duplicates,
@@ -26,14 +26,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from auditeval.engine.aggregate import undefined_note
-from auditeval.engine.measures import MEASURES
-from auditeval.engine.ranked_lists import Prepared
-from auditeval.engine.staged_run import StagedRun
+from auditeval.engine import (
+    ORDER_AXES,
+    Prepared,
+    StagedRun,
+    aggregate,
+    has_duplicate_pairs,
+    tied_blocks,
+    undefined_note,
+)
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.specs import SPECS
 from auditeval.vocab.variant import Variant, fold
 
 
@@ -54,8 +60,6 @@ class TopicValues:
     def as_dict(self) -> dict[str, float]:
         return dict(zip(self.topics.tolist(), self.values.tolist(), strict=True))
 
-
-ORDER_AXES = frozenset({"ties", "sim"})
 
 
 class Native:
@@ -86,7 +90,7 @@ class Native:
         try:
             tv0 = self.staged[ri].evaluate(m, conv)
             values, topics = np.asarray(tv0.values, dtype=np.float64), tv0.topics
-            d = MEASURES[fold(m, conv)[0].name]
+            d = SPECS[fold(m, conv)[0].name]
             if d.agg == "mean-defined" and np.isnan(values).any():  # undefined topics have no value (Accuracy)
                 if (ri, str(m)) not in self._undefined_noted:  # once per run and measure (its first variant)
                     self._undefined_noted.add((ri, str(m)))
@@ -109,20 +113,16 @@ class Native:
         m2, c2 = fold(m, conv)
         _, b2 = fold(m, self.base)
         changed = {a for a, v in c2.as_dict().items() if getattr(b2, a) != v}
-        if not changed or not changed <= ORDER_AXES or "all" != c2.depth:
+        if not changed or not changed <= set(ORDER_AXES) or "all" != c2.depth:
             return None
         if "rank" in (c2.ties, b2.ties) and not self._rank_is_score_order(ri):
             return None
-        if MEASURES[m2.name].agg in ("none", "mean-defined") or not self._is_plain(ri):
+        if SPECS[m2.name].agg in ("none", "mean-defined") or not self._is_plain(ri):
             return None
         base = self.get(ri, m, self.base)
         if not base.ok:
             return None
         pb = self.prepared(ri, b2)
-        from auditeval.auditing.ties import (
-            tied_blocks,  # the block structure lives with the tie envelope
-        )
-
         sim = "float32" if "float32" in (b2.sim, c2.sim) else "float64"
         blocks = tied_blocks(pb, self.runs[ri], sim)
         rows = blocks.mixed_rows
@@ -134,9 +134,7 @@ class Native:
             where = {t: i for i, t in enumerate(base.topics.tolist())}
             values[[where[t] for t in sub.topics.tolist()]] = sub.values
         self.restricted += 1
-        from auditeval.engine.aggregate import aggregate
-
-        return TopicValues(variant, base.topics, values, aggregate(values, MEASURES[m2.name].agg, c2.gm_floor))
+        return TopicValues(variant, base.topics, values, aggregate(values, SPECS[m2.name].agg, c2.gm_floor))
 
     def _rank_is_score_order(self, ri: int) -> bool:
         """Each topic's lines form one block, in increasing rank with non-increasing scores:
@@ -162,8 +160,6 @@ class Native:
     def _is_plain(self, ri: int) -> bool:
         """No duplicate (topic, doc) pair and no NaN score: the restriction is exact."""
         if ri not in self._plain:
-            from auditeval.engine.ids import has_duplicate_pairs
-
             score = self.runs[ri].table.column("score").to_numpy()
             self._plain[ri] = not has_duplicate_pairs(self.runs[ri]) and not bool(np.isnan(score).any())
         return self._plain[ri]
@@ -189,7 +185,7 @@ class Native:
 
 def floor_for(m: Measure, conv: Convention) -> float | None:
     """gm_floor when ``m`` aggregates by geometric mean (per-topic values compare floored)."""
-    return fold(m, conv)[1].gm_floor if MEASURES[m.name].agg == "gmean" else None
+    return fold(m, conv)[1].gm_floor if SPECS[m.name].agg == "gmean" else None
 
 
 def same(a: TopicValues, b: TopicValues, tol: float = 1e-12) -> bool:

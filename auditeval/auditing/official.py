@@ -11,11 +11,11 @@ not requested is listed too.
 
 from __future__ import annotations
 
-from auditeval.engine.measures import MEASURES
 from auditeval.results.audit import OfficialRow
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.measure import Measure
+from auditeval.vocab.specs import SPECS
 from auditeval.vocab.variant import fold, parse_measure
 
 
@@ -53,7 +53,7 @@ def check(dataset: str, measures: list[Measure], conv: Convention) -> list[Offic
             continue
         t, om, oc = same[0]
         used.add(t)
-        if "rel" not in MEASURES[m2.name].axes:
+        if "rel" not in SPECS[m2.name].axes:
             rows.append(OfficialRow(dataset, str(m), t, "ok", f"{m2.name} reads every grade (no relevance threshold), as official"))
         elif oc.rel != c2.rel:
             rows.append(OfficialRow(dataset, str(m), t, "departs",

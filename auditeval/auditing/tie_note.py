@@ -7,12 +7,13 @@ documents are not interchangeable for the measure: a relevant and a non-relevant
 graded ones (nDCG, RBP, ...). A topic counts for a measure when a mixed block
 
 * straddles the cut-off k (ranks k and k+1 in one block) for measures that count the top k
-  as a set (P, R, Success, RelP, Judged, Unj), or
+  as a set (spec ``ties_effect="set-at-k"``: P, R, Success, RelP, Judged, Unj), or
 * starts within the top k for the other cut measures (AP@k, nDCG@k, RR@k: the order inside
   the top k matters), or
 * exists anywhere in the ranking for uncut measures,
 
-except for RR, which only the block holding the first relevant document can change.
+and, for measures only the block holding the first relevant document can change (spec
+``ties_effect="first-relevant"``: RR), is that block.
 
 Measures whose variant does not read ``ties`` (order-free counts) never get a note. The
 count is an upper bound on the topics whose value another tie rule changes; the exact
@@ -25,13 +26,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from auditeval.engine.rank_cut import as_sim
+from auditeval.engine import Prepared, staged_for, tied_blocks
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.specs import SPECS
 from auditeval.vocab.variant import fold, variant_axes
-
-SET_AT_K = frozenset({"P", "R", "Success", "RelP", "Judged", "Unj"})
 
 
 def tie_counts(qrels: Qrels, run: Run, measures: Sequence[tuple[str, Measure]], conv: Convention) -> list[tuple[str, int, int]]:
@@ -49,32 +49,30 @@ def tie_summary(
     tied documents (:func:`auditeval.auditing.ties.envelope`), for the measures whose envelope
     is exact (P, R, AP, nDCG, RR) and that ties can change; None otherwise. ``cache``: the
     dict given to :func:`auditeval.api.evaluate` for this run, to reuse its stages."""
-    from auditeval.engine.evaluate import staged_for
-
     staged = staged_for(qrels, run, cache)
-    cache: dict = {}
+    seen: list[_Blocks] = []
     out = []
-    score_all = run.table.column("score").to_numpy()
     for label, m in measures:
         m2, c2 = fold(m, conv)
         axes = variant_axes(m2, c2.depth)
         if "ties" not in axes:
             continue
         p = staged.prepared(c2)
-        key = id(p)
-        if key not in cache:
-            cache[key] = _Blocks(p, score_all)
-        b = cache[key]
+        b = next((x for x in seen if x.p is p), None)
+        if b is None:
+            b = _Blocks(p, run)
+            seen.append(b)
         if len(b.first) == 0:
             out.append((label, 0, b.p.n_topics, None))
             continue
         mixed = b.mixed(c2.rel if "rel" in axes else None)
-        if m2.name == "RR":  # only the block of the first relevant document matters
+        effect = SPECS[m2.name].ties_effect
+        if effect == "first-relevant":  # only the block of the first relevant document matters
             mixed = mixed & b.holds_first_relevant(c2.rel)
         k = m2.cutoff if isinstance(m2.cutoff, int) else None
         if k is None:
             hit = mixed
-        elif m2.name in SET_AT_K:
+        elif effect == "set-at-k":
             hit = mixed & (b.rank_first <= k) & (b.rank_last > k)
         else:
             hit = mixed & (b.rank_first <= k)
@@ -84,9 +82,9 @@ def tie_summary(
 
 
 def _range(p, run: Run, m: Measure, conv: Convention) -> tuple[float, float] | None:
-    from auditeval.auditing.ties import EXACT, envelope
+    from auditeval.auditing.ties import envelope, exact_envelope
 
-    if fold(m, conv)[0].name not in EXACT or m.param("gains") is not None:
+    if not exact_envelope(fold(m, conv)[0]) or m.param("gains") is not None:
         return None
     env = envelope(p, run, m, conv)
     lo, hi = env.agg[1], env.agg[2]
@@ -96,15 +94,14 @@ def _range(p, run: Run, m: Measure, conv: Convention) -> tuple[float, float] | N
 class _Blocks:
     """Tied blocks of one prepared ranking, and which of them mix relevance (cached)."""
 
-    def __init__(self, p, score_all: np.ndarray):
+    def __init__(self, p: Prepared, run: Run):
         self.p = p
         n = len(p.grade)
-        score = score_all[p.run_row]
-        score = as_sim(score, p.convention.sim)  # the engine's float32 rule (no overflow warning)
         topic = p.row_topic
-        self.start = np.ones(n, bool)
-        self.start[1:] = (topic[1:] != topic[:-1]) | (score[1:] != score[:-1])
-        self.first = np.flatnonzero(self.start)
+        blocks = tied_blocks(p, run, p.convention.sim)  # the engine's blocks (its float32 rule)
+        self.first = blocks.start
+        self.start = np.zeros(n, bool)
+        self.start[self.first] = True
         size = np.diff(np.append(self.first, n))
         self.rank_first = p.rank[self.first] if n else np.zeros(0, np.int64)
         self.rank_last = self.rank_first + size - 1

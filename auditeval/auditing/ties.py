@@ -32,118 +32,40 @@ keep their value, and the sampling touches only the mixed topics.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from functools import cached_property
+from dataclasses import dataclass
 
 import numpy as np
 
-from auditeval.engine.aggregate import aggregate
-from auditeval.engine.measures import MEASURES
-from auditeval.engine.measures.core import gain_of
-from auditeval.engine.prepare import Prepared
-from auditeval.engine.rank_cut import as_sim
+from auditeval.engine import (
+    Blocks,
+    Prepared,
+    aggregate,
+    gain_of,
+    head,
+    measure_on,
+    reorder,
+    stacked,
+    subset,
+    tied_blocks,
+)
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Run
+from auditeval.vocab.specs import SPECS
 from auditeval.vocab.variant import Variant, fold
 
-EXACT = frozenset({"P", "R", "AP", "nDCG", "RR"})
-MONOTONE = frozenset({"P", "R", "AP", "GMAP", "nDCG", "RR", "Bpref", "GMBpref", "11pt", "IPrec", "Success", "Rprec",
-                      "infAP", "RelP", "binG"})
+__all__ = ["Blocks", "Envelope", "envelope", "exact_envelope", "tied_blocks"]
 
 
-@dataclass
-class Blocks:
-    """Tied blocks of a prepared ranking: per row its block, per block start row and size."""
-
-    block: np.ndarray  # block index per ranked row
-    start: np.ndarray  # first row of each block
-    size: np.ndarray  # rows per block
-    mixed: np.ndarray  # bool per block: grades differ inside it
-
-    @cached_property
-    def mixed_rows(self) -> np.ndarray:
-        return self.mixed[self.block]
-
-
-_BLOCKS: dict[tuple[int, str], tuple[Prepared, Blocks]] = {}
-
-
-def tied_blocks(p: Prepared, run: Run, sim: str) -> Blocks:
-    """Blocks of equal scores (in ``sim`` precision) within each topic's ranking (memoised
-    for the last few prepared lists asked about)."""
-    hit = _BLOCKS.get((id(p), sim))
-    if hit is not None and hit[0] is p:
-        return hit[1]
-    b = _tied_blocks(p, run, sim)
-    if len(_BLOCKS) > 8:
-        _BLOCKS.clear()
-    _BLOCKS[(id(p), sim)] = (p, b)
-    return b
-
-
-def ranked_scores(p: Prepared, run: Run) -> np.ndarray:
-    """The score of each ranked row of ``p`` (float64, rank order), memoised per prepared lists."""
-    hit = _SCORES.get(id(p))
-    if hit is not None and hit[0] is p:
-        return hit[1]
-    col = _COLUMNS.get(id(run))
-    if col is None or col[0] is not run:
-        _COLUMNS.clear()
-        col = _COLUMNS[id(run)] = (run, run.table.column("score").to_numpy())
-    s = col[1][p.run_row] if len(p.run_row) else np.zeros(0)
-    if len(_SCORES) > 8:
-        _SCORES.clear()
-    _SCORES[id(p)] = (p, s)
-    return s
-
-
-_SCORES: dict[int, tuple[Prepared, np.ndarray]] = {}
-_COLUMNS: dict[int, tuple[Run, np.ndarray]] = {}
-
-
-def _tied_blocks(p: Prepared, run: Run, sim: str) -> Blocks:
-    score = as_sim(ranked_scores(p, run), sim)  # the engine's float32 rule (no overflow warning)
-    n = len(score)
-    new = np.ones(n, bool)
-    if n:
-        new[1:] = score[1:] != score[:-1]
-        new[p.offsets[:-1][p.num_ret > 0]] = True
-    start = np.flatnonzero(new)
-    block = np.cumsum(new) - 1
-    size = np.diff(np.append(start, n))
-    mixed = np.zeros(len(start), bool)
-    if n:  # a block is mixed when some row's grade differs from the row above it in the block
-        differs = np.flatnonzero(~new[1:] & (p.grade[1:] != p.grade[:-1])) + 1
-        mixed[block[differs]] = True
-    return Blocks(block, start, size, mixed)
-
-
-def subset(p: Prepared, idx: np.ndarray) -> tuple[Prepared, np.ndarray]:
-    """The prepared lists of topics ``idx`` only, and the ranked rows they came from."""
-    rows = np.concatenate([np.arange(p.offsets[t], p.offsets[t + 1]) for t in idx]) if len(idx) else np.zeros(0, np.int64)
-    qrows = np.concatenate([np.arange(p.qoffsets[t], p.qoffsets[t + 1]) for t in idx]) if len(idx) else rows
-    counts = p.num_ret[idx]
-    qcounts = np.diff(p.qoffsets)[idx]
-    sub = Prepared(
-        convention=p.convention, topics=p.topics[idx],
-        offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64), grade=p.grade[rows],
-        qoffsets=np.concatenate(([0], np.cumsum(qcounts))).astype(np.int64), qgrade=p.qgrade[qrows],
-        missing=p.missing[idx], n_pooled_unjudged=p.n_pooled_unjudged[idx], run_row=p.run_row[rows],
-        run_name=p.run_name, origin=p.origin,
-    )
-    return sub, rows.astype(np.int64)
-
-
-def _reorder(p: Prepared, blocks: np.ndarray, key: np.ndarray) -> Prepared:
-    """``p`` with rows reordered inside each block by ``key`` (blocks keep their places)."""
-    order = np.lexsort((key, blocks))
-    return replace(p, grade=p.grade[order], run_row=p.run_row[order])
+def exact_envelope(m: Measure) -> bool:
+    """Whether the envelope of (folded) ``m`` is exact: min / max by sorting blocks
+    (spec ``tie_monotone``) and a closed-form expectation (spec ``envelope_exact``), without
+    a gains map."""
+    spec = SPECS[m.name]
+    return spec.envelope_exact and spec.tie_monotone and m.param("gains") is None
 
 
 SAMPLE_ROWS = 2_000_000  # rows evaluated at once when sampling (copies stacked as topics)
-# measures that read only the rows down to the last relevant document (rows below it can go)
-TAIL_FREE = frozenset({"AP", "GMAP", "Bpref", "GMBpref", "11pt", "IPrec", "RR"})
 
 
 def _head(sub: Prepared, blk: np.ndarray, mixed_rows: np.ndarray, c: Convention) -> tuple[Prepared, np.ndarray, np.ndarray]:
@@ -158,20 +80,18 @@ def _head(sub: Prepared, blk: np.ndarray, mixed_rows: np.ndarray, c: Convention)
         has = last >= 0
         end_of_block = np.searchsorted(blk, blk[last[has]], side="right")  # blk ascends with rows
         keep_to[has] = end_of_block - sub.offsets[:-1][has]
-    keep = (sub.rank <= keep_to[sub.row_topic])
-    counts = np.bincount(sub.row_topic[keep], minlength=sub.n_topics)
-    cut = replace(sub, offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64), grade=sub.grade[keep],
-                  run_row=sub.run_row[keep])
+    cut, keep = head(sub, keep_to)
     return cut, blk[keep], mixed_rows[keep]
 
 
-def _sampled(sub: Prepared, blk: np.ndarray, mixed_rows: np.ndarray, fn, m: Measure, c: Convention, samples: int,
+def _sampled(sub: Prepared, blk: np.ndarray, mixed_rows: np.ndarray, m: Measure, c: Convention, samples: int,
              rng: np.random.Generator) -> np.ndarray:
     """Measure values of ``samples`` random orderings of the mixed blocks, shape (samples, topics).
 
     The copies are stacked as extra topics of one prepared list, so each batch is one
-    vectorized measure call; only rows of mixed blocks are permuted."""
-    if m.name in TAIL_FREE and m.cutoff is None:
+    vectorized measure call (:func:`~auditeval.engine.measure_on`); only rows of mixed
+    blocks are permuted."""
+    if SPECS[m.name].tail_free and m.cutoff is None:
         sub, blk, mixed_rows = _head(sub, blk, mixed_rows, c)
     n, t = len(sub.grade), sub.n_topics
     idx = np.flatnonzero(mixed_rows)
@@ -187,17 +107,8 @@ def _sampled(sub: Prepared, blk: np.ndarray, mixed_rows: np.ndarray, fn, m: Meas
         order = np.argsort(copy * span + np.tile(bl, k) + rng.random(k * len(idx)), kind="stable")
         grade = np.tile(sub.grade, k)
         grade[(copy * n + np.tile(idx, k))] = vals[order % len(idx)] if len(idx) else vals
-        shift = np.repeat(np.arange(k) * n, t)
-        qshift = np.repeat(np.arange(k) * len(sub.qgrade), t)
-        stacked = Prepared(
-            convention=sub.convention, topics=np.tile(sub.topics, k),
-            offsets=np.append(np.tile(sub.offsets[:-1], k) + shift, k * n).astype(np.int64), grade=grade,
-            qoffsets=np.append(np.tile(sub.qoffsets[:-1], k) + qshift, k * len(sub.qgrade)).astype(np.int64),
-            qgrade=np.tile(sub.qgrade, k), missing=np.tile(sub.missing, k),
-            n_pooled_unjudged=np.tile(sub.n_pooled_unjudged, k), run_row=np.tile(sub.run_row, k), run_name=sub.run_name,
-            origin=sub.origin,
-        )
-        out[s0:s0 + k] = np.asarray(fn(stacked, m, c), dtype=np.float64).reshape(k, t)
+        copies = stacked(sub, k, grade)
+        out[s0:s0 + k] = np.asarray(measure_on(copies, m, c)[0], dtype=np.float64).reshape(k, t)
     return out
 
 
@@ -217,15 +128,13 @@ class Envelope:
 def envelope(p: Prepared, run: Run, m: Measure, conv: Convention, samples: int = 50, seed: int = 0) -> Envelope:
     """The tie envelope of measure ``m`` on prepared lists ``p`` (see the module docstring)."""
     m2, c2 = fold(m, conv)
-    d = MEASURES[m2.name]
-    base = np.asarray(d.fn(p, m2, c2), dtype=np.float64)
+    d = SPECS[m2.name]
+    base = np.asarray(measure_on(p, m2, c2)[0], dtype=np.float64)
     b = tied_blocks(p, run, c2.sim)
     mixed_topics = np.unique(p.row_topic[b.mixed_rows]) if len(b.block) else np.zeros(0, np.int64)
     lo, hi, ex = base.copy(), base.copy(), base.copy()
     log_orders = np.zeros(p.n_topics)
-    method = "exact" if m2.name in EXACT and m2.param("gains") is None else f"sampled (seed {seed}, {samples} orderings)"
-    if m2.name not in MONOTONE:
-        method = f"sampled (seed {seed}, {samples} orderings)"
+    method = "exact" if exact_envelope(m2) else f"sampled (seed {seed}, {samples} orderings)"
     agg_method = "exact" if d.agg == "mean" and method == "exact" else f"sampled (seed {seed}, {samples} orderings)"
     samples_vals = None
     if len(mixed_topics):
@@ -233,15 +142,15 @@ def envelope(p: Prepared, run: Run, m: Measure, conv: Convention, samples: int =
         blk = b.block[rows]
         g = sub.grade
         mixed_rows = b.mixed_rows[rows]
-        sub_lo = _reorder(sub, blk, g)
-        sub_hi = _reorder(sub, blk, -g)
-        vlo = np.asarray(d.fn(sub_lo, m2, c2), dtype=np.float64)
-        vhi = np.asarray(d.fn(sub_hi, m2, c2), dtype=np.float64)
+        sub_lo = reorder(sub, blk, g)
+        sub_hi = reorder(sub, blk, -g)
+        vlo = np.asarray(measure_on(sub_lo, m2, c2)[0], dtype=np.float64)
+        vhi = np.asarray(measure_on(sub_hi, m2, c2)[0], dtype=np.float64)
         rng = np.random.default_rng(seed)
-        need_samples = method != "exact" or agg_method != "exact" or m2.name not in MONOTONE
+        need_samples = method != "exact" or agg_method != "exact" or not d.tie_monotone
         if need_samples:
-            samples_vals = _sampled(sub, blk, mixed_rows, d.fn, m2, c2, samples, rng)
-        if m2.name in MONOTONE:
+            samples_vals = _sampled(sub, blk, mixed_rows, m2, c2, samples, rng)
+        if d.tie_monotone:
             lo[mixed_topics], hi[mixed_topics] = vlo, vhi
         else:
             lo[mixed_topics], hi[mixed_topics] = samples_vals.min(0), samples_vals.max(0)
@@ -334,7 +243,7 @@ def _expected(sub: Prepared, blk: np.ndarray, b: Blocks, rows: np.ndarray, m: Me
 
 
 def _best(sub: Prepared, blk: np.ndarray) -> Prepared:
-    return _reorder(sub, blk, -sub.grade)
+    return reorder(sub, blk, -sub.grade)
 
 
 def _lcomb(n: np.ndarray, k: np.ndarray) -> np.ndarray:

@@ -268,13 +268,13 @@ def _judge(args, err) -> tuple[dict, int]:
 
 def _measures(names: Sequence[str] | None, default: str) -> list:
     """Parsed measures; each must have a numeric aggregate (scores are compared across runs)."""
-    from auditeval.engine.measures import MEASURES
     from auditeval.vocab.errors import EvaluationError
+    from auditeval.vocab.specs import SPECS
     from auditeval.vocab.variant import parse_measure
 
     out = [parse_measure(m) for m in (names or [default])]
     for m in out:
-        if MEASURES[m.name].agg == "none" or MEASURES[m.name].fmt == "str":
+        if SPECS[m.name].agg == "none" or SPECS[m.name].fmt == "str":
             raise EvaluationError(f"{m} has no aggregate score to compare runs by; choose a numeric measure")
     return out
 

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from auditeval.cli.common import add_measures, add_settings
-from auditeval.engine.sweep import DEPTH_GRID, SweepBlock, SweepResult
+from auditeval.engine import DEPTH_GRID, SweepBlock, SweepResult
 from auditeval.render.eval_text import detect_width
 from auditeval.render.progress import Steps
 from auditeval.render.textgrid import wrap, wrap_variant

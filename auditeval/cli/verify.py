@@ -90,7 +90,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _engine() -> str:
-    from auditeval.engine.evaluate import ENGINE
+    from auditeval.engine import ENGINE
 
     return ENGINE
 

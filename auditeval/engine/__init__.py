@@ -1,1 +1,87 @@
-"""The native evaluation engine: prepare (conventions) -> measures -> aggregate."""
+"""The native evaluation engine, and its one door: prepare (conventions) -> measures -> aggregate.
+
+Every package outside ``auditeval/engine/`` imports from here (``from auditeval.engine import
+...``), never from a submodule (``tests/test_layers.py`` checks). What it offers:
+
+* staging: :class:`StagedRun` (one qrels and one run, many conventions, shared work),
+  :func:`staged_for`, :func:`evaluate_prepared`, :func:`prepare`, :class:`Prepared`,
+  :class:`TopicValues`, :data:`PREPARE_AXES`, :data:`ORDER_AXES` (tie order only), the grade sentinels :data:`NONPOOL` /
+  :data:`UNJUDGED`, :func:`has_duplicate_pairs`, :func:`as_sim` (the float32 rule);
+* values: :func:`measure_on`, the one application of a kernel with every spec wrapper
+  (``check_convention``, ``fixed``, ``missing``, ``agg``), which :meth:`StagedRun.evaluate`
+  calls too; :func:`aggregate`, :func:`undefined_note`, :func:`gain_of` (nDCG's gain);
+* lists rebuilt from another's rows: :func:`subset`, :func:`reorder`, :func:`stacked`,
+  :func:`head`, :func:`relabel` (pooling's frozen labels);
+* tied blocks: :class:`Blocks`, :func:`tied_blocks`, :func:`ranked_scores`;
+* pool growth's step sums: :func:`growth_means`;
+* sweeps: :func:`run_sweep`, :func:`axis_grid`, :func:`vary_values`, :func:`readable_axes`,
+  :data:`DEPTH_GRID`, :class:`SweepResult`, :class:`SweepBlock`.
+
+Measure facts (aggregation, format, axes, properties) are the spec table's
+(:data:`auditeval.vocab.specs.SPECS`), not the engine's.
+"""
+
+from auditeval.engine.aggregation import aggregate, undefined_note
+from auditeval.engine.evaluate import ENGINE, evaluate_prepared, staged_for
+from auditeval.engine.growth_sums import growth_means
+from auditeval.engine.ids import has_duplicate_pairs
+from auditeval.engine.measures.core import gain_of
+from auditeval.engine.preparation import prepare
+from auditeval.engine.rank_cut import as_sim
+from auditeval.engine.ranked_lists import NONPOOL, UNJUDGED, Prepared
+from auditeval.engine.rebuild import head, relabel, reorder, stacked, subset
+from auditeval.engine.staged_run import (
+    ORDER_AXES,
+    PREPARE_AXES,
+    StagedRun,
+    TopicValues,
+    check_measure,
+    measure_on,
+)
+from auditeval.engine.sweep import (
+    DEPTH_GRID,
+    SweepBlock,
+    SweepResult,
+    axis_grid,
+    readable_axes,
+    run_sweep,
+    vary_values,
+)
+from auditeval.engine.ties import Blocks, ranked_scores, tied_blocks
+
+__all__ = [
+    "DEPTH_GRID",
+    "ENGINE",
+    "NONPOOL",
+    "ORDER_AXES",
+    "PREPARE_AXES",
+    "UNJUDGED",
+    "Blocks",
+    "Prepared",
+    "StagedRun",
+    "SweepBlock",
+    "SweepResult",
+    "TopicValues",
+    "aggregate",
+    "as_sim",
+    "axis_grid",
+    "check_measure",
+    "evaluate_prepared",
+    "gain_of",
+    "growth_means",
+    "has_duplicate_pairs",
+    "head",
+    "measure_on",
+    "prepare",
+    "ranked_scores",
+    "readable_axes",
+    "relabel",
+    "reorder",
+    "run_sweep",
+    "stacked",
+    "staged_for",
+    "subset",
+    "tied_blocks",
+    "undefined_note",
+    "vary_values",
+]

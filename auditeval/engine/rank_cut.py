@@ -1,7 +1,7 @@
 """The preparation stages, each a function of exactly the axes it reads.
 
 :class:`~auditeval.engine.staged_run.StagedRun` calls them and caches each result under its
-key (see :mod:`auditeval.engine.prepare` for the order of operations and the sources):
+key (see :mod:`auditeval.engine.preparation` for the order of operations and the sources):
 
 1. :func:`~.join.join` -- no axis: topic codes (byte order), the qrels keys; per run once.
 2. :func:`~.join.judgments` -- ``dups`` only when the qrels hold a duplicate (topic, doc): the

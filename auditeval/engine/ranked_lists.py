@@ -1,7 +1,7 @@
 """The structure every measure reads: ranked, judged lists per evaluated topic (CSR arrays).
 
 Built by the staged preparation (:mod:`auditeval.engine.staged_run`); see
-:mod:`auditeval.engine.prepare` for the order in which conventions are applied.
+:mod:`auditeval.engine.preparation` for the order in which conventions are applied.
 """
 
 from __future__ import annotations

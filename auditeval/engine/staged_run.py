@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from auditeval.engine.aggregate import aggregate
+from auditeval.engine.aggregation import aggregate
 from auditeval.engine.duplicates import qrels_duplicates, ranked_duplicates
 from auditeval.engine.ids import DocKeys
 from auditeval.engine.join import Join, Judgments, join, judgments
@@ -36,7 +36,10 @@ from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.variant import Variant, fold, parse_measure
 
-RANKING_AXES = ("ties", "sim", "dups", "self_hits")
+# Axes that only order documents with equal scores (``sim`` decides which scores are equal):
+# under depth=all they permute rows inside tied blocks and nothing else.
+ORDER_AXES = ("ties", "sim")
+RANKING_AXES = ORDER_AXES + ("dups", "self_hits")
 CUT_AXES = ("depth", "unjudged", "negatives", "topics")
 PREPARE_AXES = RANKING_AXES + CUT_AXES
 
@@ -58,6 +61,36 @@ def _resolved(m: Measure, conv: Convention) -> tuple[Variant, Measure, Conventio
     variant = Variant.of(m, conv)
     m2, c2 = fold(m, conv)
     return variant, m2, c2, tuple((a, v) for a, v in variant.axes if a not in PREPARE_AXES)
+
+
+def check_measure(m2: Measure, c2: Convention) -> None:
+    """Raise :class:`EvaluationError` when the (folded) convention makes a parameter of the
+    (folded) measure meaningless (the spec's ``check_convention``)."""
+    check_convention = MEASURES[m2.name].check_convention
+    if check_convention is not None:
+        problem = check_convention(m2, c2)
+        if problem:
+            raise EvaluationError(problem)
+
+
+def measure_on(p: Prepared, m: Measure, conv: Convention) -> tuple[np.ndarray, float | None]:
+    """Per-topic values (``p.topics`` order, float64) and aggregate of ``m`` under ``conv`` on
+    the lists ``p``: THE one application of a kernel and its spec row, for every caller.
+
+    ``p`` must be lists prepared under ``fold(m, conv)``'s convention (or rebuilt from such:
+    :func:`~auditeval.engine.rebuild.relabel`, ``subset``, ``reorder``, ``stacked``). In order:
+    measure parameters fold into axes (:func:`~auditeval.vocab.variant.fold`); the spec's
+    ``check_convention`` may refuse the pair; the kernel reads the convention with the spec's
+    ``fixed`` axes pinned (RBP's gain is the grade, never nDCG's ``gain``); a topic absent from
+    the run takes the spec's ``missing`` value when it has one; the aggregate is the spec's
+    ``agg`` summed in topic order (:func:`~auditeval.engine.aggregation.aggregate`)."""
+    _, m2, c2, _ = _resolved(m, conv)
+    check_measure(m2, c2)
+    d = MEASURES[m2.name]
+    values = np.asarray(d.fn(p, m2, c2.replace(**d.fixed) if d.fixed else c2))
+    if d.missing is not None and p.missing.any():  # the spec's value for a topic absent from the run
+        values = np.where(p.missing, d.missing, values)
+    return values, aggregate(values, d.agg, c2.gm_floor)
 
 
 class StagedRun:
@@ -154,25 +187,18 @@ class StagedRun:
 
     # ------------------------------------------------------------------ kernels
     def evaluate(self, measure: str | Measure, convention: Convention) -> TopicValues:
-        """One measure under one convention; equal (prepared lists, measure, measure axes)
-        are computed once."""
+        """One measure under one convention (through :func:`measure_on`); equal (prepared
+        lists, measure, measure axes) are computed once."""
         m = parse_measure(measure) if isinstance(measure, str) else measure
         variant, m2, c2, own = _resolved(m, convention)
-        d = MEASURES[m2.name]
-        if d.check_convention is not None:
-            problem = d.check_convention(m2, c2)
-            if problem:
-                raise EvaluationError(problem)
+        check_measure(m2, c2)  # before any stage is built
         key = (self.prepare_key(c2), m2, own)
         hit = self._kernels.get(key)
         p = self.prepared(c2)
         if hit is None:
-            values = np.asarray(d.fn(p, m2, c2.replace(**d.fixed) if d.fixed else c2))
-            if d.missing is not None and p.missing.any():  # the spec's value for a topic absent from the run
-                values = np.where(p.missing, d.missing, values)
+            values, agg = measure_on(p, m, convention)
             values.flags.writeable = False
-            hit = (values, aggregate(values, d.agg, c2.gm_floor))
-            self._kernels[key] = hit
+            hit = self._kernels[key] = (values, agg)
         return TopicValues(variant, p.topics, hit[0], hit[1])
 
     def notes(self, measure: Measure, convention: Convention) -> list[str]:

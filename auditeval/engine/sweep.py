@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from auditeval.engine.aggregate import undefined_note
+from auditeval.engine.aggregation import undefined_note
 from auditeval.engine.evaluate import ENGINE
 from auditeval.engine.measures import MEASURES
 from auditeval.engine.staged_run import PREPARE_AXES, StagedRun

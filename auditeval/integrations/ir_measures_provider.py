@@ -174,9 +174,9 @@ class AuditevalEvaluator(Evaluator):
         """Per-topic metrics; a qrels topic without one gets the measure's default (0), as
         ir_measures' base evaluator fills it, except for a measure undefined on some topics
         (Accuracy: ``agg="mean-defined"``), whose mean leaves those out, as its provider."""
-        from auditeval.engine.measures import MEASURES
+        from auditeval.vocab.specs import SPECS
 
-        undefined_ok = {m for m, am, _ in self.plan if MEASURES[am.name].agg == "mean-defined"}
+        undefined_ok = {m for m, am, _ in self.plan if SPECS[am.name].agg == "mean-defined"}
         expected = {(m, q) for m in self.measures if m not in undefined_ok for q in self.qrel_qids}
         for metric in self._iter_calc(run):
             expected.discard((metric.measure, metric.query_id))

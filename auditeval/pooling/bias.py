@@ -21,9 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from auditeval.engine import measure_on
 from auditeval.pooling.labels import QrelsKeys, emptied_topics, hidden_mask, judge_runs, relabel
 from auditeval.pooling.pools import build_pools
-from auditeval.pooling.rankings import Engine, measure_values, variant_of
+from auditeval.pooling.rankings import Engine, variant_of
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.errors import InputError
 from auditeval.vocab.measure import Measure
@@ -152,11 +153,11 @@ def pool_bias(
         judged = judge_runs(engine, runs, m, conv, pools.space, q)
         per_topic = []
         for si, j in enumerate(judged):
-            pt, agg = measure_values(j.p, m, conv)
+            pt, agg = measure_on(j.p, m, conv)
             full[mi, si] = agg
             per_topic.append(dict(zip(j.p.topics.tolist(), pt.tolist(), strict=True)))
             for g in range(n_g):
-                reduced[mi, g, si] = measure_values(relabel(j, q, hidden[g]), m, conv)[1]
+                reduced[mi, g, si] = measure_on(relabel(j, q, hidden[g]), m, conv)[1]
                 if mi == 0:
                     lost = emptied_topics(j, hidden[g])
                     if lost:

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from auditeval.engine import measure_on
 from auditeval.pooling.pools import Pools, build_pools
-from auditeval.pooling.rankings import Engine, in_sorted, measure_values, variant_of
+from auditeval.pooling.rankings import Engine, in_sorted, variant_of
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
@@ -88,7 +89,7 @@ def pool_coverage(qrels: Qrels, runs: Sequence[Run], depth: int, conv: Conventio
     notes = list(pools.notes)
     for run in runs:
         p = engine.for_measure(run, m, conv)
-        values.append(measure_values(p, m, conv)[1] if p.n_topics else None)
+        values.append(measure_on(p, m, conv)[1] if p.n_topics else None)
         notes.extend(n for n in p.notes if "without judgments not evaluated" in n)
     unjudged = np.array([int((~in_sorted(c, judged)).sum()) for c in pools.contrib], np.int64)
     return Coverage(

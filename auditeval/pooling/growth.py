@@ -13,7 +13,8 @@ Speed: the step at which each judged pair enters the pool (:meth:`Pools.set_entr
 computed once for all orders; each run's relevant ranked rows are extracted once from the
 engine's lists (:mod:`.labels`) and, for AP, P, R, RR and Success under ``unjudged=nonrel``
 (ranks never move), every (order, step) is evaluated from them at once. These sums add the
-same terms in the same order as the engine's measure functions (``core.py``), so the values are
+same terms in the same order as the engine's measure functions (the engine's
+:func:`~auditeval.engine.growth_means`), so the values are
 bit-identical (``tests/test_pool_growth.py`` compares with the engine). Other measures (or
 ``unjudged=drop``) are evaluated by the engine on relabelled lists, once per distinct set of
 systems: exact, slower.
@@ -26,15 +27,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from auditeval.engine.measures.base import safe_div
+from auditeval.engine import growth_means, measure_on
 from auditeval.pooling.labels import Judged, QrelsKeys, judge_runs, relabel
 from auditeval.pooling.pools import Pools, build_pools, random_orders
-from auditeval.pooling.rankings import Engine, in_sorted, measure_values, variant_of
+from auditeval.pooling.rankings import Engine, in_sorted, variant_of
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
-
-FAST = ("AP", "P", "R", "RR", "Success")
+from auditeval.vocab.specs import SPECS
 
 
 @dataclass(eq=False)
@@ -116,7 +116,7 @@ def pool_growth(
         notes.append(f"{outside} judged pair(s) lie outside the depth-{depth} pool of these runs: "
                      "never judged in the simulation")
     c2 = judged[0].conv if judged else conv
-    fast = measure.name in FAST and c2.unjudged == "nonrel" and not via_engine
+    fast = SPECS[measure.name].growth_sum and c2.unjudged == "nonrel" and not via_engine
     pos = np.empty_like(orders)
     pos[np.arange(len(orders))[:, None], orders] = np.arange(1, n + 1)
     if fast:
@@ -157,7 +157,7 @@ def _fast_scores(j: Judged, q: QrelsKeys, q_set: np.ndarray, e_set: np.ndarray, 
     count (ranks come from the full list, so nothing else moves)."""
     p, m, c = j.p, j.measure, j.conv
     k = None if m.cutoff is None else int(m.cutoff)
-    n_o, n_t = e_set.shape[0], p.n_topics
+    n_t = p.n_topics
     row_q = np.full(len(p.grade), -1, np.int64)
     row_q[j.judged_rows] = j.row_q
     rows, t, r = p.rows_where(p.rel_mask(c.rel), k)
@@ -171,60 +171,7 @@ def _fast_scores(j: Judged, q: QrelsKeys, q_set: np.ndarray, e_set: np.ndarray, 
         rel_q = np.flatnonzero((j.q_pos >= 0) & (q.grade >= c.rel) & (q_set >= 0))
         r_cache[key] = _step_counts(_visible_steps(q_set, e_set, rel_q, n), j.q_pos[rel_q], n_t, n)
     r_by_step = r_cache[key]
-    first = np.flatnonzero(np.r_[True, t[1:] != t[:-1]]) if len(t) else np.zeros(0, np.int64)
-    seg_first = np.repeat(first, np.diff(np.r_[first, len(t)]))
-    # orders sorted by the step at which this run joins: at step s the orders it is present
-    # in are a prefix. Layout rows x orders: running counts go down the rows, vectorized
-    # across orders; bincount meets each (order, topic) bin's terms in rank order, adding
-    # them one after another as the engine's bincount does (add.reduceat would not: it sums
-    # pairwise).
-    perm = np.argsort(run_pos, kind="stable")
-    present = np.searchsorted(run_pos[perm], np.arange(1, n + 1), side="right")
-    e_t = np.ascontiguousarray(e_rows.T[:, perm])
-    rr = r[:, None].astype(np.float64)
-    # within-topic counts fit int16 when no topic has 32768 relevant rows; the global running
-    # sum may wrap around, but the difference of two wrapped sums is exact modulo 2^16
-    ctype = np.int16 if (np.diff(np.r_[first, len(t)]).max(initial=0) < 2**15) else np.int64
-    out = np.full((n_o, n), np.nan)
-    for s in range(1, n + 1):
-        n_p = int(present[s - 1])
-        if n_p == 0:
-            continue
-        who = perm[:n_p]
-        big_r, hits = r_by_step[who, :, s - 1], hits_by_step[who, :, s - 1]
-        if m.name in ("AP", "RR"):
-            total = np.zeros((n_p, n_t))
-            if len(t):
-                vis = e_t[:, :n_p] <= s
-                with np.errstate(over="ignore"):
-                    cum = np.add.accumulate(vis.view(np.int8), axis=0, dtype=ctype)
-                    cum -= (cum - vis)[seg_first]  # running count within the topic
-                w = np.zeros(vis.shape)
-                if m.name == "AP":
-                    np.divide(cum, rr, out=w, where=vis)
-                else:
-                    np.divide(1.0, rr, out=w, where=vis & (cum == 1))
-                ids = (np.arange(n_p)[None, :] * n_t + t[:, None]).ravel()
-                total = np.bincount(ids, weights=w.ravel(), minlength=n_p * n_t).reshape(n_p, n_t)
-        if m.name == "AP":
-            if c.ap_denom == "min-R-k" and k is not None:
-                den = np.minimum(big_r, k)
-            elif c.ap_denom == "rel-ret":
-                den = hits
-            else:
-                den = big_r
-            vals = safe_div(total, den)
-        elif m.name == "RR":
-            vals = total
-        elif m.name == "P":
-            vals = hits / float(k)
-        elif m.name == "R":
-            den = np.minimum(big_r, k) if c.recall_denom == "min-R-k" and k is not None else big_r
-            vals = safe_div(hits, den)
-        else:  # Success
-            vals = (hits > 0).astype(np.float64)
-        out[who, s - 1] = np.cumsum(vals, axis=1)[:, -1] / n_t if n_t else 0.0
-    return out
+    return growth_means(m, c, t, r, e_rows, hits_by_step, r_by_step, run_pos, n_t, n)
 
 
 def _engine_scores(judged: list[Judged], q: QrelsKeys, q_set: np.ndarray, pools: Pools, orders: np.ndarray) -> np.ndarray:
@@ -241,7 +188,7 @@ def _engine_scores(judged: list[Judged], q: QrelsKeys, q_set: np.ndarray, pools:
             if key not in cache:
                 seen = (member & chosen).any(axis=1)
                 hidden = (q_set < 0) | ~seen[np.maximum(q_set, 0)]
-                cache[key] = np.array([measure_values(relabel(j, q, hidden), j.measure, j.conv)[1] for j in judged])
+                cache[key] = np.array([measure_on(relabel(j, q, hidden), j.measure, j.conv)[1] for j in judged])
             out[o, s] = cache[key]
     return out
 

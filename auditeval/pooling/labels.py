@@ -5,7 +5,7 @@ Pool bias and pool growth re-evaluate every run many times against a subset of t
 lists for the full qrels (:class:`Judged`) are relabelled (:func:`relabel`): a hidden pair's
 ranked rows become ``NONPOOL`` (removed when ``unjudged=drop``, ranks closing up) and its
 judgment leaves the ideal/recall side (``qgrade``, ``n_pooled_unjudged``). That is exactly what
-:func:`~auditeval.engine.prepare.prepare` builds from the reduced qrels, as long as no evaluated
+:func:`~auditeval.engine.prepare` builds from the reduced qrels, as long as no evaluated
 topic loses every judgment (then prepare would stop evaluating it under ``topics=both``; here
 the topic set stays that of the full qrels, and :func:`emptied_topics` names such topics).
 ``tests/test_pool_bias.py`` checks the equality against the engine.
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from auditeval.engine.prepare import NONPOOL, Prepared
+from auditeval.engine import NONPOOL, Prepared
+from auditeval.engine import relabel as relabel_lists
 from auditeval.pooling.rankings import Engine, KeySpace, in_sorted
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.errors import InputError
@@ -105,33 +106,11 @@ def hidden_mask(q: QrelsKeys, keys: np.ndarray) -> np.ndarray:
 
 def relabel(j: Judged, q: QrelsKeys, hidden: np.ndarray) -> Prepared:
     """``j``'s lists as the engine would build them from the qrels without the entries
-    ``hidden`` (boolean mask over ``q.key``)."""
-    p, c = j.p, j.conv
-    hide_rows = j.judged_rows[hidden[j.row_q]]
-    grade = p.grade.copy()
-    grade[hide_rows] = NONPOOL
-    offsets, run_row = p.offsets, p.run_row
-    if c.unjudged == "drop" and len(hide_rows):
-        keep = np.ones(len(grade), bool)
-        keep[hide_rows] = False
-        grade, run_row = grade[keep], run_row[keep]
-        offsets = np.concatenate(([0], np.cumsum(np.bincount(p.row_topic[keep], minlength=p.n_topics)))).astype(np.int64)
+    ``hidden`` (boolean mask over ``q.key``): the engine's :func:`~auditeval.engine.relabel`."""
     sel = j.q_order[~hidden[j.q_order]]
     neg = j.q_neg[~hidden[j.q_neg]]
-    n_pooled_unjudged = np.bincount(j.q_pos[neg], minlength=p.n_topics).astype(np.int64)
-    qoffsets = np.concatenate(([0], np.cumsum(np.bincount(j.q_pos[sel], minlength=p.n_topics)))).astype(np.int64)
-    return Prepared(
-        convention=p.convention,
-        topics=p.topics,
-        offsets=offsets,
-        grade=grade,
-        qoffsets=qoffsets,
-        qgrade=j.q_grade[sel],
-        missing=p.missing,
-        n_pooled_unjudged=n_pooled_unjudged,
-        run_row=run_row,
-        run_name=p.run_name,
-    )
+    return relabel_lists(j.p, j.judged_rows[hidden[j.row_q]], j.conv.unjudged == "drop", j.q_grade[sel],
+                         j.q_pos[sel], j.q_pos[neg])
 
 
 def emptied_topics(j: Judged, hidden: np.ndarray) -> list[str]:

@@ -1,10 +1,9 @@
-"""The pooling package's only door into the engine, and the integer key space of pairs.
+"""The engine's lists of many runs against one qrels, and the integer key space of pairs.
 
-* :class:`Engine` is the one door into the engine: one
-  :class:`~auditeval.engine.staged_run.StagedRun` per run for one qrels, so a run's depth-k pool
-  ranking and every evaluation of it share the join and the sort.
-* :func:`measure_values` applies one engine measure to a :class:`Prepared` (the measure
-  table, fold of measure parameters into axes, trec_eval's aggregation order).
+* :class:`Engine`: one :class:`~auditeval.engine.StagedRun` per run for one qrels, so a
+  run's depth-k pool ranking and every evaluation of it share the join and the sort. Values
+  on (relabelled) lists come from the engine's :func:`~auditeval.engine.measure_on`, which
+  applies every spec wrapper as ``auditeval eval`` does.
 * :func:`pool_convention` is the convention a depth-k pool is ranked under: the profile's
   tie rule, score precision, duplicate and self-hit rules, with ``depth=K``,
   ``topics=run`` (every run topic, judged or not) and ``unjudged=nonrel`` (nothing dropped).
@@ -22,10 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditeval.engine.aggregate import aggregate
-from auditeval.engine.measures import MEASURES
-from auditeval.engine.ranked_lists import Prepared
-from auditeval.engine.staged_run import StagedRun
+from auditeval.engine import Prepared, StagedRun
 from auditeval.vocab.conventions import AXES, Convention
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run, qrels_table
@@ -65,16 +61,6 @@ def pool_variant(conv: Convention, depth: int) -> str:
     """``pool|depth=K|dups=...|self_hits=...|sim=...|ties=...``: what made the pool."""
     c = pool_convention(conv, depth)
     return "|".join(["pool"] + [f"{a}={AXES[a].format(getattr(c, a))}" for a in POOL_AXES])
-
-
-def measure_values(p: Prepared, measure: Measure, conv: Convention) -> tuple[np.ndarray, float | None]:
-    """Per-topic values (``p.topics`` order) and aggregate of ``measure`` on ``p``.
-
-    ``p`` must have been prepared under :func:`fold` ``(measure, conv)``'s convention."""
-    m2, c2 = fold(measure, conv)
-    d = MEASURES[m2.name]
-    per_topic = d.fn(p, m2, c2)
-    return per_topic, aggregate(per_topic, d.agg, c2.gm_floor)
 
 
 def variant_of(measure: Measure, conv: Convention) -> str:

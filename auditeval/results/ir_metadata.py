@@ -33,9 +33,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import yaml
 
-from auditeval import __version__
+from auditeval._version import __version__
 from auditeval.io.files import write_text
-from auditeval.render.common import as_list
 from auditeval.results.values import ResultSet, variant_text
 from auditeval.vocab.model import Qrels
 
@@ -56,7 +55,7 @@ def qrels_sha256(qrels: Qrels) -> str:
 
 def evaluation_section(results: ResultSet | Sequence[ResultSet], qrels: Qrels | None = None) -> dict[str, Any]:
     """The ``research goal: evaluation:`` mapping as Python objects."""
-    results = as_list(results)
+    results = [results] if isinstance(results, ResultSet) else list(results)
     measures = list(dict.fromkeys(v.measure for res in results for v in res.aggregates()))
     engines = sorted({v.engine for res in results for v in res.values})
     profiles = []

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from auditeval.engine.staged_run import StagedRun
+from auditeval.engine import StagedRun
 from auditeval.vocab.conventions import Convention
 
 

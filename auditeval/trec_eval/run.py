@@ -34,8 +34,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditeval.engine.evaluate import evaluate_prepared, staged_for
-from auditeval.engine.ids import has_duplicate_pairs
+from auditeval.engine import evaluate_prepared, has_duplicate_pairs, staged_for
 from auditeval.trec_eval.args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
 from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, is_10, nicknames, table
 from auditeval.trec_eval.format import line, value_text
@@ -218,11 +217,11 @@ def _print(
     a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: TextIO, err: TextIO, summary: bool,
     bogus: set[str] = frozenset(), num_rel_all: int | None = None, cache: dict | None = None,
 ) -> int:
-    from auditeval.engine.aggregate import aggregate
-    from auditeval.engine.measures import MEASURES
+    from auditeval.engine import aggregate
+    from auditeval.vocab.specs import SPECS
 
-    todo = [i for i in insts if i.measure is not None and i.measure.name in MEASURES]
-    absent = [i.name for i in insts if i.measure is not None and i.measure.name not in MEASURES]
+    todo = [i for i in insts if i.measure is not None and i.measure.name in SPECS]
+    absent = [i.name for i in insts if i.measure is not None and i.measure.name not in SPECS]
     try:
         rows = evaluate_prepared(qrels, run, [i.measure for i in todo], conv, cache={} if cache is None else cache)
     except AuditEvalError as exc:
@@ -238,7 +237,7 @@ def _print(
             vals = vals.copy()
             vals[np.isin(np.asarray(p_i.topics, object), list(bogus))] = reset
             if agg is not None:
-                agg = aggregate(vals, MEASURES[i.measure.name].agg, conv.gm_floor)
+                agg = aggregate(vals, SPECS[i.measure.name].agg, conv.gm_floor)
             res[id(i)] = (m, variant, p_i, vals, agg)
     variants = a.variants
     ten = is_10(a.version)

@@ -36,8 +36,7 @@ from auditeval._version import __version__
 from auditeval.api import evaluate, read_runs
 from auditeval.auditing.diagnostics import run_facts
 from auditeval.auditing.tie_note import tie_counts
-from auditeval.engine.evaluate import ENGINE
-from auditeval.engine.staged_run import StagedRun
+from auditeval.engine import ENGINE, StagedRun
 from auditeval.io import qrels_from, run_from
 from auditeval.results.ir_metadata import evaluation_section
 from auditeval.results.values import variant_text

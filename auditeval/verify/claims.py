@@ -32,11 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from auditeval.engine.measures import MEASURES
 from auditeval.verify.search import Candidate, candidates, evaluate_candidates, profile_order
 from auditeval.vocab.errors import AuditEvalError, InputError
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.specs import SPECS
 from auditeval.vocab.variant import parse_measure
 
 # paper spellings (lower case) -> auditeval measure names; anything else goes to parse_measure
@@ -73,7 +73,7 @@ def parse_claim(text: str, where: str = "--claim") -> Claim:
     readings = _readings(name, where)
     decimals = len(raw.split(".")[1]) if "." in raw else 0
     value = float(raw)
-    bounded = MEASURES[readings[0].name].fmt == "float" and MEASURES[readings[0].name].agg != "sum"
+    bounded = SPECS[readings[0].name].fmt == "float" and SPECS[readings[0].name].agg != "sum"
     percent = bool(mt.group("pct")) or (bounded and value > 1)
     scale = Decimal(100 if percent else 1)
     half = Decimal(5).scaleb(-decimals - 1)

@@ -37,12 +37,12 @@ import numpy as np
 
 from auditeval.auditing.attribution import differing_axes, minimal_flips
 from auditeval.auditing.native import Native
-from auditeval.engine.measures import MEASURES
 from auditeval.verify.search import Candidate, Evaluated, candidates, evaluate_candidates
 from auditeval.verify.tool_output import Entry, ToolOutput
 from auditeval.vocab.conventions import AXES
 from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.specs import SPECS
 from auditeval.vocab.variant import Variant, parse_measure
 
 FULL_RTOL = 1e-12
@@ -268,7 +268,7 @@ def _explain_one(qrels: Qrels, run: Run, res: DiffResult, m_key: str, cache: dic
     except AuditEvalError:  # a name no table knows cannot be searched
         res.explanations[m_key] = Explanation(m_key, [], [], note="measure unknown to auditeval; not searched")
         return
-    if MEASURES[m.name].fmt == "str":
+    if SPECS[m.name].fmt == "str":
         res.explanations[m_key] = Explanation(m_key, [], [], note="string-valued measure; not searched")
         return
     sides = []

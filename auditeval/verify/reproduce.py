@@ -51,15 +51,13 @@ import pyarrow as pa
 import scipy
 from scipy import stats as sstats
 
-from auditeval.engine.aggregate import aggregate
-from auditeval.engine.evaluate import ENGINE, evaluate_prepared
-from auditeval.engine.measures import MEASURES
-from auditeval.engine.prepare import prepare
+from auditeval.engine import ENGINE, aggregate, evaluate_prepared, prepare
 from auditeval.io import qrels_from, run_from
 from auditeval.stats.significance import paired_t
 from auditeval.vocab.conventions import resolve
 from auditeval.vocab.errors import ConventionError
 from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.specs import SPECS
 from auditeval.vocab.variant import parse_measure
 
 KTU_FORMS = ("tied-last", "repro_eval")
@@ -207,7 +205,7 @@ def _scores(qrels, run: Run, measures, conv) -> dict[str, tuple[str, dict[str, f
     out = {}
     for m, variant, p, vals, _agg in evaluate_prepared(qrels, run, measures, conv, {}):
         pairs = zip((str(t) for t in p.topics), vals.tolist(), strict=True)
-        if MEASURES[m.name].agg == "mean-defined":  # a topic without a value (Accuracy) is left out
+        if SPECS[m.name].agg == "mean-defined":  # a topic without a value (Accuracy) is left out
             pairs = ((t, v) for t, v in pairs if v == v)
         out[str(m)] = (str(variant), dict(pairs))
     return out

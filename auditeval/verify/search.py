@@ -27,8 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from auditeval.engine.evaluate import staged_for
-from auditeval.engine.sweep import axis_grid, readable_axes
+from auditeval.engine import axis_grid, readable_axes, staged_for
 from auditeval.vocab.conventions import AXES, Convention, load_profile, profile_names
 from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.measure import Measure

@@ -104,7 +104,7 @@ def _ranx_name(name: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
     """Invert the ranx adapter's naming (``Ranx.tool_measure``, the one table of ranx names):
     the auditeval measure and the axis values (``gain``, ``rel``) a ranx metric name implies."""
     from auditeval.adapters.ranx import Ranx
-    from auditeval.engine.measures import MEASURES
+    from auditeval.vocab.specs import SPECS
 
     m = _RANX.match(name)
     if not m:
@@ -112,7 +112,7 @@ def _ranx_name(name: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
     k = int(m.group("k")) if m.group("k") else None
     rel = int(m.group("rel")) if m.group("rel") else 1
     base = resolve("ranx-0.3").replace(rel=rel)
-    for mname in MEASURES:
+    for mname in SPECS:
         for gain in ("linear", "exp2"):
             if Ranx().tool_measure(Measure(mname, (), k), base.replace(gain=gain)) == name:
                 declared = {"gain": gain} if mname == "nDCG" and gain != "linear" else {}

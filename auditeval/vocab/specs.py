@@ -51,6 +51,25 @@ class MeasureSpec:
     ``missing``: the value of a topic absent from the run (``topics=qrels``/``run``); None
     when it is computed on the empty ranking. ``undefined``: when a topic has no value
     (the kernel returns NaN; only with ``agg="mean-defined"``, whose mean skips those topics).
+
+    Properties (what analyses may rely on; set only where they hold, from the formula):
+
+    * ``bounded``: every per-topic value lies in [0, 1] whatever the conventions (a tool
+      printing a value outside it is wrong; the verifier says so).
+    * ``ties_effect``: which tied blocks can change the value: ``"order"`` (any block, within
+      the top k for a cut measure: the order inside the top k matters), ``"set-at-k"`` (only a
+      block straddling ranks k and k+1: the top k counts as a set) or ``"first-relevant"``
+      (only the block holding the first relevant document).
+    * ``tie_monotone``: moving a higher-graded document above a lower-graded one inside a tied
+      block never lowers the value, so the best (worst) tie order sorts each block by grade
+      descending (ascending): the tie envelope's min / max are exact.
+    * ``envelope_exact``: the expected value over uniformly random tie orders has a closed form
+      (McSherry & Najork 2008) implemented by the tie envelope.
+    * ``tail_free``: the value reads only the ranked rows down to the last relevant document
+      (rows below it can be cut before sampling tie orders).
+    * ``growth_sum``: under ``unjudged=nonrel`` the value is a sum over relevant ranked rows and
+      R, so pool growth evaluates every (order, step) at once from them
+      (:func:`auditeval.engine.growth_means`).
     """
 
     name: str
@@ -71,6 +90,12 @@ class MeasureSpec:
     check: Callable[[Measure], str | None] | None = None
     check_convention: Callable[[Measure, Convention], str | None] | None = None
     undefined: str = ""
+    bounded: bool = False
+    ties_effect: str = "order"
+    tie_monotone: bool = False
+    envelope_exact: bool = False
+    tail_free: bool = False
+    growth_sum: bool = False
 
     @property
     def trec_name(self) -> str | None:

@@ -1,0 +1,231 @@
+"""The layers of the tree, read from the import statements of every module (``ast``: module
+level and inside functions, ``TYPE_CHECKING`` blocks included).
+
+    vocab -> io -> results -> engine -> analyses (auditing, verify, stats, pooling,
+    adapters, trec_eval) -> render -> cli
+
+* outside ``auditeval/engine/`` the engine is reached through its door only
+  (``from auditeval.engine import ...``), never a submodule (``auditeval.engine.xxx``);
+* ``vocab`` imports nothing of auditeval but ``vocab`` (and ``auditeval._version``);
+  ``io`` only vocab / io; ``results`` only vocab / io / results; ``engine`` only
+  vocab / io / results / engine;
+* ``adapters`` and ``render`` never import the engine (adapters may read the trec_eval
+  drop-in's catalog and params, which themselves reach no engine module);
+* nobody imports ``auditeval.cli`` but ``auditeval.__main__`` and cli itself;
+* the package-level import graph (one node per top-level package or module of auditeval)
+  has no cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent / "auditeval"
+ALWAYS = {"auditeval._version"}
+# Known exceptions, each named with its reason; test_known_exceptions_are_exactly_these keeps
+# this list honest (it fails when one disappears, so the list only shrinks).
+KNOWN = {
+    ("auditeval.results.audit", "auditeval.render.audit"):
+        "AuditReport.render() (public API) imports the audit renderer inside the method: results -> render, "
+        "closing the package cycle results -> render -> pooling -> stats -> results",
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _exists(name: str) -> bool:
+    rel = Path(*name.split("."))
+    return (ROOT.parent / rel).with_suffix(".py").exists() or (ROOT.parent / rel / "__init__.py").exists()
+
+
+@cache
+def bound_in_package(name: str) -> frozenset[str]:
+    """Names a package's ``__init__`` binds at module level (``from auditeval.engine import
+    prepare`` is the door's function, not the submodule of that name)."""
+    path = ROOT.parent / Path(*name.split(".")) / "__init__.py"
+    if not path.exists():
+        return frozenset()
+    out: set[str] = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ImportFrom | ast.Import):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):
+            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return frozenset(out)
+
+
+@cache
+def modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(ROOT.rglob("*.py"))}
+
+
+@cache
+def imports_of(name: str) -> frozenset[str]:
+    """Every auditeval module ``name`` imports (``from pkg import sub`` names ``pkg.sub`` when
+    ``sub`` is a module, else ``pkg``)."""
+    path = modules()[name]
+    is_pkg = path.name == "__init__.py"
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.split(".")[0] == "auditeval")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_pkg else name.split(".")[:-1]
+                base = base[: len(base) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod.split(".")[0] != "auditeval":
+                continue
+            for a in node.names:
+                sub = f"{mod}.{a.name}"
+                out.add(sub if _exists(sub) and a.name not in bound_in_package(mod) else mod)
+    return frozenset(out)
+
+
+def package(name: str) -> str:
+    """The top-level node of a module: ``auditeval.engine.sweep`` -> ``engine``."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _in(name: str, pkg: str) -> bool:
+    return name == f"auditeval.{pkg}" or name.startswith(f"auditeval.{pkg}.")
+
+
+def _violations(pkgs: tuple[str, ...], allowed: tuple[str, ...]) -> list[str]:
+    bad = []
+    for mod in modules():
+        if package(mod) not in pkgs:
+            continue
+        for imp in imports_of(mod):
+            if imp in ALWAYS or any(_in(imp, a) for a in allowed) or (mod, imp) in KNOWN:
+                continue
+            bad.append(f"{mod} imports {imp}")
+    return sorted(bad)
+
+
+def test_the_parser_sees_both_module_and_function_level_imports():
+    # hand-picked: auditeval.trec_eval.run imports the engine at module level and the spec
+    # table inside a function; auditeval.__main__ imports the cli
+    assert "auditeval.engine" in imports_of("auditeval.trec_eval.run")
+    assert "auditeval.vocab.specs" in imports_of("auditeval.trec_eval.run")
+    assert any(_in(i, "cli") for i in imports_of("auditeval.__main__"))
+    assert len(modules()) > 100
+
+
+def test_engine_submodules_only_inside_the_engine():
+    bad = [f"{m} imports {i}" for m in modules() if package(m) != "engine"
+           for i in imports_of(m) if i.startswith("auditeval.engine.")]
+    assert bad == []
+
+
+def test_vocab_io_results_engine_layers():
+    assert _violations(("vocab",), ("vocab",)) == []
+    assert _violations(("io",), ("vocab", "io")) == []
+    assert _violations(("results",), ("vocab", "io", "results")) == []
+    assert _violations(("engine",), ("vocab", "io", "results", "engine")) == []
+
+
+def test_the_engine_reads_no_files():
+    """Stricter than the layer rule: the engine imports no reader (``auditeval.io``)."""
+    assert [f"{m} imports {i}" for m in modules() if package(m) == "engine" for i in imports_of(m)
+            if _in(i, "io")] == []
+
+
+def _reaches(start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        m = todo.pop()
+        if m in seen or m not in modules():
+            continue
+        seen.add(m)
+        todo.extend(imports_of(m))
+    return seen
+
+
+def test_adapters_and_render_never_reach_the_engine():
+    for pkg in ("adapters", "render"):
+        bad = [f"{m} imports {i}" for m in modules() if package(m) == pkg for i in imports_of(m) if _in(i, "engine")]
+        assert bad == [], pkg
+    allowed_trec = {"auditeval.trec_eval", "auditeval.trec_eval.catalog", "auditeval.trec_eval.params"}
+    bad = [f"{m} imports {i}" for m in modules() if package(m) == "adapters" for i in imports_of(m)
+           if _in(i, "trec_eval") and i not in allowed_trec]
+    assert bad == []
+    for mod in ("auditeval.trec_eval.catalog", "auditeval.trec_eval.params"):
+        assert not [m for m in _reaches(mod) if _in(m, "engine")], mod
+
+
+def test_only_main_imports_the_cli():
+    bad = [f"{m} imports {i}" for m in modules() if package(m) != "cli" and m != "auditeval.__main__"
+           for i in imports_of(m) if _in(i, "cli")]
+    assert bad == []
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Top-level node -> the top-level nodes it imports (the root package ``""`` left out:
+    it only re-exports the public face)."""
+    graph: dict[str, set[str]] = {}
+    for mod in modules():
+        src = package(mod)
+        if not src:
+            continue
+        graph.setdefault(src, set()).update(
+            package(i) for i in imports_of(mod)
+            if package(i) and package(i) != src and i not in ALWAYS and (mod, i) not in KNOWN)
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(n: str) -> list[str] | None:
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(graph.get(n, ())):
+            if state.get(m) == 1:
+                return stack[stack.index(m):] + [m]
+            if m not in state:
+                found = visit(m)
+                if found:
+                    return found
+        state[n] = 2
+        stack.pop()
+        return None
+
+    for n in sorted(graph):
+        if n not in state:
+            found = visit(n)
+            if found:
+                return found
+    return None
+
+
+def test_cycle_finder_finds_a_hand_made_cycle():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_cycle_between_packages():
+    assert _cycle(package_graph()) is None
+
+
+def test_known_exceptions_are_exactly_these():
+    found = {(m, i) for m in modules() for i in imports_of(m)}
+    assert set(KNOWN) <= found  # a fixed exception must leave the list
+    # without the exceptions the cycle they close is back: they are not decoration
+    graph = package_graph()
+    for mod, imp in KNOWN:
+        graph.setdefault(package(mod), set()).add(package(imp))
+    assert set(_cycle(graph) or ()) == {"pooling", "stats", "results", "render"}
