@@ -23,6 +23,7 @@ from auditeval.integrations.registration import register_with_ir_measures
 _WHERE = {
     "evaluate": "auditeval.api", "sweep": "auditeval.api",
     "audit": "auditeval.auditing.core", "AuditReport": "auditeval.results.audit",
+    "render_audit": "auditeval.render.audit",
     "Convention": "auditeval.vocab.conventions", "load_profile": "auditeval.vocab.conventions",
     "profile_names": "auditeval.vocab.conventions",
     "AuditEvalError": "auditeval.vocab.errors", "ConventionError": "auditeval.vocab.errors",
@@ -69,6 +70,7 @@ __all__ = [
     "Variant",
     "__version__",
     "audit",
+    "render_audit",
     "evaluate",
     "sweep",
     "load_profile",

@@ -12,6 +12,7 @@ import pytest
 
 import auditeval as ae
 from auditeval.auditing.official import check
+from auditeval.render.audit import render_audit
 from auditeval.vocab.conventions import resolve
 from auditeval.vocab.variant import parse_measure
 
@@ -47,7 +48,7 @@ def test_the_hostile_case_is_explained(report):
 
 
 def test_html_escapes_every_id(report):
-    html = report.render("html")
+    html = render_audit(report, "html")
     for raw in (DOC_A, TAG, "<b>"):
         assert raw not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -58,16 +59,16 @@ def test_html_escapes_every_id(report):
 
 
 def test_latex_markdown_text_json_escape(report):
-    tex = report.render("latex")
+    tex = render_audit(report, "latex")
     assert r"q\_1\%\&\#\$\textasciitilde{}\textasciicircum{}\textbackslash{}\{x\}|\textless{}b\textgreater{}" in tex
     assert TOPIC not in tex
-    md = report.render("markdown")
+    md = render_audit(report, "markdown")
     assert r"q\_1%&\#$\~^\\{x}\|&lt;b&gt;" in md
     assert TOPIC not in md and DOC_A not in md
-    text = report.render("text", width=100)
+    text = render_audit(report, "text", width=100)
     assert DOC_B in text  # printed literally, not taken as markup
     assert max(len(line) for line in text.splitlines()) <= 100
-    data = json.loads(report.render("json"))
+    data = json.loads(render_audit(report, "json"))
     assert data["exit_status"] == 0
     assert {r["engine_version"] for r in data["agreement"]} == {report.engines[1].engine}
     assert all(r["variant"] and r["engine"] for r in data["sensitivity"])
@@ -80,7 +81,7 @@ def test_html_renders_in_headless_chromium(report, tmp_path):
     if browser is None:
         pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
     page = tmp_path / "audit.html"
-    page.write_text(report.render("html"), encoding="utf-8")
+    page.write_text(render_audit(report, "html"), encoding="utf-8")
     dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
                          capture_output=True, text=True, timeout=120).stdout
     assert "every difference explained" in dom

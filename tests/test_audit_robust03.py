@@ -16,6 +16,7 @@ import pytest
 
 import auditeval as ae
 from auditeval.auditing import DEFAULT_MEASURES
+from auditeval.render.audit import render_audit
 
 FULL = os.environ.get("AUDITEVAL_FULL_AUDIT") == "1"
 
@@ -80,7 +81,7 @@ def test_tie_order_between_ir_measures_providers(rep):
 
 def test_text_summary_names_each_difference_within_80_and_120_columns(rep):
     for width in (80, 120):
-        text = rep.render("text", width=width)
+        text = render_audit(rep, "text", width=width)
         assert max(len(line) for line in text.splitlines()) <= width
         # FULL: 300 lines at 80 columns with every reference (trectools and ir_measures' ranx provider included)
         assert len(text.splitlines()) < (330 if FULL else 10**6)

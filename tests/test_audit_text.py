@@ -15,6 +15,7 @@ from cli_helpers import joined_variant_lines
 
 import auditeval as ae
 from auditeval.cli.main import main
+from auditeval.render.audit import render_audit
 from auditeval.render.textgrid import grid, wrap
 
 Q, BM25, RERANK = "examples/qrels.txt", "examples/bm25.txt", "examples/rerank.txt"
@@ -58,7 +59,7 @@ def _row(lines: list[str], name: str) -> list[str]:
 
 @pytest.mark.parametrize("width", [80, 120])
 def test_summary_fits_and_shows_the_verdicts_and_the_axes(rep, width):
-    text = rep.render("text", width=width)
+    text = render_audit(rep, "text", width=width)
     _fits(text, width)
     assert len(text.splitlines()) <= 120
     assert "every difference explained: 12 reference value(s) reproduced" in text
@@ -73,7 +74,7 @@ def test_summary_fits_and_shows_the_verdicts_and_the_axes(rep, width):
 
 
 def test_summary_attributes_each_difference_with_its_evidence(rep):
-    text = rep.render("text", width=100)
+    text = render_audit(rep, "text", width=100)
     lines = text.splitlines()
     i = lines.index("  gain linear -> exp2 (exp2: ir_measures:gdeval)")
     # the full report's conv_effect rows: gain=exp2 bm25 nDCG@10 -0.0139 (5 topics), rerank -0.0022 (4)
@@ -94,7 +95,7 @@ def test_summary_attributes_each_difference_with_its_evidence(rep):
 
 
 def test_profiles_make_every_value_traceable(rep):
-    text = rep.render("text", width=80)
+    text = render_audit(rep, "text", width=80)
     flat = " ".join(x.strip() for x in _section(text, "Profiles"))
     assert "trec_eval-9.0.8 (chosen; native, pytrec_eval): ap_denom=R depth=all dups=error" in flat
     assert ("ir_measures-0.4-gdeval (ir_measures:gdeval): departs on dups=last gain=exp2 negatives=nonrel "
@@ -105,7 +106,7 @@ def test_no_identifier_is_split_at_any_width(rep):
     names = ["pytrec_eval", "ir_measures:msmarco", "ir_measures:gdeval", "trec_eval-9.0.8", "D104-25", "D104-08"]
     for view in ("summary", "full"):
         for width in (80, 120):
-            text = rep.render("text", width=width, view=view)
+            text = render_audit(rep, "text", width=width, view=view)
             _fits(text, width)
             tokens = set(re.split(r"[\s,;()]+", text))
             for n in names:
@@ -123,7 +124,7 @@ def test_no_identifier_is_split_at_any_width(rep):
 
 
 def test_full_view_keeps_every_table_and_every_variant_string(rep):
-    text = rep.render("text", width=80, view="full")
+    text = render_audit(rep, "text", width=80, view="full")
     lines = text.splitlines()
     for title in ("Engines", "Agreement:", "Attribution:", "Evidence per topic", "Sensitivity:", "Tie envelope:",
                   "Input diagnostics", "Notes", "Variants:"):
@@ -135,12 +136,12 @@ def test_full_view_keeps_every_table_and_every_variant_string(rep):
     i = lines.index("    ties: topic 104: 2 documents tied at 1.7 from rank 1; docno-desc puts")  # under its row
     assert lines[i + 1] == "    D104-25 first, docno-asc puts D104-08 first (RR 0.5000 -> 1.0000)"
     assert lines[i - 3].split() == ["bm25", "RR", "native", "ir_measures:msmarco"]
-    assert len(lines) > 3 * len(rep.render("text", width=80).splitlines())
+    assert len(lines) > 3 * len(render_audit(rep, "text", width=80).splitlines())
 
 
 def test_other_formats_are_unchanged_by_the_view(rep):
-    md = rep.render("markdown")
-    assert md == rep.render("markdown", view="full")
+    md = render_audit(rep, "markdown")
+    assert md == render_audit(rep, "markdown", view="full")
     assert "ties: topic 104: 2 documents tied at 1.7 from rank 1" in md
     assert rep.inputs[1].sha256 and len(rep.inputs[1].sha256) == 64
 

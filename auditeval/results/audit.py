@@ -20,7 +20,7 @@ Every number is stored with its variant string and the engine that produced it. 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, TextIO
+from typing import Any
 
 NATIVE_ENGINE_LABEL = "native"
 
@@ -207,16 +207,6 @@ class AuditReport:
                     rows.append((t.run, t.measure, t.topic, t.variant, f"{self.native_engine} tie {what} ({t.method})",
                                  v, "ties"))
         return pd.DataFrame(rows, columns=["run", "measure", "topic", "variant", "engine", "value", "section"])
-
-    def render(self, fmt: str = "text", out: TextIO | None = None, width: int = 100, view: str = "summary") -> str:
-        """Render as ``text``, ``markdown``, ``json``, ``html`` or ``latex``; returns the text
-        (and writes it to ``out`` when given). ``view`` (text only): ``summary`` or ``full``."""
-        from auditeval.render.audit import render
-
-        text = render(self, fmt, width=width, view=view)
-        if out is not None:
-            out.write(text)
-        return text
 
 
 def _num(v: float | str) -> float:

@@ -31,7 +31,8 @@ def render_json(rep: AuditReport) -> str:
 
 
 def render(rep: AuditReport, fmt: str = "text", width: int = 100, color: bool = False, view: str = "summary") -> str:
-    """``view`` (``summary`` or ``full``) and ``width`` shape the text format only; every other
+    """The audit report as ``text``, ``markdown``, ``json``, ``html`` or ``latex`` (also
+    ``auditeval.render_audit``). ``view`` (``summary`` or ``full``) and ``width`` shape the text format only; every other
     format holds every section in full."""
     if fmt == "text":
         return audit_text.render(rep, width=width, color=color, view=view)
@@ -44,3 +45,6 @@ def render(rep: AuditReport, fmt: str = "text", width: int = 100, color: bool = 
     if fmt == "latex":
         return audit_latex.render(rep)
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+render_audit = render  # the public name (auditeval.render_audit)
