@@ -17,7 +17,7 @@ from auditeval.engine.measures import MEASURES
 from auditeval.engine.sweep import SweepResult, run_sweep, vary_values
 from auditeval.io import qrels_from, run_from
 from auditeval.results.values import ResultSet, Value
-from auditeval.vocab.conventions import Convention, load_profile, resolve
+from auditeval.vocab.conventions import DEFAULT_PROFILE, Convention, load_profile, resolve
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Run
 from auditeval.vocab.variant import fold, parse_measure
@@ -53,7 +53,7 @@ def evaluate(
     qrels: Any,
     runs: Any,
     measures: Iterable[str | Measure],
-    profile: str | Path | Convention = "trec_eval-9.0.8",
+    profile: str | Path | Convention = DEFAULT_PROFILE,
     settings: list[str] | None = None,
     per_topic: bool = True,
     cache: dict | None = None,
@@ -117,7 +117,7 @@ def sweep(
     qrels: Any,
     runs: Any,
     measures: Iterable[str | Measure],
-    profile: str | Path | Convention = "trec_eval-9.0.8",
+    profile: str | Path | Convention = DEFAULT_PROFILE,
     vary: dict[str, Any] | str | None = None,
     settings: list[str] | None = None,
     progress: Callable[[int, int], None] | None = None,

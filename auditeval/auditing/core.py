@@ -42,13 +42,20 @@ from auditeval.results.audit import (
     InputFile,
     TieRow,
 )
-from auditeval.vocab.conventions import AXES, AXIS_ORDER, Convention, load_profile, resolve
+from auditeval.vocab.conventions import (
+    AXES,
+    AXIS_ORDER,
+    DEFAULT_PROFILE,
+    Convention,
+    load_profile,
+    resolve,
+)
 from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.measure import Measure
+from auditeval.vocab.specs import AUDIT_MEASURES
 from auditeval.vocab.variant import Variant, parse_measure
 
-DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000", "RR", "GMAP", "Bpref", "11pt"]
-DEFAULT_PROFILE = "trec_eval-9.0.8"
+DEFAULT_MEASURES = list(AUDIT_MEASURES)  # the audit's list, under its public name (auditeval.auditing)
 TIE_TOPICS_SHOWN = 20  # per run and measure, widest envelopes first
 
 

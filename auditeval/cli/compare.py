@@ -65,7 +65,8 @@ def _seed(text: str) -> int:
 
 def compare_parser(p: argparse.ArgumentParser) -> None:
     from auditeval.cli.common import add_measures, add_settings
-    from auditeval.cli.eval import DEFAULT_MEASURES
+    from auditeval.vocab.conventions import DEFAULT_PROFILE
+    from auditeval.vocab.specs import DEFAULT_MEASURES
 
     p.description = ("paired statistics per measure: bootstrap intervals and reversal rates, randomization, t, "
                      "Wilcoxon and sign tests with corrections, rank intervals, topic-set size, topic diagnostics, "
@@ -73,7 +74,7 @@ def compare_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("qrels", help="qrels file (plain, .gz) or irds:DATASET_ID")
     p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
     add_measures(p, DEFAULT_MEASURES)
-    p.add_argument("--profile", default="trec_eval-9.0.8", help="convention profile (default trec_eval-9.0.8)")
+    p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"convention profile (default {DEFAULT_PROFILE})")
     add_settings(p)
     p.add_argument("--baseline", metavar="RUN", help="test every run against this run tag (default: all pairs)")
     p.add_argument("--strata", metavar="FILE", help="topic,stratum file: stratified bootstrap")

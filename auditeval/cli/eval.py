@@ -16,9 +16,8 @@ from dataclasses import replace
 from typing import TextIO
 
 from auditeval.cli.common import add_settings
-
-DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
-DEFAULT_PROFILE = "trec_eval-9.0.8"
+from auditeval.vocab.conventions import DEFAULT_PROFILE
+from auditeval.vocab.specs import DEFAULT_MEASURES
 
 EVAL_DESCRIPTION = """\
 Evaluate runs against qrels under a convention profile. Every number carries its variant

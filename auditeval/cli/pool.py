@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from auditeval.cli.common import add_measures, add_settings, int_at_least
+from auditeval.vocab.conventions import DEFAULT_PROFILE
 from auditeval.vocab.errors import InputError
-
-DEFAULT_PROFILE = "trec_eval-9.0.8"
 
 
 def _common(p: argparse.ArgumentParser, runs: bool = True, depth: bool = True, profile: bool = True) -> None:

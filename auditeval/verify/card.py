@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from auditeval._version import __version__
-from auditeval.api import evaluate, read_runs
+from auditeval.api import evaluate, profile_label, read_runs
 from auditeval.auditing.diagnostics import run_facts
 from auditeval.auditing.tie_note import tie_counts
 from auditeval.engine.evaluate import ENGINE
@@ -41,7 +41,7 @@ from auditeval.engine.staged_run import StagedRun
 from auditeval.io import qrels_from, run_from
 from auditeval.results.ir_metadata import evaluation_section
 from auditeval.results.values import variant_text
-from auditeval.vocab.conventions import AXES, load_profile
+from auditeval.vocab.conventions import AXES, DEFAULT_PROFILE, resolve
 from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.variant import parse_measure
 
@@ -137,17 +137,21 @@ def reference_versions() -> dict[str, str]:
     return out
 
 
-def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profile: str = "trec_eval-9.0.8",
-               baseline: str | None = None, pooled: list[str] | None = None) -> Card:
-    """Evaluate and collect everything the card shows (see the module docstring)."""
+def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profile: str = DEFAULT_PROFILE,
+               baseline: str | None = None, pooled: list[str] | None = None,
+               settings: list[str] | None = None) -> Card:
+    """Evaluate and collect everything the card shows (see the module docstring).
+
+    The convention is ``profile`` with ``settings`` (``--set AXIS=VALUE``) applied, exactly as
+    ``eval`` applies them (:func:`auditeval.vocab.conventions.resolve` and
+    :func:`auditeval.api.evaluate`); the card names it as eval does (``profile_label``)."""
     qrels = qrels_from(qrels_path)
-    prof = load_profile(profile)
-    conv = prof.convention
+    conv = resolve(profile, settings)
     paths = list(run_paths) + ([baseline] if baseline and baseline not in run_paths else [])
     named = read_runs([run_from(p) for p in paths])  # two runs with one tag: tag, tag#2 (noted)
     runs = [r for r, _ in named]
     labels = list(dict.fromkeys(measures))
-    res = evaluate(qrels, runs, labels + ([JUDGED] if JUDGED not in labels else []), profile=profile)
+    res = evaluate(qrels, runs, labels + ([JUDGED] if JUDGED not in labels else []), profile=profile, settings=settings)
     infos = [_run_info(qrels, r, p, labels, conv) for r, p in zip(runs, paths, strict=True)]
     numbers = [Number(v.run, v.measure, float(v.value), _n_topics(res, v.run, v.measure), variant_text(v.variant), v.engine)
                for v in res.aggregates()]
@@ -158,7 +162,7 @@ def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profi
         comparisons = _comparisons(res, [r.name for r in runs if r.name != base_name], base_name, labels)
     card = Card(
         qrels_path=str(qrels_path), qrels_sha256=sha256_file(qrels_path), judgments=len(qrels),
-        qrels_topics=len(qrels.topics), profile=prof.name,
+        qrels_topics=len(qrels.topics), profile=profile_label(profile, settings),
         axes={k: AXES[k].format(v) for k, v in conv.as_dict().items()},
         auditeval=f"auditeval {__version__}", references=reference_versions(), runs=infos, numbers=numbers,
         comparisons=comparisons, baseline=base_name, pooled=_pooled(runs, pooled),

@@ -57,7 +57,7 @@ from auditeval.engine.measures import MEASURES
 from auditeval.engine.prepare import prepare
 from auditeval.io import qrels_from, run_from
 from auditeval.stats.significance import paired_t
-from auditeval.vocab.conventions import resolve
+from auditeval.vocab.conventions import DEFAULT_PROFILE, resolve
 from auditeval.vocab.errors import ConventionError
 from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.variant import parse_measure
@@ -223,7 +223,7 @@ def reproduce(
     original: Any,
     reproduced: Any,
     measures: Sequence[str] = ("AP", "nDCG@10", "P@10", "R@1000", "RR"),
-    profile: str = "trec_eval-9.0.8",
+    profile: str = DEFAULT_PROFILE,
     settings: list[str] | None = None,
     baseline_original: Any = None,
     baseline_reproduced: Any = None,
