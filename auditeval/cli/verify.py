@@ -120,7 +120,6 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
     import os
 
     from auditeval.api import profile_label
-
     from auditeval.verify.claims import parse_claim, read_table, verify_claim
     from auditeval.vocab.errors import InputError
 
