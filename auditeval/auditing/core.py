@@ -26,12 +26,13 @@ from auditeval.adapters.base import Adapter
 from auditeval.adapters.runner import Outcome, Request, start
 from auditeval.api import read_runs
 from auditeval.auditing import agreement, attribution, diagnostics, official
-from auditeval.auditing.inputs import file_sha256, plain_path, rewritten_run, tool_file
+from auditeval.auditing.inputs import plain_path, rewritten_run, tool_file
 from auditeval.auditing.native import Native, same
 from auditeval.auditing.sensitivity import read_axes, sweep
 from auditeval.auditing.ties import envelope
 from auditeval.engine.evaluate import ENGINE
 from auditeval.io import qrels_from
+from auditeval.io.hashing import source_sha256 as file_sha256
 from auditeval.results.audit import (
     AgreementRow,
     Attribution,

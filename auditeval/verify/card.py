@@ -24,10 +24,8 @@ did (``--pooled RUN`` / ``--pooled-file FILE``).
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata as md
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,6 +37,7 @@ from auditeval.auditing.tie_note import tie_counts
 from auditeval.engine.evaluate import ENGINE
 from auditeval.engine.staged_run import StagedRun
 from auditeval.io import qrels_from, run_from
+from auditeval.io.hashing import sha256_file
 from auditeval.results.ir_metadata import evaluation_section
 from auditeval.results.values import variant_text
 from auditeval.vocab.conventions import AXES, DEFAULT_PROFILE, resolve
@@ -111,14 +110,6 @@ class Card:
         out = asdict(self)
         out.pop("ir_metadata")
         return out
-
-
-def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def reference_versions() -> dict[str, str]:
