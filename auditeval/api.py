@@ -16,6 +16,7 @@ from auditeval.engine.evaluate import ENGINE, staged_for
 from auditeval.engine.measures import MEASURES
 from auditeval.engine.sweep import SweepResult, run_sweep, vary_values
 from auditeval.io import qrels_from, run_from
+from auditeval.io.labels import labelled
 from auditeval.results.values import ResultSet, Value
 from auditeval.vocab.conventions import DEFAULT_PROFILE, Convention, load_profile, resolve
 from auditeval.vocab.measure import Measure
@@ -24,22 +25,10 @@ from auditeval.vocab.variant import fold, parse_measure
 
 
 def read_runs(runs: Any) -> list[tuple[Run, str | None]]:
-    """Runs in any supported form, each with a note when its tag was taken by an earlier run
-    (then it is renamed ``tag#2``, ``tag#3``: kept apart, and said so)."""
+    """Runs in any supported form, labelled by the one rule for colliding tags
+    (:func:`auditeval.io.labels.run_labels`), each with the note on its label (or None)."""
     run_list = list(runs) if isinstance(runs, list | tuple) else [runs]
-    out: list[tuple[Run, str | None]] = []
-    names: dict[str, int] = {}
-    for r_in in run_list:
-        r = run_from(r_in)
-        if r.name in names:  # two runs with one tag: keep them apart, and say so
-            names[r.name] += 1
-            new_name = f"{r.name}#{names[r.name]}"
-            note = f"{r.source}: run tag {r.name!r} already used by an earlier run; reported as {new_name!r}"
-            out.append((Run(r.table, name=new_name, source=r.source, notes=r.notes, skipped=r.skipped), note))
-        else:
-            names[r.name] = 1
-            out.append((r, None))
-    return out
+    return labelled([run_from(r_in) for r_in in run_list])
 
 
 def profile_label(profile: str | Path | Convention, settings: list[str] | None = None) -> str:

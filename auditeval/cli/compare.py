@@ -98,8 +98,9 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import os
 
     from auditeval.api import evaluate
-    from auditeval.cli.eval import label_runs, measure_list
+    from auditeval.cli.eval import measure_list
     from auditeval.io import qrels_from, run_from
+    from auditeval.io.labels import relabel
     from auditeval.render.progress import Steps
     from auditeval.stats.compare import Settings, analyze
     from auditeval.stats.matrix import measure_matrix
@@ -118,7 +119,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for path in args.runs:
             steps.advance(f"reading {os.path.basename(path)}")
             runs.append(run_from(path))
-        runs, run_notes = label_runs(runs, args.runs)
+        runs, run_notes = relabel(runs)
         names = [r.name for r in runs]
         if args.baseline is not None and args.baseline not in names:
             raise AuditEvalError(f"--baseline {args.baseline}: not one of the run tags ({', '.join(names)})")

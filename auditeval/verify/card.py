@@ -139,7 +139,7 @@ def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profi
     qrels = qrels_from(qrels_path)
     conv = resolve(profile, settings)
     paths = list(run_paths) + ([baseline] if baseline and baseline not in run_paths else [])
-    named = read_runs([run_from(p) for p in paths])  # two runs with one tag: tag, tag#2 (noted)
+    named = read_runs([run_from(p) for p in paths])  # colliding tags: the one rule (io.labels), noted
     runs = [r for r, _ in named]
     labels = list(dict.fromkeys(measures))
     res = evaluate(qrels, runs, labels + ([JUDGED] if JUDGED not in labels else []), profile=profile, settings=settings)
