@@ -60,6 +60,7 @@ from auditeval.stats.significance import paired_t
 from auditeval.vocab.conventions import DEFAULT_PROFILE, resolve
 from auditeval.vocab.errors import ConventionError
 from auditeval.vocab.model import Qrels, Run
+from auditeval.vocab.specs import DEFAULT_MEASURES
 from auditeval.vocab.variant import parse_measure
 
 KTU_FORMS = ("tied-last", "repro_eval")
@@ -222,7 +223,7 @@ def reproduce(
     qrels: Any,
     original: Any,
     reproduced: Any,
-    measures: Sequence[str] = ("AP", "nDCG@10", "P@10", "R@1000", "RR"),
+    measures: Sequence[str] = DEFAULT_MEASURES,
     profile: str = DEFAULT_PROFILE,
     settings: list[str] | None = None,
     baseline_original: Any = None,
