@@ -13,7 +13,8 @@ each measure (:func:`auditeval.auditing.tie_note.tie_counts`); the judged share 
 (``Judged@10``, a number with its variant string).
 
 With a baseline: per run and measure the paired bootstrap of the mean difference over the
-topics both evaluate (:func:`auditeval.stats.bootstrap.paired_bootstrap`: 10,000
+topics both evaluate (fewer than either run has: its variant carries ``|subset=paired(K/N:...)``,
+:mod:`auditeval.results.subset`) (:func:`auditeval.stats.bootstrap.paired_bootstrap`: 10,000
 resamples, seed 0, percentile interval at 95%) and its reversal rate (share of resamples
 in which the sign of the mean difference flips).
 
@@ -39,6 +40,7 @@ from auditeval.engine.staged_run import StagedRun
 from auditeval.io import qrels_from, run_from
 from auditeval.io.hashing import sha256_file
 from auditeval.results.ir_metadata import evaluation_section
+from auditeval.results.subset import TopicSubset
 from auditeval.results.values import variant_text
 from auditeval.vocab.conventions import AXES, DEFAULT_PROFILE, resolve
 from auditeval.vocab.model import Qrels, Run
@@ -205,8 +207,16 @@ def _comparisons(res, names: list[str], base: str, labels: list[str]) -> list[Co
             iv = paired_bootstrap(x, y, trials=TRIALS, seed=SEED, level=LEVEL)
             out.append(Comparison(name, base, m, float(iv.observed[0]), float(iv.percentile[0, 0]),
                                   float(iv.percentile[0, 1]), float(iv.reversal_rate[0]), len(common),
-                                  variant[(name, m)], f"{ENGINE} + auditeval.stats paired_bootstrap"))
+                                  _paired_variant(variant[(name, m)], common, set(a) | set(b)),
+                                  f"{ENGINE} + auditeval.stats paired_bootstrap"))
     return out
+
+
+def _paired_variant(base: str, common: list[str], either: set[str]) -> str:
+    """The comparison's variant: ``base`` when the paired topics are all either run has, else
+    with the subset marker (:mod:`auditeval.results.subset`): not the difference of eval's means."""
+    key = lambda s: s.encode("utf-8")  # noqa: E731 - byte order, as trec_eval
+    return TopicSubset(tuple(common), tuple(sorted(either, key=key)), "paired").variant(base)
 
 
 def _pooled(runs: list[Run], pooled: list[str] | None) -> str:
