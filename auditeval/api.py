@@ -13,8 +13,9 @@ import numpy as np
 
 from auditeval.engine import ENGINE, SweepResult, run_sweep, staged_for, undefined_note, vary_values
 from auditeval.io import qrels_from, run_from
+from auditeval.io.labels import labelled
 from auditeval.results.values import ResultSet, Value
-from auditeval.vocab.conventions import Convention, load_profile, resolve
+from auditeval.vocab.conventions import DEFAULT_PROFILE, Convention, load_profile, resolve
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Run
 from auditeval.vocab.specs import SPECS
@@ -22,22 +23,10 @@ from auditeval.vocab.variant import fold, parse_measure
 
 
 def read_runs(runs: Any) -> list[tuple[Run, str | None]]:
-    """Runs in any supported form, each with a note when its tag was taken by an earlier run
-    (then it is renamed ``tag#2``, ``tag#3``: kept apart, and said so)."""
+    """Runs in any supported form, labelled by the one rule for colliding tags
+    (:func:`auditeval.io.labels.run_labels`), each with the note on its label (or None)."""
     run_list = list(runs) if isinstance(runs, list | tuple) else [runs]
-    out: list[tuple[Run, str | None]] = []
-    names: dict[str, int] = {}
-    for r_in in run_list:
-        r = run_from(r_in)
-        if r.name in names:  # two runs with one tag: keep them apart, and say so
-            names[r.name] += 1
-            new_name = f"{r.name}#{names[r.name]}"
-            note = f"{r.source}: run tag {r.name!r} already used by an earlier run; reported as {new_name!r}"
-            out.append((Run(r.table, name=new_name, source=r.source, notes=r.notes, skipped=r.skipped), note))
-        else:
-            names[r.name] = 1
-            out.append((r, None))
-    return out
+    return labelled([run_from(r_in) for r_in in run_list])
 
 
 def profile_label(profile: str | Path | Convention, settings: list[str] | None = None) -> str:
@@ -51,7 +40,7 @@ def evaluate(
     qrels: Any,
     runs: Any,
     measures: Iterable[str | Measure],
-    profile: str | Path | Convention = "trec_eval-9.0.8",
+    profile: str | Path | Convention = DEFAULT_PROFILE,
     settings: list[str] | None = None,
     per_topic: bool = True,
     cache: dict | None = None,
@@ -115,7 +104,7 @@ def sweep(
     qrels: Any,
     runs: Any,
     measures: Iterable[str | Measure],
-    profile: str | Path | Convention = "trec_eval-9.0.8",
+    profile: str | Path | Convention = DEFAULT_PROFILE,
     vary: dict[str, Any] | str | None = None,
     settings: list[str] | None = None,
     progress: Callable[[int, int], None] | None = None,

@@ -94,3 +94,27 @@ def test_trec_eval_counts_compare_as_integers_and_num_q_by_its_summary(tmp_path,
     assert rows["NumRelRet"][:2] == ("match", "2 topics, as printed (integers)")
     assert rows["NumQ"][:2] == ("match", "aggregate only, as printed (2; the tool prints no per-topic value)")
     assert rows["NumRet"][:2] == ("match", "2 topics, as printed (integers)")
+
+
+def test_audit_set_applies_the_settings_as_eval_does(tmp_path):
+    import json
+    from pathlib import Path
+
+    ex = Path(__file__).resolve().parent.parent / "examples"
+    files = [str(ex / "qrels.txt"), str(ex / "bm25.txt"), str(ex / "rerank.txt")]
+    code, out, err = _run(["audit", *files, "-m", "AP", "--set", "topics=qrels", "--against", "pytrec_eval",
+                           "--format", "json"])
+    assert code == 0, err
+    rep = json.loads(out)
+    assert rep["profile"] == "trec_eval-9.0.8 with topics=qrels" and rep["profile_axes"]["topics"] == "qrels"
+    assert rep["engines"][0]["profile"] == rep["profile"]
+    base = {r["run"]: (r["aggregate"], r["variant"]) for r in rep["sensitivity"] if r["is_base"] and r["measure"] == "AP"}
+    ties = {r["run"]: (r["value"], r["variant"]) for r in rep["ties"] if r["topic"] == "all"}
+    ev_out = io.StringIO()
+    assert main(["eval", *files, "-m", "AP", "--set", "topics=qrels", "--format", "tsv"], ev_out, io.StringIO()) == 0
+    rows = [ln.split("\t") for ln in ev_out.getvalue().splitlines()[1:] if not ln.startswith("#")]
+    ev = {r[0]: (float(r[3]), r[4]) for r in rows if r[2] == "all"}
+    assert base == ev and ties == ev
+    # rerank lacks topic 105, scored 0 under topics=qrels (per-topic AP from trec_eval 9.0.8 -q)
+    hand = (0.7880952380952381 + 0.7971428571428572 + 0.7666012350222876 + 0.7659902597402597) / 5
+    assert abs(base["rerank"][0] - hand) < 1e-12 and abs(hand - 0.6235659180) < 1e-10

@@ -106,3 +106,49 @@ def test_latex_compiles_with_hostile_ids(files, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-2000:]
     assert (tmp_path / "card.pdf").stat().st_size > 1000
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _eval_all(settings: list[str]) -> dict[str, tuple[float, str]]:
+    out = io.StringIO()
+    args = [str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "bm25.txt"), str(EXAMPLES / "rerank.txt"), "-m", "AP"]
+    assert main(["eval", *args, "--format", "tsv", *settings], out, io.StringIO()) == 0
+    rows = [ln.split("\t") for ln in out.getvalue().splitlines()[1:] if not ln.startswith("#")]
+    return {r[0]: (float(r[3]), r[4]) for r in rows if r[2] == "all"}
+
+
+def test_card_set_applies_the_settings_as_eval_does():
+    # rerank lacks topic 105; under topics=qrels it scores 0 there: AP over 5 topics
+    # = (0.7880952 + 0.7971429 + 0.7666012 + 0.7659903 + 0) / 5 (trec_eval 9.0.8 -q per topic)
+    out = io.StringIO()
+    rc = main(["card", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "bm25.txt"), str(EXAMPLES / "rerank.txt"),
+               "-m", "AP", "--set", "topics=qrels", "--format", "json"], out, io.StringIO())
+    assert rc == 0
+    card = json.loads(out.getvalue())["research goal"]["evaluation"]["card"]
+    assert card["profile"] == "trec_eval-9.0.8 with topics=qrels" and card["axes"]["topics"] == "qrels"
+    nums = {n["run"]: n for n in card["numbers"] if n["measure"] == "AP"}
+    ev = _eval_all(["--set", "topics=qrels"])
+    for run in ("bm25", "rerank"):
+        assert (nums[run]["value"], nums[run]["variant"]) == ev[run]
+    assert "topics=qrels" in nums["rerank"]["variant"] and nums["rerank"]["topics"] == 5
+    assert nums["rerank"]["value"] == pytest.approx((0.7880952380952381 + 0.7971428571428572 + 0.7666012350222876
+                                                     + 0.7659902597402597) / 5, abs=1e-12)
+    assert nums["rerank"]["value"] != _eval_all([])["rerank"][0]  # the setting changed the number
+
+
+def test_card_comparison_on_fewer_topics_carries_the_subset_marker():
+    # rerank lacks 105: bm25 - rerank AP over 101-104 = mean of (0.6158730 - 0.7880952, 0.5691249 - 0.7971429,
+    # 0.6821015 - 0.7666012, 0.5617063 - 0.7659903) (trec_eval 9.0.8 -q per topic)
+    out = io.StringIO()
+    rc = main(["card", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "bm25.txt"), "--baseline", str(EXAMPLES / "rerank.txt"),
+               "-m", "AP", "--format", "json"], out, io.StringIO())
+    assert rc == 0
+    card = json.loads(out.getvalue())["research goal"]["evaluation"]["card"]
+    (c,) = card["comparisons"]
+    hand = ((0.6158730158730158 - 0.7880952380952381) + (0.5691249491249492 - 0.7971428571428572)
+            + (0.6821015489636383 - 0.7666012350222876) + (0.5617063492063491 - 0.7659902597402597)) / 4
+    assert c["difference"] == pytest.approx(hand, abs=1e-12) and c["topics"] == 4
+    plain = next(n["variant"] for n in card["numbers"] if n["measure"] == "AP")
+    assert c["variant"] == plain + "|subset=paired(4/5:-105)"

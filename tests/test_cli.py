@@ -234,3 +234,48 @@ def test_text_views_on_a_terminal_that_is_not_utf8():
     assert "-" * 60 in text and "bm25   AP                 0.5742     0.6188" in text
     utf = io.StringIO()
     assert safe_stream(utf) is utf  # a UTF-8 (or encoding-less) stream is used as it is
+
+
+def test_verify_table_set_states_the_profile_with_settings(tmp_path):
+    # rerank lacks topic 105: AP 0.6236 = (0.7881 + 0.7971 + 0.7666 + 0.7660 + 0) / 5 is the
+    # topics=qrels reading; P@10 0.625 = (0.5 + 0.6 + 0.8 + 0.6) / 4 the topics=both one
+    table = tmp_path / "t.csv"
+    table.write_text("run,measure,value\nrerank,AP,0.6236\nrerank,P@10,0.625\n")
+    base = [str(EX / "qrels.txt"), str(EX / "rerank.txt"), "--table", str(table), "--json"]
+    docs = []
+    for extra in ([], ["--set", "topics=qrels"]):
+        out = io.StringIO()
+        main(["verify", *base, *extra], out, io.StringIO())
+        docs.append(json.loads(out.getvalue()))
+    plain, qrels = ({c["measure"]: c for c in d["cells"]} for d in docs)
+    assert (plain["AP"]["status"], plain["P@10"]["status"]) == ("other", "stated")
+    assert docs[1]["profile"] == "trec_eval-9.0.8 with topics=qrels"
+    assert qrels["AP"]["status"] == "stated" and qrels["AP"]["detail"] == "trec_eval-9.0.8 with topics=qrels"
+    assert qrels["AP"]["value"] == pytest.approx(0.6235659180, abs=1e-10)
+    assert qrels["P@10"]["status"] == "other"
+
+
+def _subparsers(parser):
+    return next((a.choices for a in parser._actions if a.__class__.__name__ == "_SubParsers"), {})
+
+
+@pytest.mark.parametrize("command", ["eval", "sweep", "compare", "audit", "card", "reproduce", "verify"])
+def test_every_evaluating_command_takes_profile_and_set(command):
+    from auditeval.cli.main import build_parser
+
+    sub = _subparsers(build_parser([command]))[command]
+    flags = {f for a in sub._actions for f in a.option_strings}
+    assert {"--profile", "--set"} <= flags
+
+
+def test_every_pool_command_with_a_profile_takes_set():
+    from auditeval.cli.main import build_parser
+
+    pools = _subparsers(_subparsers(build_parser(["pool"]))["pool"])
+    with_profile = []
+    for name, p in pools.items():
+        flags = {f for a in p._actions for f in a.option_strings}
+        if "--profile" in flags:
+            with_profile.append(name)
+            assert "--set" in flags, name
+    assert {"stats", "bias", "growth"} <= set(with_profile)

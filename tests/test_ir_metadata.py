@@ -107,3 +107,30 @@ def test_block_for_several_profiles_names_each():
     assert [p["name"] for p in profs] == ["trec_eval-9.0.8", "textbook"]
     # README: bm25 AP 0.5742 under trec_eval-9.0.8, 0.6188 under textbook
     assert [round(p["results"]["bm25"]["AP"], 4) for p in profs] == [0.5742, 0.6188]
+
+
+def test_one_file_hasher_matches_sha256sum(tmp_path):
+    import subprocess
+
+    from auditeval.io import hashing
+
+    big = tmp_path / "big.bin"  # 2.5 chunks, so the streaming loop runs three times
+    big.write_bytes(bytes(range(256)) * (hashing.CHUNK * 5 // 512) + b"tail")
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    for p in (big, empty, EX / "qrels.txt"):
+        ref = subprocess.run(["sha256sum", str(p)], capture_output=True, text=True, check=True).stdout.split()[0]
+        assert hashing.sha256_file(p) == ref == hashing.source_sha256(str(p))
+    assert hashing.source_sha256("irds:msmarco-passage/dev") == "" == hashing.source_sha256(str(tmp_path / "none"))
+    assert hashing.sha256_file(empty) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+
+def test_card_audit_and_ir_metadata_hash_with_the_one_function():
+    import auditeval.auditing.core as audit_core
+    import auditeval.results.ir_metadata as irm
+    import auditeval.verify.card as card
+    from auditeval.io import hashing
+
+    assert card.sha256_file is hashing.sha256_file
+    assert audit_core.file_sha256 is hashing.source_sha256
+    assert irm.qrels_sha256 is hashing.qrels_sha256

@@ -144,3 +144,68 @@ def test_compare_stratified_and_plots(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     code, _, _ = _run([qrels, *runs, "-m", "P@1", "--trials", "100", "--plot", str(svg)])
     assert code == 0 and b"<svg" in svg.read_bytes()[:500]
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EX_ARGS = [str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "bm25.txt"), str(EXAMPLES / "rerank.txt"),
+           "-m", "P@10", "--trials", "200"]
+
+
+def _eval_tsv(measure: str = "P@10") -> dict[tuple[str, str], tuple[float, str]]:
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["eval", *EX_ARGS[:3], "-m", measure, "-q", "--format", "tsv"], out, err) == 0, err.getvalue()
+    rows = [line.split("\t") for line in out.getvalue().splitlines()[1:] if not line.startswith("#")]
+    return {(r[0], r[2]): (float(r[3]), r[4]) for r in rows}
+
+
+def test_compare_subset_mean_never_passes_as_the_full_set_number_json():
+    # rerank lacks topic 105. bm25 P@10 per topic (trec_eval 9.0.8 -q): 0.5 0.4 0.7 0.6 0.4;
+    # eval (5 topics): 0.52; compare's paired mean (101-104): (0.5+0.4+0.7+0.6)/4 = 0.55.
+    code, out, err = _run([*EX_ARGS, "--format", "json"])
+    assert code == 0, err
+    m = json.loads(out)["measures"][0]
+    ev = _eval_tsv()
+    base = ev[("bm25", "all")][1]
+    assert m["variant_full"] == base
+    assert m["variant"] == base + "|subset=paired(4/5:-105)"
+    assert m["subset"] == {"rule": "paired", "topics": 4, "of": 5, "dropped": ["105"],
+                           "marker": "subset=paired(4/5:-105)", "reason": "not evaluated for every run compared"}
+    sy = {s["run"]: s for s in m["systems"]}
+    bm = sy["bm25"]
+    assert bm["mean"] == pytest.approx(0.55) and bm["mean_full"] == pytest.approx(0.52)
+    assert bm["mean_full"] == ev[("bm25", "all")][0]  # the number eval prints, under eval's string
+    assert (bm["topics"], bm["topics_full"], bm["dropped"]) == (4, 5, ["105"])
+    assert bm["variant"] == base + "|subset=paired(4/5:-105)" != ev[("bm25", "all")][1]
+    # rerank's 4 topics are all it has: its mean is eval's number, under eval's string
+    rr = sy["rerank"]
+    assert rr["mean"] == pytest.approx((0.5 + 0.6 + 0.8 + 0.6) / 4) == ev[("rerank", "all")][0]
+    assert rr["variant"] == ev[("rerank", "all")][1] and rr["dropped"] == [] and rr["topics_full"] == 4
+    assert any(n.startswith("bm25 P@10 mean: over 4 of the 5 topics") and "105" in n and "0.5200" in n
+               for n in m["notes"])
+
+
+def test_compare_subset_in_text_markdown_latex():
+    code, text, err = _run([*EX_ARGS, "--format", "text"])
+    assert code == 0, err
+    flat = " ".join(x.strip() for x in text.splitlines())
+    assert "topics=both|unjudged=nonrel|subset=paired(4/5:-105)" in flat.replace("| ", "|")
+    assert "mean, 4 topics" in text and "eval (topics)" in text
+    row = next(x for x in text.splitlines() if " bm25 " in f" {x} " and "[" in x)
+    assert "0.5500" in row and "0.5200 (5)" in row
+    assert max(len(x) for x in text.splitlines()) <= 100
+    code, md, err = _run([*EX_ARGS, "--format", "markdown"])
+    assert code == 0, err
+    assert r"subset=paired(4/5:-105)" in md and "0.5200 (5)" in md
+    code, tex, err = _run([*EX_ARGS, "--format", "latex"])
+    assert code == 0, err
+    assert r"$0.5500^{\dagger}$" in tex and r"\textbar{}subset=paired(4/5:-105)" in tex
+    assert "over all 5: 0.5200" in tex
+
+
+def test_compare_full_topic_sets_carry_no_subset_marker(tmp_path):
+    qrels, runs = _write(tmp_path)
+    code, out, err = _run([qrels, *runs, "-m", "P@1", "--trials", "200", "--format", "json"])
+    assert code == 0, err
+    m = json.loads(out)["measures"][0]
+    assert "subset=" not in m["variant"] and m["variant"] == m["variant_full"] and m["subset"]["dropped"] == []
+    assert all(s["variant"] == m["variant"] and s["mean"] == s["mean_full"] for s in m["systems"])

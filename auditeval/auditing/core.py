@@ -26,12 +26,13 @@ from auditeval.adapters.base import Adapter
 from auditeval.adapters.runner import Outcome, Request, start
 from auditeval.api import read_runs
 from auditeval.auditing import agreement, attribution, diagnostics, official
-from auditeval.auditing.inputs import file_sha256, plain_path, rewritten_run, tool_file
+from auditeval.auditing.inputs import plain_path, rewritten_run, tool_file
 from auditeval.auditing.native import Native, same
 from auditeval.auditing.sensitivity import read_axes, sweep
 from auditeval.auditing.ties import envelope
 from auditeval.engine import ENGINE
 from auditeval.io import qrels_from
+from auditeval.io.hashing import source_sha256 as file_sha256
 from auditeval.results.audit import (
     AgreementRow,
     Attribution,
@@ -42,13 +43,20 @@ from auditeval.results.audit import (
     InputFile,
     TieRow,
 )
-from auditeval.vocab.conventions import AXES, AXIS_ORDER, Convention, load_profile, resolve
+from auditeval.vocab.conventions import (
+    AXES,
+    AXIS_ORDER,
+    DEFAULT_PROFILE,
+    Convention,
+    load_profile,
+    resolve,
+)
 from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.measure import Measure
+from auditeval.vocab.specs import AUDIT_MEASURES
 from auditeval.vocab.variant import Variant, parse_measure
 
-DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000", "RR", "GMAP", "Bpref", "11pt"]
-DEFAULT_PROFILE = "trec_eval-9.0.8"
+DEFAULT_MEASURES = list(AUDIT_MEASURES)  # the audit's list, under its public name (auditeval.auditing)
 TIE_TOPICS_SHOWN = 20  # per run and measure, widest envelopes first
 
 

@@ -18,7 +18,6 @@ plain-text copies otherwise, and rewritten runs for emulated conventions.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import mmap
 import shutil
 from pathlib import Path
@@ -42,19 +41,6 @@ def plain_path(obj: Any) -> str | None:
         if p.is_file() and not p.name.endswith(".gz") and not has_skippable_lines(p):
             return str(p.resolve())
     return None
-
-
-def file_sha256(source: str) -> str:
-    """SHA-256 (hex) of the bytes of the file at ``source`` as stored (a ``.gz`` file: its
-    compressed bytes); "" when ``source`` is no file (in-memory input, ``irds:`` id)."""
-    p = Path(source)
-    if source.startswith("irds:") or not p.is_file():
-        return ""
-    h = hashlib.sha256()
-    with open(p, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def has_skippable_lines(path: Path) -> bool:

@@ -1,5 +1,11 @@
 """``auditeval audit QRELS RUN... [-m M]... [--against NAMES] [--trec-eval PATH]... [--profile P]
-[--format text|markdown|json|html|latex] [--view summary|full | --detail] [--width N] [-o FILE]``.
+[--set AXIS=VALUE]... [--format text|markdown|json|html|latex] [--view summary|full | --detail]
+[--width N] [-o FILE]``.
+
+The chosen convention is ``--profile`` with every ``--set`` applied, as ``eval`` makes it
+(:func:`auditeval.vocab.conventions.resolve`), and the report names it as ``eval`` does
+(:func:`auditeval.api.profile_label`, e.g. ``trec_eval-9.0.8 with topics=qrels``). Either
+option makes it an explicit choice: the references are then asked to compute under it too.
 
 The text format shows the summary by default (a screen or two); ``--detail`` (``--view
 full``) every table. The other formats always hold every section.
@@ -14,17 +20,19 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from auditeval.auditing.core import DEFAULT_MEASURES, DEFAULT_PROFILE, audit
-from auditeval.cli.common import add_measures
+from auditeval.auditing.core import audit
+from auditeval.cli.common import add_measures, add_settings
 from auditeval.render.audit import FORMATS, render
 from auditeval.render.audit.text import VIEWS
 from auditeval.render.eval_text import detect_width
+from auditeval.vocab.conventions import DEFAULT_PROFILE
+from auditeval.vocab.specs import AUDIT_MEASURES
 
 
 def audit_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("qrels", help="qrels file (plain, .gz) or irds:DATASET_ID")
     p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
-    add_measures(p, DEFAULT_MEASURES)
+    add_measures(p, AUDIT_MEASURES)
     p.add_argument("--against", action="append", metavar="NAME[,NAME...]",
                    help="references to run (pytrec_eval, ir_measures, ir_measures:PROVIDER, ranx, trec_eval, "
                    "trec_eval-BUILD); default: all installed")
@@ -33,6 +41,7 @@ def audit_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default=None, metavar="PROFILE",
                    help=f"chosen convention for the sweep and the tie envelope (default {DEFAULT_PROFILE}); when given, "
                    "references are also asked to compute under it")
+    add_settings(p, " (as eval; references are then asked to compute under it)")
     p.add_argument("--format", choices=FORMATS, default="text", help="report format (default text)")
     p.add_argument("--view", choices=VIEWS, default=None,
                    help="text: summary (default: verdicts, attributions, compact tables) or full (every table)")
@@ -51,6 +60,18 @@ def _own_process() -> bool:
     return name == "auditeval" or (name == "__main__.py" and Path(sys.argv[0]).parent.name == "auditeval")
 
 
+def _name_profile(rep, name: str) -> None:
+    """The report of a convention passed as such names it ``custom``; name it as eval does."""
+    old = rep.profile
+    rep.profile = name
+    for e in rep.engines:
+        if e.name == "native" and e.profile == old:
+            e.profile = name
+    for a in rep.attributions:
+        a.a = a.a.replace(f"native ({old})", f"native ({name})")
+        a.b = a.b.replace(f"native ({old})", f"native ({name})")
+
+
 def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.detail and args.view == "summary":
         err.write("auditeval: error: --detail asks for the full view; it contradicts --view summary\n")
@@ -60,9 +81,18 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
     against = [n.strip() for a in (args.against or []) for n in a.split(",") if n.strip()] or None
     progress = bool(getattr(err, "isatty", lambda: False)())
-    rep = audit(args.qrels, args.runs, measures=args.measures, against=against, profile=args.profile,
+    profile = args.profile
+    if args.settings:  # the convention eval would use: the profile with the settings applied
+        from auditeval.vocab.conventions import resolve
+
+        profile = resolve(args.profile or DEFAULT_PROFILE, args.settings)
+    rep = audit(args.qrels, args.runs, measures=args.measures, against=against, profile=profile,
                 trec_eval=args.trec_eval, progress=progress, seed=args.seed, timeout=args.timeout,
                 yield_cpu=_own_process())
+    if args.settings:
+        from auditeval.api import profile_label
+
+        _name_profile(rep, profile_label(args.profile or DEFAULT_PROFILE, args.settings))
     to_terminal = args.output is None and bool(getattr(out, "isatty", lambda: False)())
     view = "full" if args.detail else (args.view or "summary")
     width = args.width or detect_width(out if args.output is None else None)

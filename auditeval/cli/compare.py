@@ -65,7 +65,8 @@ def _seed(text: str) -> int:
 
 def compare_parser(p: argparse.ArgumentParser) -> None:
     from auditeval.cli.common import add_measures, add_settings
-    from auditeval.cli.eval import DEFAULT_MEASURES
+    from auditeval.vocab.conventions import DEFAULT_PROFILE
+    from auditeval.vocab.specs import DEFAULT_MEASURES
 
     p.description = ("paired statistics per measure: bootstrap intervals and reversal rates, randomization, t, "
                      "Wilcoxon and sign tests with corrections, rank intervals, topic-set size, topic diagnostics, "
@@ -73,7 +74,7 @@ def compare_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("qrels", help="qrels file (plain, .gz) or irds:DATASET_ID")
     p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
     add_measures(p, DEFAULT_MEASURES)
-    p.add_argument("--profile", default="trec_eval-9.0.8", help="convention profile (default trec_eval-9.0.8)")
+    p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"convention profile (default {DEFAULT_PROFILE})")
     add_settings(p)
     p.add_argument("--baseline", metavar="RUN", help="test every run against this run tag (default: all pairs)")
     p.add_argument("--strata", metavar="FILE", help="topic,stratum file: stratified bootstrap")
@@ -97,8 +98,9 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import os
 
     from auditeval.api import evaluate
-    from auditeval.cli.eval import label_runs, measure_list
+    from auditeval.cli.eval import measure_list
     from auditeval.io import qrels_from, run_from
+    from auditeval.io.labels import relabel
     from auditeval.render.progress import Steps
     from auditeval.stats.compare import Settings, analyze
     from auditeval.stats.matrix import measure_matrix
@@ -117,7 +119,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for path in args.runs:
             steps.advance(f"reading {os.path.basename(path)}")
             runs.append(run_from(path))
-        runs, run_notes = label_runs(runs, args.runs)
+        runs, run_notes = relabel(runs)
         names = [r.name for r in runs]
         if args.baseline is not None and args.baseline not in names:
             raise AuditEvalError(f"--baseline {args.baseline}: not one of the run tags ({', '.join(names)})")

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections import Counter
-from dataclasses import replace
 from typing import TextIO
 
 from auditeval.cli.common import add_settings
-
-DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@1000", "RR"]
-DEFAULT_PROFILE = "trec_eval-9.0.8"
+from auditeval.vocab.conventions import DEFAULT_PROFILE
+from auditeval.vocab.specs import DEFAULT_MEASURES
 
 EVAL_DESCRIPTION = """\
 Evaluate runs against qrels under a convention profile. Every number carries its variant
@@ -71,31 +68,6 @@ def eval_parser(p: argparse.ArgumentParser) -> None:
                    help="also write the evaluation section as an ir_metadata block (# ir_metadata.start ... end) to FILE")
 
 
-def label_runs(runs: list, paths: list[str]) -> tuple[list, list[str]]:
-    """Runs whose tags collide are labelled by file name (by the path given if the names
-    collide too); returns the relabelled runs and a note per collision."""
-    tags = Counter(r.name for r in runs)
-    clash = {t for t, n in tags.items() if n > 1}
-    if not clash:
-        return runs, []
-    names = ["<stdin>" if p == "-" else os.path.basename(p) for p in paths]
-    name_count = Counter(n for n, r in zip(names, runs, strict=True) if r.name in clash)
-    out, notes, used = [], [], Counter()
-    for r, path, name in zip(runs, paths, names, strict=True):
-        if r.name not in clash:
-            out.append(r)
-            continue
-        label = name if name_count[name] == 1 else path
-        used[label] += 1
-        if used[label] > 1:
-            label = f"{label}#{used[label]}"
-        out.append(replace(r, name=label))
-    for t in sorted(clash):
-        labels = [o.name for o, r in zip(out, runs, strict=True) if r.name == t]
-        notes.append(f"run tag {t!r} is used by {len(labels)} runs; they are labelled by file name: {', '.join(labels)}")
-    return out, notes
-
-
 def measure_list(args_measures: list[str] | None) -> list[str]:
     """The measures asked for, several per argument allowed
     (:func:`auditeval.vocab.names.split_measures`)."""
@@ -113,6 +85,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from auditeval.api import evaluate, profile_label
     from auditeval.auditing.tie_note import tie_note, tie_summary
     from auditeval.io import qrels_from, run_from
+    from auditeval.io.labels import relabel
     from auditeval.render import RENDERERS
     from auditeval.render.eval_text import detect_width, write_topic_header, write_topic_lines
     from auditeval.render.progress import Steps
@@ -140,7 +113,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for path in args.runs:
             steps.advance(f"reading {os.path.basename(path)}")
             runs.append(run_from(path))
-        runs, run_notes = label_runs(runs, args.runs)
+        runs, run_notes = relabel(runs)  # colliding tags: the one rule (io.labels)
         results = [ResultSet(profile=n, convention=c, notes=list(run_notes)) for n, c in zip(names, convs, strict=True)]
         widths = None
         for index, r in enumerate(runs):

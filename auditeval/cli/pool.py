@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from auditeval.cli.common import add_measures, add_settings, int_at_least
+from auditeval.vocab.conventions import DEFAULT_PROFILE
 from auditeval.vocab.errors import InputError
-
-DEFAULT_PROFILE = "trec_eval-9.0.8"
 
 
 def _common(p: argparse.ArgumentParser, runs: bool = True, depth: bool = True, profile: bool = True) -> None:
@@ -97,23 +96,13 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
 
 
 def load_runs(paths: Sequence[str]) -> tuple[list, list[str]]:
-    """Read runs; a repeated run tag becomes ``tag#2`` (noted), as ``auditeval eval`` does."""
+    """Read runs; colliding tags are labelled by the one rule (:mod:`auditeval.io.labels`), noted."""
     from auditeval.io import run_from
-    from auditeval.vocab.model import Run
+    from auditeval.io.labels import relabel
 
-    runs, notes, seen = [], [], {}
-    for path in paths:
-        r = run_from(path)
-        notes.extend(r.notes)
-        if r.name in seen:
-            seen[r.name] += 1
-            new = f"{r.name}#{seen[r.name]}"
-            notes.append(f"{r.source}: run tag {r.name!r} already used by an earlier run; reported as {new!r}")
-            r = Run(r.table, name=new, source=r.source, notes=r.notes, skipped=r.skipped)
-        else:
-            seen[r.name] = 1
-        runs.append(r)
-    return runs, notes
+    read = [run_from(p) for p in paths]
+    runs, label_notes = relabel(read)
+    return runs, [n for r in read for n in r.notes] + label_notes
 
 
 def cmd_pool(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -19,11 +19,11 @@ from auditeval.engine import DEPTH_GRID, SweepBlock, SweepResult
 from auditeval.render.eval_text import detect_width
 from auditeval.render.progress import Steps
 from auditeval.render.textgrid import wrap, wrap_variant
-from auditeval.vocab.conventions import AXES
+from auditeval.vocab.conventions import AXES, DEFAULT_PROFILE
 from auditeval.vocab.errors import ConventionError
+from auditeval.vocab.specs import DEFAULT_MEASURES
 from auditeval.vocab.variant import Variant, fold, parse_measure
 
-DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
 WIDTH = 100  # when the caller gives no width
 RUNS_PER_TABLE = 6
 
@@ -33,7 +33,7 @@ def build_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("qrels", help="qrels file (plain, .gz, - for stdin) or irds:DATASET_ID")
     p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
     add_measures(p, DEFAULT_MEASURES)
-    p.add_argument("--profile", default="trec_eval-9.0.8", help="the profile varied from (default trec_eval-9.0.8)")
+    p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"the profile varied from (default {DEFAULT_PROFILE})")
     add_settings(p, " (before varying)")
     p.add_argument("--vary", action="append", default=[], metavar="AXIS[=V1,V2,...]",
                    help="vary one axis over the values given, or without values over its grid: every value of a "
@@ -69,7 +69,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from auditeval.api import sweep
     from auditeval.io import qrels_from, run_from
 
-    measures = args.measures or DEFAULT_MEASURES
+    measures = args.measures or list(DEFAULT_MEASURES)
     for m in measures:
         parse_measure(m)  # a bad name fails before any file is read
     vary = parse_vary(args.vary)

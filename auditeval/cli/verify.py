@@ -9,8 +9,10 @@ from typing import TextIO
 from rich.markup import escape
 from rich.table import Table
 
+from auditeval.cli.common import add_settings
 from auditeval.cli.verify_tools import _run, console, room, variant_cell
 from auditeval.render.eval_text import print_note
+from auditeval.vocab.conventions import DEFAULT_PROFILE
 
 
 def verify_parser(p: argparse.ArgumentParser) -> None:
@@ -20,7 +22,8 @@ def verify_parser(p: argparse.ArgumentParser) -> None:
                    help="a published number as printed: MAP=0.3066, nDCG@10=41.4 (percent), P@10=.52; repeatable")
     p.add_argument("--table", help="results table, CSV or TSV 'run,measure,value' (run: a RUN given, by file "
                    "name, stem or tag, or a run file path relative to the table)")
-    p.add_argument("--profile", default="trec_eval-9.0.8", help="the stated profile (--table; default trec_eval-9.0.8)")
+    p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"the stated profile (--table; default {DEFAULT_PROFILE})")
+    add_settings(p, " (--table: the stated convention is the profile with these settings)")
     p.add_argument("--departures", type=int, default=2, help="axes changed from a profile at most (default 2)")
     p.add_argument("--show", type=int, default=5, help="reproducing variants listed per claim (default 5)")
     p.add_argument("--json", action="store_true", help="JSON instead of tables")
@@ -33,6 +36,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from auditeval.vocab.errors import InputError
 
     load_profile(args.profile)
+    _stated_settings(args)  # a bad --set fails before any reading
     if not args.claim and not args.table:
         raise InputError("verify", None, "give at least one --claim MEASURE=VALUE or a --table")
     if args.claim and len(args.runs) != 1:
@@ -95,9 +99,27 @@ def _engine() -> str:
     return ENGINE
 
 
+def _stated_settings(args: argparse.Namespace) -> set[str]:
+    """The stated convention's departures from ``--profile`` as ``axis=value`` (formatted as
+    :attr:`~auditeval.verify.search.Candidate.settings`): ``--set`` resolved as eval resolves it."""
+    from auditeval.vocab.conventions import AXES, diff, resolve
+
+    moved = diff(resolve(args.profile), resolve(args.profile, args.settings))
+    return {f"{a}={AXES[a].format(b)}" for a, (_, b) in moved.items()}
+
+
+def _read(moved: set[str], m) -> set[str]:
+    """The settings in ``moved`` on axes measure ``m`` reads (the only ones a candidate departs on)."""
+    from auditeval.verify.search import searched_axes
+
+    axes = set(searched_axes(m))
+    return {s for s in moved if s.split("=", 1)[0] in axes}
+
+
 def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
     import os
 
+    from auditeval.api import profile_label
     from auditeval.verify.claims import parse_claim, read_table, verify_claim
     from auditeval.vocab.errors import InputError
 
@@ -125,18 +147,21 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
     from auditeval.render.progress import Steps
 
     claims = [parse_claim(f"{meas}={value}", where=f"{args.table}:{line}") for _n, meas, value, line in rows]
+    moved = _stated_settings(args)
+    label = profile_label(args.profile, args.settings)
     with Steps(out, len(rows), "verify") as steps:
         verdicts = []
         for (name, _m, _v, _line), claim in zip(rows, claims, strict=True):
             steps.describe(f"{name}: {claim.text}")
-            verdicts.append(verify_claim(qrels, runs[name], claim, caches[name], args.departures))
+            verdicts.append(verify_claim(qrels, runs[name], claim, caches[name], max(args.departures, len(moved))))
             steps.advance()
     for (name, meas, value, line), claim, v in zip(rows, claims, verdicts, strict=True):
         notes += [n for n in v.notes if n not in notes]
         stated = next((f for f in v.reproduced if any(
-            c.profile == args.profile and not c.departures and m == claim.readings[0] for c, m in f.members())), None)
+            c.profile == args.profile and set(c.settings) == _read(moved, m) and m == claim.readings[0]
+            for c, m in f.members())), None)
         if stated is not None:
-            status, detail = "stated", args.profile
+            status, detail = "stated", label
         elif v.reproduced:
             status, detail = "other", v.reproduced[0].label
         else:
@@ -146,14 +171,14 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
                       "variant": best.candidate.variant if best else None, "value": best.value if best else None,
                       "line": line})
     if args.json:
-        json.dump({"table": args.table, "profile": args.profile, "cells": cells, "notes": notes}, out, indent=1)
+        json.dump({"table": args.table, "profile": label, "cells": cells, "notes": notes}, out, indent=1)
         out.write("\n")
         return 0 if all(x["status"] == "stated" for x in cells) else 1
     from auditeval.render.textgrid import wrap_variant
 
     c = console(out)
     measures = list(dict.fromkeys(x["measure"] for x in cells))
-    t = Table(title=f"reproduction matrix ({args.table}; stated profile {args.profile})", title_justify="left")
+    t = Table(title=f"reproduction matrix ({args.table}; stated profile {label})", title_justify="left")
     t.add_column("run", no_wrap=True)
     for m in measures:
         t.add_column(escape(m))

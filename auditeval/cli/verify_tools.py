@@ -14,8 +14,9 @@ from rich.console import Console
 from rich.table import Table
 
 from auditeval.cli.common import add_measures, add_settings
-from auditeval.cli.eval import DEFAULT_MEASURES
 from auditeval.render.eval_text import print_note
+from auditeval.vocab.conventions import DEFAULT_PROFILE
+from auditeval.vocab.specs import DEFAULT_MEASURES
 
 
 def console(out: TextIO) -> Console:
@@ -71,7 +72,7 @@ def reproduce_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--baseline-original", metavar="RUN", help="the original baseline (for ER and DRI)")
     p.add_argument("--baseline-reproduced", metavar="RUN", help="the re-run baseline (for ER and DRI)")
     add_measures(p, DEFAULT_MEASURES, "measures for RMSE / t-test / ER / DRI")
-    p.add_argument("--profile", default="trec_eval-9.0.8", help="profile the scores are computed under")
+    p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"profile the scores are computed under (default {DEFAULT_PROFILE})")
     add_settings(p)
     p.add_argument("--depth", type=int, default=1000, help="documents compared per topic (KTU, RBO; default 1000)")
     p.add_argument("--rbo-p", type=float, default=0.95, help="RBO persistence (default 0.95, as repro_eval)")
@@ -98,7 +99,7 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if Path(args.plot).suffix.lower() not in FORMATS:  # before the work, not after
             raise AuditEvalError(f"{args.plot}: --plot writes .png or .svg, not {Path(args.plot).suffix or 'no suffix'!r}")
     res = reproduce(
-        args.qrels, args.original, args.reproduced, measures=args.measures or ["AP", "nDCG@10", "P@10", "R@1000", "RR"],
+        args.qrels, args.original, args.reproduced, measures=args.measures or list(DEFAULT_MEASURES),
         profile=args.profile, settings=args.settings, baseline_original=args.baseline_original,
         baseline_reproduced=args.baseline_reproduced, depth=args.depth, rbo_p=args.rbo_p, ties=args.ties,
         sim=args.sim, ktu_form=args.ktu, rbo_form=args.rbo, per_topic=args.per_topic or bool(args.plot),
@@ -280,7 +281,8 @@ def card_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("qrels", help="qrels file")
     p.add_argument("runs", nargs="+", metavar="RUN", help="run files")
     add_measures(p, DEFAULT_MEASURES)
-    p.add_argument("--profile", default="trec_eval-9.0.8", help="profile (default trec_eval-9.0.8)")
+    p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"profile (default {DEFAULT_PROFILE})")
+    add_settings(p)
     p.add_argument("--baseline", metavar="RUN", help="baseline run: paired bootstrap interval and reversal rate")
     p.add_argument("--pooled", action="append", metavar="RUN_TAG",
                    help="a run tag that contributed to the judgment pool; repeatable (default: unknown)")
@@ -300,8 +302,8 @@ def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             pooled += [ln.strip() for ln in open(args.pooled_file, encoding="utf-8") if ln.strip()]
         except FileNotFoundError:
             raise InputError(args.pooled_file, None, "no such file") from None
-    card = build_card(args.qrels, args.runs, args.measures or ["AP", "nDCG@10", "P@10", "R@1000", "RR"],
-                      profile=args.profile, baseline=args.baseline,
+    card = build_card(args.qrels, args.runs, args.measures or list(DEFAULT_MEASURES),
+                      profile=args.profile, baseline=args.baseline, settings=args.settings,
                       pooled=pooled if (args.pooled or args.pooled_file) else None)
     RENDERERS[args.format](card, out)
     return 0

@@ -50,22 +50,37 @@ def sections(m: dict) -> list[Section]:
     """The sections of one measure's analysis."""
     b = m["bootstrap"]
     lvl = f"{100 * b['level']:g}%"
+    sub = m.get("subset") or {}
     head = Section(f"== {m['measure']}: {m['topics']} topics, {len(m['runs'])} runs", [
         f"variant: {m['variant']}", f"engine: {m['engine']}",
         f"{b['method']}: {b['trials']} trials, seed {b['seed']}, level {b['level']}, numpy {b['numpy']}"])
+    if sub.get("dropped"):
+        head.lines.insert(1, f"topic subset: every number here is over the {sub['topics']} paired topics of the "
+                             f"{sub['of']} evaluated (left out: {_listing(sub['dropped'])}), not eval's "
+                             "full-set numbers (those: column 'eval (topics)')")
     d = m["diagnostics"]
     left_out = len(d["near_zero"]) + len(d["near_one"])
+    cut = any(sy.get("dropped") for sy in m["systems"])
     runs = Section(f"runs: mean with {lvl} percentile interval; rank with {lvl} bootstrap rank interval",
-                   header=["rank", "interval", "run", "mean", f"{lvl} interval"], right={0, 1, 3})
+                   header=["rank", "interval", "run", f"mean, {m['topics']} topics" if cut else "mean",
+                           f"{lvl} interval"], right={0, 1, 3})
+    if cut:
+        runs.header.append("eval (topics)")
+        runs.right.add(len(runs.header) - 1)
+        runs.lines.append("eval (topics): the mean eval prints for the run, over its own topics; runs with more "
+                          "than the paired topics: " + "; ".join(
+                              f"{sy['run']} ({sy['variant'].rsplit('|', 1)[1]})" for sy in m["systems"] if sy.get("dropped")))
     if left_out:
         runs.header.append(f"mean, {d['kept']} topics")
-        runs.right.add(5)
+        runs.right.add(len(runs.header) - 1)
         runs.lines.append(f"last column: mean without the {left_out} topics on which every run is within "
                           f"{d['near']} of 0 or 1 (no discriminating power); tau to the full ranking "
                           f"{num(d['tau_filtered'], 3)}")
     for sy in sorted(m["systems"], key=lambda r: (r["rank"], r["run"])):
         lo, hi = sy["rank_interval"]
         row = [str(sy["rank"]), f"{lo}-{hi}", sy["run"], num(sy["mean"]), interval(sy["ci"], 4)]
+        if cut:
+            row.append(f"{num(sy.get('mean_full'))} ({sy['topics_full']})")
         if left_out:
             row.append(num(sy["mean_discriminating"]))
         runs.rows.append(row)
@@ -92,7 +107,7 @@ def sections(m: dict) -> list[Section]:
     out.append(_topicset(m["topicset"]))
     out.append(_diagnostics(m, d))
     if "agreement" in m:
-        out.append(_agreement(m["agreement"], m["variant"]))
+        out.append(_agreement(m["agreement"], m.get("variant_full", m["variant"])))
     if m["notes"]:
         out.append(Section("notes", [*m["notes"]]))
     return out

@@ -5,7 +5,9 @@ is the best of its column, a superscript listing the letters of the runs it is s
 better than (adjusted randomization-test p-value below ``1 - level``; with a baseline only
 pairs with the baseline are tested), and the percentile bootstrap interval in small type.
 The caption names the test, the correction, trials, seed and level; the variant string and
-engine of every measure follow the table. Every id is escaped for LaTeX.
+engine of every measure follow the table. Every id is escaped for LaTeX. A mean over fewer
+topics than the run's own (the paired topics, :mod:`auditeval.results.subset`) has a dagger, and
+a line after the table gives its subset variant and the full-set mean ``eval`` prints.
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ def render_latex(measures: list[dict], notes: list[str], out: TextIO) -> None:
             v = rf"\mathbf{{{v}}}" if s["mean"] == best else v
             sup = "".join(sorted((letter[x] for x in sig[r]), key=lambda t: (len(t), t)))
             lo, hi = s["ci"]
+            if s.get("dropped"):
+                sup = r"\dagger" + sup
             mean = f"${v}^{{{sup}}}$" if sup else f"${v}$"
             cells[r] = mean + rf" {{\scriptsize [{lo:.3f}, {hi:.3f}]}}"
         cols.append(cells)
@@ -63,7 +67,7 @@ def render_latex(measures: list[dict], notes: list[str], out: TextIO) -> None:
     family = pr.get("family", "none")
     w = out.write
     w("\\begin{table}[t]\n\\centering\n")
-    w(f"\\caption{{Mean over {measures[0]['topics']} topics with the {100 * b['level']:g}\\% "
+    w(f"\\caption{{Mean over the {measures[0]['topics']} paired topics with the {100 * b['level']:g}\\% "
       f"{tex_escape(b['method'])} percentile interval ({b['trials']} trials, seed {b['seed']}). "
       f"The best value of each measure is in boldface. Superscripts name the runs a run is "
       f"significantly better than: {tex_escape(test)}, {family}, p-values adjusted by "
@@ -78,6 +82,12 @@ def render_latex(measures: list[dict], notes: list[str], out: TextIO) -> None:
     for m in measures:
         w(f"{tex_escape(m['measure'])}: \\texttt{{{tex_escape(m['variant'])}}} "
           f"({tex_escape(m['engine'])})\\par\n")
+        for s in m["systems"]:
+            if s.get("dropped"):
+                full = "-" if s.get("mean_full") is None else f"{s['mean_full']:.4f}"
+                w(f"$^\\dagger$ {tex_escape(s['run'])} {tex_escape(m['measure'])}: mean over {s['topics']} of its "
+                  f"{s['topics_full']} topics (left out: {tex_escape(', '.join(s['dropped']))}), "
+                  f"\\texttt{{{tex_escape(s['variant'])}}}; over all {s['topics_full']}: {full}\\par\n")
     w("\\end{table}\n")
     for n in notes + [n for m in measures for n in m["notes"]]:
         w(f"% note: {n}\n".replace("\n", " ").rstrip() + "\n")

@@ -17,40 +17,27 @@ the variant string of every measure, the qrels' SHA-256 and the aggregate values
 skip the block's ``#`` lines with a note, and repro_eval's ``MetadataHandler.read_metadata``
 reads the same dict (the block must then open the file).
 
-The qrels hash is taken over the judgments, not the file bytes, so a plain file, its .gz
+The qrels hash (:func:`auditeval.io.hashing.qrels_sha256`) is taken over the judgments, not the file bytes, so a plain file, its .gz
 and a DataFrame of the same judgments agree: SHA-256 of the lines ``topic doc grade\\n``
 sorted by (topic, doc) in byte order.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
 import yaml
 
 from auditeval._version import __version__
 from auditeval.io.files import write_text
+from auditeval.io.hashing import QRELS_HASH_OF, qrels_sha256
 from auditeval.results.values import ResultSet, variant_text
 from auditeval.vocab.model import Qrels
 
 START = "# ir_metadata.start"
 END = "# ir_metadata.end"
-HASH_OF = "sha256 of 'topic doc grade' lines sorted by (topic, doc) in byte order"
-
-
-def qrels_sha256(qrels: Qrels) -> str:
-    """SHA-256 of the judgments (see the module docstring), independent of file format."""
-    t = qrels.table.select(["topic", "doc", "grade"]).sort_by([("topic", "ascending"), ("doc", "ascending")])
-    lines = pc.binary_join_element_wise(t.column("topic"), t.column("doc"), pc.cast(t.column("grade"), pa.string()), " ")
-    h = hashlib.sha256()
-    for chunk in lines.chunks:
-        h.update(("\n".join(chunk.to_pylist()) + "\n").encode("utf-8"))
-    return h.hexdigest()
 
 
 def evaluation_section(results: ResultSet | Sequence[ResultSet], qrels: Qrels | None = None) -> dict[str, Any]:
@@ -81,7 +68,7 @@ def evaluation_section(results: ResultSet | Sequence[ResultSet], qrels: Qrels | 
             "judgments": len(qrels),
             "topics": len(qrels.topics),
             "sha256": qrels_sha256(qrels),
-            "hash of": HASH_OF,
+            "hash of": QRELS_HASH_OF,
         }
     notes = list(dict.fromkeys(n for res in results for n in res.notes))
     if notes:

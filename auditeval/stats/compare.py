@@ -12,6 +12,14 @@ the measure's variant string so measures never share or shift draws:
 
 Pair replicates are differences of the runs' replicate means (the same resamples), so a
 pair's reversal rate is exactly its swap probability.
+
+Every statistic is over the *paired* topics (those every run has). Where that is fewer than a
+run's own topics (those ``eval`` averages it over), the number is not the full-set number and
+says so (:mod:`auditeval.results.subset`): the measure's ``variant`` carries
+``|subset=paired(K/N:...)`` (``N`` = topics some run is evaluated on; ``variant_full`` is the
+plain string, ``subset`` the record with every dropped id), and each system row carries its
+own ``variant`` (marked only when that run lost topics), ``topics``, ``topics_full``,
+``dropped``, ``mean_full`` (the aggregate ``eval`` prints for it) and a note.
 """
 
 from __future__ import annotations
@@ -55,6 +63,10 @@ def _f(x) -> float | None:
     return x if np.isfinite(x) else None
 
 
+def _show(x: float | None) -> str:
+    return "-" if x is None else f"{x:.4f}"
+
+
 def _strata_notes(topics: list[str], strata: dict[str, str] | None, source: str | None) -> list[str]:
     if not strata:
         return []
@@ -90,13 +102,21 @@ def analyze(mm: MeasureMatrix, s: Settings, strata: dict[str, str] | None = None
     diag = diagnostics.diagnose(x, s.floor, s.near)
     boot_method = "paired bootstrap" + (f", stratified by {s.strata_source} ({len(set(codes.tolist()))} strata)"
                                         if codes is not None else "")
+    union = mm.subset()
+    per_run = {r: mm.subset(r) for r in mm.runs}
+    run_notes = [per_run[r].note(f"{r} {mm.measure} mean") + f" (eval: {_show(mm.full_means.get(r))} over "
+                 f"{len(per_run[r].full)} topics)" for r in mm.runs if per_run[r].is_subset]
     out: dict = {
-        "measure": mm.measure, "variant": mm.variant, "engine": mm.engine, "topics": n_top,
-        "runs": mm.runs, "notes": mm.notes() + _strata_notes(mm.topics, strata, s.strata_source),
+        "measure": mm.measure, "variant": union.variant(mm.variant), "variant_full": mm.variant,
+        "engine": mm.engine, "topics": n_top, "subset": union.as_dict(),
+        "runs": mm.runs, "notes": mm.notes() + run_notes + _strata_notes(mm.topics, strata, s.strata_source),
         "bootstrap": {"method": boot_method, "trials": s.trials, "seed": s.seed, "level": s.level,
                       "stream": "generator(seed, 'bootstrap', variant)", **rng_settings()},
         "systems": [
-            {"run": r, "mean": _f(obs[k]), "ci": [_f(sys_ci[k, 0]), _f(sys_ci[k, 1])], "rank": int(rk.rank[k]),
+            {"run": r, "mean": _f(obs[k]), "variant": per_run[r].variant(mm.variant), "topics": n_top,
+             "topics_full": len(per_run[r].full), "dropped": list(per_run[r].dropped),
+             "mean_full": _f(mm.full_means[r]) if mm.full_means.get(r) is not None else None,
+             "ci": [_f(sys_ci[k, 0]), _f(sys_ci[k, 1])], "rank": int(rk.rank[k]),
              "rank_interval": [int(rk.low[k]), int(rk.high[k])], "rank_median": int(rk.median[k]),
              "mean_discriminating": _f(diag.filtered_means[k])}
             for k, r in enumerate(mm.runs)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from auditeval.results.subset import TopicSubset
 from auditeval.results.values import ResultSet, variant_text
 from auditeval.vocab.errors import EvaluationError
 
@@ -20,6 +21,9 @@ class MeasureMatrix:
 
     ``topics`` are those every run was evaluated on (byte order, as trec_eval's strcmp);
     ``dropped`` maps each other topic to the runs that lack it (reported, never silent).
+    ``full`` holds each run's own topics (those ``eval`` averages it over) and ``full_means``
+    the aggregate ``eval`` reports for it (``None`` when the results have no aggregate row),
+    so a mean over ``topics`` is never taken for the full-set number (:meth:`subset`).
     """
 
     measure: str
@@ -29,6 +33,18 @@ class MeasureMatrix:
     topics: list[str]
     scores: np.ndarray
     dropped: dict[str, list[str]] = field(default_factory=dict)
+    full: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    full_means: dict[str, float | None] = field(default_factory=dict)
+
+    def subset(self, run: str | None = None) -> TopicSubset:
+        """The paired topics out of ``run``'s own topics (``None``: out of every topic some
+        run is evaluated on); the full set when the results do not say (``full`` empty)."""
+        if run is None:
+            every = set(self.topics) | set(self.dropped)
+            full = tuple(sorted(every, key=_byte_order))
+        else:
+            full = self.full.get(run, tuple(self.topics))
+        return TopicSubset(tuple(self.topics), full, "paired", "not evaluated for every run compared")
 
     def notes(self) -> list[str]:
         out = []
@@ -41,6 +57,7 @@ class MeasureMatrix:
 def measure_matrix(result_set: ResultSet, measure: str) -> MeasureMatrix:
     """The :class:`MeasureMatrix` of ``measure`` (as requested, e.g. ``"nDCG@10"``)."""
     per_run: dict[str, dict[str, float]] = {}
+    aggregate: dict[str, float | None] = {}
     variants: set[str] = set()
     engines: set[str] = set()
     for v in result_set.values:
@@ -48,6 +65,7 @@ def measure_matrix(result_set: ResultSet, measure: str) -> MeasureMatrix:
             continue
         per_run.setdefault(v.run, {})
         if v.topic == "all":
+            aggregate[v.run] = None if isinstance(v.value, str) else float(v.value)
             continue
         if isinstance(v.value, str):
             raise EvaluationError(f"{measure} has text values (e.g. {v.value!r}); no statistics on it")
@@ -67,7 +85,9 @@ def measure_matrix(result_set: ResultSet, measure: str) -> MeasureMatrix:
         raise EvaluationError(f"{measure}: no topic is evaluated for every run")
     scores = np.array([[per_run[r][t] for t in topics] for r in runs], dtype=np.float64)
     dropped = {t: [r for r in runs if t not in per_run[r]] for t in sorted(every - common, key=_byte_order)}
-    return MeasureMatrix(measure, variants.pop(), ", ".join(sorted(engines)), runs, topics, scores, dropped)
+    full = {r: tuple(sorted(per_run[r], key=_byte_order)) for r in runs}
+    return MeasureMatrix(measure, variants.pop(), ", ".join(sorted(engines)), runs, topics, scores, dropped,
+                         full, {r: aggregate.get(r) for r in runs})
 
 
 def topic_matrix(result_set: ResultSet, measure: str) -> tuple[list[str], list[str], np.ndarray]:

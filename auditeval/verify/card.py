@@ -13,7 +13,8 @@ each measure (:func:`auditeval.auditing.tie_note.tie_counts`); the judged share 
 (``Judged@10``, a number with its variant string).
 
 With a baseline: per run and measure the paired bootstrap of the mean difference over the
-topics both evaluate (:func:`auditeval.stats.bootstrap.paired_bootstrap`: 10,000
+topics both evaluate (fewer than either run has: its variant carries ``|subset=paired(K/N:...)``,
+:mod:`auditeval.results.subset`) (:func:`auditeval.stats.bootstrap.paired_bootstrap`: 10,000
 resamples, seed 0, percentile interval at 95%) and its reversal rate (share of resamples
 in which the sign of the mean difference flips).
 
@@ -24,23 +25,23 @@ did (``--pooled RUN`` / ``--pooled-file FILE``).
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata as md
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from auditeval._version import __version__
-from auditeval.api import evaluate, read_runs
+from auditeval.api import evaluate, profile_label, read_runs
 from auditeval.auditing.diagnostics import run_facts
 from auditeval.auditing.tie_note import tie_counts
 from auditeval.engine import ENGINE, StagedRun
 from auditeval.io import qrels_from, run_from
+from auditeval.io.hashing import sha256_file
 from auditeval.results.ir_metadata import evaluation_section
+from auditeval.results.subset import TopicSubset
 from auditeval.results.values import variant_text
-from auditeval.vocab.conventions import AXES, load_profile
+from auditeval.vocab.conventions import AXES, DEFAULT_PROFILE, resolve
 from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.variant import parse_measure
 
@@ -112,14 +113,6 @@ class Card:
         return out
 
 
-def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def reference_versions() -> dict[str, str]:
     """Installed reference tools (the adapter table) and the libraries the card's numbers use."""
     from auditeval.adapters import references
@@ -136,17 +129,21 @@ def reference_versions() -> dict[str, str]:
     return out
 
 
-def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profile: str = "trec_eval-9.0.8",
-               baseline: str | None = None, pooled: list[str] | None = None) -> Card:
-    """Evaluate and collect everything the card shows (see the module docstring)."""
+def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profile: str = DEFAULT_PROFILE,
+               baseline: str | None = None, pooled: list[str] | None = None,
+               settings: list[str] | None = None) -> Card:
+    """Evaluate and collect everything the card shows (see the module docstring).
+
+    The convention is ``profile`` with ``settings`` (``--set AXIS=VALUE``) applied, exactly as
+    ``eval`` applies them (:func:`auditeval.vocab.conventions.resolve` and
+    :func:`auditeval.api.evaluate`); the card names it as eval does (``profile_label``)."""
     qrels = qrels_from(qrels_path)
-    prof = load_profile(profile)
-    conv = prof.convention
+    conv = resolve(profile, settings)
     paths = list(run_paths) + ([baseline] if baseline and baseline not in run_paths else [])
-    named = read_runs([run_from(p) for p in paths])  # two runs with one tag: tag, tag#2 (noted)
+    named = read_runs([run_from(p) for p in paths])  # colliding tags: the one rule (io.labels), noted
     runs = [r for r, _ in named]
     labels = list(dict.fromkeys(measures))
-    res = evaluate(qrels, runs, labels + ([JUDGED] if JUDGED not in labels else []), profile=profile)
+    res = evaluate(qrels, runs, labels + ([JUDGED] if JUDGED not in labels else []), profile=profile, settings=settings)
     infos = [_run_info(qrels, r, p, labels, conv) for r, p in zip(runs, paths, strict=True)]
     numbers = [Number(v.run, v.measure, float(v.value), _n_topics(res, v.run, v.measure), variant_text(v.variant), v.engine)
                for v in res.aggregates()]
@@ -157,7 +154,7 @@ def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profi
         comparisons = _comparisons(res, [r.name for r in runs if r.name != base_name], base_name, labels)
     card = Card(
         qrels_path=str(qrels_path), qrels_sha256=sha256_file(qrels_path), judgments=len(qrels),
-        qrels_topics=len(qrels.topics), profile=prof.name,
+        qrels_topics=len(qrels.topics), profile=profile_label(profile, settings),
         axes={k: AXES[k].format(v) for k, v in conv.as_dict().items()},
         auditeval=f"auditeval {__version__}", references=reference_versions(), runs=infos, numbers=numbers,
         comparisons=comparisons, baseline=base_name, pooled=_pooled(runs, pooled),
@@ -209,8 +206,16 @@ def _comparisons(res, names: list[str], base: str, labels: list[str]) -> list[Co
             iv = paired_bootstrap(x, y, trials=TRIALS, seed=SEED, level=LEVEL)
             out.append(Comparison(name, base, m, float(iv.observed[0]), float(iv.percentile[0, 0]),
                                   float(iv.percentile[0, 1]), float(iv.reversal_rate[0]), len(common),
-                                  variant[(name, m)], f"{ENGINE} + auditeval.stats paired_bootstrap"))
+                                  _paired_variant(variant[(name, m)], common, set(a) | set(b)),
+                                  f"{ENGINE} + auditeval.stats paired_bootstrap"))
     return out
+
+
+def _paired_variant(base: str, common: list[str], either: set[str]) -> str:
+    """The comparison's variant: ``base`` when the paired topics are all either run has, else
+    with the subset marker (:mod:`auditeval.results.subset`): not the difference of eval's means."""
+    key = lambda s: s.encode("utf-8")  # noqa: E731 - byte order, as trec_eval
+    return TopicSubset(tuple(common), tuple(sorted(either, key=key)), "paired").variant(base)
 
 
 def _pooled(runs: list[Run], pooled: list[str] | None) -> str:

@@ -54,10 +54,10 @@ from scipy import stats as sstats
 from auditeval.engine import ENGINE, aggregate, evaluate_prepared, prepare
 from auditeval.io import qrels_from, run_from
 from auditeval.stats.significance import paired_t
-from auditeval.vocab.conventions import resolve
+from auditeval.vocab.conventions import DEFAULT_PROFILE, resolve
 from auditeval.vocab.errors import ConventionError
 from auditeval.vocab.model import Qrels, Run
-from auditeval.vocab.specs import SPECS
+from auditeval.vocab.specs import DEFAULT_MEASURES, SPECS
 from auditeval.vocab.variant import parse_measure
 
 KTU_FORMS = ("tied-last", "repro_eval")
@@ -220,8 +220,8 @@ def reproduce(
     qrels: Any,
     original: Any,
     reproduced: Any,
-    measures: Sequence[str] = ("AP", "nDCG@10", "P@10", "R@1000", "RR"),
-    profile: str = "trec_eval-9.0.8",
+    measures: Sequence[str] = DEFAULT_MEASURES,
+    profile: str = DEFAULT_PROFILE,
     settings: list[str] | None = None,
     baseline_original: Any = None,
     baseline_reproduced: Any = None,

@@ -293,6 +293,11 @@ class Convention:
         return self.replace(**changes)
 
 
+DEFAULT_PROFILE = "trec_eval-9.0.8"
+"""The profile every command and API function uses when none is named: trec_eval 9.0.8, the
+build behind most published TREC numbers (``conventions/trec_eval-9.0.8.toml``)."""
+
+
 @dataclass(frozen=True)
 class Profile:
     """A named convention: the axis set a tool and version use, plus provenance."""
@@ -359,7 +364,7 @@ def _load_profile_file(path: Path) -> Profile:
     )
 
 
-def resolve(profile: str | Path | Convention = "trec_eval-9.0.8", settings: list[str] | None = None) -> Convention:
+def resolve(profile: str | Path | Convention = DEFAULT_PROFILE, settings: list[str] | None = None) -> Convention:
     """The convention of a profile (name, path or :class:`Convention`) with ``--set`` overrides."""
     conv = profile if isinstance(profile, Convention) else load_profile(profile).convention
     return conv.with_settings(settings)

@@ -134,6 +134,15 @@ from auditeval.vocab.spec_table import ROWS  # noqa: E402  (the rows use the rec
 
 SPECS: dict[str, MeasureSpec] = {s.name: s for s in ROWS}
 
+DEFAULT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "R@1000", "RR")
+"""The measures every evaluating command reports when none is asked for (``-m``): trec_eval's
+headline measures (map, ndcg_cut_10, P_10, recall_1000, recip_rank)."""
+
+AUDIT_MEASURES: tuple[str, ...] = (*DEFAULT_MEASURES, "GMAP", "Bpref", "11pt")
+"""The audit's default: :data:`DEFAULT_MEASURES` plus the measures on which reference tools
+are known to part ways (GMAP's floor for zero-AP topics, Bpref's denominator, the 11-point
+interpolation), since finding such disagreements is what the audit is for."""
+
 # trec_eval name -> (auditeval name, cut-off kind): the one trec_eval name map.
 TREC_ALIASES: dict[str, tuple[str, str | None]] = {t: (s.name, kind) for s in ROWS for t, kind in s.trec_names}
 _TREC_SPLIT = re.compile(r"^(?P<base>.+?)(?:[_.](?P<arg>\d+(?:\.\d*)?|\.\d+))?$")
