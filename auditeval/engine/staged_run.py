@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from auditeval.engine.absent import absent_values, with_bogus_ranking
 from auditeval.engine.aggregate import aggregate
 from auditeval.engine.duplicates import qrels_duplicates, ranked_duplicates
 from auditeval.engine.ids import DocKeys
@@ -74,6 +75,7 @@ class StagedRun:
         self._prepared: dict[tuple, Prepared] = {}
         self._kernels: dict[tuple, tuple[np.ndarray, float | None]] = {}
         self._keys: dict[Convention, tuple] = {}
+        self._bogus: StagedRun | None = None
 
     # ------------------------------------------------------------------ stages
     @property
@@ -152,6 +154,15 @@ class StagedRun:
             self._prepared[key] = p
         return p
 
+    def bogus(self) -> StagedRun:
+        """The staged pair with trec_eval 10.0's bogus ranking added for each qrels topic
+        missing from the run (``absent=bogus``, :mod:`.absent`)."""
+        if self._bogus is None:
+            j = self.join
+            missing = [t for t, q, r in zip(j.all_topics, j.in_qrels, j.in_run, strict=True) if q and not r]
+            self._bogus = StagedRun(self.qrels, with_bogus_ranking(self.run, missing))
+        return self._bogus
+
     # ------------------------------------------------------------------ kernels
     def evaluate(self, measure: str | Measure, convention: Convention) -> TopicValues:
         """One measure under one convention; equal (prepared lists, measure, measure axes)
@@ -168,8 +179,7 @@ class StagedRun:
         p = self.prepared(c2)
         if hit is None:
             values = np.asarray(d.fn(p, m2, c2.replace(**d.fixed) if d.fixed else c2))
-            if d.missing is not None and p.missing.any():  # the spec's value for a topic absent from the run
-                values = np.where(p.missing, d.missing, values)
+            values = absent_values(self, d, m2, c2, p, values)  # topics absent from the run: the absent axis
             values.flags.writeable = False
             hit = (values, aggregate(values, d.agg, c2.gm_floor))
             self._kernels[key] = hit
