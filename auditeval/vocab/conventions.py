@@ -120,7 +120,7 @@ AXES: dict[str, Axis] = {
         Axis(
             "absent",
             "how a qrels topic missing from the run is scored under topics=qrels (read by the measures "
-            "whose value there can differ from 0: yaap, Utility, IPrec, 11pt, relstring, RBPResid, Accuracy)",
+            "whose value there can differ from 0: yaap, Utility, IPrec, 11pt, relstring, RBPResid, RnDCG, Accuracy)",
             {
                 "zero": "every measure 0 (the topic adds nothing to the sum; a geometric mean counts gm_floor): "
                 "trec_eval 9.0.8 -c (trec_eval.c:362-367 loops over run topics only; meas_avg.c:37-42 divides by "
