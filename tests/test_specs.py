@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import io
+import math
 from pathlib import Path
 
 import pytest
@@ -67,16 +68,21 @@ def test_measures_name_prints_formula_and_source():
     assert main(["measures", "nope"], io.StringIO(), err) == 2 and "unknown measure 'nope'" in err.getvalue()
 
 
-def test_missing_topic_value_comes_from_the_spec():
-    # q2 is absent from the run; yaap on an empty ranking would be log(1 / (1 + R)) = log(1/2)
+def test_missing_topic_value_comes_from_the_absent_axis():
+    # q2 is absent from the run; yaap on an empty ranking is log(1 / (1 + R)) = log(1/2)
     qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
     run = {"q1": {"a": 1.0}}
-    res = ae.evaluate(qrels, run, ["yaap", "AP"], settings=["topics=qrels"])
-    assert SPECS["yaap"].missing == 0.0 and SPECS["AP"].missing is None
+    res = ae.evaluate(qrels, run, ["yaap", "AP"], settings=["topics=qrels"])  # trec_eval-9.0.8: absent=zero
+    assert "absent" in SPECS["yaap"].axes and "absent" not in SPECS["AP"].axes
     assert res.get("yaap", topic="q2").value == 0.0
     assert res.get("AP", topic="q2").value == 0.0
     # q1: s = 1/1 = 1, R = 1: log(2 / 1)
     assert res.get("yaap", topic="q1").value == pytest.approx(0.6931471805599453)
+    for absent in ("empty", "bogus"):  # the bogus document is not relevant: the same log(1/2)
+        res = ae.evaluate(qrels, run, ["yaap", "AP"], settings=["topics=qrels", f"absent={absent}"])
+        assert res.get("yaap", topic="q2").value == pytest.approx(math.log(0.5))
+        assert res.get("AP", topic="q2").value == 0.0
+        assert f"absent={absent}" in str(res.get("yaap").variant) and "absent" not in str(res.get("AP").variant)
 
 
 def test_rbp_gain_is_fixed_by_the_spec_and_gains_checked_against_the_convention():

@@ -211,13 +211,13 @@ def test_qrels_memo_is_not_shared_with_other_qrels_arrays():
 def test_a_topic_without_a_value_is_left_out_with_a_note():
     """Accuracy@5 on the bundled rerank run: topic 101's top 5 are D101-20, -02, -16 (relevant),
     -12 (not), -22 (relevant): 1 - 1/(1 * 4) = 0.75. Topic 105 is absent from the run: under
-    topics=qrels it is evaluated on an empty ranking, where Accuracy has no value; it must not
-    come out as NaN (invalid JSON) but be left out, with a note."""
+    topics=qrels and absent=empty it is evaluated on an empty ranking, where Accuracy has no value;
+    it must not come out as NaN (invalid JSON) but be left out, with a note."""
     import json
 
     ex = Path(__file__).resolve().parents[1] / "examples"
     code, out, err = run_cli("sweep", str(ex / "qrels.txt"), str(ex / "rerank.txt"), "-m", "Accuracy@5",
-                             "--vary", "topics", "-q", "--format", "json")
+                             "--vary", "topics", "--set", "absent=empty", "-q", "--format", "json")
     assert code == 0, err
     doc = json.loads(out)  # strict JSON: no NaN
     rows = [(v["topic"], v["value"], v["variant"].rsplit("topics=", 1)[1].split("|")[0]) for v in doc["values"]]

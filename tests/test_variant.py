@@ -124,8 +124,8 @@ def test_variant_round_trip_every_measure_and_profile(name, profile):
         v = Variant.of(m, conv)
         assert parse_variant(str(v)) == v
         # the variant names exactly the axes the measure reads, sorted, with the profile's values
-        assert [a for a, _ in v.axes] == sorted(variant_axes(m, conv.depth))
-        assert dict(v.axes) == {a: getattr(conv, a) for a in variant_axes(m, conv.depth)}
+        assert [a for a, _ in v.axes] == sorted(variant_axes(m, conv.depth, conv.topics))
+        assert dict(v.axes) == {a: getattr(conv, a) for a in variant_axes(m, conv.depth, conv.topics)}
 
 
 def test_variant_string_exact():

@@ -147,7 +147,7 @@ class Adapter:
         m2, c2 = fold(m, conv)
         options: list[str] = []
         rewrite = False
-        for axis in variant_axes(m2, c2.depth):
+        for axis in variant_axes(m2, c2.depth, c2.topics):
             want = getattr(c2, axis)
             s = self.support(axis)
             if s.mode == NATIVE:

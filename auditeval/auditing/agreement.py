@@ -161,7 +161,7 @@ def explain(nat: Native, ri: int, a: Adapter, tool: dict[str, Any], m: Measure, 
             max_grade: int) -> tuple[Convention | None, str]:
     """(convention that reproduces the tool, or None; explanation or '') for a disagreement."""
     m2, c2 = fold(m, conv)
-    for axis in variant_axes(m2, c2.depth):
+    for axis in variant_axes(m2, c2.depth, c2.topics):
         if axis == "rel" and m.param("rel") is not None:
             continue
         for value in axis_values(axis, conv, max_grade)[1:]:

@@ -54,7 +54,7 @@ def tie_summary(
     out = []
     for label, m in measures:
         m2, c2 = fold(m, conv)
-        axes = variant_axes(m2, c2.depth)
+        axes = variant_axes(m2, c2.depth, c2.topics)
         if "ties" not in axes:
             continue
         p = staged.prepared(c2)

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from auditeval.engine.absent import absent_values, with_bogus_ranking
 from auditeval.engine.aggregation import aggregate
 from auditeval.engine.duplicates import qrels_duplicates, ranked_duplicates
 from auditeval.engine.ids import DocKeys
@@ -73,7 +74,7 @@ def check_measure(m2: Measure, c2: Convention) -> None:
             raise EvaluationError(problem)
 
 
-def measure_on(p: Prepared, m: Measure, conv: Convention) -> tuple[np.ndarray, float | None]:
+def measure_on(p: Prepared, m: Measure, conv: Convention, staged: StagedRun | None = None) -> tuple[np.ndarray, float | None]:
     """Per-topic values (``p.topics`` order, float64) and aggregate of ``m`` under ``conv`` on
     the lists ``p``: THE one application of a kernel and its spec row, for every caller.
 
@@ -82,14 +83,15 @@ def measure_on(p: Prepared, m: Measure, conv: Convention) -> tuple[np.ndarray, f
     measure parameters fold into axes (:func:`~auditeval.vocab.variant.fold`); the spec's
     ``check_convention`` may refuse the pair; the kernel reads the convention with the spec's
     ``fixed`` axes pinned (RBP's gain is the grade, never nDCG's ``gain``); a topic absent from
-    the run takes the spec's ``missing`` value when it has one; the aggregate is the spec's
+    the run (``topics=qrels``) is scored as the ``absent`` axis says (:mod:`.absent`; under
+    ``absent=bogus`` from ``staged``'s run with trec_eval 10.0's bogus ranking added, so lists
+    without a ``staged`` pair cannot be scored so and are refused); the aggregate is the spec's
     ``agg`` summed in topic order (:func:`~auditeval.engine.aggregation.aggregate`)."""
     _, m2, c2, _ = _resolved(m, conv)
     check_measure(m2, c2)
     d = MEASURES[m2.name]
     values = np.asarray(d.fn(p, m2, c2.replace(**d.fixed) if d.fixed else c2))
-    if d.missing is not None and p.missing.any():  # the spec's value for a topic absent from the run
-        values = np.where(p.missing, d.missing, values)
+    values = absent_values(staged, d, m2, c2, p, values)  # topics absent from the run: the absent axis
     return values, aggregate(values, d.agg, c2.gm_floor)
 
 
@@ -107,6 +109,7 @@ class StagedRun:
         self._prepared: dict[tuple, Prepared] = {}
         self._kernels: dict[tuple, tuple[np.ndarray, float | None]] = {}
         self._keys: dict[Convention, tuple] = {}
+        self._bogus: StagedRun | None = None
 
     # ------------------------------------------------------------------ stages
     @property
@@ -185,6 +188,15 @@ class StagedRun:
             self._prepared[key] = p
         return p
 
+    def bogus(self) -> StagedRun:
+        """The staged pair with trec_eval 10.0's bogus ranking added for each qrels topic
+        missing from the run (``absent=bogus``, :mod:`.absent`)."""
+        if self._bogus is None:
+            j = self.join
+            missing = [t for t, q, r in zip(j.all_topics, j.in_qrels, j.in_run, strict=True) if q and not r]
+            self._bogus = StagedRun(self.qrels, with_bogus_ranking(self.run, missing))
+        return self._bogus
+
     # ------------------------------------------------------------------ kernels
     def evaluate(self, measure: str | Measure, convention: Convention) -> TopicValues:
         """One measure under one convention (through :func:`measure_on`); equal (prepared
@@ -196,7 +208,7 @@ class StagedRun:
         hit = self._kernels.get(key)
         p = self.prepared(c2)
         if hit is None:
-            values, agg = measure_on(p, m, convention)
+            values, agg = measure_on(p, m, convention, staged=self)
             values.flags.writeable = False
             hit = self._kernels[key] = (values, agg)
         return TopicValues(variant, p.topics, hit[0], hit[1])

@@ -99,13 +99,14 @@ def _double_params_measure(spec: Spec, values: tuple[float, ...]) -> Measure:
         if values == tuple(spec.default):
             return m
         return m.with_params(levels=",".join(repr(float(v)) for v in values))
-    if spec.name == "relstring":
-        return m.with_cutoff(int(values[0])) if int(values[0]) != 10 else m
+    if spec.name == "relstring":  # typed, even as 10: trec_eval 10.0 -c resets only 'relstring' (absent=bogus)
+        return m.with_cutoff(int(values[0]))
     names = DOUBLE_PARAM_NAMES.get(spec.name, ())
     changes = {}
     for i, n in enumerate(names):
         v = values[i] if i < len(values) else spec.default[i]
-        if v != spec.default[i]:
+        # utility keeps every typed value: 10.0 -c resets only the value named 'utility' (absent=bogus)
+        if v != spec.default[i] or (spec.name == "utility" and i < len(values)):
             changes[n] = float(v)
     return m.with_params(**changes) if changes else m
 

@@ -2,14 +2,9 @@
 m_num_rel.c), found by the differential test against the three builds
 (``tests/test_trec_eval_differential.py``).
 
-* **10.0 ``-c``: a topic missing from the run is evaluated on a bogus ranking** of one
-  document, ``ceci_nest_pas_un_docno`` with score 1.0 (trec_eval.c ``bogus_ranking``), and
-  then the values *named exactly* ``num_ret``, ``utility``, ``rbp_resid`` and those starting
-  with ``unj`` are reset to 0 and ``relstring``'s buffer cleared. Exact names: a
-  parameterised ``utility_1,-2,0,0`` keeps the bogus document's -2, and under ``-J`` the
-  bogus document is dropped, leaving an empty ranking (``iprec_at_recall`` 0/0 = ``-nan``).
-  :func:`with_bogus_ranking` adds those rows to the run; :func:`bogus_reset` says which
-  printed values are reset.
+* (10.0 ``-c``'s bogus ranking of a topic missing from the run and the resets after it are
+  no drop-in rule: they are the ``absent=bogus`` convention, applied by the engine,
+  :mod:`auditeval.engine.absent`.)
 * **``rel_levels`` allocation** (form_res_rels.c): per evaluated topic trec_eval allocates
   ``max_rel + 1`` counters, ``max_rel`` the topic's largest qrels grade, through
   ``te_chk_and_malloc``, which returns the old buffer when the request is not larger.
@@ -29,34 +24,10 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditeval.vocab.model import Qrels, Run, run_table
-
-BOGUS_DOCNO = "ceci_nest_pas_un_docno"
-BOGUS_SCORE = 1.0
-_RESET_EXACT = ("num_ret", "utility", "rbp_resid")
-
-
-def with_bogus_ranking(run: Run, topics: list[str]) -> Run:
-    """``run`` plus one row (``ceci_nest_pas_un_docno``, score 1.0) for each of ``topics``."""
-    if not topics:
-        return run
-    n = len(topics)
-    extra = run_table(topics, [BOGUS_DOCNO] * n, np.full(n, BOGUS_SCORE), np.ones(n), line=np.zeros(n))  # no file line
-    table = pa.concat_tables([run.table, extra.cast(run.table.schema)])
-    return Run(table, name=run.name, source=run.source, notes=run.notes, skipped=run.skipped)
-
-
-def bogus_reset(name: str, fmt: str) -> float | str | None:
-    """The value trec_eval.c puts in printed value ``name`` after a bogus evaluation, or None."""
-    if name in _RESET_EXACT or name.startswith("unj"):
-        return 0.0
-    if name == "relstring":
-        return ""
-    return None
+from auditeval.vocab.model import Qrels
 
 
 def rel_levels_fault(qrels: Qrels, loop: list[str]) -> tuple[int, bool] | None:

@@ -11,15 +11,15 @@ The control flow follows trec_eval.c ``main``:
 2. qrels then results are read (:mod:`.parse`; errors exit 2);
 3. marked measures are initialised in table order (:mod:`.params`; bad parameters exit 2);
 4. topics are evaluated one by one -- 9.0.8 loops over the results topics that have qrels,
-   10.0 over the qrels topics (a topic missing from the results is evaluated on a bogus
-   one-document ranking with ``-c``, and stops the run without it: exit 4 ``result qid 'X'
-   not found in qrels``) -- and, with ``-q``, printed as soon as evaluated; a duplicate
+   10.0 over the qrels topics (a topic missing from the results is scored with ``-c`` as the
+   profile's ``absent`` axis says -- 10.0 ``bogus``: its one-document ranking and resets,
+   9.0.8 ``zero`` -- by the engine, and stops the run without ``-c``: exit 4 ``result qid
+   'X' not found in qrels``) -- and, with ``-q``, printed as soon as evaluated; a duplicate
    document stops the run at its topic (exit 4). So per-topic lines of earlier topics are
    printed before any of these errors;
 5. no topic evaluated (9.0.8): exit 7; otherwise the summary (unless ``-n``).
 
-What trec_eval does around the measures (10.0's bogus ranking for a missing topic under
-``-c`` and the resets after it, the ``rel_levels`` allocation that fails or crashes on
+What trec_eval does around the measures (the ``rel_levels`` allocation that fails or crashes on
 negative grades, the ``-c`` ``num_rel`` summary, duplicates only checked in evaluated
 topics) is in :mod:`.quirks`.
 """
@@ -41,13 +41,7 @@ from auditeval.trec_eval.format import line, value_text
 from auditeval.trec_eval.order import duplicate_errors, sort_topics
 from auditeval.trec_eval.params import Instance, ParamError, instances
 from auditeval.trec_eval.parse import TrecError, read_qrels, read_run
-from auditeval.trec_eval.quirks import (
-    bogus_reset,
-    complete_num_rel,
-    drop_unchecked_duplicates,
-    rel_levels_fault,
-    with_bogus_ranking,
-)
+from auditeval.trec_eval.quirks import complete_num_rel, drop_unchecked_duplicates, rel_levels_fault
 from auditeval.vocab.conventions import load_profile
 from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.model import Qrels, Run
@@ -182,16 +176,15 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
                 )
             stop = (i, f"trec_eval: Can't calculate measure '{first_calc}'\n")
             break
-    # 10.0 evaluates a missing topic on a one-document bogus ranking (-c)
-    bogus = q_set - r_set if ten and a.complete else set()
+    # a missing topic under -c is scored by the engine as the profile's absent axis says
+    # (10.0: absent=bogus, its one-document ranking; 9.0.8: absent=zero)
     if stop is not None:
         done = loop[: stop[0]]
         if a.query and done:
             keep = set(done)
             sub_q = Qrels(_filter(qrels.table, keep), source=qrels.source)
-            sub_r = with_bogus_ranking(Run(_filter(run.table, keep), name=run.name, source=run.source),
-                                       sort_topics(bogus & keep))
-            _print(a, sub_q, sub_r, insts, conv, out, err, summary=False, bogus=bogus & keep)
+            sub_r = Run(_filter(run.table, keep), name=run.name, source=run.source)
+            _print(a, sub_q, sub_r, insts, conv, out, err, summary=False)
         err.write(stop[1])
         return 4
     if not loop:
@@ -202,11 +195,10 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
     qt = qrels.table
     q_kept = drop_unchecked_duplicates(qt, checked, has_duplicate_pairs(qt.column("topic"), qt.column("doc")))
     r_kept = drop_unchecked_duplicates(run.table, checked, has_duplicate_pairs(run))
-    if q_kept is not qt or r_kept is not run.table or bogus:  # else the staged join is reused
+    if q_kept is not qt or r_kept is not run.table:  # else the staged join is reused
         qrels = Qrels(q_kept, source=qrels.source)
-        run = with_bogus_ranking(Run(r_kept, name=run.name, source=run.source), sort_topics(bogus))
-    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary, bogus=bogus, num_rel_all=num_rel_all,
-                  cache=cache)
+        run = Run(r_kept, name=run.name, source=run.source)
+    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary, num_rel_all=num_rel_all, cache=cache)
 
 
 def _filter(tbl: pa.Table, keep: set[str]) -> pa.Table:
@@ -215,9 +207,8 @@ def _filter(tbl: pa.Table, keep: set[str]) -> pa.Table:
 
 def _print(
     a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: TextIO, err: TextIO, summary: bool,
-    bogus: set[str] = frozenset(), num_rel_all: int | None = None, cache: dict | None = None,
+    num_rel_all: int | None = None, cache: dict | None = None,
 ) -> int:
-    from auditeval.engine import aggregate
     from auditeval.vocab.specs import SPECS
 
     todo = [i for i in insts if i.measure is not None and i.measure.name in SPECS]
@@ -228,17 +219,6 @@ def _print(
         err.write(f"auditeval trec-eval: {exc}\n")
         return 3
     res = {id(i): r for i, r in zip(todo, rows, strict=True)}
-    if bogus:  # trec_eval.c resets some values after a bogus evaluation, before averaging
-        for i in todo:
-            reset = bogus_reset(i.name, i.spec.fmt)
-            if reset is None:
-                continue
-            m, variant, p_i, vals, agg = res[id(i)]
-            vals = vals.copy()
-            vals[np.isin(np.asarray(p_i.topics, object), list(bogus))] = reset
-            if agg is not None:
-                agg = aggregate(vals, SPECS[i.measure.name].agg, conv.gm_floor)
-            res[id(i)] = (m, variant, p_i, vals, agg)
     variants = a.variants
     ten = is_10(a.version)
     p = rows[0][2] if rows else None
@@ -261,7 +241,7 @@ def _print(
                 continue
             if inst.measure is None:
                 chunks.append(line("runid", "all", run.name, "-" if variants else None))
-                if len(run.table) == len(bogus):  # no result line: trec_eval reads results[0]
+                if len(run.table) == 0:  # no result line: trec_eval reads results[0]
                     err.write("auditeval trec-eval: no result lines; trec_eval prints uninitialised memory as the runid\n")
                 continue
             if id(inst) not in res:

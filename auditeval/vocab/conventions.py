@@ -112,9 +112,29 @@ AXES: dict[str, Axis] = {
             "which topics are evaluated and averaged",
             {
                 "both": "topics in both run and qrels: trec_eval 9 default, pytrec_eval",
-                "qrels": "every qrels topic, missing ones score 0: trec_eval -c, ir_measures, ranx make_comparable",
+                "qrels": "every qrels topic, one missing from the run scored as the absent axis says: trec_eval -c, ir_measures, ranx make_comparable",
                 "strict": "every qrels topic; a qrels topic missing from the run is an error: trec_eval 10 default",
                 "run": "every run topic, topics without qrels score 0: trectools",
+            },
+        ),
+        Axis(
+            "absent",
+            "how a qrels topic missing from the run is scored under topics=qrels (read by the measures "
+            "whose value there can differ from 0: yaap, Utility, IPrec, 11pt, relstring, RBPResid, RnDCG, Accuracy)",
+            {
+                "zero": "every measure 0 (the topic adds nothing to the sum; a geometric mean counts gm_floor): "
+                "trec_eval 9.0.8 -c (trec_eval.c:362-367 loops over run topics only; meas_avg.c:37-42 divides by "
+                "num_q_rels, meas_avg.c:73-85 adds log(MIN_GEO_MEAN) per missing topic), pytrec_eval, "
+                "ir_measures (providers/base.py:22-27 fills measure.DEFAULT = 0)",
+                "empty": "measured on an empty ranking, as a run that retrieved nothing: yaap = log(1/(1+R)), "
+                "Utility = c R + d (num_docs - R), IPrec at a zero cut-off 0/0 = NaN, Accuracy undefined: "
+                "ranx make_comparable (adds an empty ranking per missing qrels topic)",
+                "bogus": "trec_eval 10.0 -c: measured on a one-document ranking, ceci_nest_pas_un_docno (score 1, "
+                "not in the qrels; trec_eval.c:154-156, 383-387), then the values named num_ret, utility, "
+                "rbp_resid, relstring and unj* reset (trec_eval.c:416-430): NumRet, Unj@k, RBPResid, Utility "
+                "without parameters 0 and relstring without a cut-off ''; otherwise as a ranking of one "
+                "unjudged document (IPrec 0 where empty is 0/0; Utility(b=..) counts it: b + c R + "
+                "d (num_docs - 1 - R)), the empty ranking when unjudged=drop or depth=0 removes it",
             },
         ),
         Axis(
@@ -253,6 +273,7 @@ class Convention:
     rbp_resid: str
     judged_denom: str
     self_hits: str
+    absent: str
 
     def __post_init__(self) -> None:
         for f in fields(self):

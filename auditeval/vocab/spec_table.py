@@ -20,6 +20,11 @@ ORDER_IF_CUT = {"ties": "finite depth", "sim": "finite depth"}
 IDEAL = RANKING | {"gain", "ideal_sort"}
 IDEAL_IF = {"gain": "no gains", "ideal_sort": "gains"}  # integer level gains sort the same either way
 GAINS = {"gains": tuple}
+# A qrels topic missing from the run can score other than 0 (absent=zero) only for the rows
+# listing ``absent`` (measured on the empty or bogus ranking: see the axis); it is read
+# only under topics=qrels. Every other row is 0 there under each absent value.
+ABSENT = frozenset({"absent"})
+ABSENT_IF = {"absent": "topics=qrels"}
 
 
 def _check_levels(m: Measure) -> str | None:
@@ -118,34 +123,34 @@ def _rows():
         # ------------------------------------------------------------------ judgment-based
         S("Bpref", "binary preference: relevant docs above judged non-relevant ones (judged docs only)",
           RANKING_REL, "(1/R) sum over retrieved relevant d of 1 - min(n_d, R) / min(N, R), n_d = judged "
-          "non-relevant ranked above d", "m_bpref.c", trec_names=(("bpref", None),), missing=0.0,
+          "non-relevant ranked above d", "m_bpref.c", trec_names=(("bpref", None),),
           bounded=True, tie_monotone=True, tail_free=True),
         S("GMBpref", "geometric mean of bpref, each floored at gm_floor", RANKING_REL | {"gm_floor"},
           "exp(mean over topics of log(max(bpref, gm_floor))); per topic: bpref", "m_gm_bpref.c", agg="gmean",
-          trec_names=(("gm_bpref", None),), missing=0.0,
+          trec_names=(("gm_bpref", None),),
           tie_monotone=True, tail_free=True),
         S("infAP", "inferred AP (Yilmaz & Aslam): pooled-unjudged docs assumed relevant in proportion",
           RANKING_REL, "(1/R) sum over retrieved relevant at 0-based j of 1 (j = 0) else 1/(j+1) + "
           "(j/(j+1)) ((r-1+n+u)/j) ((r-1+eps)/(r-1+n+2 eps)), eps = 1e-5", "m_infap.c",
-          trec_names=(("infAP", None),), missing=0.0,
+          trec_names=(("infAP", None),),
           bounded=True, tie_monotone=True),
-        S("IPrec", "interpolated precision at recall level r", RANKING_REL | {"iprec"},
+        S("IPrec", "interpolated precision at recall level r", RANKING_REL | {"iprec"} | ABSENT,
           "max over k >= c of k / rank_k, c = relevant count for level r under the iprec rule",
           "m_iprec_at_recall.c", cutoff="required", cutoff_type=float, cutoff_range=(0.0, 1.0),
-          trec_names=(("iprec_at_recall", "float"),), missing=0.0,
+          trec_names=(("iprec_at_recall", "float"),), only_if=ABSENT_IF,
           bounded=True, tie_monotone=True, tail_free=True),
         S("11pt", "interpolated precision averaged over recall 0, 0.1, ..., 1 (or levels='0.2,0.5,0.8')",
-          RANKING_REL | {"iprec"}, "mean of IPrec over the levels, added from the last level down",
-          "m_11pt_avg.c", params={"levels": str}, trec_names=(("11pt_avg", None),), missing=0.0,
+          RANKING_REL | {"iprec"} | ABSENT, "mean of IPrec over the levels, added from the last level down",
+          "m_11pt_avg.c", params={"levels": str}, trec_names=(("11pt_avg", None),), only_if=ABSENT_IF,
           check=_check_levels,
           bounded=True, tie_monotone=True, tail_free=True),
         S("RprecMult", "precision at rank (long)(x*R + 0.9)", RANKING_REL,
           "|relevant in top c| / c, c = (long)(x*R + 0.9); 0 when c = 0", "m_Rprec_mult.c", cutoff="required",
-          cutoff_type=float, trec_names=(("Rprec_mult", "float"),), missing=0.0),
-        S("Utility", "set utility a*relret + b*nonrelret + c*relnotret + d*nonrelnotret", ORDER_FREE,
+          cutoff_type=float, trec_names=(("Rprec_mult", "float"),)),
+        S("Utility", "set utility a*relret + b*nonrelret + c*relnotret + d*nonrelnotret", ORDER_FREE | ABSENT,
           "a relret + b (ret - relret) + c (R - relret) + d (num_docs + relret - ret - R)", "m_utility.c",
           params={"a": float, "b": float, "c": float, "d": float, "num_docs": int},
-          trec_names=(("utility", None),), only_if=ORDER_IF_CUT, missing=0.0),
+          trec_names=(("utility", None),), only_if={**ORDER_IF_CUT, **ABSENT_IF}, missing=0.0),
         S("RelP", "relevant in top k / min(k, R)", RANKING_REL, "|relevant in top k| / min(k, R); 0 when R = 0",
           "m_rel_P.c", cutoff="required", trec_names=(("relative_P", "int"),),
           tie_monotone=True, ties_effect="set-at-k"),
@@ -166,12 +171,13 @@ def _rows():
         S("NumNonRelJudgedRet", "judged non-relevant documents retrieved", ORDER_FREE,
           "retrieved documents with 0 <= grade < rel, summed over topics", "m_num_nonrel_judged_ret.c",
           agg="sum", fmt="int", trec_names=(("num_nonrel_judged_ret", None),), only_if=ORDER_IF_CUT),
-        S("yaap", "yet another AP (Robertson): log((1+s)/(1+R-s))", RANKING_REL,
+        S("yaap", "yet another AP (Robertson): log((1+s)/(1+R-s))", RANKING_REL | ABSENT,
           "log((1 + s) / (1 + R - s)), s = sum over retrieved relevant of (relevant so far) / rank",
-          "m_yaap.c", trec_names=(("yaap", None),), missing=0.0),
-        S("relstring", "grades of the first n (10) ranked docs as a string", RANKING,
+          "m_yaap.c", trec_names=(("yaap", None),), only_if=ABSENT_IF),
+        S("relstring", "grades of the first n (10) ranked docs as a string", RANKING | ABSENT,
           "one character per rank: grade digit, '>' above 9, '-' not in the qrels, '.' pooled unjudged",
-          "m_relstring.c", cutoff="optional", agg="none", fmt="str", trec_names=(("relstring", None),)),
+          "m_relstring.c", cutoff="optional", agg="none", fmt="str", trec_names=(("relstring", None),),
+          only_if=ABSENT_IF, missing=""),
         # ------------------------------------------------------------------ gain-based, RBP, judged rates
         S("binG", "binary G: mean over relevant of 1/log2(2 + nonrelevant before)", RANKING_REL,
           "(1/R) sum over retrieved relevant of 1 / log2(2 + nonrelevant retrieved before it)", "m_binG.c",
@@ -183,16 +189,17 @@ def _rows():
         S("nDCGRel", "nDCG averaged over the relevant (positive-gain) documents", IDEAL,
           "mean over the L positive-gain ideal documents of nDCG at the rank each is retrieved (N if not)",
           "m_ndcg_rel.c", params=GAINS, trec_names=(("ndcg_rel", None),), only_if=IDEAL_IF),
-        S("RnDCG", "nDCG averaged at the ideal gain-level boundaries", IDEAL | {"rel"},
+        S("RnDCG", "nDCG averaged at the ideal gain-level boundaries", IDEAL | {"rel"} | ABSENT,
           "mean of nDCG at the ranks where the ideal gain changes (and at N past L + 1); 0 when R = 0",
-          "m_Rndcg.c", params=GAINS, trec_names=(("Rndcg", None),), only_if=IDEAL_IF),
+          "m_Rndcg.c", params=GAINS, trec_names=(("Rndcg", None),), only_if={**IDEAL_IF, **ABSENT_IF}),
         S("RBP", "rank-biased precision (1-p) sum gain p^(rank-1)", RANKING | {"rbp_gain", "rbp_p", "rel"},
           "(1 - p) sum_i gain_i p^(rank_i - 1); gain per rbp_gain (grade or the gains map, never nDCG's gain)",
           "m_rbp.c (trec_eval 10)", params=GAINS, trec_names=(("rbp", None),), fixed={"gain": "linear"},
           check_convention=_check_rbp_gains),
-        S("RBPResid", "RBP residual: p^N + (1-p) sum over unjudged of p^(rank-1)", RANKING | {"rbp_p", "rbp_resid"},
+        S("RBPResid", "RBP residual: p^N + (1-p) sum over unjudged of p^(rank-1)",
+          RANKING | {"rbp_p", "rbp_resid"} | ABSENT,
           "p^N + (1 - p) sum over unjudged ranks of p^(rank - 1); if-unjudged: 0 without an unjudged document",
-          "m_rbp_resid.c (trec_eval 10)", trec_names=(("rbp_resid", None),)),
+          "m_rbp_resid.c (trec_eval 10)", trec_names=(("rbp_resid", None),), only_if=ABSENT_IF, missing=0.0),
         S("Unj", "fraction of the top k not judged", RANKING | {"judged_denom"},
           "unjudged in the top k / k (judged_denom=k) or / min(k, ret)", "m_unjudged.c (trec_eval 10)",
           cutoff="required", trec_names=(("unj", "int"),),
@@ -224,12 +231,13 @@ def _rows():
           "Clarke, Vtyurina & Smucker, TOIS 2021; ir_measures compat_provider.py (compatibility, rbo)",
           params={"p": float, "normalize": bool}, check=_check_persistence,
           bounded=True),
-        S("Accuracy", "probability that a relevant retrieved document ranks above a non-relevant one", RANKING_REL,
+        S("Accuracy", "probability that a relevant retrieved document ranks above a non-relevant one",
+          RANKING_REL | ABSENT,
           "1 - sum over relevant in the top k of the non-relevant above it / (N_k R_k); undefined when R_k = 0 "
           "(left out of the mean); 1 when N_k = 0 (ir_measures divides by zero there); documents not in the "
           "qrels are non-relevant",
           "ir_measures accuracy_provider.py (AccuracyEvaluator.iter_calc)", cutoff="optional", agg="mean-defined",
-          undefined="no relevant document retrieved, within the cut-off if any",
+          undefined="no relevant document retrieved, within the cut-off if any", only_if=ABSENT_IF,
           bounded=True),
         # ------------------------------------------------------------------ C/W/L (cwl_eval)
         S("NERR8", "not-quite ERR, eq. 8 (C/W/L): stop at relevance, truncated at k", RANKING,

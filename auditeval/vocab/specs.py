@@ -29,6 +29,7 @@ CONDITIONS = {
     "finite depth": "under a finite depth, where the order decides what survives the cut",
     "gains": "with a gains={...} map",
     "no gains": "without a gains={...} map",
+    "topics=qrels": "under topics=qrels, where a qrels topic can be missing from the run",
 }
 
 
@@ -48,8 +49,11 @@ class MeasureSpec:
     ``gain``). ``agg``: ``mean``, ``sum``, ``gmean`` (with ``gm_floor``), ``mean-defined`` or ``none``.
     ``fmt``: ``float``, ``int`` or ``str``. ``trec_names``: (trec_eval name, cut-off kind
     ``"int"``/``"float"`` for a family named ``name_k``/``name.k``, or None).
-    ``missing``: the value of a topic absent from the run (``topics=qrels``/``run``); None
-    when it is computed on the empty ranking. ``undefined``: when a topic has no value
+    ``missing``: under ``absent=bogus`` (trec_eval 10.0 ``-c``), the value trec_eval resets the
+    measure to after evaluating a missing topic on its bogus ranking (trec_eval.c:416-430), for
+    the measure named without parameters (and, unless its cut-off is required, without one);
+    None = no reset. How a missing topic is scored otherwise is the ``absent`` axis, read by
+    the rows listing it (``only_if`` topics=qrels); see :mod:`auditeval.engine.absent`. ``undefined``: when a topic has no value
     (the kernel returns NaN; only with ``agg="mean-defined"``, whose mean skips those topics).
 
     Properties (what analyses may rely on; set only where they hold, from the formula):
@@ -102,10 +106,12 @@ class MeasureSpec:
         """The first trec_eval name (``map`` for AP), or None."""
         return self.trec_names[0][0] if self.trec_names else None
 
-    def variant_axes(self, m: Measure, depth: Any = "all") -> tuple[str, ...]:
-        """The axes that can change ``m``'s value under a convention with ``depth``, in
+    def variant_axes(self, m: Measure, depth: Any = "all", topics: str | None = None) -> tuple[str, ...]:
+        """The axes that can change ``m``'s value under a convention with ``depth`` and
+        ``topics`` (None: not known, the ``topics=qrels`` condition does not hold), in
         canonical order."""
         holds = {
+            "topics=qrels": topics == "qrels",
             "cutoff": m.cutoff is not None,
             "finite depth": depth != "all",
             "gains": m.param("gains") is not None,

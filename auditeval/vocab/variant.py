@@ -151,11 +151,12 @@ def fold(m: Measure, conv: Convention) -> tuple[Measure, Convention]:
     return m2, conv.replace(**changes) if changes else conv
 
 
-def variant_axes(m: Measure, depth: Any = "all") -> tuple[str, ...]:
+def variant_axes(m: Measure, depth: Any = "all", topics: str | None = None) -> tuple[str, ...]:
     """The axes that can change ``m``'s value, in canonical order: the spec row's ``axes``,
     narrowed by its ``only_if`` conditions (e.g. an order-free count reads ``ties``/``sim``
-    only under a finite ``depth``, where the order decides which documents survive)."""
-    return SPECS[m.name].variant_axes(m, depth)
+    only under a finite ``depth``, where the order decides which documents survive; ``absent``
+    only under ``topics=qrels``, the one setting that scores topics missing from the run)."""
+    return SPECS[m.name].variant_axes(m, depth, topics)
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ class Variant:
     @classmethod
     def of(cls, m: Measure, conv: Convention) -> Variant:
         m2, c2 = fold(m, conv)
-        return cls(m2, tuple((a, getattr(c2, a)) for a in variant_axes(m2, c2.depth)))
+        return cls(m2, tuple((a, getattr(c2, a)) for a in variant_axes(m2, c2.depth, c2.topics)))
 
     def __str__(self) -> str:
         return "|".join([str(self.measure)] + [f"{a}={AXES[a].format(v)}" for a, v in self.axes])
@@ -199,7 +200,7 @@ def parse_variant(text: str | Variant) -> Variant:
         except ConventionError as exc:
             raise MeasureSyntaxError(text, offset + len(k) + 1, str(exc)) from None
         offset += len(part) + 1
-    wanted = variant_axes(m, seen.get("depth", "all"))
+    wanted = variant_axes(m, seen.get("depth", "all"), seen.get("topics"))
     missing = [a for a in wanted if a not in seen]
     extra = [a for a in seen if a not in wanted]
     if missing:
