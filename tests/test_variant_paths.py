@@ -1,0 +1,579 @@
+"""Every path that prints a number beside a variant string agrees with ``auditeval.evaluate``.
+
+The product promise: two numbers are comparable exactly when their variant strings are equal.
+So for random qrels and runs (ties, missing and extra topics, unjudged documents, grades 0-3 and
+an occasional negative, duplicates where the convention admits them) every (variant string,
+value) pair printed by a command (``eval``, ``sweep``, ``audit``, ``compare``, ``card``,
+``verify``, ``reproduce``, ``pool bias/growth/coverage``, the trec_eval drop-in's ``--variants``)
+or returned by an integration (ir_measures provider, PyTerrier frames) is parsed back
+(``auditeval.parse_variant``) and evaluated with ``auditeval.evaluate`` directly; the two must be
+equal to 1e-12 (the drop-in prints ``%.4f``: to its rounding). The expectation never comes from
+the path under test: it is ``evaluate`` of the printed string alone.
+
+A path that prints a value over a subset of the topics must name the subset next to it (a key in
+:data:`SUBSET_KEYS` listing the topic ids); it is then checked against the mean of ``evaluate``'s
+per-topic values over that subset.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ir_measures
+from cli_helpers import run_cli
+from hypothesis import HealthCheck, Phase, example, given, settings
+from hypothesis import strategies as st
+
+import auditeval
+from auditeval.integrations import pyterrier_frames
+from auditeval.integrations.ir_measures_provider import to_auditeval
+from auditeval.vocab.conventions import resolve
+from auditeval.vocab.errors import AuditEvalError
+from auditeval.vocab.specs import SPECS
+from auditeval.vocab.variant import parse_measure
+
+#: one representative parameterisation of every measure of the spec table (checked below)
+MEASURES = [
+    "NumQ", "NumRet", "NumRel", "NumRelRet", "P@5", "R@10", "AP", "AP@5", "GMAP", "RR", "RR@5",
+    "Rprec", "Success@5", "nDCG", "nDCG@5", "Bpref", "GMBpref", "infAP", "IPrec@0.5", "11pt",
+    "RprecMult@0.5", "Utility", "RelP@5", "SetP", "SetR", "SetRelP", "SetAP", "SetF",
+    "NumNonRelJudgedRet", "yaap", "relstring@5", "binG", "G", "nDCGRel", "RnDCG", "RBP",
+    "RBPResid", "Unj@5", "Judged@5", "ERR@5", "SDCG(max_rel=3)@5", "Compat", "Accuracy@5",
+    "NERR8(max_rel=3)@5", "NERR9(max_rel=3)@5", "NERR10(max_rel=3)", "NERR11(max_rel=3)",
+    "INST(max_rel=3)", "INSQ(max_rel=3)", "BPM(max_rel=3)@5",
+]
+#: measures a statistic is taken of (compare, card, reproduce, pool): the mean-aggregated ones
+MEAN_MEASURES = [m for m in MEASURES if SPECS[parse_measure(m).name].agg == "mean"]
+PROFILES = ["trec_eval-9.0.8", "trec_eval-10.0", "ir_measures-0.4"]
+SETTINGS = [
+    [], [], ["topics=qrels"], ["ties=docno-asc"], ["ties=file-order"], ["depth=3"],
+    ["dups=first"], ["dups=last", "topics=qrels"], ["gain=exp2"], ["ties=rank", "topics=qrels"],
+]
+#: keys naming the topic subset a value was computed on (a path that prints a subset mean)
+SUBSET_KEYS = ("paired_topics", "topic_subset", "subset_topics")
+TOL = 1e-12
+ORACLE_BASE = resolve("trec_eval-9.0.8", ["dups=first"])
+TOPICS = ["1", "2", "3", "10"]
+DOCS = [f"d{i}" for i in range(1, 9)]
+SCORES = ["1", "1.5", "2", "3"]
+#: bounded: a fixed seed, few examples, no shrinking (a failure prints its whole example)
+_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
+PROPERTY = settings(max_examples=3, deadline=None, derandomize=True, phases=[Phase.explicit, Phase.generate],
+                    suppress_health_check=_HEALTH)
+SLOW = settings(max_examples=2, deadline=None, derandomize=True, phases=[Phase.explicit, Phase.generate],
+                suppress_health_check=_HEALTH)
+ONCE = settings(max_examples=1, deadline=None, derandomize=True, phases=[Phase.explicit, Phase.generate],
+                suppress_health_check=_HEALTH)
+
+
+@dataclass
+class Case:
+    """One random input: qrels lines, runs (tag -> lines), a profile and ``--set`` settings."""
+
+    qrels: list[str]
+    runs: dict[str, list[str]]
+    profile: str
+    settings: list[str]
+    dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="variant-paths-")))
+
+    def __post_init__(self) -> None:
+        (self.dir / "qrels.txt").write_text("".join(line + "\n" for line in self.qrels))
+        for tag, lines in self.runs.items():
+            (self.dir / f"{tag}.txt").write_text("".join(line + "\n" for line in lines))
+
+    @property
+    def qrels_path(self) -> str:
+        return str(self.dir / "qrels.txt")
+
+    def run_path(self, tag: str) -> str:
+        return str(self.dir / f"{tag}.txt")
+
+    @property
+    def run_paths(self) -> list[str]:
+        return [self.run_path(t) for t in self.runs]
+
+    def set_args(self) -> list[str]:
+        return [a for s in self.settings for a in ("--set", s)]
+
+    def __repr__(self) -> str:  # hypothesis prints this for the falsifying example
+        return (f"Case(profile={self.profile!r}, settings={self.settings!r},\n qrels={self.qrels!r},\n"
+                f" runs={self.runs!r})")
+
+
+@st.composite
+def cases(draw: st.DrawFn, profiles: list[str] = PROFILES, with_settings: bool = True, shared: int = 1) -> Case:
+    """A random case; every run ranks the first ``shared`` qrels topics (statistics need 2)."""
+    profile = draw(st.sampled_from(profiles))
+    sets = draw(st.sampled_from(SETTINGS)) if with_settings else []
+    dups_ok = resolve(profile, sets).dups != "error"
+    q_topics = draw(st.lists(st.sampled_from(TOPICS), min_size=shared, max_size=3, unique=True))
+    qrels: list[str] = []
+    for t in q_topics:
+        docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=5, unique=True))
+        for d in docs:
+            g = draw(st.sampled_from([0, 0, 1, 1, 2, 3, -1]) if draw(st.integers(0, 9)) == 0
+                     else st.sampled_from([0, 0, 1, 1, 2, 3]))
+            qrels.append(f"{t} 0 {d} {g}")
+    runs: dict[str, list[str]] = {}
+    for tag in ("A", "B"):
+        others = draw(st.lists(st.sampled_from([*TOPICS, "7"]), max_size=3, unique=True))
+        r_topics = [*q_topics[:shared], *[t for t in others if t not in q_topics[:shared]]]
+        lines: list[str] = []
+        for t in r_topics:
+            docs = draw(st.lists(st.sampled_from([*DOCS, "u1", "u2"]), min_size=1, max_size=6,
+                                 unique=not dups_ok))
+            for rank, d in enumerate(docs, 1):
+                lines.append(f"{t} Q0 {d} {rank} {draw(st.sampled_from(SCORES))} {tag}")
+        runs[tag] = lines
+    return Case(qrels, runs, profile, sets)
+
+
+@dataclass
+class Claim:
+    """One printed number: ``value`` of ``run`` on ``topic`` under ``variant`` (a difference
+    ``run - minus`` when ``minus`` is set), as ``path`` printed it."""
+
+    path: str
+    variant: str
+    run: str
+    value: Any
+    topic: str = "all"
+    minus: str | None = None
+    subset: list[str] | None = None
+
+
+class Oracle:
+    """``auditeval.evaluate`` of a variant string alone: its measure (the first field) under
+    its axes as ``--set`` settings. The base profile's other axes cannot change the value; the
+    base keeps duplicates (``dups=first``) so that a measure whose string omits ``dups`` (NumQ)
+    is not refused by a ``dups=error`` it does not read."""
+
+    def __init__(self, case: Case):
+        self.case = case
+        self.cache: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def values(self, variant: str, run: str) -> dict[str, Any]:
+        """topic -> value (and ``"all"`` -> the aggregate) of ``run`` under ``variant``."""
+        key = (variant, run)
+        if key not in self.cache:
+            v = auditeval.parse_variant(variant)
+            parts = str(v).split("|")
+            res = auditeval.evaluate(self.case.qrels_path, self.case.run_path(run), [parts[0]],
+                                     profile=ORACLE_BASE, settings=parts[1:])
+            got = {str(x.variant) for x in res.values}
+            assert got <= {variant}, f"evaluate of {variant!r} reports {got}"
+            self.cache[key] = {x.topic: x.value for x in res.values}
+        return self.cache[key]
+
+    def expected(self, c: Claim) -> Any:
+        vals = self.values(c.variant, c.run)
+        if c.subset is not None:
+            want = sum(vals.get(t, math.nan) for t in c.subset) / len(c.subset)
+        else:
+            want = vals.get(c.topic)
+        if c.minus is not None:
+            other = Claim(c.path, c.variant, c.minus, None, c.topic, None, c.subset)
+            w2 = self.expected(other)
+            want = None if want is None or w2 is None else want - w2
+        return want
+
+    def check(self, claims: list[Claim], tol: float = TOL) -> None:
+        """Every claim equals ``evaluate`` under its variant string; the list is not empty."""
+        assert claims, "the path printed no (variant, value) pair"
+        bad: list[str] = []
+        for c in claims:
+            want = self.expected(c)
+            if isinstance(c.value, str) or isinstance(want, str):
+                ok = str(c.value).strip("'") == str(want)
+            elif want is None and _num(c.value) and math.isnan(c.value):
+                ok = True  # a NaN where evaluate reports no value (Accuracy undefined): both say none
+            else:
+                ok = want is not None and abs(float(c.value) - float(want)) <= tol
+            if not ok:
+                sub = f" over topics {c.subset}" if c.subset is not None else ""
+                diff = f"{c.run} - {c.minus}" if c.minus else c.run
+                bad.append(f"{c.path}: {diff} topic {c.topic}{sub}: printed {c.value!r}, "
+                           f"evaluate gives {want!r} under {c.variant}")
+        assert not bad, f"{len(bad)} of {len(claims)} printed values disagree with evaluate:\n" + "\n".join(bad[:25])
+
+
+def _num(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+VALUE_KEYS = ("value", "native", "aggregate", "mean", "full")
+DIFF_KEYS = ("mean_diff", "full_gap", "final_gap")
+
+
+def collect(obj: Any, path: str, variant: str | None = None, run: str | None = None,
+            subset: list[str] | None = None) -> list[Claim]:
+    """Every (variant, value) pair in a JSON document: a dict's numeric ``value``, ``native``,
+    ``aggregate``, ``mean`` or ``full`` under the nearest ``variant`` (its own or an enclosing
+    dict's) and ``run``; differences ``a - b`` (``mean_diff``, ``full_gap``, ``final_gap``) and
+    ``run - baseline`` (``difference``); ``variant_a``/``value_a`` pairs of the native side;
+    a card's ``variants`` + ``results`` tables. References' own values (an ``engine`` that is
+    not auditeval's) and statistics of two runs (``statistic``) are not evaluate's."""
+    out: list[Claim] = []
+    if isinstance(obj, list):
+        for x in obj:
+            out += collect(x, path, variant, run, subset)
+        return out
+    if not isinstance(obj, dict):
+        return out
+    if isinstance(obj.get("variant"), str) and "|" in obj["variant"]:
+        variant = obj["variant"]
+    if isinstance(obj.get("run"), str):
+        run = obj["run"]
+    for k in SUBSET_KEYS:
+        if isinstance(obj.get(k), list):
+            subset = [str(t) for t in obj[k]]
+    topic = str(obj.get("topic", "all"))
+    foreign = isinstance(obj.get("engine"), str) and not obj["engine"].startswith("auditeval")
+    if variant is not None and "statistic" not in obj:
+        for k in VALUE_KEYS:
+            if k in obj and (_num(obj[k]) or (k == "value" and "measure" in obj and str(obj.get("measure", "")).startswith("relstring"))):
+                if k == "value" and foreign:
+                    continue
+                if run is not None:
+                    out.append(Claim(f"{path}:{k}", variant, run, obj[k], topic, None, subset))
+        for k in DIFF_KEYS:
+            if _num(obj.get(k)) and isinstance(obj.get("a"), str) and isinstance(obj.get("b"), str):
+                out.append(Claim(f"{path}:{k}", variant, obj["a"], obj[k], topic, obj["b"], subset))
+        if _num(obj.get("difference")) and isinstance(obj.get("baseline"), str) and run is not None:
+            out.append(Claim(f"{path}:difference", variant, run, obj["difference"], topic, obj["baseline"], subset))
+    for side in ("a", "b"):
+        va, xa = obj.get(f"variant_{side}"), obj.get(f"value_{side}")
+        if isinstance(va, str) and _num(xa) and str(obj.get(side, "")).startswith("native") and run:
+            out.append(Claim(f"{path}:value_{side}", va, run, xa, topic, None, subset))
+    if isinstance(obj.get("variants"), dict) and isinstance(obj.get("results"), dict):
+        for r, row in obj["results"].items():
+            for label, x in row.items():
+                if label in obj["variants"] and (_num(x) or isinstance(x, str)):
+                    out.append(Claim(f"{path}:results", obj["variants"][label], r, x, "all", None, subset))
+    for k, x in obj.items():
+        if k not in ("variants", "results"):
+            out += collect(x, f"{path}/{k}", variant, run, subset)
+    return out
+
+
+def _json(argv: list[str]) -> Any:
+    code, out, err = run_cli(*argv)
+    assert code == 0, f"auditeval {' '.join(argv)} exited {code}: {err}"
+    return json.loads(out)
+
+
+def _refused(case: Case) -> bool:
+    """Whether the profile refuses one of the runs (then every path must refuse; see
+    :func:`test_eval_json` for the refusal's own check)."""
+    try:
+        auditeval.evaluate(case.qrels_path, case.run_paths, ["AP"], profile=case.profile, settings=case.settings)
+    except AuditEvalError:
+        return True
+    return False
+
+
+#: hand-made cases beside the random ones (hypothesis ``@example``): graded qrels, a run that
+#: lacks a qrels topic (A misses topic 3), unjudged documents, ties at the top
+_KNOWN_QRELS = ["1 0 d1 2", "1 0 d2 1", "1 0 d3 0", "2 0 d1 1", "2 0 d4 3", "2 0 d5 0", "3 0 d9 1"]
+_KNOWN_RUNS = {
+    "A": ["1 Q0 d1 1 2 A", "1 Q0 d2 2 2 A", "1 Q0 u1 3 1 A", "2 Q0 d4 1 3 A", "2 Q0 u2 2 1 A", "2 Q0 d1 3 1 A"],
+    "B": ["1 Q0 d3 1 2 B", "1 Q0 d2 2 1 B", "2 Q0 d1 1 3 B", "2 Q0 d5 2 3 B", "3 Q0 d9 1 1 B", "7 Q0 d1 1 1 B"],
+}
+KNOWN_PLAIN = Case(_KNOWN_QRELS, _KNOWN_RUNS, "trec_eval-9.0.8", [])
+KNOWN_EXP2_QRELS = Case(_KNOWN_QRELS, _KNOWN_RUNS, "trec_eval-9.0.8", ["gain=exp2", "topics=qrels"])
+
+
+# --------------------------------------------------------------------------------------------
+# the spec table is covered
+
+
+def test_measure_list_covers_the_spec_table() -> None:
+    assert {parse_measure(m).name for m in MEASURES} == set(SPECS)
+
+
+# --------------------------------------------------------------------------------------------
+# eval and sweep
+
+
+@PROPERTY
+@example(KNOWN_PLAIN)
+@example(KNOWN_EXP2_QRELS)
+@given(cases())
+def test_eval_json(case: Case) -> None:
+    argv = ["eval", case.qrels_path, *case.run_paths, "-m", " ".join(MEASURES), "--profile", case.profile,
+            *case.set_args(), "-q", "--format", "json"]
+    if _refused(case):
+        code, _, err = run_cli(*argv)
+        assert code == 2 and "error" in err
+        return
+    doc = _json(argv)
+    Oracle(case).check(collect(doc["values"], "eval"))
+
+
+@PROPERTY
+@given(cases())
+def test_evaluate_api_round_trip(case: Case) -> None:
+    """``evaluate`` under a profile equals ``evaluate`` of each printed string (the oracle's
+    base profile differs, so this checks that the string names every axis that matters)."""
+    if _refused(case):
+        return
+    res = auditeval.evaluate(case.qrels_path, case.run_paths, MEASURES, profile=case.profile, settings=case.settings)
+    Oracle(case).check([Claim("evaluate", str(v.variant), v.run, v.value, v.topic) for v in res.values])
+
+
+@PROPERTY
+@given(cases(), st.sampled_from(["ties", "topics", "depth=3,all", "rel", "sim", "gain", "dups=first,last"]))
+def test_sweep_api_and_cli(case: Case, vary: str) -> None:
+    if _refused(case):
+        return
+    axis, _, vals = vary.partition("=")
+    vary_arg = {axis: vals.split(",") if vals else "all"}
+    oracle = Oracle(case)
+    res = auditeval.sweep(case.qrels_path, case.run_paths, MEASURES, profile=case.profile, vary=vary_arg,
+                          settings=case.settings)
+    frame = res.to_frame()
+    oracle.check([Claim("sweep api", r.variant, r.run, r.value, str(r.topic)) for r in frame.itertuples()])
+    doc = _json(["sweep", case.qrels_path, *case.run_paths, "-m", " ".join(MEASURES), "--profile", case.profile,
+                 *case.set_args(), "--vary", vary, "-q", "--format", "json"])
+    oracle.check(collect(doc["values"], "sweep cli"))
+
+
+# --------------------------------------------------------------------------------------------
+# the audit: native values, sensitivity, tie envelope
+
+
+@ONCE
+@example(KNOWN_PLAIN)
+@example(KNOWN_EXP2_QRELS)
+@given(cases(with_settings=True))
+def test_audit_native_sensitivity_ties(case: Case) -> None:
+    if _refused(case):
+        return
+    conv = resolve(case.profile, case.settings)
+    measures = [m for m in MEASURES if not m.startswith("relstring")]  # see test_audit_takes_relstring
+    rep = auditeval.audit(case.qrels_path, case.run_paths, measures, against=[], profile=conv)
+    doc = rep.to_dict()
+    oracle = Oracle(case)
+    for part in ("agreement", "sensitivity", "ties", "conv_diff", "attributions", "swaps"):
+        claims = collect(doc.get(part, []), f"audit {part}")
+        if part in ("sensitivity", "ties"):
+            oracle.check(claims)
+        elif claims:
+            oracle.check(claims)
+
+
+def test_audit_takes_relstring(tmp_path: Path) -> None:
+    """The audit accepts every measure evaluate accepts, relstring too (its values are strings)."""
+    (tmp_path / "q").write_text("1 0 d1 1\n1 0 d2 0\n")
+    (tmp_path / "r").write_text("1 Q0 d1 1 2 A\n1 Q0 d2 2 1 A\n")
+    rep = auditeval.audit(str(tmp_path / "q"), [str(tmp_path / "r")], ["relstring@5", "AP"], against=[])
+    ties = [t for t in rep.to_dict()["ties"] if t["measure"] == "AP" and t["topic"] == "all"]
+    assert ties and ties[0]["value"] == 1.0
+
+
+# --------------------------------------------------------------------------------------------
+# compare, card, verify, reproduce
+
+
+@SLOW
+@example(KNOWN_PLAIN)
+@example(KNOWN_EXP2_QRELS)
+@given(cases(shared=2))
+def test_compare_json(case: Case) -> None:
+    if _refused(case):
+        return
+    doc = _json(["compare", case.qrels_path, *case.run_paths, "-m", " ".join(MEAN_MEASURES), "--profile",
+                 case.profile, *case.set_args(), "--trials", "30", "--format", "json"])
+    claims: list[Claim] = []
+    for m in doc["measures"]:
+        sub = next((m[k] for k in SUBSET_KEYS if k in m), None)
+        for s in m["systems"]:
+            claims.append(Claim("compare systems.mean", m["variant"], s["run"], s["mean"], "all", None, sub))
+        for row in m["pairs"]["rows"]:
+            claims.append(Claim("compare pairs.mean_diff", m["variant"], row["a"], row["mean_diff"], "all", row["b"], sub))
+    Oracle(case).check(claims)
+
+
+@SLOW
+@example(KNOWN_PLAIN)
+@given(cases(profiles=["trec_eval-9.0.8", "ir_measures-0.4"], with_settings=False, shared=2))
+def test_card_json(case: Case) -> None:
+    doc = _json(["card", case.qrels_path, *case.run_paths, "-m", " ".join(MEAN_MEASURES), "--profile", case.profile,
+                 "--baseline", case.run_path("A"), "--format", "json"])
+    Oracle(case).check(collect(doc, "card"))
+
+
+@ONCE
+@given(cases(profiles=["trec_eval-9.0.8", "ir_measures-0.4"], with_settings=False))
+def test_verify_json(case: Case) -> None:
+    """verify's reproducing variants (and the ones it calls equivalent) give the value it prints."""
+    if _refused(case):
+        return
+    res = auditeval.evaluate(case.qrels_path, case.run_path("A"), ["AP"], profile=case.profile)
+    claims = [f"{v.measure}={v.value:.4f}" for v in res.aggregates()]
+    argv = ["verify", case.qrels_path, case.run_path("A"), "--show", "3", "--departures", "1", "--json"]
+    for c in claims:
+        argv += ["--claim", c]
+    doc = _json(argv)
+    out: list[Claim] = []
+    for c in doc["claims"]:
+        for r in c["reproduced"]:
+            out.append(Claim("verify reproduced", r["variant"], "A", r["value"]))
+            for e in r.get("equivalent", []):
+                out.append(Claim(f"verify equivalent ({e['label']})", e["variant"], "A", r["value"]))
+    Oracle(case).check(out)
+
+
+@SLOW
+@example(KNOWN_PLAIN)
+@given(cases(profiles=["trec_eval-9.0.8", "ir_measures-0.4"], with_settings=False, shared=2))
+def test_reproduce_rmse(case: Case) -> None:
+    """reproduce's RMSE under a variant string is the root mean square of the per-topic
+    differences ``evaluate`` gives under that string, over the topics both runs have."""
+    if _refused(case):
+        return
+    doc = _json(["reproduce", "--qrels", case.qrels_path, case.run_path("A"), case.run_path("B"),
+                 "-m", " ".join(MEAN_MEASURES), "--profile", case.profile, "--json"])
+    oracle = Oracle(case)
+    bad = []
+    rows = [v for v in doc["values"] if v["statistic"] == "RMSE"]
+    assert rows
+    for v in rows:
+        a, b = oracle.values(v["variant"], "A"), oracle.values(v["variant"], "B")
+        common = sorted((set(a) & set(b)) - {"all"})
+        want = math.sqrt(sum((a[t] - b[t]) ** 2 for t in common) / len(common)) if common else None
+        if want is None or abs(v["value"] - want) > TOL:
+            bad.append(f"reproduce RMSE {v['variant']}: printed {v['value']!r}, evaluate gives {want!r}")
+    assert not bad, "\n".join(bad)
+
+
+# --------------------------------------------------------------------------------------------
+# pool bias, growth, coverage
+
+
+@SLOW
+@example(KNOWN_PLAIN)
+@example(KNOWN_EXP2_QRELS)
+@given(cases(profiles=["trec_eval-9.0.8", "ir_measures-0.4"], shared=2))
+def test_pool_bias_growth_coverage(case: Case) -> None:
+    if _refused(case):
+        return
+    oracle = Oracle(case)
+    common = [case.qrels_path, *case.run_paths, "--depth", "3", "--profile", case.profile, *case.set_args(),
+              "--format", "json"]
+    # Compat is refused by pool bias/growth (its ideal ranking needs the qrels line order): said so
+    pooled = [m for m in MEAN_MEASURES if m != "Compat"]
+    bias = _json(["pool", "bias", *common, "-m", " ".join(pooled), "--trials", "20"])
+    oracle.check(collect(bias["measures"], "pool bias"))
+    for m in ("AP", "nDCG@5", "RBP", "yaap"):
+        growth = _json(["pool", "growth", *common, "-m", m, "--orders", "5"])
+        oracle.check(collect(growth, f"pool growth {m}"))
+    cov = _json(["pool", "coverage", *common])
+    oracle.check(collect(cov["runs"], "pool coverage"))
+
+
+# --------------------------------------------------------------------------------------------
+# the trec_eval drop-in's --variants column
+
+
+@PROPERTY
+@given(cases(profiles=["trec_eval-9.0.8", "trec_eval-10.0"], with_settings=False), st.booleans())
+def test_trec_eval_variants(case: Case, complete: bool) -> None:
+    build = case.profile.removeprefix("trec_eval-")
+    for tag in case.runs:
+        argv = ["trec-eval", "--as", build, "--variants", "-q", *(["-c"] if complete else []), "-m", "all_trec",
+                case.qrels_path, case.run_path(tag)]
+        code, out, err = run_cli(*argv)
+        if code != 0:
+            assert _refused(case) or "No queries" in err, err
+            continue
+        oracle = Oracle(case)
+        bad = []
+        n = 0
+        for line in out.splitlines():
+            fields = line.split("\t")
+            if len(fields) != 4 or "|" not in fields[3]:
+                continue
+            n += 1
+            name, topic, printed, variant = fields[0].strip(), fields[1], fields[2], fields[3]
+            want = oracle.values(variant, tag).get(topic)
+            if isinstance(want, str) or not _looks_numeric(printed):
+                ok = printed.strip("'") == str(want)  # relstring is printed quoted
+            else:
+                ok = want is not None and abs(float(printed) - float(want)) <= 5e-5 + TOL
+            if not ok:
+                bad.append(f"trec-eval --as {build}{' -c' if complete else ''} {name} topic {topic}: printed "
+                           f"{printed}, evaluate gives {want!r} under {variant}")
+        assert n > 0
+        assert not bad, "\n".join(bad[:25])
+
+
+def _looks_numeric(s: str) -> bool:
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# integrations: the ir_measures provider, PyTerrier frames
+
+
+def _ir_measures_objects() -> list[Any]:
+    """The measures of :data:`MEASURES` that ir_measures spells and the provider computes."""
+    out = []
+    for m in MEASURES:
+        try:
+            obj = ir_measures.parse_measure(m)
+            to_auditeval(obj)
+        except (ValueError, NameError, KeyError):
+            continue
+        out.append(obj)
+    return out
+
+
+@PROPERTY
+@given(cases(profiles=PROFILES))
+def test_ir_measures_provider(case: Case) -> None:
+    if _refused(case):
+        return
+    provider = ir_measures.providers.registry["auditeval"].using(case.profile, case.settings)
+    measures = _ir_measures_objects()
+    assert len(measures) >= 30
+    qrels = auditeval.read_qrels(case.qrels_path)
+    claims: list[Claim] = []
+    for tag in case.runs:
+        ev = provider.evaluator(measures, qrels)
+        for metric in ev.iter_calc(auditeval.read_run(case.run_path(tag))):
+            variant = getattr(metric, "variant", None)
+            if variant is not None:
+                claims.append(Claim(f"ir_measures {metric.measure}", str(variant), tag, metric.value, metric.query_id))
+    Oracle(case).check(claims)
+
+
+@PROPERTY
+@given(cases(profiles=PROFILES))
+def test_pyterrier_frames(case: Case) -> None:
+    import pandas as pd
+
+    if _refused(case):
+        return
+    frames = {}
+    for tag, lines in case.runs.items():
+        rows = [ln.split() for ln in lines]
+        frames[tag] = pd.DataFrame({"qid": [r[0] for r in rows], "docno": [r[2] for r in rows],
+                                    "rank": [int(r[3]) for r in rows], "score": [float(r[4]) for r in rows]})
+    res = pyterrier_frames.audit_frames(frames, case.qrels_path, MEASURES, profile=case.profile, settings=case.settings)
+    oracle = Oracle(case)
+    oracle.check([Claim("pyterrier audit_frames", str(v.variant), v.run, v.value, v.topic) for v in res.values])
+    df = pyterrier_frames.experiment_frame(res)
+    claims = [Claim(f"pyterrier experiment_frame {m}", df.attrs["variants"][m], row["name"], row[m])
+              for _, row in df.iterrows() for m in df.columns
+              if m != "name" and row[m] is not None and not (isinstance(row[m], float) and math.isnan(row[m]))]
+    oracle.check(claims)
