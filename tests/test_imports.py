@@ -106,3 +106,29 @@ def test_ir_measures_finds_the_provider_when_imported_after_auditeval():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "AuditevalProvider"
+
+
+def test_the_drop_in_works_in_a_process_without_pandas(trec_eval_bins, tmp_path):
+    """The console entry refuses pandas in the drop-in's process (start-up): 60 differential cases
+    (duplicates, -c, -q, all_trec, ...) run there, with pandas blocked, equal the binaries."""
+    bins = {v: str(p) for v, p in trec_eval_bins.items()}
+    code = f"""
+import sys
+sys.path.insert(0, {str(ROOT / "tests")!r})
+from auditeval.cli.main import _without_pandas
+_without_pandas()
+from pathlib import Path
+from trec_eval_diff import difference, make_case, run_case
+bad = []
+for seed in range(60):
+    case = make_case(seed)
+    real, mine = run_case(case, {{k: Path(v) for k, v in {bins!r}.items()}}, Path({str(tmp_path)!r}))
+    why = difference(case, real, mine)
+    if why is not None:
+        bad.append(case.describe() + ': ' + why)
+print(len(bad), 'pandas' in sys.modules)
+print(chr(10).join(bad[:3]))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[0] == "0 False", done.stdout
