@@ -281,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="comma-separated tool names (auditeval,trec_eval,pytrec_eval,ir_measures,ranx)")
     ap.add_argument("--no-all-trec", action="store_true", help="skip the -m all_trec table")
     ap.add_argument("--trec-eval", default=None, help="another trec_eval binary to measure (besides .bin/trec_eval)")
-    ap.add_argument("--ids", choices=("numeric", "string"), default="numeric", help="document ids of the generated run")
+    ap.add_argument("--ids", choices=("numeric", "string", "short"), default="numeric",
+                    help="document ids of the generated run (short: D + 7 digits only)")
     ap.add_argument("--as", dest="version", default="10.0", help="trec_eval build auditeval behaves as (--as)")
     ap.add_argument("--out", type=Path, default=None, help="also write the markdown to this file")
     ap.add_argument("--timeout", type=float, default=600, help="seconds before a tool is stopped (reported as such)")
@@ -292,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         qrels, run = args.qrels, args.run
     else:
         n = args.topics or (500 if args.quick else 6980)
-        suffix = ("" if n == 6980 else f".{n}") + (".strid" if args.ids == "string" else "")
+        suffix = ("" if n == 6980 else f".{n}") + {"string": ".strid", "short": ".shortid"}.get(args.ids, "")
         qrels = HERE / "data" / f"qrels.msmarco-like{suffix}.txt"
         run = HERE / "data" / f"run.msmarco-like{suffix}.txt"
         if not (qrels.exists() and run.exists()):

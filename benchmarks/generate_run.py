@@ -15,16 +15,18 @@ Document ids: ``--ids numeric`` (default) writes the passage number (``7067032``
 ``--ids string`` writes the same documents under TREC newswire-shaped ids, what most
 collections use: even numbers as ``D`` + 7 digits (``D3312019``, GOV/Disks 4-5 style), odd
 ones as ``LA`` + MMDDYY + ``-`` + 4 digits (``LA052390-0089``, LA Times style); the
-mapping is one to one, so every measure has the same value under both.
+mapping is one to one, so every measure has the same value under both. ``--ids short``
+writes every document as ``D`` + 7 digits (``D6533516``: the passage number, zero-padded),
+the short-id case where the binary's own string costs are smallest.
 
 Usage::
 
-    python benchmarks/generate_run.py [--topics 6980] [--depth 1000] [--seed 42] [--ids numeric|string]
+    python benchmarks/generate_run.py [--topics 6980] [--depth 1000] [--seed 42] [--ids numeric|string|short]
                                       [--out benchmarks/data]
 
 writes ``OUT/run.msmarco-like.txt`` and ``OUT/qrels.msmarco-like.txt`` (for ``--topics``
 other than 6980 the names carry the count, e.g. ``run.msmarco-like.500.txt``; string ids
-add ``.strid``: ``run.msmarco-like.strid.txt``).
+add ``.strid``: ``run.msmarco-like.strid.txt``; short ids ``.shortid``).
 """
 
 from __future__ import annotations
@@ -73,6 +75,19 @@ def string_ids(doc: np.ndarray) -> pa.Array:
     return pc.if_else(pa.array(doc % 2 == 0), d, la)
 
 
+def short_ids(doc: np.ndarray) -> pa.Array:
+    """``D`` + the passage number in 7 digits (``D0067032``), one to one with ``doc``."""
+    return pc.binary_join_element_wise(pa.scalar("D"), _pad(np.asarray(doc, dtype=np.int64), 7), "")
+
+
+def _ids(doc: np.ndarray, ids: str) -> pa.Array:
+    if ids == "string":
+        return string_ids(doc)
+    if ids == "short":
+        return short_ids(doc)
+    return pc.cast(pa.array(np.asarray(doc, dtype=np.int64)), pa.string())
+
+
 def generate(n_topics: int, depth: int, seed: int, ids: str = "numeric") -> tuple[pa.Array, pa.Array]:
     """Return (run lines, qrels lines) as Arrow string arrays, each line ending in a newline."""
     rng = np.random.default_rng(seed)
@@ -117,7 +132,7 @@ def generate(n_topics: int, depth: int, seed: int, ids: str = "numeric") -> tupl
     # ---- format
     n = n_topics * depth
     topic_s = pc.cast(pa.array(np.repeat(qids, depth)), pa.string())
-    doc_s = string_ids(docs.reshape(-1)) if ids == "string" else pc.cast(pa.array(docs.reshape(-1)), pa.string())
+    doc_s = _ids(docs.reshape(-1), ids)
     rank_s = pc.cast(pa.array(np.tile(np.arange(1, depth + 1), n_topics)), pa.string())
     score_s = _fixed4(score_1e4.reshape(-1))
     run_lines = pc.binary_join_element_wise(
@@ -128,7 +143,7 @@ def generate(n_topics: int, depth: int, seed: int, ids: str = "numeric") -> tupl
     qrels_lines = pc.binary_join_element_wise(
         pc.cast(pa.array(q_topic, pa.int64()), pa.string()),
         pa.scalar("0"),
-        string_ids(np.asarray(q_doc)) if ids == "string" else pc.cast(pa.array(q_doc, pa.int64()), pa.string()),
+        _ids(np.asarray(q_doc, dtype=np.int64), ids),
         pa.scalar("1\n"),
         " ",
     )
@@ -149,13 +164,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--topics", type=int, default=6980)
     ap.add_argument("--depth", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--ids", choices=("numeric", "string"), default="numeric", help="document id shape")
+    ap.add_argument("--ids", choices=("numeric", "string", "short"), default="numeric", help="document id shape")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "data")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     args.out.mkdir(parents=True, exist_ok=True)
     suffix = "" if args.topics == 6980 and args.depth == 1000 else f".{args.topics}" + ("" if args.depth == 1000 else f"x{args.depth}")
-    suffix += ".strid" if args.ids == "string" else ""
+    suffix += {"string": ".strid", "short": ".shortid"}.get(args.ids, "")
     run_path = args.out / f"run.msmarco-like{suffix}.txt"
     qrels_path = args.out / f"qrels.msmarco-like{suffix}.txt"
     run_lines, qrels_lines = generate(args.topics, args.depth, args.seed, args.ids)
