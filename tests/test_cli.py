@@ -102,8 +102,8 @@ def test_conventions_list_show_diff():
     assert code == 0 and "lround" in out and "strict" in out
     code, out, _ = run_cli("conventions", "diff", "trec_eval-9.0.8", "trec_eval-10.0")
     assert code == 0
-    assert "3 axis(es) differ" in out
-    for axis in ("iprec", "sim", "topics"):
+    assert "4 axis(es) differ" in out
+    for axis in ("absent", "iprec", "sim", "topics"):
         assert axis in out
 
 

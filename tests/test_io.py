@@ -286,7 +286,7 @@ def test_unknown_measure_axis_value_profile():
     assert str(err.value) == "unknown measure 'Foo' in 'Foo@10' (auditeval measures lists them)"
     with pytest.raises(ae.ConventionError) as err:
         ae.evaluate(q, r, ["AP"], settings=["colour=red"])
-    assert str(err.value).startswith("unknown axis 'colour'; axes are: ap_denom, depth, dups, ")
+    assert str(err.value).startswith("unknown axis 'colour'; axes are: absent, ap_denom, depth, dups, ")
     with pytest.raises(ae.ConventionError) as err:
         ae.evaluate(q, r, ["AP"], settings=["ties=random"])
     assert str(err.value) == (
@@ -555,7 +555,7 @@ def test_bad_profile_files(tmp_path):
         "bad.toml": ("name = [", "not valid TOML ("),
         "noaxes.toml": ('name = "x"\n', "no [axes] table"),
         "missing.toml": (src.replace('ties = "docno-asc"\n', ""), "no value for axis 'ties' (every axis must be named)"),
-        "extra.toml": (src.replace('ties = "docno-asc"\n', 'ties = "docno-asc"\ncolour = "red"\n'), "unknown axis 'colour'; axes are: ap_denom, "),
+        "extra.toml": (src.replace('ties = "docno-asc"\n', 'ties = "docno-asc"\ncolour = "red"\n'), "unknown axis 'colour'; axes are: absent, ap_denom, "),
         "badval.toml": (
             src.replace('ties = "docno-asc"', 'ties = "up"'),
             "axis 'ties' has no value 'up'; choose one of: docno-desc, docno-asc, docno-asc-numeric, rank, file-order",

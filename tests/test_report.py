@@ -41,7 +41,7 @@ def test_eval_text_on_robust03_fits_100_columns(robust03):
     assert code == 0
     _fits(out)
     # the profile is printed once; rows carry no variant string
-    assert out.count("trec_eval-9.0.8: ap_denom=R depth=all") == 1
+    assert out.count("trec_eval-9.0.8: absent=zero ap_denom=R depth=all") == 1
     assert "|" not in out.split("────")[1].split("note:")[0]
     rows = {tuple(line.split()[:2]): line.split()[2] for line in out.split("\n") if line.startswith(("InexpC2 ", "pircRBa1 "))}
     # trec_eval 9.0.8: map 0.2249 / 0.3101, ndcg_cut_10 0.3807 / 0.4572, recip_rank 0.6647 / 0.7029
