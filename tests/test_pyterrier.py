@@ -128,7 +128,24 @@ def test_pt_experiment_on_robust03(shared):
     Accuracy: pt.Experiment divides the sum of the values its provider yields by the number of
     topics (0.698610 on MU03rob01), so a topic without a relevant document in the top k counts
     0, while ir_measures.calc_aggregate (and auditeval) leave it out (0.705667 = 0.698610 / 0.99)."""
-    from ir_measures import AP, ERR, INST, NERR8, P, R, RBP, RR, SDCG, Bpref, Compat, Judged, NumRet, Rprec, Success, infAP
+    from ir_measures import (
+        AP,
+        ERR,
+        INST,
+        NERR8,
+        RBP,
+        RR,
+        SDCG,
+        Bpref,
+        Compat,
+        Judged,
+        NumRet,
+        P,
+        R,
+        Rprec,
+        Success,
+        infAP,
+    )
 
     d = shared / "data" / "robust03"
     cols = ["qid", "Q0", "docno", "rank", "score", "tag"]
