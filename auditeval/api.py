@@ -53,13 +53,17 @@ def evaluate(
     ``qrels``/``runs`` accept paths, :class:`Qrels`/:class:`Run`, DataFrames and
     dict-of-dicts (see :mod:`auditeval.io`). ``settings`` are ``AXIS=VALUE`` overrides.
     Returns every per-topic value (when ``per_topic``) and the aggregate (topic ``"all"``),
-    each with its variant string and engine.
+    each with its variant string and engine. Each measure is computed under
+    ``resolve(profile, settings, measure)``: a profile with a ``[route]`` table (ir_measures-0.4)
+    gives a measure the axes of the profile it routes it to; ``result.convention`` is the
+    profile's own axes (those of the measures it does not route).
     """
     q = qrels_from(qrels)
     conv = resolve(profile, settings)
     profile_name = profile_label(profile, settings)
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
     labels = [str(m) if isinstance(m, Measure) else str(m) for m in measures]
+    convs = [resolve(profile, settings, m) for m in parsed]  # per measure: the profile's [route]
     result = ResultSet(profile=profile_name, convention=conv)
     result.notes.extend(q.notes)
     seen_notes = set(result.notes)
@@ -67,9 +71,9 @@ def evaluate(
         if tag_note:
             result.notes.append(tag_note)
         sr = staged_for(q, r, cache)
-        for label, m in zip(labels, parsed, strict=True):
-            tv = sr.evaluate(m, conv)
-            p, vals, agg = sr.prepared(fold(m, conv)[1]), tv.values, tv.aggregate
+        for label, m, mconv in zip(labels, parsed, convs, strict=True):
+            tv = sr.evaluate(m, mconv)
+            p, vals, agg = sr.prepared(fold(m, mconv)[1]), tv.values, tv.aggregate
             d = SPECS[tv.variant.measure.name]
             v_str = str(tv.variant)
             undefined = np.isnan(vals) if d.agg == "mean-defined" else np.zeros(len(vals), bool)
@@ -124,6 +128,8 @@ def sweep(
     measure_list = list(measures)
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measure_list]
     values = vary_values(vary, q)
-    res = run_sweep(q, [r for r, _ in read], parsed, [str(m) for m in measure_list], base, values, name, progress)
+    bases = [resolve(profile, settings, m) for m in parsed]  # per measure: the profile's [route]
+    res = run_sweep(q, [r for r, _ in read], parsed, [str(m) for m in measure_list], base, values, name, progress,
+                    bases=bases)
     res.notes[:0] = [n for _, n in read if n]
     return res

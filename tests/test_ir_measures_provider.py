@@ -338,3 +338,105 @@ def test_nerr10_and_bpm_equal_cwl_eval_on_robust03(shared):
         assert sum(v > 0 for v in theirs.values()) > 50  # not a comparison of zeros
         for key, value in theirs.items():
             assert ours[key] == pytest.approx(value, abs=1e-12), (name, key)
+
+
+def test_default_pipeline_equals_the_routed_profile_on_robust03(shared):
+    """``ir_measures.calc_aggregate`` (its DefaultPipeline: each measure to the first provider in
+    its list that supports it) equals ``auditeval.evaluate(..., profile="ir_measures-0.4")``
+    on MU03rob01 and aplrob03a for every measure both compute that the pipeline routes: to
+    1e-12, ERR@k and nDCG(dcg='exp-log2')@k to 5e-6 (gdeval.pl prints 5 decimals per topic,
+    ir_measures averages those). Inputs as ir_measures reads the files (file order: the accuracy
+    provider keeps ties in it). MU03rob01: RR@10 0.6476071428571427 (msmarco provider, ties by
+    docno ascending; 0.648786 under pytrec_eval's docno-descending rule), Judged@10 0.986.
+    Not compared: nDCG(dcg='exp-log2') without a cut-off, routed to ranx-0.3 (ranx's numba
+    argsort is not stable on large tie groups: 0.4454074 vs 0.4453653 on MU03rob01; and its
+    provider fails on pandas 3 string columns, ranx #79).
+
+    Accuracy is compared in a calc of its own: computed alone, the pipeline's evaluator is the
+    accuracy provider's, which leaves out a topic without a relevant document in the top k
+    (Accuracy@100 0.7056669315033044 on MU03rob01); computed with another provider's measure,
+    the FallbackEvaluator's base iter_calc (providers/base.py:18-27) fills that topic with 0
+    (0.6986102621882714 = 0.99 x that): no axis of auditeval's says so (it leaves the topic out)."""
+    from ir_measures import (
+        BPM,
+        ERR,
+        INSQ,
+        INST,
+        NERR8,
+        NERR9,
+        NERR10,
+        NERR11,
+        RBP,
+        SDCG,
+        Accuracy,
+        Compat,
+        Judged,
+        NumQ,
+        NumRel,
+        SetAP,
+        SetP,
+        SetR,
+    )
+
+    d = shared / "data" / "robust03"
+    qfile = d / "qrels.robust03.txt"
+    ms = [AP, AP @ 100, nDCG, nDCG @ 10, nDCG(gains={0: 0, 1: 1, 2: 3}) @ 20, P @ 10, P(judged_only=True) @ 10,
+          ir_measures.R @ 1000, RR, RR(rel=2), RR @ 10, RR(rel=2) @ 5, Judged @ 10, Judged @ 100, Bpref, infAP, Rprec,
+          SetP, SetR, SetAP, SetF(beta=0.5), NumRet, NumRet(rel=1), NumRel, NumQ, Success @ 10, IPrec @ 0.2,
+          Compat, Compat(p=0.8), ERR @ 10, nDCG(dcg="exp-log2") @ 10,
+          RBP(rel=1), RBP(rel=2, p=0.9), SDCG(max_rel=2) @ 10, NERR8(max_rel=2) @ 10, NERR9(max_rel=2) @ 20,
+          NERR10(max_rel=2), NERR11(T=2.0, max_rel=2), INST(max_rel=2), INSQ(T=2.0, max_rel=2), BPM(max_rel=2) @ 10]
+    labels = [str(to_auditeval(m)[0]) for m in ms]
+    q = list(ir_measures.read_trec_qrels(str(qfile)))
+    prov = ir_measures.providers.registry["auditeval"]
+    variants = prov.evaluator(ms, q).variants
+    for name in ("MU03rob01", "aplrob03a"):
+        rfile = d / "runs" / f"input.{name}.gz"
+        theirs = ir_measures.calc_aggregate(ms, q, list(ir_measures.read_trec_run(str(rfile))))
+        res = ae.evaluate(qfile, rfile, labels, profile="ir_measures-0.4")
+        for m, label in zip(ms, labels, strict=True):
+            tol = 5e-6 if m.NAME == "ERR" or (m.NAME == "nDCG" and m["dcg"] == "exp-log2") else 1e-12
+            v = res.get(label)
+            assert v.value == pytest.approx(theirs[m], abs=tol, rel=0), (name, str(m))
+            assert v.variant == variants[m]  # the provider names the variant evaluate computed
+        if name == "MU03rob01":
+            assert res.get("RR@10").value == pytest.approx(0.6476071428571427, abs=1e-15)
+            assert res.get("Judged@10").value == pytest.approx(0.986, abs=1e-15)
+        acc = [Accuracy, Accuracy @ 100, Accuracy(rel=2) @ 50]
+        alone = ir_measures.calc_aggregate(acc, q, list(ir_measures.read_trec_run(str(rfile))))
+        res = ae.evaluate(qfile, rfile, [str(m) for m in acc], profile="ir_measures-0.4")
+        for m in acc:
+            assert res.get(str(m)).value == pytest.approx(alone[m], abs=1e-12, rel=0), (name, str(m))
+            assert res.get(str(m)).variant == prov.evaluator([m], q).variants[m]
+        if name == "MU03rob01":
+            assert alone[Accuracy @ 100] == pytest.approx(0.7056669315033044, abs=1e-15)
+            mixed = ir_measures.calc_aggregate([Accuracy @ 100, AP], q, list(ir_measures.read_trec_run(str(rfile))))
+            assert mixed[Accuracy @ 100] == pytest.approx(0.99 * alone[Accuracy @ 100], abs=1e-15)
+    assert "|ties=docno-asc|" in str(variants[RR @ 10]) and "|ties=docno-desc|" in str(variants[RR])
+    assert "|ties=file-order|" in str(prov.evaluator([Accuracy], q).variants[Accuracy]) and "|depth=1000|" in str(variants[SDCG(max_rel=2) @ 10])
+
+
+def test_route_table_rules(tmp_path):
+    """Patterns: a name, parameters the measure must carry, ``@k`` for 'has a cut-off'; the most
+    specific match wins; bad tables are refused when loaded; profiles without one are unchanged."""
+    from auditeval.vocab.conventions import load_profile, resolve
+
+    p = load_profile("ir_measures-0.4")
+    assert p.route_for(ae.parse_measure("RR")) is None and p.route_for(ae.parse_measure("RR@10")) == "ir_measures-0.4-msmarco"
+    assert p.route_for(ae.parse_measure("nDCG(dcg='exp-log2')@5")) == "ir_measures-0.4-gdeval"
+    assert p.route_for(ae.parse_measure("nDCG(dcg='exp-log2')")) == "ranx-0.3"
+    assert p.route_for(ae.parse_measure("nDCG@5")) is None
+    # --set applies on top of the routed axes
+    assert resolve("ir_measures-0.4", ["ties=rank"], ae.parse_measure("RR@10")).ties == "rank"
+    assert resolve("ir_measures-0.4", None, ae.parse_measure("RR@10")).sim == "float64"
+    assert resolve("ir_measures-0.4").sim == "float32"  # without a measure: the profile's own axes
+    t = load_profile("trec_eval-9.0.8")
+    assert t.routes == () and t.convention_for(ae.parse_measure("RR@10")) == t.convention
+    base = Path(p.path).read_text(encoding="utf-8").split("\n[route]\n")[0] + "\n"
+    for table, error in [('"RR@k" = "nope-1.0"', "unknown profile"), ('"RR@k" = "ir_measures-0.4"', "routes of its own"),
+                         ('"RR@k" = "ranx-0.3"\n"RR(rel=2)" = "ranx-0.3"', "equally specific"),
+                         ('"RR@10" = "ranx-0.3"', "no cut-off value"), ('"map" = "ranx-0.3"', "not a measure name")]:
+        f = tmp_path / "bad.toml"
+        f.write_text(base + "[route]\n" + table + "\n", encoding="utf-8")
+        with pytest.raises(ae.ConventionError, match=error):
+            load_profile(f)

@@ -108,7 +108,7 @@ def _full(x: Any, fmt: str) -> Any:
 def departures(block: SweepBlock, res: SweepResult) -> list[str]:
     """Per variant: the axes (``axis=value``) where it departs from the profile's variant."""
     m = parse_measure(block.measure)
-    base = fold(m, res.convention)[1]
+    base = fold(m, res.base_for(next(k for k, b in res.blocks.items() if b is block)))[1]
     out = []
     for conv in block.conventions:
         v = Variant.of(m, conv)
@@ -137,7 +137,7 @@ def render_text(res: SweepResult, out: TextIO, width: int = WIDTH) -> None:
         m = parse_measure(b.measure)
         w("\n")
         para(f"{label}: {len(b.variants)} variant(s); under the profile:")
-        w("".join(f"{line}\n" for line in wrap_variant(str(Variant.of(m, res.convention)), width, indent=4,
+        w("".join(f"{line}\n" for line in wrap_variant(str(Variant.of(m, res.base_for(label))), width, indent=4,
                                                        first="  ")))
         dep = departures(b, res)
         longest = max([1, *(len(x) for d in dep for x in d.split())])

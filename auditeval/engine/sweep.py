@@ -145,6 +145,11 @@ class SweepResult:
     varied: dict[str, list[Any]]
     engine: str = ENGINE
     notes: list[str] = field(default_factory=list)
+    bases: dict[str, Convention] = field(default_factory=dict)  # label -> its routed base, where not ``convention``
+
+    def base_for(self, label: str) -> Convention:
+        """The convention measure ``label`` was varied around (a routed profile's per measure)."""
+        return self.bases.get(label, self.convention)
 
     def block(self, measure: str | Measure) -> SweepBlock:
         key = str(measure)
@@ -206,13 +211,17 @@ def run_sweep(
     values: dict[str, list[Any]],
     profile: str = "custom",
     progress: Callable[[int, int], None] | None = None,
+    bases: Sequence[Convention] | None = None,
 ) -> SweepResult:
     """Evaluate every variant of every measure on every run. ``progress(done, total)`` is
-    called after each run and measure."""
-    variants = [measure_variants(m, base, values) for m in measures]
+    called after each run and measure. ``bases``: per measure, the convention to vary around
+    instead of ``base`` (a profile's ``[route]``, :meth:`~auditeval.vocab.conventions.Profile.convention_for`)."""
+    per_base = list(bases) if bases is not None else [base] * len(measures)
+    variants = [measure_variants(m, b, values) for m, b in zip(measures, per_base, strict=True)]
     total = sum(len(v) for v in variants) * len(runs)
     done = 0
-    result = SweepResult({}, profile, base, values, notes=list(qrels.notes))
+    result = SweepResult({}, profile, base, values, notes=list(qrels.notes),
+                         bases={lab: b for lab, b in zip(labels, per_base, strict=True) if b != base})
     seen_notes = set(result.notes)
     per: list[list[list[Any]]] = [[[None] * len(runs) for _ in v] for v in variants]  # [measure][variant][run]
     errors: list[dict[tuple[int, int], str]] = [{} for _ in measures]
@@ -229,7 +238,7 @@ def run_sweep(
                 for n in sr.notes(m, conv):
                     if n not in seen_notes:  # once per text; tagged with the first variant it came from
                         seen_notes.add(n)
-                        result.notes.append(n if n in run.notes else _under(n, conv, base))
+                        result.notes.append(n if n in run.notes else _under(n, conv, per_base[mi]))
             done += len(variants[mi])
             if progress is not None:
                 progress(done, total)

@@ -14,12 +14,16 @@ Every metric :meth:`AuditevalEvaluator.iter_calc` yields is a :class:`VariantMet
 ``ir_measures.Metric`` with a ``variant`` attribute); ``evaluator.variants`` maps each
 measure to its :class:`~auditeval.vocab.variant.Variant`.
 
-The default profile, ``ir_measures-0.4``, is the convention set of ir_measures' default
-pipeline for the trec measures (its pytrec_eval provider: float32 scores, ties by docno
-descending, missing qrels topics scored 0). ir_measures' msmarco and judged providers (RR@k,
-Judged@k) and its compat provider (Compat) break ties by docno ascending instead:
-``using("ir_measures-0.4-msmarco")``; its accuracy provider keeps ties in file order:
-``using("ir_measures-0.4-accuracy")``.
+The default profile, ``ir_measures-0.4``, is ir_measures' default pipeline
+(``ir_measures.calc_aggregate``): each measure under the conventions of the provider that
+pipeline sends it to, the first in its provider list that supports it (the profile's
+``[route]`` table, :meth:`auditeval.vocab.conventions.Profile.convention_for`): the trec
+measures under its pytrec_eval provider's (float32 scores, ties by docno descending, missing
+qrels topics scored 0), RR@k, Judged@k and Compat under ``ir_measures-0.4-msmarco`` (ties by
+docno ascending), Accuracy under ``ir_measures-0.4-accuracy`` (ties in file order), ERR@k and
+``nDCG(dcg='exp-log2')@k`` under ``ir_measures-0.4-gdeval``, RBP, SDCG, NERR8-11, INST, INSQ,
+BPM under ``cwl_eval-1.0``. One provider's conventions for every measure:
+``using("ir_measures-0.4-msmarco")`` and the like.
 
 Measures are translated spelling by spelling (:func:`to_auditeval`): ``SetP(relative=True)``
 is ``SetRelP``, ``NumRet(rel=1)`` is ``NumRelRet``, ``nDCG(dcg='exp-log2')`` folds into the
@@ -165,9 +169,8 @@ class AuditevalEvaluator(Evaluator):
         self.profile = profile
         self.settings = list(settings)
         self.plan: list[tuple[Any, Measure, list[str]]] = [(m, *to_auditeval(m)) for m in measures]
-        base = resolve(profile, self.settings)
-        self.variants: dict[Any, Variant] = {
-            m: Variant.of(am, base.with_settings(extra) if extra else base) for m, am, extra in self.plan
+        self.variants: dict[Any, Variant] = {  # per measure under the profile's [route], as evaluate
+            m: Variant.of(am, resolve(profile, self.settings + list(extra), am)) for m, am, extra in self.plan
         }
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:

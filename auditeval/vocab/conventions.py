@@ -19,7 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from auditeval.vocab.errors import ConventionError
+from auditeval.vocab.errors import AuditEvalError, ConventionError
+from auditeval.vocab.measure import parse_syntax
 
 
 @dataclass(frozen=True)
@@ -329,6 +330,30 @@ class Profile:
     description: str
     sources: dict[str, str]
     path: str
+    routes: tuple[tuple[str, str], ...] = ()  # (measure pattern, profile name), the [route] table
+
+    def route_for(self, measure: Any) -> str | None:
+        """The profile the ``[route]`` table sends ``measure`` to, or None (this profile's axes).
+
+        A pattern is a measure name, optionally with parameters the measure must carry
+        (``nDCG(dcg='exp-log2')``) and optionally ``@k`` (the measure must have a cut-off).
+        The most specific matching pattern wins (parameters and ``@k`` each count one); a
+        profile whose patterns tie on a measure is refused when loaded."""
+        best: tuple[int, str] | None = None
+        for pattern, target in self.routes:
+            score = _route_match(pattern, measure)
+            if score is not None and (best is None or score > best[0]):
+                best = (score, target)
+        return None if best is None else best[1]
+
+    def convention_for(self, measure: Any) -> Convention:
+        """The convention ``measure`` is computed under: the routed profile's axes where the
+        ``[route]`` table names one (a tool that sends each measure to its own backend, as
+        ir_measures' default pipeline sends RR@k to its msmarco provider), else this profile's.
+        Every path that evaluates a measure under a profile goes through here (via
+        :func:`resolve`), so the variant string printed is the one the measure was computed under."""
+        target = self.route_for(measure)
+        return self.convention if target is None else load_profile(target).convention
 
 
 def profile_dirs() -> list[Path]:
@@ -375,6 +400,7 @@ def _load_profile_file(path: Path) -> Profile:
     if not isinstance(axes, dict):
         raise ConventionError(f"{path}: no [axes] table")
     conv = Convention.from_mapping(axes, where=str(path))
+    routes = _routes(data.get("route", {}), path)
     return Profile(
         name=str(data.get("name", path.stem)),
         convention=conv,
@@ -382,12 +408,74 @@ def _load_profile_file(path: Path) -> Profile:
         description=str(data.get("description", "")),
         sources={str(k): str(v) for k, v in data.get("sources", {}).items()},
         path=str(path),
+        routes=routes,
     )
 
 
-def resolve(profile: str | Path | Convention = DEFAULT_PROFILE, settings: list[str] | None = None) -> Convention:
-    """The convention of a profile (name, path or :class:`Convention`) with ``--set`` overrides."""
-    conv = profile if isinstance(profile, Convention) else load_profile(profile).convention
+def _route_pattern(pattern: str) -> tuple[str, tuple[tuple[str, Any], ...], bool]:
+    """``"RR@k"`` -> (name, params, needs a cut-off); parameters in the measure grammar, the
+    name as auditeval spells it (a measure's canonical name, :data:`auditeval.vocab.specs.SPECS`)."""
+    from auditeval.vocab.specs import SPECS  # specs imports this module
+
+    cut = pattern.endswith("@k")
+    m = parse_syntax(pattern[:-2] if cut else pattern)
+    if m.cutoff is not None:
+        raise ConventionError(f"a route pattern has no cut-off value (write {m.name}@k for 'with a cut-off')")
+    if m.name not in SPECS:
+        raise ConventionError(f"{m.name!r} is not a measure name as auditeval spells it")
+    return m.name, m.params, cut
+
+
+def _route_match(pattern: str, measure: Any) -> int | None:
+    name, params, cut = _route_pattern(pattern)
+    if measure.name != name or (cut and measure.cutoff is None):
+        return None
+    have = dict(measure.params)
+    if any(have.get(k, _MISSING) != v for k, v in params):
+        return None
+    return len(params) + int(cut)
+
+
+_MISSING = object()
+
+
+def _routes(table: Any, path: Path) -> tuple[tuple[str, str], ...]:
+    """Validate a ``[route]`` table: patterns parse, targets are shipped profiles without routes
+    of their own, and no two patterns of one measure name are equally specific (two patterns
+    with as many conditions could both match one measure: which one applies would be a guess)."""
+    if not isinstance(table, dict):
+        raise ConventionError(f"{path}: [route] must be a table of measure pattern = profile name")
+    out: list[tuple[str, str]] = []
+    seen: dict[tuple[str, int], str] = {}
+    for pattern, target in table.items():
+        try:
+            name, params, cut = _route_pattern(str(pattern))
+        except AuditEvalError as exc:  # a measure syntax error names the pattern
+            raise ConventionError(f"{path}: [route] pattern {pattern!r}: {exc}") from None
+        if str(target) not in _profiles():
+            raise ConventionError(f"{path}: [route] {pattern!r} names unknown profile {target!r}")
+        if _load_profile_file(_profiles()[str(target)]).routes:
+            raise ConventionError(f"{path}: [route] {pattern!r} -> {target!r}, a profile with routes of its own")
+        key = (name, len(params) + int(cut))
+        if key in seen:  # both could match one measure, and neither is more specific
+            raise ConventionError(f"{path}: [route] patterns {seen[key]!r} and {pattern!r} are equally specific")
+        seen[key] = str(pattern)
+        out.append((str(pattern), str(target)))
+    return tuple(out)
+
+
+def resolve(profile: str | Path | Convention = DEFAULT_PROFILE, settings: list[str] | None = None,
+            measure: Any = None) -> Convention:
+    """The convention of a profile (name, path or :class:`Convention`) with ``--set`` overrides.
+
+    With ``measure``, the convention that measure is computed under: the profile's
+    :meth:`Profile.convention_for` (its ``[route]`` table), then the overrides. Without one,
+    the profile's own axes (for a profile with routes: those of the measures it does not route)."""
+    if isinstance(profile, Convention):
+        conv = profile
+    else:
+        prof = load_profile(profile)
+        conv = prof.convention if measure is None else prof.convention_for(measure)
     return conv.with_settings(settings)
 
 
