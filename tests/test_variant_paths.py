@@ -304,26 +304,26 @@ class Oracle:
                 continue
             parts = str(auditeval.parse_variant(variant)).split("|")
             groups.setdefault((qm, tuple(parts[1:])), []).append(variant)
-        for (qm, settings), variants in groups.items():
+        for (qm, sets), variants in groups.items():
             measures = list(dict.fromkeys(v.split("|")[0] for v in variants))
             for tag in self.case.runs:
                 for v in variants:
                     self.cache.setdefault((v, qm, tag), {})
             try:
                 results = [auditeval.evaluate(self.qrels_for(qm), list(self._runs.values()), measures,
-                                              profile=ORACLE_BASE, settings=list(settings))]
+                                              profile=ORACLE_BASE, settings=list(sets))]
             except AuditEvalError:  # one run refused (topics=strict): each run alone
                 results = []
                 for tag, run in self._runs.items():
                     try:
                         results.append(auditeval.evaluate(self.qrels_for(qm), [run], measures, profile=ORACLE_BASE,
-                                                          settings=list(settings)))
+                                                          settings=list(sets)))
                     except AuditEvalError as exc:
                         self.errors.update({(v, qm, tag): str(exc) for v in variants})
             for res in results:
                 for x in res.values:
                     key = (str(x.variant), qm, x.run)
-                    assert key in self.cache, f"evaluate of {x.measure} under {settings} reports {x.variant}"
+                    assert key in self.cache, f"evaluate of {x.measure} under {sets} reports {x.variant}"
                     self.cache[key][x.topic] = x.value
 
     def values(self, variant: str, run: str, qm: str = "") -> dict[str, Any]:
