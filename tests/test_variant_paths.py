@@ -17,7 +17,7 @@ the full set is the topics ``evaluate`` gives the run(s) the value is of, the dr
 those the JSON names (a ``dropped`` list or ``subset`` record) or, failing that, the marker; the
 marker's ``K``, ``N`` and ids (or their SHA-256) are checked against them. A value computed
 against derived qrels carries ``|qrels=without(GROUP:-J/N)`` (pool bias: the judgments only
-that group's runs put into the depth-k pool removed) or ``|qrels=pool(AXES:-J/N)`` (pool
+that group's runs put into the depth-k pool removed) or ``|qrels=pool(K,#H:-J/N)`` (pool
 growth's final pool: only the judgments inside the pool of every run kept); it is checked
 against ``evaluate`` on those qrels, rebuilt here from the qrels and runs in plain Python.
 """
@@ -258,11 +258,10 @@ class Oracle:
         m = QRELS_RE.fullmatch(marker)
         assert m, f"unreadable qrels marker {marker!r}"
         rule, what, removed, total = m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
-        if rule == "pool":
-            axes = dict(a.split("=", 1) for a in what.split(","))
-        else:
-            assert self.pool, "a qrels=without marker outside a pool command"
-            axes = dict(a.split("=", 1) for a in self.pool.split("|")[1:])
+        assert self.pool, "a qrels marker outside a pool command"
+        axes = dict(a.split("=", 1) for a in self.pool.split("|")[1:])
+        if rule == "pool":  # K,#H: the depth and the SHA-256 of the pool string printed beside it
+            assert what == f"{axes['depth']},#{hashlib.sha256(self.pool.encode()).hexdigest()[:8]}", what
         depth = int(axes["depth"])
         tops = {t: _ranked_top(lines, depth, axes["ties"], axes["dups"], axes["sim"]) for t, lines in self.case.runs.items()}
         if rule == "pool":
@@ -684,6 +683,7 @@ def test_pool_bias_growth_coverage(case: Case) -> None:
     oracle.check(claims)
     for m in ("AP", "nDCG@5", "RBP", "yaap"):
         growth = _json(["pool", "growth", *common, "-m", m, "--orders", "5"])
+        assert growth["pool"] == oracle.pool
         claims = collect(growth, f"pool growth {m}")
         assert any("|qrels=pool(" in c.variant for c in claims) and growth["qrels_final"]
         oracle.check(claims)

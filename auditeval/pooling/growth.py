@@ -11,7 +11,7 @@ which it reverses at some step, the mean number of such steps, and the final gap
 
 The final scores are against the simulated pool's qrels, not the qrels given: they are printed
 under :meth:`GrowthReport.final_variant`, the measure's variant string plus
-``|qrels=pool(depth=K,...:-J/N)`` (:class:`auditeval.results.subset.QrelsChange`: the ``J`` of
+``|qrels=pool(K,#H:-J/N)`` (``H`` hashes the pool string) (:class:`auditeval.results.subset.QrelsChange`: the ``J`` of
 the ``N`` judgments outside the depth-k pool of all the runs removed). A user comparing with
 ``eval`` reads ``qrels_final``: the same runs on the qrels given, under the plain variant string
 (equal to ``eval``'s means); with every judgment inside the pool (``J`` = 0) the two agree.

@@ -131,8 +131,9 @@ class QrelsChange:
     * ``rule`` ``without``: the judgments only ``what`` (a group of runs) put into the depth-k
       pool removed (``pool bias``: leave-one-group-out; Zobel 1998);
     * ``rule`` ``pool``: only the judgments inside the depth-k pool of every run kept (``pool
-      growth``'s final pool: frozen labels); ``what`` is the pool string's axes joined by ``,``
-      (``depth=3,dups=error,...``).
+      growth``'s final pool: frozen labels); ``what`` is ``K,#H``: the depth and the first 8 hex
+      digits of the SHA-256 of the pool string (``pool|depth=K|dups=...|ties=...``, printed
+      beside it), so the marker stays short and names the pool exactly.
 
     ``J`` judgments of the ``N`` the qrels hold were removed. In both, a removed judgment is
     *unjudged* (non-relevant under ``unjudged=nonrel``) and the evaluated topics are those of the
@@ -153,7 +154,7 @@ class QrelsChange:
 
     def marker(self) -> str:
         """``qrels=RULE(WHAT:-J/N)`` (written even when ``J`` is 0: the qrels were derived)."""
-        what = ",".join(_word(p) for p in self.what.split(",")) if self.rule == "pool" else _word(self.what)
+        what = self.what if self.rule == "pool" else _word(self.what)
         return f"qrels={self.rule}({what}:-{self.removed}/{self.judgments})"
 
     def variant(self, base: str) -> str:
@@ -167,6 +168,7 @@ class QrelsChange:
 
 
 def pool_what(pool_string: str) -> str:
-    """The ``WHAT`` of a ``qrels=pool(...)`` marker: a pool string's axes (``pool|depth=3|...``)
-    joined by ``,``."""
-    return ",".join(pool_string.split("|")[1:])
+    """The ``WHAT`` of a ``qrels=pool(...)`` marker: ``K,#H`` for a pool string
+    ``pool|depth=K|...`` (``H``: the first 8 hex digits of its SHA-256, UTF-8)."""
+    depth = dict(a.split("=", 1) for a in pool_string.split("|")[1:]).get("depth", "")
+    return f"{depth},#{hashlib.sha256(pool_string.encode('utf-8')).hexdigest()[:8]}"
