@@ -48,7 +48,11 @@ def test_bias_hand_checked(files):
     assert [r["value"] for r in m["full"]] == pytest.approx([7 / 9, 1.0, 5 / 6], abs=1e-15)
     g = {x["group"]: x for x in m["groups"]}
     assert [(g[k]["unique_pairs"], g[k]["unique_relevant"]) for k in "ABC"] == [(1, 0), (1, 1), (1, 1)]
-    assert g["C"]["largest_penalty"] == pytest.approx({"run": "C", "full": 5 / 6, "reduced": 5 / 8, "penalty": 5 / 24})
+    # the scores without C are against the qrels less C's one unique judged pair (1 x, of 5 judgments)
+    lp = dict(g["C"]["largest_penalty"])
+    assert lp.pop("variant_reduced") == m["variant"] + "|qrels=without(C:-1/5)" == g["C"]["variant_reduced"]
+    assert lp == pytest.approx({"run": "C", "full": 5 / 6, "reduced": 5 / 8, "penalty": 5 / 24})
+    assert [r["value"] for r in g["C"]["reduced"]] == pytest.approx([3 / 4, 1.0, 5 / 8])
     assert g["B"]["largest_penalty"]["reduced"] == pytest.approx((7 / 12 + 1) / 2)
     (swap,) = g["C"]["swaps"]
     assert (swap["a"], swap["b"]) == ("A", "C")

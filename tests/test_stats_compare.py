@@ -31,6 +31,26 @@ def _write(tmp_path: Path) -> tuple[str, list[str]]:
     return str(tmp_path / "qrels"), paths
 
 
+def _reversal_model(variant: str, trials: int, n: int, nonzero: set[int]) -> float:
+    """Reversal rate of a pair whose per-topic difference is > 0 on the topic indices
+    ``nonzero`` and 0 elsewhere, by a loop over the bootstrap resamples of the documented
+    stream (auditeval/stats/rng.py: PCG64(SeedSequence(seed 0, spawn_key = the four
+    little-endian uint32 words of BLAKE2b-128 of "bootstrap" \\x1f variant)); one block of
+    ``rng.integers(0, n, (trials, n))`` when trials <= 2048): the resample mean is > 0 when it
+    draws a non-zero topic, else 0, a tie counted as half a reversal."""
+    import hashlib
+
+    digest = hashlib.blake2b(f"bootstrap\x1f{variant}".encode(), digest_size=16).digest()
+    words = [int.from_bytes(digest[4 * i:4 * i + 4], "little") for i in range(4)]
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(0, spawn_key=words)))
+    assert trials <= 2048
+    ties = 0
+    for row in rng.integers(0, n, size=(trials, n)).tolist():
+        if not any(t in nonzero for t in row):
+            ties += 1
+    return ties / 2 / trials
+
+
 def _run(args: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = main(["compare", *args], out, err)
@@ -59,8 +79,11 @@ def test_compare_json_hand_checked(tmp_path):
     assert (good["wins"], good["ties"], good["losses"]) == (2, 10, 0)
     # t: mean 1/6, sd sqrt((2 (5/6)^2 + 10 (1/6)^2) / 11) = sqrt(20/132)
     assert good["t"] == pytest.approx((1 / 6) / (np.sqrt(20 / 132) / np.sqrt(12)))
-    # the bootstrap difference can never be negative: no reversal; mean is never below 0
-    assert good["reversal_rate"] == m["swap"]["matrix"][0][1] and good["percentile"][0] >= 0
+    # the bootstrap difference can never be negative; a resample drawing neither topic 11 nor 12
+    # ties (half a reversal): a plain-Python loop over the same seed stream, about 0.5 (10/12)^12
+    want = _reversal_model(m["variant"], 2000, 12, {10, 11})
+    assert good["reversal_rate"] == want and abs(want - 0.5 * (10 / 12) ** 12) < 0.02
+    assert m["swap"]["matrix"][0][1] == want and good["percentile"][0] >= 0
     # bad vs mid: d = -1 on topics 07-10 (4), 0 elsewhere: exact p = 2 / 2^4
     assert rows[1]["p"]["randomization"] == 2 / 16
     assert m["bootstrap"]["trials"] == 2000 and m["bootstrap"]["seed"] == 0

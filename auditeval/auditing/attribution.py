@@ -54,9 +54,16 @@ def minimal_flips(nat: Native, ri: int, m: Measure, ca: Convention, cb: Conventi
 
 
 def compare(a: TopicValues, b: TopicValues, tol: float = 1e-12) -> tuple[int, str, float | None]:
-    """(topics moved, topic with the largest change, that change b - a) between two results."""
+    """(topics moved, topic with the largest change, that change b - a) between two results.
+
+    String values (relstring) move when they differ; the topic is the first that moved and the
+    change ``None`` (no difference of strings)."""
     if not (a.ok and b.ok):
         return 0, "", None
+    if a.is_text or b.is_text:
+        da, db = a.as_dict(), b.as_dict()
+        moved_t = [t for t in dict.fromkeys([*da, *db]) if da.get(t) != db.get(t)]
+        return len(moved_t), (str(moved_t[0]) if moved_t else ""), (None if moved_t else 0.0)
     if len(a.topics) == len(b.topics) and np.array_equal(a.topics, b.topics):
         diff = b.values - a.values
         changed = np.abs(diff) > tol

@@ -53,7 +53,7 @@ from auditeval.vocab.conventions import (
 )
 from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.measure import Measure
-from auditeval.vocab.specs import AUDIT_MEASURES
+from auditeval.vocab.specs import AUDIT_MEASURES, SPECS
 from auditeval.vocab.variant import Variant, parse_measure
 
 DEFAULT_MEASURES = list(AUDIT_MEASURES)  # the audit's list, under its public name (auditeval.auditing)
@@ -369,6 +369,8 @@ def _ties(nat, names, parsed, base, samples, seed, tick=None) -> list[TieRow]:
         for m in parsed:
             if tick is not None:
                 tick()
+            if SPECS[m.name].fmt == "str":  # a string (relstring) has no minimum or maximum: no envelope
+                continue
             try:
                 p = nat.prepared(ri, base, m)
             except Exception:  # noqa: BLE001 - the sweep reports the error for this variant

@@ -49,13 +49,18 @@ class TopicValues:
 
     variant: Variant
     topics: np.ndarray  # object array of topic ids (evaluation order)
-    values: np.ndarray  # float64 per topic
+    values: np.ndarray  # float64 per topic; an object array of str for a string measure (relstring)
     aggregate: float | None
     error: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def is_text(self) -> bool:
+        """Whether the values are strings (``fmt="str"``: relstring), compared exactly."""
+        return self.values.dtype == object
 
     def as_dict(self) -> dict[str, float]:
         return dict(zip(self.topics.tolist(), self.values.tolist(), strict=True))
@@ -89,8 +94,11 @@ class Native:
             return tv
         try:
             tv0 = self.staged[ri].evaluate(m, conv)
-            values, topics = np.asarray(tv0.values, dtype=np.float64), tv0.topics
             d = SPECS[fold(m, conv)[0].name]
+            # a string measure (relstring) keeps its strings: "01-" is no number, "10" must not become 10.0
+            text = d.fmt == "str"
+            values = np.array([str(v) for v in tv0.values], dtype=object) if text else np.asarray(tv0.values, dtype=np.float64)
+            topics = tv0.topics
             if d.agg == "mean-defined" and np.isnan(values).any():  # undefined topics have no value (Accuracy)
                 if (ri, str(m)) not in self._undefined_noted:  # once per run and measure (its first variant)
                     self._undefined_noted.add((ri, str(m)))
@@ -194,6 +202,8 @@ def same(a: TopicValues, b: TopicValues, tol: float = 1e-12) -> bool:
         return a.error == b.error
     if len(a.topics) != len(b.topics) or not np.array_equal(a.topics, b.topics):
         return False
+    if a.is_text or b.is_text:  # strings (relstring): equal exactly
+        return a.is_text and b.is_text and a.values.tolist() == b.values.tolist() and a.aggregate == b.aggregate
     if not np.allclose(a.values, b.values, rtol=0, atol=tol, equal_nan=True):
         return False
     if (a.aggregate is None) != (b.aggregate is None):

@@ -11,6 +11,12 @@ without ``g``; every run is re-evaluated on those frozen labels (:mod:`.labels`)
 * which swaps fall within bootstrap noise: the pair's swap probability on the full qrels
   (:func:`auditeval.stats.swap_probabilities`, paired topic bootstrap over the topics every
   run is evaluated on) is at least ``alpha``.
+
+The full scores are ``eval``'s under the measure's variant string (:meth:`BiasReport.variants`);
+the scores without group ``g`` are against other qrels and are printed under
+:meth:`BiasReport.reduced_variant`: that string plus ``|qrels=without(g:-J/N)``
+(:class:`auditeval.results.subset.QrelsChange`: ``J`` of the ``N`` judgments removed; the
+topics evaluated stay those of the full qrels), so they never pass as ``eval``'s numbers.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from auditeval.engine import measure_on
 from auditeval.pooling.labels import QrelsKeys, emptied_topics, hidden_mask, judge_runs, relabel
 from auditeval.pooling.pools import build_pools
 from auditeval.pooling.rankings import Engine, variant_of
+from auditeval.results.subset import QrelsChange
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.errors import InputError
 from auditeval.vocab.measure import Measure
@@ -83,7 +90,18 @@ class BiasReport:
     trials: int
     seed: int
     bootstrap_topics: int
+    judgments: int = 0  # judgments in the (deduplicated) qrels
     notes: list[str] = field(default_factory=list)
+
+    def qrels_change(self, g: int) -> QrelsChange:
+        """The qrels the scores without group ``g`` are computed against."""
+        return QrelsChange("without", self.groups[g], int(self.unique_judged[g]), self.judgments,
+                           f"the judgments only group {self.groups[g]!r} put into the pool removed (unjudged)")
+
+    def reduced_variant(self, m: int, g: int) -> str:
+        """The variant text of measure ``m``'s scores without group ``g``:
+        ``variants[m]|qrels=without(g:-J/N)``."""
+        return self.qrels_change(g).variant(self.variants[m])
 
     def members(self, g: int) -> np.ndarray:
         return np.flatnonzero(self.group_of == g)
@@ -95,11 +113,12 @@ class BiasReport:
 
         rows = [{"run": run, "group": group, "own_group": self.groups[int(self.group_of[s])] == group,
                  "measure": str(m), "variant": self.variants[i], "full": float(self.full[i, s]),
+                 "variant_reduced": self.reduced_variant(i, g),
                  "reduced": float(self.reduced[i, g, s]), "penalty": float(self.full[i, s] - self.reduced[i, g, s])}
                 for i, m in enumerate(self.measures) for g, group in enumerate(self.groups)
                 for s, run in enumerate(self.runs)]
-        return pd.DataFrame(rows, columns=["run", "group", "own_group", "measure", "variant", "full", "reduced",
-                                           "penalty"])
+        return pd.DataFrame(rows, columns=["run", "group", "own_group", "measure", "variant", "full",
+                                           "variant_reduced", "reduced", "penalty"])
 
     def largest_penalty(self, m: int, g: int) -> tuple[int, float]:
         """(run index, full - reduced) of the group's run that loses most."""
@@ -174,5 +193,6 @@ def pool_bias(
         runs=names, groups=labels, group_of=group_of, pool_variant=pools.variant, measures=list(measures),
         variants=[variant_of(m, conv) for m in measures], full=full, reduced=reduced, swap_prob=swap,
         unique_pairs=u_pairs, unique_judged=u_judged, unique_relevant=u_rel, rel=conv.rel,
-        alpha=alpha, trials=trials, seed=seed, bootstrap_topics=n_boot, notes=list(dict.fromkeys(notes)),
+        alpha=alpha, trials=trials, seed=seed, bootstrap_topics=n_boot, judgments=len(q.key),
+        notes=list(dict.fromkeys(notes)),
     )

@@ -9,6 +9,13 @@ both are present and (score_a - score_b) * (final_a - final_b) < 0, the final sc
 those on the whole simulated pool (all systems). Reported per pair: the share of orders in
 which it reverses at some step, the mean number of such steps, and the final gap.
 
+The final scores are against the simulated pool's qrels, not the qrels given: they are printed
+under :meth:`GrowthReport.final_variant`, the measure's variant string plus
+``|qrels=pool(K,#H:-J/N)`` (``H`` hashes the pool string) (:class:`auditeval.results.subset.QrelsChange`: the ``J`` of
+the ``N`` judgments outside the depth-k pool of all the runs removed). A user comparing with
+``eval`` reads ``qrels_final``: the same runs on the qrels given, under the plain variant string
+(equal to ``eval``'s means); with every judgment inside the pool (``J`` = 0) the two agree.
+
 Speed: the step at which each judged pair enters the pool (:meth:`Pools.set_entry_steps`) is
 computed once for all orders; each run's relevant ranked rows are extracted once from the
 engine's lists (:mod:`.labels`) and, for AP, P, R, RR and Success under ``unjudged=nonrel``
@@ -31,6 +38,7 @@ from auditeval.engine import growth_means, measure_on
 from auditeval.pooling.labels import Judged, QrelsKeys, judge_runs, relabel
 from auditeval.pooling.pools import Pools, build_pools, random_orders
 from auditeval.pooling.rankings import Engine, in_sorted, variant_of
+from auditeval.results.subset import QrelsChange, pool_what
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
@@ -48,10 +56,23 @@ class GrowthReport:
     seed: int
     method: str  # "frozen-label sums" or "engine on relabelled lists"
     notes: list[str] = field(default_factory=list)
+    qrels_final: np.ndarray | None = None  # (S,) every run on the qrels given (eval's means)
+    outside: int = 0  # judgments outside the pool of all the runs
+    judgments: int = 0  # judgments in the (deduplicated) qrels
 
     @property
     def final(self) -> np.ndarray:
+        """(S,) every run on the pool of all the runs (frozen labels): see :meth:`final_variant`."""
         return self.scores[0, -1]
+
+    def qrels_change(self) -> QrelsChange:
+        """The qrels the simulated scores are computed against at the last step."""
+        return QrelsChange("pool", pool_what(self.pool_variant), self.outside, self.judgments,
+                           "judgments outside the depth-k pool of all the runs removed (unjudged)")
+
+    def final_variant(self) -> str:
+        """``variant|qrels=pool(...:-J/N)``: the variant text of :attr:`final`."""
+        return self.qrels_change().variant(self.variant)
 
     def to_frame(self):
         """Tidy pandas DataFrame: one row per (order, step, run present at that step): the
@@ -130,8 +151,9 @@ def pool_growth(
     absent = pos[:, None, :] > steps[None, :, None]
     scores[absent] = np.nan
     notes.extend(_emptied_note(judged, q, q_set, e_set, n))
+    qrels_final = np.array([measure_on(j.p, j.measure, j.conv)[1] for j in judged])
     return GrowthReport([r.name for r in runs], measure, variant_of(measure, conv), pools.variant, orders,
-                        scores, seed, method, notes)
+                        scores, seed, method, notes, qrels_final, outside, len(q.key))
 
 
 def _visible_steps(q_set: np.ndarray, e_set: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarray:

@@ -189,20 +189,25 @@ def bias_doc(rep: BiasReport, depth: int, ties: str, profile: str, notes: list[s
             ri, pen = rep.largest_penalty(mi, g)
             swaps = [{"a": rep.runs[a], "b": rep.runs[b], "full_gap": float(rep.full[mi, a] - rep.full[mi, b]),
                       "reduced_gap": float(rep.reduced[mi, g, a] - rep.reduced[mi, g, b]),
+                      "variant_reduced": rep.reduced_variant(mi, g),
                       "swap_probability": float(rep.swap_prob[mi, a, b]),
                       "within_noise": bool(rep.swap_prob[mi, a, b] >= rep.alpha)} for a, b in rep.swaps(mi, g)]
             groups.append({"group": name, "runs": [rep.runs[i] for i in rep.members(g)],
                            "unique_pairs": int(rep.unique_pairs[g]), "unique_judged": int(rep.unique_judged[g]),
                            "unique_relevant": int(rep.unique_relevant[g]),
+                           "variant_reduced": rep.reduced_variant(mi, g), "qrels": rep.qrels_change(g).as_dict(),
+                           "reduced": [{"run": r, "value": float(v), "variant": rep.reduced_variant(mi, g)}
+                                       for r, v in zip(rep.runs, rep.reduced[mi, g], strict=True)],
                            "largest_penalty": {"run": rep.runs[ri], "full": float(rep.full[mi, ri]),
-                                               "reduced": float(rep.reduced[mi, g, ri]), "penalty": pen},
+                                               "reduced": float(rep.reduced[mi, g, ri]), "penalty": pen,
+                                               "variant_reduced": rep.reduced_variant(mi, g)},
                            "swaps": swaps})
         measures.append({"measure": str(m), "variant": rep.variants[mi],
                          "full": [{"run": r, "value": float(v)} for r, v in zip(rep.runs, rep.full[mi], strict=True)],
                          "groups": groups})
     return {"command": "pool bias", "pool": rep.pool_variant, "depth": depth, "ties": ties, "profile": profile,
             "rel": rep.rel, "alpha": rep.alpha, "trials": rep.trials, "seed": rep.seed,
-            "bootstrap_topics": rep.bootstrap_topics, "measures": measures, "notes": notes}
+            "bootstrap_topics": rep.bootstrap_topics, "judgments": rep.judgments, "measures": measures, "notes": notes}
 
 
 def bias(doc: dict, out: TextIO) -> None:
@@ -210,6 +215,8 @@ def bias(doc: dict, out: TextIO) -> None:
     c.print(_pool_head(doc, c.width))
     c.print(f"leave-one-group-out: each group's unique pool pairs removed (unjudged); swaps within noise: "
             f"bootstrap swap probability >= {doc['alpha']} ({doc['trials']} resamples, seed {doc['seed']})")
+    c.print("penalties: full-qrels score minus the score against the qrels without the group "
+            "(variant + |qrels=without(GROUP:-J/N): J of the N judgments removed)")
     for m in doc["measures"]:
         c.print("\n" + fold(f"{m['measure']} variant: ", m["variant"], c.width))
         t = _table("group", "runs", "unique", f"unique rel (rel>={doc['rel']})", "largest penalty", "of run", "swaps", "in noise")
@@ -229,12 +236,16 @@ def bias(doc: dict, out: TextIO) -> None:
 def growth_doc(rep: GrowthReport, depth: int, ties: str, profile: str, notes: list[str]) -> dict[str, Any]:
     a, b, share, steps = rep.pairs()
     order = np.lexsort((np.abs(rep.final[a] - rep.final[b]), -share))
+    fv = rep.final_variant()
     pairs = [{"a": rep.runs[a[i]], "b": rep.runs[b[i]], "final_gap": float(rep.final[a[i]] - rep.final[b[i]]),
-              "reversed_share": float(share[i]), "mean_reversed_steps": float(steps[i])} for i in order]
+              "variant": fv, "reversed_share": float(share[i]), "mean_reversed_steps": float(steps[i])} for i in order]
+    on_qrels = [] if rep.qrels_final is None else [
+        {"run": r, "value": float(v)} for r, v in zip(rep.runs, rep.qrels_final, strict=True)]
     return {"command": "pool growth", "pool": rep.pool_variant, "depth": depth, "ties": ties, "profile": profile,
             "measure": str(rep.measure), "variant": rep.variant, "orders": len(rep.orders), "seed": rep.seed,
-            "method": rep.method,
-            "final": [{"run": r, "value": float(v)} for r, v in zip(rep.runs, rep.final, strict=True)],
+            "method": rep.method, "variant_final": fv, "qrels": rep.qrels_change().as_dict(),
+            "final": [{"run": r, "value": float(v), "variant": fv} for r, v in zip(rep.runs, rep.final, strict=True)],
+            "qrels_final": on_qrels,
             "reversed_share_by_step": [float(x) for x in rep.reversed_share_by_step()],
             "pairs": pairs, "notes": notes}
 
@@ -244,6 +255,7 @@ def growth(doc: dict, out: TextIO) -> None:
     c.print(_pool_head(doc, c.width))
     c.print(fold(f"{doc['measure']} variant: ", doc["variant"], c.width))
     c.print(f"{doc['orders']} random addition orders (seed {doc['seed']}); evaluation: {doc['method']}; final = all systems")
+    c.print(fold("final gaps against the pool's qrels: ", doc["variant_final"], c.width))
     ever = sum(p["reversed_share"] > 0 for p in doc["pairs"])
     c.print(f"{ever} of {len(doc['pairs'])} pair(s) reverse order at some step in at least one order")
     t = _table("run a", "run b", "final gap", "orders reversing", "mean steps reversed")

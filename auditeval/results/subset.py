@@ -109,3 +109,66 @@ def subset_variant(base: str, kept: Sequence[str], full: Sequence[str], rule: st
     """The subset variant text of a number averaged over ``kept`` of ``full`` under ``base``
     (``base`` itself when nothing was dropped); see :class:`TopicSubset`."""
     return TopicSubset(tuple(kept), tuple(full), rule).variant(base)
+
+
+# ---------------------------------------------------------------------------------------------
+# numbers computed against other qrels than the ones given: the *qrels marker*
+
+def _word(text: str) -> str:
+    """``text`` when it is one plain word (no ``|,():;`` nor white space), else ``#`` and the
+    first 8 hex digits of its SHA-256 (UTF-8)."""
+    if _PLAIN.fullmatch(text) and ";" not in text:
+        return text
+    return "#" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+
+
+@dataclass(frozen=True)
+class QrelsChange:
+    """Numbers computed against qrels derived from the ones given (pool analyses): their
+    variant string carries ``|qrels=RULE(WHAT:-J/N)``, a qualifier that is not an axis (so the
+    string never parses as a plain variant and never equals the full-qrels string).
+
+    * ``rule`` ``without``: the judgments only ``what`` (a group of runs) put into the depth-k
+      pool removed (``pool bias``: leave-one-group-out; Zobel 1998);
+    * ``rule`` ``pool``: only the judgments inside the depth-k pool of every run kept (``pool
+      growth``'s final pool: frozen labels); ``what`` is ``K,#H``: the depth and the first 8 hex
+      digits of the SHA-256 of the pool string (``pool|depth=K|dups=...|ties=...``, printed
+      beside it), so the marker stays short and names the pool exactly.
+
+    ``J`` judgments of the ``N`` the qrels hold were removed. In both, a removed judgment is
+    *unjudged* (non-relevant under ``unjudged=nonrel``) and the evaluated topics are those of the
+    full qrels: a topic left with no judgment is still evaluated (every document unjudged),
+    which ``eval`` on a qrels file without those lines would not do. ``what`` is written as is
+    when it is one plain word, else as ``#`` + 8 hex digits of its SHA-256.
+    """
+
+    rule: str
+    what: str
+    removed: int
+    judgments: int
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not _PLAIN.fullmatch(self.rule):
+            raise ValueError(f"qrels rule {self.rule!r} must be one word")
+
+    def marker(self) -> str:
+        """``qrels=RULE(WHAT:-J/N)`` (written even when ``J`` is 0: the qrels were derived)."""
+        what = self.what if self.rule == "pool" else _word(self.what)
+        return f"qrels={self.rule}({what}:-{self.removed}/{self.judgments})"
+
+    def variant(self, base: str) -> str:
+        """``base|`` + :meth:`marker`."""
+        return f"{base}|{self.marker()}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``rule``, ``what``, ``removed``, ``judgments``, ``marker``, ``reason``."""
+        return {"rule": self.rule, "what": self.what, "removed": self.removed, "judgments": self.judgments,
+                "marker": self.marker(), "reason": self.reason}
+
+
+def pool_what(pool_string: str) -> str:
+    """The ``WHAT`` of a ``qrels=pool(...)`` marker: ``K,#H`` for a pool string
+    ``pool|depth=K|...`` (``H``: the first 8 hex digits of its SHA-256, UTF-8)."""
+    depth = dict(a.split("=", 1) for a in pool_string.split("|")[1:]).get("depth", "")
+    return f"{depth},#{hashlib.sha256(pool_string.encode('utf-8')).hexdigest()[:8]}"
