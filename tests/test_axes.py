@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from plain_model import ranked as _ranked
+from plain_model import reference_value as _reference_value
 
 import auditeval as ae
 from auditeval.io import parse_qrels, parse_run
@@ -616,110 +617,6 @@ def reference_cases(draw):
     rpairs = draw(st.lists(pairs, min_size=1, max_size=18, unique=unique))
     run = [(t, d, draw(st.sampled_from(_SCORES)), draw(st.integers(1, 5)), i + 1) for i, (t, d) in enumerate(rpairs)]
     return conv, qrels, run
-
-
-def _dedup(rows, how):
-    seen = {}
-    for row in rows:
-        key = (row[0], row[1])
-        if how == "first":
-            seen.setdefault(key, row)
-        else:
-            seen[key] = row
-    kept = set(id(r) for r in seen.values())
-    return [r for r in rows if id(r) in kept]
-
-
-def _ranked(conv, qrels, run):
-    """topic -> ranked grades (NONPOOL -1, pooled-unjudged -2) and topic -> judged grades."""
-    if conv["dups"] != "error":
-        qrels = _dedup(qrels, conv["dups"])
-    judged: dict[str, dict[str, int]] = {}
-    for t, d, g, _ in qrels:
-        if g < 0:
-            g = -2 if conv["negatives"] == "pooled" else 0
-        judged.setdefault(t, {})[d] = g
-    run_topics = {r[0] for r in run}
-    rows = [r for r in run if not (conv["self_hits"] == "drop" and r[0] == r[1])]
-    if conv["dups"] != "error":
-        rows = _dedup(rows, conv["dups"])
-    if conv["sim"] == "float32":
-        rows = [(t, d, float(np.float32(s)), k, ln) for t, d, s, k, ln in rows]
-    ranked = {}
-    for topic in sorted(run_topics, key=lambda s: s.encode()):
-        rs = [r for r in rows if r[0] == topic]
-        ties = conv["ties"]
-        if ties == "rank":
-            rs.sort(key=lambda r: (r[3], r[4]))
-        else:
-            if ties == "docno-desc":
-                rs.sort(key=lambda r: r[1].encode(), reverse=True)
-            elif ties == "docno-asc":
-                rs.sort(key=lambda r: r[1].encode())
-            elif ties == "docno-asc-numeric":
-                rs.sort(key=lambda r: (not r[1].isascii() or not r[1].isdigit(), int(r[1]) if r[1].isascii() and r[1].isdigit() else 0, r[1].encode()))
-            else:
-                rs.sort(key=lambda r: r[4])
-            rs.sort(key=lambda r: -r[2])
-        if conv["depth"] != "all":
-            rs = rs[: conv["depth"]]
-        grades = [judged.get(topic, {}).get(d, -1) for _, d, _, _, _ in rs]
-        if conv["unjudged"] == "drop":
-            grades = [g for g in grades if g >= 0]
-        ranked[topic] = grades
-    qtopics = set(judged)
-    chosen = {"both": run_topics & qtopics, "qrels": qtopics, "run": run_topics}[conv["topics"]]
-    out = {}
-    for topic in sorted(chosen, key=lambda s: s.encode()):
-        qg = [g for g in judged.get(topic, {}).values() if g >= 0]
-        out[topic] = (ranked.get(topic, []), qg)
-    return out
-
-
-def _reference_value(measure, conv, grades, qgrades):
-    rel = conv["rel"]
-    is_rel = [g >= rel and g >= 0 for g in grades]
-    big_r = sum(1 for g in qgrades if g >= rel)
-    name, _, k = measure.partition("@")
-    k = int(k) if k else None
-    top = is_rel[:k] if k else is_rel
-    if name == "P":
-        return sum(top) / k
-    if name == "R":
-        den = min(big_r, k) if (k and conv["recall_denom"] == "min-R-k") else big_r
-        return sum(top) / den if den else 0.0
-    if name == "AP":
-        total, hits = 0.0, 0
-        for i, r in enumerate(top, start=1):
-            if r:
-                hits += 1
-                total += hits / i
-        den = {"R": big_r, "min-R-k": min(big_r, k) if k else big_r, "rel-ret": hits}[conv["ap_denom"]]
-        return total / den if den else 0.0
-    if name == "RR":
-        return next((1 / i for i, r in enumerate(top, start=1) if r), 0.0)
-    if name == "Success":
-        return float(any(top))
-    if name == "Rprec":
-        return sum(is_rel[:big_r]) / big_r if big_r else 0.0
-    if name == "NumRet":
-        return len(grades)
-    if name == "NumRel":
-        return big_r
-    if name == "NumRelRet":
-        return sum(is_rel)
-    if name == "nDCG":
-        def gain(g):
-            if g <= 0:
-                return 0.0
-            return float(g) if conv["gain"] == "linear" else 2.0**g - 1
-        ranked = grades[:k] if k else grades
-        dcg = sum(gain(g) / math.log2(i + 1) for i, g in enumerate(ranked, start=1))
-        ideal = sorted((gain(g) for g in qgrades), reverse=True)
-        ideal = ideal[:k] if k else ideal
-        idcg = sum(x / math.log2(i + 1) for i, x in enumerate(ideal, start=1))
-        return dcg / idcg if idcg > 0 else 0.0
-    raise AssertionError(measure)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,8 +11,9 @@ for ``compare``) and checked three ways:
 (c) real values: bm25 P@10 = 26/50 = 0.5200 (4+6+7+4+5 relevant in the top 10 of topics
     101-105, counted in the files), rerank P@10 = 25/40 = 0.6250 (topic 105 absent), the
     pool of both runs at depth 100 = 179 distinct (topic, doc) pairs out of 150 + 120 ranked
-    (``sort -u`` over the two files); the other values are read from the output of the day
-    the views were fixed (2026-12-01) and hold under the default profile.
+    (``sort -u`` over the two files); every other value comes from an independent source: the
+    plain-Python model of ``tests/plain_model.py`` (AP, P@k, nDCG@k, Accuracy under each
+    profile's TOML axes), scipy's tau-b for KTU and repro_eval's RBO.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import json
 import re
 from pathlib import Path
 
+import plain_model as pm
 import pytest
 from cli_helpers import run_cli
 from rich.cells import cell_len
@@ -29,6 +31,16 @@ EX = Path(__file__).resolve().parent.parent / "examples"
 Q, BM25, RERANK = str(EX / "qrels.txt"), str(EX / "bm25.txt"), str(EX / "rerank.txt")
 WIDTHS = (80, 100)
 BOX = "│┃"
+TE9 = pm.profile("trec_eval-9.0.8")
+
+
+def f4(x: float) -> str:
+    return f"{x:.4f}"
+
+
+def model(run: str, measure: str, profile: str = "trec_eval-9.0.8", *settings: str, qrels: str = Q) -> str:
+    """``measure``'s mean on ``run`` under ``profile`` by the plain-Python model, as printed."""
+    return f4(pm.mean(qrels, run, measure, pm.profile(profile, *settings)))
 NAMES = ["bm25", "rerank", "nDCG@10", "R@1000", "trec_eval-9.0.8", "ir_measures-0.4-msmarco", "101", "105"]
 
 
@@ -137,7 +149,7 @@ def test_eval_views(monkeypatch, width, eval_variants):
     many = "AP nDCG@10 P@10 R@1000 RR GMAP Bpref P@5 P@20 nDCG@20 Rprec P@15 P@30 nDCG@5"
     matrix = view("--matrix", "-m", many)  # measures in several blocks, each within the width
     fits(matrix, width)
-    assert ["bm25", "0.5742"] == rows(matrix, "bm25")[0][:2]
+    assert ["bm25", model(BM25, "AP")] == rows(matrix, "bm25")[0][:2]
     assert sum(r[0] == "run" for r in (x.split() for x in matrix.splitlines()) if r) >= 2
     side = view("--variants", "full", "--profile", "trec_eval-9.0.8", "--profile", "ir_measures-0.4-msmarco")
     check(side, width, eval_variants, least=20)
@@ -145,12 +157,14 @@ def test_eval_views(monkeypatch, width, eval_variants):
     three = view("--profile", "trec_eval-9.0.8", "--profile", "ir_measures-0.4-msmarco", "--profile", "ranx-0.3")
     fits(three, width)
     whole(three, NAMES)
-    assert ["rerank", "P@10", "0.6250", "0.5000", "0.5000"] in [r[:5] for r in rows(three, "rerank")]
+    expected = [model(RERANK, "P@10", p) for p in ("trec_eval-9.0.8", "ir_measures-0.4-msmarco", "ranx-0.3")]
+    assert expected[0] == "0.6250"  # 25/40, counted by hand (see the docstring)
+    assert ["rerank", "P@10", *expected] in [r[:5] for r in rows(three, "rerank")]
     long = ("trec_eval-9.0.8-double", "ir_measures-0.4-msmarco", "ir_measures-0.4-gdeval")
     named = view("-m", "AP nDCG@10", *(x for p in long for x in ("--profile", p)))
     fits(named, width)
     whole(named, NAMES + list(long))
-    assert ["bm25", "nDCG@10", "0.6249", "0.6506", "0.6109"] in [r[:5] for r in rows(named, "bm25")]
+    assert ["bm25", "nDCG@10", *(model(BM25, "nDCG@10", p) for p in long)] in [r[:5] for r in rows(named, "bm25")]
     if width == 80:  # the names do not fit as headers: short labels, each name whole under the table
         assert rows(named, "run")[0][2:5] == ["p1", "p2", "p3"]
         assert "columns: p1=trec_eval-9.0.8-double, p2=ir_measures-0.4-msmarco," in named
@@ -158,7 +172,7 @@ def test_eval_views(monkeypatch, width, eval_variants):
         assert rows(named, "run")[0][2:5] == list(long)
     topics = view("-q")
     fits(topics, width)
-    assert ["bm25", "P@10", "101", "0.5000"] in rows(topics, "bm25")
+    assert ["bm25", "P@10", "101", f4(pm.per_topic(Q, BM25, "P@10", TE9)["101"])] in rows(topics, "bm25")
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -166,8 +180,9 @@ def test_sweep(monkeypatch, width):
     variants = json_variants(cli_json("sweep", Q, BM25, RERANK, "--vary", "ties", "--format", "json"))
     text = cli_text(monkeypatch, width, "sweep", Q, BM25, RERANK, "--vary", "ties")
     assert len(check(text, width, variants, least=5)) == 5  # each of the 5 default measures: its variant under the profile
-    assert ["(the", "profile)", "0.5742", "0.7795"] in [x.split() for x in text.splitlines()]
-    assert ["ties=docno-asc", "0.6188", "0.7829"] in [x.split() for x in text.splitlines()]
+    assert ["(the", "profile)", model(BM25, "AP"), model(RERANK, "AP")] in [x.split() for x in text.splitlines()]
+    asc = [model(r, "AP", "trec_eval-9.0.8", "ties=docno-asc") for r in (BM25, RERANK)]
+    assert ["ties=docno-asc", *asc] in [x.split() for x in text.splitlines()]
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -206,12 +221,63 @@ def test_diff(monkeypatch, width, tmp_path):
     a.write_text(out)
     code, out, err = run_cli("eval", "-q", "--format", "json", "--set", "ties=docno-asc", "-m", "AP P@10 Rprec", Q, BM25)
     b.write_text(out)
+    desc = pm.per_topic(Q, BM25, "AP", TE9)
+    asc = pm.per_topic(Q, BM25, "AP", pm.profile("trec_eval-9.0.8", "ties=docno-asc"))
+    largest = f4(max(abs(desc[t] - asc[t]) for t in desc))
+    full = str(pm.mean(Q, BM25, "AP", pm.profile("trec_eval-9.0.8", "ties=docno-asc")))
     for extra in ((), ("--summary",), ("--qrels", Q, "--run", BM25)):
         text = cli_text(monkeypatch, width, "diff", str(a), str(b), *extra)
         check(text, width, set(), least=0)
         assert "10 differ, in 2 measure(s)" in " ".join(text.split())
-        assert ["AP", "(map", "/", "AP)", "6", "0.5742", "0.6188210731156469", "0.1128"] in rows(text, "AP")
+        assert ["AP", "(map", "/", "AP)", "6", model(BM25, "AP"), full, largest] in rows(text, "AP")
     assert "ties: docno-desc -> docno-asc." in " ".join(text.split())
+
+
+def _ranking(path: str, topic: str) -> list[str]:
+    """``topic``'s documents in trec_eval 9.0.8's order: float32 score desc, docno desc."""
+    import numpy as np
+
+    rows = [r for r in pm.read(Q, path)[1] if r[0] == topic]
+    rows.sort(key=lambda r: r[1].encode(), reverse=True)
+    rows.sort(key=lambda r: -float(np.float32(r[2])))
+    return [r[1] for r in rows]
+
+
+def _shared_topics(a: str, b: str) -> list[str]:
+    return sorted({r[0] for r in pm.read(Q, a)[1]} & {r[0] for r in pm.read(Q, b)[1]})
+
+
+def _ktu(a: str, b: str) -> float:
+    """Tied-last KTU by hand: over the union, a missing document at rank len + 1; scipy's tau-b."""
+    from scipy.stats import kendalltau
+
+    taus = []
+    for t in _shared_topics(a, b):
+        x, y = _ranking(a, t), _ranking(b, t)
+        union = sorted(set(x) | set(y))
+        rx = [x.index(d) + 1 if d in x else len(x) + 1 for d in union]
+        ry = [y.index(d) + 1 if d in y else len(y) + 1 for d in union]
+        taus.append(kendalltau(rx, ry).statistic)
+    return sum(taus) / len(taus)
+
+
+def _rbo(a: str, b: str) -> float:
+    """repro_eval 0.5.0's RBO (p 0.95, depth 1000, its own reader and tie breaking) averaged over
+    the topics both runs have (its reader takes no comment line: copies without them)."""
+    import tempfile
+
+    from repro_eval.measure.document_order import RBO
+    from repro_eval.util import break_ties, load_run
+
+    with tempfile.TemporaryDirectory() as d:
+        runs = []
+        for i, path in enumerate((a, b)):
+            copy = Path(d) / f"{i}.txt"
+            copy.write_text("".join(x for x in Path(path).read_text().splitlines(True) if not x.startswith("#")))
+            runs.append(break_ties(load_run(str(copy))))
+    per = RBO(runs[0], runs[1], p=0.95, depth=1000, pbar=False, per_topic=True)
+    shared = _shared_topics(a, b)
+    return sum(per[t] for t in shared) / len(shared)
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -220,7 +286,8 @@ def test_reproduce(monkeypatch, width):
     variants = json_variants(cli_json(*args, "-q", "--json"))
     text = cli_text(monkeypatch, width, *args)
     assert len(check(text, width, variants, least=7)) == 7  # KTU, RBO and the five measures
-    assert ["KTU", "0.0225"] == rows(text, "KTU")[0][:2] and ["RBO", "0.4160"] == rows(text, "RBO")[0][:2]
+    assert ["KTU", f4(_ktu(BM25, RERANK))] == rows(text, "KTU")[0][:2]
+    assert ["RBO", f4(_rbo(BM25, RERANK))] == rows(text, "RBO")[0][:2]
     text = cli_text(monkeypatch, width, *args, "-q")
     assert len(check(text, width, variants, least=15)) == 15  # KTU, RBO: 4 topics (105 in one run) + all; 5 measures
 
@@ -231,7 +298,7 @@ def test_compare(monkeypatch, width, shared):
     variants = json_variants(cli_json(*args, "--format", "json"))
     text = cli_text(monkeypatch, width, *args)
     assert len(check(text, width, variants, least=2)) == 2
-    assert ["1", "1-1", "rerank", "0.7795"] == rows(text, "1")[0][:4]
+    assert ["1", "1-1", "rerank", model(RERANK, "AP")] == rows(text, "1")[0][:4]
     runs = shared / "data" / "robust03" / "runs"
     args = ("compare", str(shared / "data" / "robust03" / "qrels.robust03.txt"), str(runs / "input.InexpC2.gz"),
             str(runs / "input.MU03rob01.gz"), "-m", "Accuracy(rel=2)@50", "--trials", "200")
@@ -240,7 +307,9 @@ def test_compare(monkeypatch, width, shared):
     assert check(text, width, variants) == [  # MU03rob01 has topics 618 and 648, InexpC2 not: a subset
         "Accuracy@50|depth=all|dups=error|negatives=pooled|rel=2|self_hits=keep|sim=float32|ties=docno-desc|"
         "topics=both|unjudged=nonrel|subset=paired(40/42:-618,-648)"]
-    assert ["1", "1-2", "InexpC2", "0.7612"] == rows(text, "1")[0][:4]
+    q = str(shared / "data" / "robust03" / "qrels.robust03.txt")  # InexpC2 keeps all its topics
+    want = model(str(runs / "input.InexpC2.gz"), "Accuracy@50", "trec_eval-9.0.8", "rel=2", qrels=q)
+    assert ["1", "1-2", "InexpC2", want] == rows(text, "1")[0][:4]
 
 
 @pytest.mark.parametrize("width", WIDTHS)
