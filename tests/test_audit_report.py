@@ -71,7 +71,20 @@ def test_latex_markdown_text_json_escape(report):
     data = json.loads(render_audit(report, "json"))
     assert data["exit_status"] == 0
     assert {r["engine_version"] for r in data["agreement"]} == {report.engines[1].engine}
-    assert all(r["variant"] and r["engine"] for r in data["sensitivity"])
+    # one axis flipped from the chosen docno-asc at a time, by hand: only docno-desc puts DOC_B
+    # ('[' 0x5b > '<' 0x3c) first, which makes AP 1/2 (the relevant DOC_A at rank 2) and P@1 0
+    sens = {(r["measure"], r["axis"], str(r["value"])): r["aggregate"] for r in data["sensitivity"]}
+    for axis, value in (("ties", "docno-asc"), ("ties", "file-order"), ("ties", "rank"), ("unjudged", "drop"),
+                        ("sim", "float64")):
+        assert (sens[("AP", axis, value)], sens[("P@1", axis, value)]) == (1.0, 1.0), (axis, value)
+    assert (sens[("AP", "ties", "docno-desc")], sens[("P@1", "ties", "docno-desc")]) == (0.5, 0.0)
+    assert all(r["engine"] == report.native_engine for r in data["sensitivity"])
+    assert {r["variant"] for r in data["sensitivity"] if (r["axis"], str(r["value"])) == ("ties", "docno-desc")} == {
+        str(ae.parse_variant(v)) for v in (
+            "AP|ap_denom=R|depth=all|dups=error|negatives=pooled|rel=1|self_hits=keep|sim=float32|ties=docno-desc|"
+            "topics=both|unjudged=nonrel",
+            "P@1|depth=all|dups=error|negatives=pooled|rel=1|self_hits=keep|sim=float32|ties=docno-desc|"
+            "topics=both|unjudged=nonrel")}
     frame = report.to_frame()
     assert set(frame.columns) == {"run", "measure", "topic", "variant", "engine", "value", "section"}
 
