@@ -120,6 +120,12 @@ class Adapter:
     mean_of_printed: bool = False  # the aggregate is a mean of the printed per-topic values
     summary_only: frozenset[str] = frozenset()  # measures printed for "all" only (trec_eval's num_q)
     timeout: float = 600.0
+    # expected cost, for scheduling (:func:`auditeval.adapters.runner.expected_seconds`):
+    # CPU seconds of the child per 100,000 run lines with the audit's default measures, and the
+    # fixed part (interpreter start-up, imports). Measured on robust03 (runs of 100,000 lines,
+    # benchmarks/audit_bench.py --calibrate); a relative figure, not a promise.
+    cost: float = 5.0
+    startup: float = 0.5
 
     # --------------------------------------------------------------------- declarations
     def own(self) -> Convention:
