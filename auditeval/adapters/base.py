@@ -18,7 +18,9 @@ options to pass, whether the run must be rewritten, and an ``unsupported: AXIS=V
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from auditeval.vocab.conventions import AXES, Convention, load_profile
@@ -146,6 +148,12 @@ class Adapter:
     def tool_measure(self, m: Measure, conv: Convention) -> str | None:
         """The tool's name for ``m`` (folded: no convention parameters left), or None."""
         return None
+
+    def child_command(self, spec: str, result: str) -> list[str]:
+        """The child process of a Python tool: ``python -P .../adapters/tools.py SPEC RESULT``
+        (-P: the script's folder, this package, is not put on the import path, where its
+        pytrec_eval.py and ranx.py would shadow the tools themselves)."""
+        return [sys.executable, "-P", str(Path(__file__).with_name("tools.py")), spec, result]
 
     # --------------------------------------------------------------------- planning
     def plan(self, m: Measure, conv: Convention) -> Plan:

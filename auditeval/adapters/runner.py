@@ -26,7 +26,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -177,9 +176,7 @@ def _run_python(a: Adapter, qrels: str, requests: list[Request], timeout: float,
         spec = {"adapter": a.name, "qrels": qrels, "jobs": _jobs(requests), "provider": getattr(a, "provider", None)}
         spec_path, result_path = Path(d, "spec.json"), Path(d, "result.json")
         spec_path.write_text(json.dumps(spec))
-        # -P: the script's folder (this package) is not put on the import path, where its
-        # pytrec_eval.py and ranx.py would shadow the tools themselves
-        cmd = [sys.executable, "-P", str(Path(__file__).with_name("tools.py")), str(spec_path), str(result_path)]
+        cmd = a.child_command(str(spec_path), str(result_path))
         res = _call(children, cmd, timeout)
         out.cpu_seconds = res.cpu_seconds
         if res.returncode is None:

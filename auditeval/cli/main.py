@@ -147,7 +147,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
 
     token = WIDTH.set(getattr(args, "width", None))  # every text view of this command reads it
     try:
-        return COMMANDS[args.command][2](args, out, err)
+        code = COMMANDS[args.command][2](args, out, err)
+        out.flush()  # a closed pipe shows here, inside the handler below, not at interpreter exit
+        return code
     except AuditEvalError as exc:
         err.write(f"auditeval: error: {exc}\n")
         return 2
