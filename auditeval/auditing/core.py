@@ -165,6 +165,9 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     rep.notes.extend(n for n in nat.notes if n not in rep.notes)
     rep.seconds = time.perf_counter() - t0
     rep.native_seconds = rep.seconds - waited
+    for e in rep.engines:
+        if e.name == "native":
+            e.seconds = rep.native_seconds
     return rep
 
 
