@@ -4,8 +4,8 @@ Order of work: read the inputs once; plan each reference's requests (its own pro
 the chosen profile when one is given, emulated where the tool declares it can be); start
 the references in their own processes, at most one per core, longest expected cost first
 (:mod:`auditeval.adapters.runner`; ``quick`` leaves out those expected to cost more than
-``QUICK_FACTOR`` times pytrec_eval, and says what they would have added); while they run, the native engine computes the
-input diagnostics, the sensitivity sweep and the tie envelope; then each reference's values
+``QUICK_FACTOR`` times pytrec_eval, and says what they would have added); while they run,
+the native engine computes the input diagnostics, the sensitivity sweep and the tie envelope; then each reference's values
 are checked against the native engine under the same variant (:mod:`.agreement`), the
 convention diff and the attributions are built (:mod:`.attribution`). See
 :mod:`.report` for what the result holds.
@@ -86,7 +86,6 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
                       profile_axes=axes_of(base))
     show = sys.stderr.isatty() if progress is None else progress
     rep.jobs = max(1, jobs or cores())
-    running: Running | None = None
     waited = 0.0
     plain = [plain_path(r) for r in run_in]
     qplain = plain_path(qrels)
@@ -99,69 +98,64 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
         from auditeval.render.progress import audit_progress
 
         bar = audit_progress(sys.stderr, True)
-    try:
-        with tempfile.TemporaryDirectory(prefix="auditeval-audit-") as wd, bar if bar is not None else nullcontext():
-            work = Path(wd)
-            if early:
-                qfile, rfiles = qplain, [str(p) for p in plain]
-                tasks, requested = _plan(refs, parsed, labels, base, False, None, None, rfiles, qfile, work, rep, timeout)
-                tasks, running = _schedule(tasks, rep, quick, rep.jobs, bar)
-                _yield(yield_cpu and bool(tasks))
-            q = qrels_from(qrels)
-            rep.qrels = q.source
-            rep.notes.extend(q.notes)
-            max_grade = int(q.table.column("grade").to_numpy().max()) if len(q) else 1
-            if not early:
-                qfile = tool_file(qrels, q, work, "qrels", rep.notes)
-            loaded = read_runs(run_in)
-            run_objs = [r for r, _ in loaded]
-            names = rep.runs = [r.name for r in run_objs]
-            rep.notes.extend(n for _, n in loaded if n)
-            nat = Native(q, run_objs, base)
-            if not early:
-                rfiles = [tool_file(r_in, r, work, f"run{i}", rep.notes) for i, (r_in, r) in enumerate(zip(run_in, run_objs, strict=True))]
-                tasks, requested = _plan(refs, parsed, labels, base, profile is not None, q, run_objs, rfiles, qfile, work, rep,
-                                         timeout)
-                tasks, running = _schedule(tasks, rep, quick, rep.jobs, bar)
-                _yield(yield_cpu and bool(tasks))
-            rep.engines.insert(0, EngineInfo("native", ENGINE, base_name, "ok", "auditeval's own engine", axes=axes_of(base)))
-            rep.inputs = [InputFile("qrels", "qrels", q.source, file_sha256(q.source))] + [
-                InputFile("run", r.name, r.source, file_sha256(r.source)) for r in run_objs]
+    with tempfile.TemporaryDirectory(prefix="auditeval-audit-") as wd, bar if bar is not None else nullcontext(), \
+            _Stop() as stop:
+        work = Path(wd)
+        if early:
+            qfile, rfiles = qplain, [str(p) for p in plain]
+            tasks, requested = _plan(refs, parsed, labels, base, False, None, None, rfiles, qfile, work, rep, timeout)
+            tasks, stop.running = _schedule(tasks, rep, quick, rep.jobs, bar)
+            _yield(yield_cpu and bool(tasks))
+        q = qrels_from(qrels)
+        rep.qrels = q.source
+        rep.notes.extend(q.notes)
+        max_grade = int(q.table.column("grade").to_numpy().max()) if len(q) else 1
+        if not early:
+            qfile = tool_file(qrels, q, work, "qrels", rep.notes)
+        loaded = read_runs(run_in)
+        run_objs = [r for r, _ in loaded]
+        names = rep.runs = [r.name for r in run_objs]
+        rep.notes.extend(n for _, n in loaded if n)
+        nat = Native(q, run_objs, base)
+        if not early:
+            rfiles = [tool_file(r_in, r, work, f"run{i}", rep.notes) for i, (r_in, r) in enumerate(zip(run_in, run_objs, strict=True))]
+            tasks, requested = _plan(refs, parsed, labels, base, profile is not None, q, run_objs, rfiles, qfile, work, rep,
+                                     timeout)
+            tasks, stop.running = _schedule(tasks, rep, quick, rep.jobs, bar)
+            _yield(yield_cpu and bool(tasks))
+        rep.engines.insert(0, EngineInfo("native", ENGINE, base_name, "ok", "auditeval's own engine", axes=axes_of(base)))
+        rep.inputs = [InputFile("qrels", "qrels", q.source, file_sha256(q.source))] + [
+            InputFile("run", r.name, r.source, file_sha256(r.source)) for r in run_objs]
 
-            # ---- native work while the references run
-            rep.diagnostics["qrels"] = diagnostics.qrels_facts(q, base.rel)
-            for ri, r in enumerate(run_objs):
-                rep.diagnostics[r.name] = _run_facts(nat, ri, q, base)
-            n_axes = sum(len(attribution.axis_values(a, base, max_grade)) for a in read_axes(parsed, base))
-            task = bar.add_task("sensitivity sweep", total=n_axes) if bar else None
-            rep.sensitivity, rep.swaps = sweep(nat, names, parsed, base, max_grade,
-                                               tick=(lambda: bar.advance(task)) if bar else None)
-            task = bar.add_task("tie envelope", total=len(names) * len(parsed)) if bar else None
-            rep.ties = _ties(nat, names, parsed, base, samples, seed, tick=(lambda: bar.advance(task)) if bar else None)
-            if isinstance(qrels, str) and qrels.startswith("irds:"):
-                rep.official = official.check(qrels[5:], parsed, base)
+        # ---- native work while the references run
+        rep.diagnostics["qrels"] = diagnostics.qrels_facts(q, base.rel)
+        for ri, r in enumerate(run_objs):
+            rep.diagnostics[r.name] = _run_facts(nat, ri, q, base)
+        n_axes = sum(len(attribution.axis_values(a, base, max_grade)) for a in read_axes(parsed, base))
+        task = bar.add_task("sensitivity sweep", total=n_axes) if bar else None
+        rep.sensitivity, rep.swaps = sweep(nat, names, parsed, base, max_grade,
+                                           tick=(lambda: bar.advance(task)) if bar else None)
+        task = bar.add_task("tie envelope", total=len(names) * len(parsed)) if bar else None
+        rep.ties = _ties(nat, names, parsed, base, samples, seed, tick=(lambda: bar.advance(task)) if bar else None)
+        if isinstance(qrels, str) and qrels.startswith("irds:"):
+            rep.official = official.check(qrels[5:], parsed, base)
 
-            t_wait = time.perf_counter()
-            outcomes: list[Outcome] = running.results()
-            waited = time.perf_counter() - t_wait
-            running = None
+        t_wait = time.perf_counter()
+        outcomes: list[Outcome] = stop.running.results()
+        waited = time.perf_counter() - t_wait
 
-            task = bar.add_task("agreement and attribution", total=3) if bar else None
-            effective = _agreement(rep, nat, outcomes, {a.name: a for a, _, _ in tasks}, requested, parsed, labels, names,
-                                   max_grade)
-            _conv_diff(rep, nat, effective, parsed, labels, names, base, refs)
-            if bar:
-                bar.advance(task)
-            _attributions(rep, nat, effective, parsed, labels, names, base, base_name)
-            if bar:
-                bar.advance(task)
-            _topic_deltas(rep, nat, effective, parsed, labels, names, base)
-            if bar:
-                bar.advance(task)
-    except BaseException:  # KeyboardInterrupt above all: no reference may outlive the audit
-        if running is not None:
-            running.stop()
-        raise
+        task = bar.add_task("agreement and attribution", total=3) if bar else None
+        effective = _agreement(rep, nat, outcomes, {a.name: a for a, _, _ in tasks}, requested, parsed, labels, names,
+                               max_grade)
+        _conv_diff(rep, nat, effective, parsed, labels, names, base, refs)
+        if bar:
+            bar.advance(task)
+        _attributions(rep, nat, effective, parsed, labels, names, base, base_name)
+        if bar:
+            bar.advance(task)
+        _topic_deltas(rep, nat, effective, parsed, labels, names, base)
+        if bar:
+            bar.advance(task)
     rep.notes.extend(n for n in nat.notes if n not in rep.notes)
     rep.seconds = time.perf_counter() - t0
     rep.native_seconds = rep.seconds - waited
@@ -208,6 +202,20 @@ def _yield(on: bool) -> None:
             os.nice(10)
         except OSError:  # pragma: no cover - not permitted here
             pass
+
+
+class _Stop:
+    """Stops the references (kills their processes) when the audit ends by an exception,
+    KeyboardInterrupt above all: no reference outlives the audit."""
+
+    running: Running | None = None
+
+    def __enter__(self) -> _Stop:
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:
+        if kind is not None and self.running is not None:
+            self.running.stop()
 
 
 def _schedule(tasks: list, rep: AuditReport, quick: bool, jobs: int, bar) -> tuple[list, Running]:
