@@ -219,3 +219,24 @@ def test_closed_stdout_ends_quietly(tmp_path: Path) -> None:
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 0
     assert err == b""
+
+
+def test_reference_board_states() -> None:
+    """The terminal display: waiting -> running -> done with wall and CPU seconds, or the failure."""
+    import io
+
+    from auditeval.adapters.runner import Outcome
+    from auditeval.render.progress import ReferenceBoard, audit_progress
+
+    assert audit_progress(io.StringIO()) is None  # not a terminal: no display at all
+    bar = audit_progress(io.StringIO(), True)
+    board = ReferenceBoard(bar, [("slow", 12.4), ("fast", 0.8)])
+    fields = lambda name: bar.tasks[board.task[name]].fields["state"]  # noqa: E731
+    assert fields("slow") == "waiting (expected ~12 s CPU)"
+    board.event("slow", "start")
+    assert fields("slow") == "running" and bar.tasks[board.task["slow"]].started
+    board.event("slow", "end", Outcome("slow", "slow", seconds=3.26, cpu_seconds=2.5))
+    assert fields("slow") == "done: 3.3 s, CPU 2.5 s" and bar.tasks[board.task["slow"]].finished
+    board.event("fast", "start")
+    board.event("fast", "end", Outcome("fast", "fast", status="timeout", seconds=1.0))
+    assert fields("fast") == "timeout after 1.0 s"
