@@ -99,7 +99,8 @@ def references(rep: AuditReport, width: int) -> list[Line]:
         if e.status == "ok" and e.message and e.name != "native":  # ok, yet some invocation refused its input
             what += f"; {e.message}"
         ran = e.name != "native" and e.status not in ("left out", "not installed", "unsupported")
-        rows.append([e.name, status_word(e.status), f"{e.seconds:.1f}", f"{e.cpu_seconds:.1f}" if ran else "-", what])
+        rows.append([e.name, status_word(e.status), "-" if e.status == "left out" else f"{e.seconds:.1f}",
+                     f"{e.cpu_seconds:.1f}" if ran else "-", what])
         status.append("" if e.status == "ok" else e.status)
     out = title("References (their profiles: above; s: wall seconds, cpu s: their processes' own CPU)", width)
     out += table(["engine", "status", "s", "cpu s", "version / reason"], rows, width, status, wrap_cols=[4],
