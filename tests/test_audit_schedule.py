@@ -37,7 +37,7 @@ if mode == "tree":  # a grandchild too: the process group, not only the child, m
 rec = {"start": time.time(), "pids": pids}
 with open(log + ".start", "w") as fh:
     json.dump(rec, fh)
-if mode == "burn":
+if mode.startswith("burn"):
     t = time.process_time()
     while time.process_time() - t < sec:
         pass
@@ -46,8 +46,14 @@ else:
 rec["end"] = time.time()
 with open(log, "w") as fh:
     json.dump(rec, fh)
+values = {}
+if mode == "burnv":  # one value per request, its run file's name as the aggregate
+    with open(sys.argv[5]) as fh:
+        spec = json.load(fh)
+    values = {r["key"]: {"topics": {}, "aggregate": os.path.basename(j["run"])} for j in spec["jobs"]
+              for r in j["requests"]}
 with open(result, "w") as fh:
-    json.dump({}, fh)
+    json.dump(values, fh)
 """
 
 
@@ -67,7 +73,7 @@ class Fake(Adapter):
 
     def child_command(self, spec: str, result: str) -> list[str]:
         log = self.log or str(Path(result).with_name("log"))
-        return [sys.executable, "-c", CHILD, self.mode, str(self.seconds), log, result]
+        return [sys.executable, "-c", CHILD, self.mode, str(self.seconds), log, result, spec]
 
 
 def _logged(log_dir: Path, name: str) -> dict:
@@ -240,3 +246,25 @@ def test_reference_board_states() -> None:
     board.event("fast", "start")
     board.event("fast", "end", Outcome("fast", "fast", status="timeout", seconds=1.0))
     assert fields("fast") == "timeout after 1.0 s"
+
+
+def test_a_dominant_reference_is_split_per_run(tmp_path: Path) -> None:
+    """One reference expected to cost more than an even share, on three runs: one child per
+    run, spread over the cores; one outcome with every run's values and the CPU of all three."""
+    runs = []
+    for n in ("r1", "r2", "r3"):
+        (tmp_path / n).write_text("1 Q0 d 1 1.0 r\n" * 1000)
+        runs.append(str(tmp_path / n))
+    heavy = Fake("heavy", 10.0, mode="burnv", seconds=0.4)
+    light = Fake("light", 1.0, mode="sleep", seconds=0.1)
+    events: list[tuple[str, str]] = []
+    tasks = [(heavy, "q", [Request(f"{i}|AP", f, "AP", ()) for i, f in enumerate(runs)]),
+             (light, "q", [Request("0|AP", runs[0], "AP", ())])]
+    running = start(tasks, jobs=2, on_event=lambda name, what, out: events.append((name, what)))
+    assert [(i, len(reqs)) for i, reqs, _ in running.pieces] == [(0, 1), (0, 1), (0, 1), (1, 1)]
+    h, li = running.results()
+    assert h.status == "ok" and li.status == "ok"
+    assert {k: v["aggregate"] for k, v in h.values.items()} == {"0|AP": "r1", "1|AP": "r2", "2|AP": "r3"}
+    assert h.cpu_seconds >= 3 * 0.4  # three children, each burnt 0.4 s of its own CPU
+    assert events[0] == ("heavy", "start")  # its pieces are the longest: they start first
+    assert events.count(("heavy", "start")) == 1 and events.count(("heavy", "end")) == 1
