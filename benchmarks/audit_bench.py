@@ -11,9 +11,20 @@ measures (AP, nDCG@10, P@10, R@1000, RR, GMAP, Bpref, 11pt):
   agreement, diagnostics, sensitivity sweep and tie envelope; the wall time is the whole
   command. The target is at most 1.5x pytrec_eval alone.
 
+The robust03 mode (``--robust03 1,12``) measures the audit with the default references on
+the first N robust03 runs (100,000 lines each): its wall time, the sum of the references' own
+CPU (``cpu_seconds`` of each engine in the JSON report: their children's user + system time,
+from ``os.wait4``), the native engine's own time (``native_seconds``: the audit less its
+waiting for references) and the goal ratio ``wall / (references' CPU / cores + native)``: 1.0
+means the references kept every core busy beside the native work; the goal is at most 1.2.
+``--calibrate`` runs each default reference alone on one robust03 run and prints its CPU
+seconds, the figure its adapter declares as ``cost`` (``auditeval/adapters/*.py``).
+
 Usage::
 
     python benchmarks/audit_bench.py [--repeat 3] [--qrels Q --run R]
+    python benchmarks/audit_bench.py --robust03 1,12 [--repeat 1] [--jobs N]
+    python benchmarks/audit_bench.py --calibrate
 
 Tools run interleaved; the table gives the minimum and every run's wall time, the CPU time
 (the audit's includes its pytrec_eval child) and the peak RSS (the audit parent's; its child's
@@ -50,12 +61,88 @@ def run_child(argv: list[str]) -> tuple[float, float, int, int, str]:
     return wall, usage.ru_utime + usage.ru_stime, int(usage.ru_maxrss), os.waitstatus_to_exitcode(status), err.decode()
 
 
+ROBUST03 = Path("/work/shared/data/robust03")
+
+
+def robust03(counts: list[int], repeat: int, jobs: int | None) -> int:
+    """The audit (default references) on the first N robust03 runs, per N in ``counts``."""
+    import json
+    import os
+
+    qrels = str(ROBUST03 / "qrels.robust03.txt")
+    runs = sorted(str(p) for p in (ROBUST03 / "runs").iterdir())
+    cores = jobs or len(os.sched_getaffinity(0))
+    rows = []
+    for n in counts:
+        for _ in range(repeat):
+            out = Path(tempfile.mkdtemp(prefix="audit-bench-")) / "audit.json"
+            cmd = [sys.executable, "-m", "auditeval", "audit", qrels, *runs[:n], "--format", "json", "-o", str(out)]
+            if jobs:
+                cmd += ["--jobs", str(jobs)]
+            wall, cpu, _peak, code, stderr = run_child(cmd)
+            if code not in (0, 1):
+                print(f"audit on {n} run(s) failed ({code}): {stderr[-2000:]}", file=sys.stderr)
+                return 2
+            rep = json.loads(out.read_text())
+            refs = [e for e in rep["engines"] if e["name"] != "native"]
+            ref_cpu = sum(e["cpu_seconds"] for e in refs)
+            native = rep["native_seconds"]
+            ratio = wall / (ref_cpu / cores + native)
+            per = ", ".join(f"{e['name']} {e['seconds']:.0f}/{e['cpu_seconds']:.0f}" for e in refs if e["status"] == "ok")
+            print(f"{n} run(s): {wall:.1f} s wall, {cpu:.1f} s CPU in all; references' CPU {ref_cpu:.1f} s; "
+                  f"native {native:.1f} s; ratio {ratio:.2f}; wall/CPU s per reference: {per}", file=sys.stderr)
+            rows.append((n, wall, cpu, ref_cpu, native, rep["jobs"], ratio, len(refs)))
+    print("| runs | wall | CPU in all | references' own CPU | native engine | jobs (cores) "
+          "| wall / (refs CPU / cores + native) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for n, wall, cpu, ref_cpu, native, njobs, ratio, nrefs in rows:
+        print(f"| {n} | {wall:.1f} s | {cpu:.1f} s | {ref_cpu:.1f} s ({nrefs} references) | {native:.1f} s "
+              f"| {njobs} ({cores}) | {ratio:.2f} (goal <= 1.2) |")
+    info = machine_info()
+    print("\n" + ", ".join(f"{k}: {v}" for k, v in info.items()))
+    return 0
+
+
+def calibrate() -> int:
+    """Each default reference alone on one robust03 run: wall and CPU seconds (its declared
+    ``cost`` is the CPU figure per 100,000 lines)."""
+    import json
+
+    qrels = str(ROBUST03 / "qrels.robust03.txt")
+    run = sorted(str(p) for p in (ROBUST03 / "runs").iterdir())[0]
+    out = Path(tempfile.mkdtemp(prefix="audit-bench-")) / "audit.json"
+    wall, _, _, code, stderr = run_child([sys.executable, "-m", "auditeval", "audit", qrels, run, "--jobs", "1",
+                                          "--format", "json", "-o", str(out)])
+    if code not in (0, 1):
+        print(f"audit failed ({code}): {stderr[-2000:]}", file=sys.stderr)
+        return 2
+    rep = json.loads(out.read_text())
+    from auditeval.adapters import references
+
+    declared = {a.name: a.cost for a in references()}
+    print(f"| reference (one robust03 run, --jobs 1; audit {wall:.0f} s) | wall | own CPU | declared cost |")
+    print("|---|---:|---:|---:|")
+    for e in rep["engines"]:
+        if e["name"] != "native":
+            print(f"| {e['name']} ({e['status']}) | {e['seconds']:.1f} s | {e['cpu_seconds']:.1f} s "
+                  f"| {declared.get(e['name'], float('nan')):g} |")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--qrels", default=str(HERE / "data" / "qrels.msmarco-like.txt"))
     ap.add_argument("--run", default=str(HERE / "data" / "run.msmarco-like.txt"))
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=None, help="repetitions (default 3; robust03: 1)")
+    ap.add_argument("--robust03", metavar="N[,N...]", help="the audit on the first N robust03 runs, default references")
+    ap.add_argument("--jobs", type=int, default=None, help="robust03: --jobs of the audit (default: the cores)")
+    ap.add_argument("--calibrate", action="store_true", help="each default reference alone on one robust03 run")
     args = ap.parse_args(argv)
+    if args.calibrate:
+        return calibrate()
+    if args.robust03:
+        return robust03([int(x) for x in args.robust03.split(",")], args.repeat or 1, args.jobs)
+    args.repeat = args.repeat or 3
     if not Path(args.run).is_file():
         import subprocess
 

@@ -18,7 +18,9 @@ options to pass, whether the run must be rewritten, and an ``unsupported: AXIS=V
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from auditeval.vocab.conventions import AXES, Convention, load_profile
@@ -120,6 +122,12 @@ class Adapter:
     mean_of_printed: bool = False  # the aggregate is a mean of the printed per-topic values
     summary_only: frozenset[str] = frozenset()  # measures printed for "all" only (trec_eval's num_q)
     timeout: float = 600.0
+    # expected cost, for scheduling (:func:`auditeval.adapters.runner.expected_seconds`):
+    # CPU seconds of the child per 100,000 run lines with the audit's default measures, and the
+    # fixed part (interpreter start-up, imports). Measured on robust03 (runs of 100,000 lines,
+    # benchmarks/audit_bench.py --calibrate); a relative figure, not a promise.
+    cost: float = 5.0
+    startup: float = 0.5
 
     # --------------------------------------------------------------------- declarations
     def own(self) -> Convention:
@@ -140,6 +148,12 @@ class Adapter:
     def tool_measure(self, m: Measure, conv: Convention) -> str | None:
         """The tool's name for ``m`` (folded: no convention parameters left), or None."""
         return None
+
+    def child_command(self, spec: str, result: str) -> list[str]:
+        """The child process of a Python tool: ``python -P .../adapters/tools.py SPEC RESULT``
+        (-P: the script's folder, this package, is not put on the import path, where its
+        pytrec_eval.py and ranx.py would shadow the tools themselves)."""
+        return [sys.executable, "-P", str(Path(__file__).with_name("tools.py")), spec, result]
 
     # --------------------------------------------------------------------- planning
     def plan(self, m: Measure, conv: Convention) -> Plan:

@@ -66,6 +66,14 @@ SPELLED = {ours: (theirs, [f"{k}={v!r}"]) for ours, (theirs, (k, v)) in IR_MEASU
 SCORE_READERS = {"gdeval": ("sim",), "compat": ("ties", "sim")}
 NO_REL = frozenset({"gdeval", "compat"})  # no rel= parameter: the threshold is fixed at 1
 
+# scheduling cost per provider: (CPU seconds per 100,000 run lines, start-up seconds), from the
+# child's own CPU on a 100,000-line robust03 run with the default measures (benchmarks/audit_bench.py
+# --calibrate): pytrec_eval 1.5 s, msmarco 1.5, gdeval 5.4 (gdeval.pl in Perl), trectools 7.1,
+# cwl_eval 39 (pure Python per topic), ranx 22 (81 the first time numba compiles, cached afterwards)
+COST = {"pytrec_eval": (0.5, 1.0), "msmarco": (0.5, 1.0), "judged": (0.5, 1.0), "gdeval": (4.4, 1.0),
+        "ranx": (21.0, 1.0), "trectools": (6.1, 1.0), "cwl_eval": (38.0, 1.0), "compat": (1.0, 1.0),
+        "accuracy": (1.0, 1.0)}
+
 # measures a provider computes only without a cut-off (RR@k is the msmarco provider's)
 NO_CUTOFF = {"pytrec_eval": frozenset({"RR", "Bpref", "Rprec", "infAP"}), "ranx": frozenset({"RR", "Rprec"}),
              "cwl_eval": frozenset({"RR", "AP"}), "trectools": frozenset({"RR", "Bpref", "Rprec"})}
@@ -78,6 +86,7 @@ class IrMeasures(Adapter):
         self.provider = provider
         self.profile, self.package, self.measures_supported, self.needs_cutoff = PROVIDERS[provider]
         self.name = f"ir_measures:{provider}"
+        self.cost, self.startup = COST[provider]
         self.install = f"pip install {self.package}" + ("" if self.package == "ir-measures" else " ir-measures")
         skip = SCORE_READERS.get(provider, ())  # gdeval.pl reads the scores as Perl doubles
         if provider == "gdeval":  # gdeval.pl prints per-topic values with 5 decimals; ir_measures averages those

@@ -27,6 +27,8 @@ class PytrecEval(Adapter):
     name = "pytrec_eval"
     profile = "trec_eval-9.0.8"
     install = "pip install pytrec-eval-terrier"
+    # CPU seconds (benchmarks/audit_bench.py --calibrate): 0.75 s on a 100,000-line robust03 run
+    cost, startup = 0.5, 0.3
     axes = {**run_rewrite_axes("trec_eval-9.0.8"), "rel": native({ANY: "relevance_level={}"})}
 
     def available(self) -> str | None:

@@ -24,6 +24,9 @@ class Ranx(Adapter):
     name = "ranx"
     profile = "ranx-0.3"
     install = "pip install ranx"
+    # CPU seconds (benchmarks/audit_bench.py --calibrate): 20 s on a 100,000-line robust03 run
+    # with numba's compiled metrics cached (36 s while it compiles them)
+    cost, startup = 19.0, 1.0
     axes = {**run_rewrite_axes("ranx-0.3"), "rel": native({ANY: ""}),
             "gain": native({"linear": "", "exp2": ""})}
 

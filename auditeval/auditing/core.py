@@ -2,8 +2,10 @@
 
 Order of work: read the inputs once; plan each reference's requests (its own profile, and
 the chosen profile when one is given, emulated where the tool declares it can be); start
-every reference at once in its own process; while they run, the native engine computes the
-input diagnostics, the sensitivity sweep and the tie envelope; then each reference's values
+the references in their own processes, at most one per core, longest expected cost first
+(:mod:`auditeval.adapters.runner`; ``quick`` leaves out those expected to cost more than
+``QUICK_FACTOR`` times pytrec_eval, and says what they would have added); while they run,
+the native engine computes the input diagnostics, the sensitivity sweep and the tie envelope; then each reference's values
 are checked against the native engine under the same variant (:mod:`.agreement`), the
 convention diff and the attributions are built (:mod:`.attribution`). See
 :mod:`.report` for what the result holds.
@@ -23,7 +25,8 @@ import numpy as np
 
 from auditeval.adapters import references
 from auditeval.adapters.base import Adapter
-from auditeval.adapters.runner import Outcome, Request, start
+from auditeval.adapters.pytrec_eval import PytrecEval
+from auditeval.adapters.runner import Outcome, Request, Running, cores, expected_seconds, start
 from auditeval.api import read_runs
 from auditeval.auditing import agreement, attribution, diagnostics, official
 from auditeval.auditing.inputs import plain_path, rewritten_run, tool_file
@@ -58,19 +61,25 @@ from auditeval.vocab.variant import Variant, parse_measure
 
 DEFAULT_MEASURES = list(AUDIT_MEASURES)  # the audit's list, under its public name (auditeval.auditing)
 TIE_TOPICS_SHOWN = 20  # per run and measure, widest envelopes first
+QUICK_FACTOR = 3.0  # --quick: references whose declared cost is at most this times pytrec_eval's
 
 
 def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, against: list[str] | str | None = None,
           profile: str | Path | Convention | None = None, trec_eval: list[str] | None = None,
           progress: bool | None = None, seed: int = 0, samples: int = 50, timeout: float | None = None,
-          yield_cpu: bool = False) -> AuditReport:
+          yield_cpu: bool = False, jobs: int | None = None, quick: bool = False) -> AuditReport:
     """Audit ``runs`` against ``qrels`` with every reference in ``against`` (default: all installed).
 
     ``profile`` is the chosen convention (default trec_eval-9.0.8) that the sensitivity sweep
     and the tie envelope start from; when given, references are also asked to compute under it
     (emulated by rewriting the input where a tool declares it can). ``yield_cpu`` (the command
     line sets it) lowers this process's priority once the references run, so on a busy machine
-    they, the slowest part, get the processor first. Returns an
+    they, the slowest part, get the processor first. ``jobs``: at most this many references at
+    once (default: the cores this process may use), longest expected cost first. ``quick``: only
+    the references whose declared cost (:attr:`~auditeval.adapters.base.Adapter.cost`) is at most
+    ``QUICK_FACTOR`` times pytrec_eval's; the others are listed with status ``left out`` and what
+    only they would have checked. A KeyboardInterrupt kills every reference's process before it
+    propagates. Returns an
     :class:`~auditeval.results.audit.AuditReport` (``.render(fmt)``, ``.to_frame()``, ``.exit_status``).
     """
     t0 = time.perf_counter()
@@ -84,18 +93,26 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     rep = AuditReport(qrels=str(qrels), runs=[], measures=labels, profile=base_name, native_engine=ENGINE,
                       profile_axes=axes_of(base))
     show = sys.stderr.isatty() if progress is None else progress
+    rep.jobs = max(1, jobs or cores())
+    waited = 0.0
     plain = [plain_path(r) for r in run_in]
     qplain = plain_path(qrels)
     # with no emulated request the tools read the user's files as they are: start them before
     # auditeval reads the inputs itself, so its reading overlaps with the references' work
     early = profile is None and qplain is not None and all(p is not None for p in plain)
 
-    with tempfile.TemporaryDirectory(prefix="auditeval-audit-") as wd, _progress(show) as bar:
+    bar = None
+    if show:  # the display is a renderer's; imported only when shown
+        from auditeval.render.progress import audit_progress
+
+        bar = audit_progress(sys.stderr, True)
+    with tempfile.TemporaryDirectory(prefix="auditeval-audit-") as wd, bar if bar is not None else nullcontext(), \
+            _Stop() as stop:
         work = Path(wd)
         if early:
             qfile, rfiles = qplain, [str(p) for p in plain]
             tasks, requested = _plan(refs, parsed, labels, base, False, None, None, rfiles, qfile, work, rep, timeout)
-            pool, futures = start(tasks)
+            tasks, stop.running = _schedule(tasks, rep, quick, rep.jobs, bar)
             _yield(yield_cpu and bool(tasks))
         q = qrels_from(qrels)
         rep.qrels = q.source
@@ -112,7 +129,7 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
             rfiles = [tool_file(r_in, r, work, f"run{i}", rep.notes) for i, (r_in, r) in enumerate(zip(run_in, run_objs, strict=True))]
             tasks, requested = _plan(refs, parsed, labels, base, profile is not None, q, run_objs, rfiles, qfile, work, rep,
                                      timeout)
-            pool, futures = start(tasks)
+            tasks, stop.running = _schedule(tasks, rep, quick, rep.jobs, bar)
             _yield(yield_cpu and bool(tasks))
         rep.engines.insert(0, EngineInfo("native", ENGINE, base_name, "ok", "auditeval's own engine", axes=axes_of(base)))
         rep.inputs = [InputFile("qrels", "qrels", q.source, file_sha256(q.source))] + [
@@ -131,13 +148,9 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
         if isinstance(qrels, str) and qrels.startswith("irds:"):
             rep.official = official.check(qrels[5:], parsed, base)
 
-        wait = bar.add_task("waiting for the references", total=len(futures)) if bar else None
-        outcomes: list[Outcome] = []
-        for f in futures:
-            outcomes.append(f.result())
-            if bar:
-                bar.advance(wait)
-        pool.shutdown()
+        t_wait = time.perf_counter()
+        outcomes: list[Outcome] = stop.running.results()
+        waited = time.perf_counter() - t_wait
 
         task = bar.add_task("agreement and attribution", total=3) if bar else None
         effective = _agreement(rep, nat, outcomes, {a.name: a for a, _, _ in tasks}, requested, parsed, labels, names,
@@ -153,6 +166,10 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
             bar.advance(task)
     rep.notes.extend(n for n in nat.notes if n not in rep.notes)
     rep.seconds = time.perf_counter() - t0
+    rep.native_seconds = rep.seconds - waited
+    for e in rep.engines:
+        if e.name == "native":
+            e.seconds = rep.native_seconds
     return rep
 
 
@@ -195,14 +212,59 @@ def _yield(on: bool) -> None:
             pass
 
 
-def _progress(show: bool):
-    if not show:
-        return nullcontext(None)
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+class _Stop:
+    """Stops the references (kills their processes) when the audit ends by an exception,
+    KeyboardInterrupt above all: no reference outlives the audit."""
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-                    console=Console(file=sys.stderr), transient=True)
+    running: Running | None = None
+
+    def __enter__(self) -> _Stop:
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:
+        if kind is not None and self.running is not None:
+            self.running.stop()
+
+
+def _schedule(tasks: list, rep: AuditReport, quick: bool, jobs: int, bar) -> tuple[list, Running]:
+    """Leave out the costly references under ``quick`` (each one's engine row says why and what
+    only it would have checked), then start the rest (LPT, at most ``jobs`` at once)."""
+    expected = {a.name: expected_seconds(a, reqs) for a, _, reqs in tasks}
+    info = {e.name: e for e in rep.engines}
+    for name, sec in expected.items():
+        info[name].expected_seconds = sec
+    if quick:
+        limit = QUICK_FACTOR * PytrecEval.cost
+        kept = [t for t in tasks if t[0].cost <= limit]
+        out = [t for t in tasks if t[0].cost > limit]
+        for a, _, _ in out:
+            _left_out(info[a.name], a, [k[0] for k in kept], info)
+            rep.left_out.append(a.name)
+        tasks = kept
+    board = None
+    if bar is not None:
+        from auditeval.render.progress import ReferenceBoard
+
+        board = ReferenceBoard(bar, sorted(((a.name, expected[a.name]) for a, _, _ in tasks), key=lambda x: -x[1]))
+    return tasks, start(tasks, jobs, on_event=board.event if board else None)
+
+
+def _left_out(e: EngineInfo, a: Adapter, kept: list[Adapter], info: dict[str, EngineInfo]) -> None:
+    """``e`` (a reference --quick leaves out): status ``left out``, and what only it checks: the
+    requested measures no kept reference computes, and its profile when no kept one shares it."""
+    others = {m for k in kept for m in info[k.name].computes}
+    only = [m for m in e.computes if m not in others]
+    same_profile = [k.name for k in kept if k.profile == a.profile]
+    adds = []
+    if only:
+        adds.append(f"the only reference computing {', '.join(only)}")
+    adds.append(f"its profile {a.profile} " + (f"is also checked by {', '.join(same_profile)}" if same_profile
+                                                 else "(no other reference checks it)"))
+    e.status = "left out"
+    e.message = (f"--quick: declared cost {a.cost:g} s per 100,000 run lines, more than {QUICK_FACTOR:g}x "
+                 f"pytrec_eval's {PytrecEval.cost:g} (expected {e.expected_seconds:.1f} s CPU); would add: "
+                 + "; ".join(adds))
+    e.unsupported = []
 
 
 def _plan(refs: list[Adapter], measures: list[Measure], labels: list[str], base: Convention, explicit: bool, q, runs,
@@ -262,7 +324,7 @@ def _agreement(rep, nat, outcomes, adapters, requested, parsed, labels, names, m
     for out in outcomes:
         a = adapters[out.adapter]
         e = info[a.name]
-        e.engine, e.seconds = out.engine, out.seconds
+        e.engine, e.seconds, e.cpu_seconds = out.engine, out.seconds, out.cpu_seconds
         if out.status != "ok" or out.message:  # ok with a message: some invocation refused its input
             e.status = out.status
             e.message = out.message

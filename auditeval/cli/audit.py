@@ -51,6 +51,11 @@ def audit_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (default: standard output)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="time limit per reference (default 600)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled tie-envelope estimates (default 0)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="references run at once at most, longest expected first (default: the machine's cores)")
+    p.add_argument("--quick", action="store_true",
+                   help="only the references expected to cost at most 3x pytrec_eval; the report names those left "
+                   "out and what only they would check")
 
 
 def _own_process() -> bool:
@@ -79,6 +84,9 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.width is not None and args.width < 40:
         err.write(f"auditeval: error: --width {args.width}: at least 40 columns\n")
         return 2
+    if args.jobs is not None and args.jobs < 1:
+        err.write(f"auditeval: error: --jobs {args.jobs}: at least 1\n")
+        return 2
     against = [n.strip() for a in (args.against or []) for n in a.split(",") if n.strip()] or None
     progress = bool(getattr(err, "isatty", lambda: False)())
     profile = args.profile
@@ -88,7 +96,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         profile = resolve(args.profile or DEFAULT_PROFILE, args.settings)
     rep = audit(args.qrels, args.runs, measures=args.measures, against=against, profile=profile,
                 trec_eval=args.trec_eval, progress=progress, seed=args.seed, timeout=args.timeout,
-                yield_cpu=_own_process())
+                yield_cpu=_own_process(), jobs=args.jobs, quick=args.quick)
     if args.settings:
         from auditeval.api import profile_label
 

@@ -151,12 +151,32 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
 
     token = WIDTH.set(getattr(args, "width", None))  # every text view of this command reads it
     try:
-        return COMMANDS[args.command][2](args, out, err)
+        code = COMMANDS[args.command][2](args, out, err)
+        out.flush()  # a closed pipe shows here, inside the handler below, not at interpreter exit
+        return code
     except AuditEvalError as exc:
         err.write(f"auditeval: error: {exc}\n")
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: the command has stopped its children; one line, no traceback
+        err.write("auditeval: interrupted\n")
+        return 130
+    except BrokenPipeError:  # the reader went away (| head): end quietly
+        _stdout_to_devnull()
+        return 0
     finally:
         WIDTH.reset(token)
+
+
+def _stdout_to_devnull() -> None:
+    """After a closed pipe, point the process's standard output at /dev/null so that the final
+    flush at exit raises nothing (the Python docs' recipe for SIGPIPE, ``signal`` module notes)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):  # not a real file (tests): nothing to redirect
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 class _NoPandas:
@@ -182,9 +202,14 @@ def entry() -> None:
     if sys.argv[1:2] == ["trec-eval"]:  # the drop-in writes what trec_eval writes, byte for byte
         _without_pandas()
         sys.exit(main())
-    from auditeval.render.terminal import safe_stream
+    try:
+        from auditeval.render.terminal import safe_stream
 
-    sys.exit(main(None, safe_stream(sys.stdout), safe_stream(sys.stderr)))
+        code = main(None, safe_stream(sys.stdout), safe_stream(sys.stderr))
+    except KeyboardInterrupt:  # outside the command itself (start-up, argument parsing)
+        sys.stderr.write("auditeval: interrupted\n")
+        code = 130
+    sys.exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,11 +3,16 @@
 ``with Steps(out, total) as steps: steps.advance("reading run.txt")`` shows a transient bar
 on ``out`` when it is a terminal and does nothing otherwise (pipes and files get only the
 output). Text written through :meth:`Steps.write` appears above a live bar.
+
+The audit's display (:func:`audit_progress`, :class:`ReferenceBoard`): one line per native
+step (a bar) and one per reference: ``waiting``, ``running`` with its elapsed time, ``done``
+with its wall and CPU seconds, or ``failed`` / ``timeout``; on stderr, only on a terminal.
 """
 
 from __future__ import annotations
 
-from typing import TextIO
+import threading
+from typing import Any, TextIO
 
 
 def _is_terminal(out: TextIO) -> bool:
@@ -67,3 +72,50 @@ class Steps:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+
+
+def audit_progress(out: TextIO, show: bool | None = None):
+    """A transient rich ``Progress`` on ``out`` (the audit's steps and references), or None when
+    ``show`` is false (default: when ``out`` is a terminal)."""
+    if not (_is_terminal(out) if show is None else show):
+        return None
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
+
+    class State(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            return Text(str(task.fields.get("state", "")))
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), State(),
+                    console=Console(file=out), transient=True)
+
+
+class ReferenceBoard:
+    """One line per reference on an :func:`audit_progress` display, fed by the runner's events
+    (``event(name, "start" | "end", outcome)``, called from its worker threads)."""
+
+    def __init__(self, progress: Any, expected: list[tuple[str, float]]):
+        self.progress = progress
+        self.lock = threading.Lock()
+        self.task = {name: progress.add_task(f"reference {name}", total=1, start=False,
+                                             state=f"waiting (expected ~{sec:.0f} s CPU)")
+                     for name, sec in expected}
+
+    def event(self, name: str, what: str, outcome: Any = None) -> None:
+        task = self.task.get(name)
+        if task is None:
+            return
+        with self.lock:
+            if what == "start":
+                self.progress.start_task(task)
+                self.progress.update(task, state="running")
+                return
+            self.progress.stop_task(task)
+            if outcome is None:
+                self.progress.update(task, state="stopped")
+            elif outcome.status == "ok":
+                self.progress.update(task, completed=1,
+                                     state=f"done: {outcome.seconds:.1f} s, CPU {outcome.cpu_seconds:.1f} s")
+            else:
+                self.progress.update(task, state=f"{outcome.status} after {outcome.seconds:.1f} s")

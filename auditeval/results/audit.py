@@ -4,7 +4,8 @@ Every number is stored with its variant string and the engine that produced it. 
 
 * ``inputs``: the qrels and run files with the SHA-256 of their bytes; ``profile_axes``: every
   axis of the chosen profile;
-* ``engines``: each reference (and the native engine) with status, profile, time taken;
+* ``engines``: each reference (and the native engine) with status, profile, wall time taken,
+  its processes' own CPU time, and its expected cost; ``left_out``: those ``--quick`` left out;
 * ``agreement``: per run x measure x reference, the tool's value and the native value under
   that reference's profile, and whether they agree (``match``), disagree but the disagreement
   is explained (``explained``), or not (``MISMATCH``: exit status 1);
@@ -32,10 +33,12 @@ class EngineInfo:
     profile: str
     status: str  # ok | not installed | failed | timeout | unsupported
     message: str = ""
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall time
     computes: list[str] = field(default_factory=list)  # measures it was asked for
     unsupported: list[str] = field(default_factory=list)  # "MEASURE: unsupported: ..." per variant it cannot compute
     axes: dict[str, str] = field(default_factory=dict)  # every axis of its profile (formatted values)
+    cpu_seconds: float = 0.0  # its child processes' own CPU time (user + system)
+    expected_seconds: float | None = None  # the scheduler's expected CPU time (adapters.runner.expected_seconds)
 
 
 @dataclass
@@ -168,6 +171,9 @@ class AuditReport:
     notes: list[str] = field(default_factory=list)
     native_engine: str = ""
     seconds: float = 0.0
+    native_seconds: float = 0.0  # the parent's own time: the whole audit less its waiting for references
+    jobs: int = 0  # references run at once at most
+    left_out: list[str] = field(default_factory=list)  # references --quick left out (their engine rows say why)
 
     # ------------------------------------------------------------------ verdict
     @property

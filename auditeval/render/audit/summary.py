@@ -98,10 +98,21 @@ def references(rep: AuditReport, width: int) -> list[Line]:
         what = e.engine if e.status == "ok" else (e.message or e.engine)
         if e.status == "ok" and e.message and e.name != "native":  # ok, yet some invocation refused its input
             what += f"; {e.message}"
-        rows.append([e.name, status_word(e.status), f"{e.seconds:.1f}", what])
+        ran = e.name != "native" and e.status not in ("left out", "not installed", "unsupported")
+        rows.append([e.name, status_word(e.status), "-" if e.status == "left out" else f"{e.seconds:.1f}",
+                     f"{e.cpu_seconds:.1f}" if ran else "-", what])
         status.append("" if e.status == "ok" else e.status)
-    out = title("References (their profiles: above)", width)
-    out += table(["engine", "status", "s", "version / reason"], rows, width, status, wrap_cols=[3], right=[2], inline=1)
+    out = title("References (their profiles: above; s: wall seconds, cpu s: their processes' own CPU)", width)
+    out += table(["engine", "status", "s", "cpu s", "version / reason"], rows, width, status, wrap_cols=[4],
+                 right=[2, 3], inline=1)
+    cpu = sum(e.cpu_seconds for e in rep.engines if e.name != "native")
+    if rep.jobs:
+        out += para(f"at most {rep.jobs} at once, longest expected first; their CPU in all {cpu:.1f} s; "
+                    f"the native engine's own time {rep.native_seconds:.1f} s of {rep.seconds:.1f} s", width,
+                    indent=4, first="  scheduled: ")
+    if rep.left_out:
+        out += para(f"{', '.join(rep.left_out)} (each one's row says what only it would check)", width, indent=4,
+                    first="  left out by --quick: ", status="unsupported")
     reasons: dict[str, list[str]] = {}
     for e in rep.engines:
         for u in e.unsupported:

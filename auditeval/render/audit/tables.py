@@ -88,10 +88,12 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
         s.status.append("")
     out.append(s)
 
-    s = Section("engines", "Engines", ["engine", "version", "profile", "status", "seconds", "computes / note"])
+    s = Section("engines", "Engines (seconds: wall; cpu seconds: the reference's processes' own CPU)",
+                ["engine", "version", "profile", "status", "seconds", "cpu seconds", "computes / note"])
     for e in rep.engines:
         note = e.message or (", ".join(e.computes) if e.computes else "")
-        s.rows.append([e.name, e.engine, e.profile, e.status, f"{e.seconds:.1f}", note])
+        s.rows.append([e.name, e.engine, e.profile, e.status, f"{e.seconds:.1f}",
+                       "-" if e.name == "native" else f"{e.cpu_seconds:.1f}", note])
         s.status.append(e.status if e.status != "ok" else "")
     out.append(s)
 

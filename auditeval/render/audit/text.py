@@ -31,7 +31,7 @@ SKIP_EMPTY = {"evidence", "notes", "attribution", "conv_diff", "conv_effect", "u
 # columns of prose (broken at spaces when a table is too wide); every other column is kept whole
 PROSE = {"computes / note", "version", "measures", "reason", "detail", "engines", "A", "B", "A -> B", "B -> A",
          "evidence", "value", "aggregate", "delta", "largest change", "pairs swapped", "method", "note"}
-NUMERIC = {"seconds", "value", "native", "aggregate", "delta", "topics", "topics moved", "min", "max", "expected",
+NUMERIC = {"seconds", "cpu seconds", "value", "native", "aggregate", "delta", "topics", "topics moved", "min", "max", "expected",
            "orderings"}
 
 
