@@ -24,6 +24,7 @@ from auditeval.adapters.base import Adapter
 from auditeval.adapters.pytrec_eval import PytrecEval
 from auditeval.adapters.runner import Request, run_one, start
 from auditeval.auditing.core import QUICK_FACTOR, audit
+from auditeval.render.audit import render_audit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -166,9 +167,9 @@ def test_quick_leaves_out_the_costly_reference(tmp_path: Path, monkeypatch: pyte
     assert "the only reference computing P@10" in eng["fake:costly"].message
     assert "is also checked by fake:cheap" in eng["fake:costly"].message  # same profile
     assert {row.engine for row in rep.agreement} == {"fake:cheap"}
-    text = rep.render("text", width=200)
+    text = render_audit(rep, "text", width=200)
     assert "left out by --quick: fake:costly" in text
-    assert json.loads(rep.render("json"))["left_out"] == ["fake:costly"]
+    assert json.loads(render_audit(rep, "json"))["left_out"] == ["fake:costly"]
     # without --quick both run
     full = audit(q, r, measures=["AP", "P@10"], against=["fake:cheap", "fake:costly"], progress=False)
     assert full.left_out == [] and {row.engine for row in full.agreement} == {"fake:cheap", "fake:costly"}

@@ -14,7 +14,6 @@ convention diff and the attributions are built (:mod:`.attribution`). See
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import time
 from contextlib import nullcontext
@@ -66,7 +65,7 @@ QUICK_FACTOR = 3.0  # --quick: references whose declared cost is at most this ti
 
 def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, against: list[str] | str | None = None,
           profile: str | Path | Convention | None = None, trec_eval: list[str] | None = None,
-          progress: bool | None = None, seed: int = 0, samples: int = 50, timeout: float | None = None,
+          progress: Any = None, seed: int = 0, samples: int = 50, timeout: float | None = None,
           yield_cpu: bool = False, jobs: int | None = None, quick: bool = False) -> AuditReport:
     """Audit ``runs`` against ``qrels`` with every reference in ``against`` (default: all installed).
 
@@ -79,8 +78,10 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     the references whose declared cost (:attr:`~auditeval.adapters.base.Adapter.cost`) is at most
     ``QUICK_FACTOR`` times pytrec_eval's; the others are listed with status ``left out`` and what
     only they would have checked. A KeyboardInterrupt kills every reference's process before it
-    propagates. Returns an
-    :class:`~auditeval.results.audit.AuditReport` (``.render(fmt)``, ``.to_frame()``, ``.exit_status``).
+    propagates. ``progress``: a display to feed (``auditeval.render.progress.audit_progress(sys.stderr)``,
+    what the command line passes on a terminal), or None. Returns an
+    :class:`~auditeval.results.audit.AuditReport` (``auditeval.render_audit(rep, fmt)``, ``.to_frame()``,
+    ``.exit_status``).
     """
     t0 = time.perf_counter()
     run_in = list(runs) if isinstance(runs, list | tuple) else [runs]
@@ -92,7 +93,10 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     refs = references(None if against_list is None else [a.strip() for a in against_list if a.strip()], trec_eval)
     rep = AuditReport(qrels=str(qrels), runs=[], measures=labels, profile=base_name, native_engine=ENGINE,
                       profile_axes=axes_of(base))
-    show = sys.stderr.isatty() if progress is None else progress
+    if progress is True:
+        raise TypeError("audit(progress=...): pass a display, auditeval.render.progress.audit_progress(sys.stderr), "
+                        "or None")
+    show = progress
     rep.jobs = max(1, jobs or cores())
     waited = 0.0
     plain = [plain_path(r) for r in run_in]
@@ -101,11 +105,7 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     # auditeval reads the inputs itself, so its reading overlaps with the references' work
     early = profile is None and qplain is not None and all(p is not None for p in plain)
 
-    bar = None
-    if show:  # the display is a renderer's; imported only when shown
-        from auditeval.render.progress import audit_progress
-
-        bar = audit_progress(sys.stderr, True)
+    bar = show or None  # a display the caller made (the command line: render.progress.audit_progress)
     with tempfile.TemporaryDirectory(prefix="auditeval-audit-") as wd, bar if bar is not None else nullcontext(), \
             _Stop() as stop:
         work = Path(wd)
@@ -241,12 +241,10 @@ def _schedule(tasks: list, rep: AuditReport, quick: bool, jobs: int, bar) -> tup
             _left_out(info[a.name], a, [k[0] for k in kept], info)
             rep.left_out.append(a.name)
         tasks = kept
-    board = None
+    on_event = None
     if bar is not None:
-        from auditeval.render.progress import ReferenceBoard
-
-        board = ReferenceBoard(bar, sorted(((a.name, expected[a.name]) for a, _, _ in tasks), key=lambda x: -x[1]))
-    return tasks, start(tasks, jobs, on_event=board.event if board else None)
+        on_event = bar.references(sorted(((a.name, expected[a.name]) for a, _, _ in tasks), key=lambda x: -x[1]))
+    return tasks, start(tasks, jobs, on_event=on_event)
 
 
 def _left_out(e: EngineInfo, a: Adapter, kept: list[Adapter], info: dict[str, EngineInfo]) -> None:

@@ -88,7 +88,9 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"auditeval: error: --jobs {args.jobs}: at least 1\n")
         return 2
     against = [n.strip() for a in (args.against or []) for n in a.split(",") if n.strip()] or None
-    progress = bool(getattr(err, "isatty", lambda: False)())
+    from auditeval.render.progress import audit_progress
+
+    progress = audit_progress(err)  # None unless stderr is a terminal
     profile = args.profile
     if args.settings:  # the convention eval would use: the profile with the settings applied
         from auditeval.vocab.conventions import resolve

@@ -74,21 +74,45 @@ class Steps:
             self._progress = None
 
 
-def audit_progress(out: TextIO, show: bool | None = None):
-    """A transient rich ``Progress`` on ``out`` (the audit's steps and references), or None when
-    ``show`` is false (default: when ``out`` is a terminal)."""
+def audit_progress(out: TextIO, show: bool | None = None) -> AuditDisplay | None:
+    """The audit's display on ``out`` (its steps and one line per reference), or None when
+    ``show`` is false (default: when ``out`` is a terminal). Pass it as ``audit(progress=...)``:
+    the audit (an analysis) never imports a renderer, it feeds the display it is given."""
     if not (_is_terminal(out) if show is None else show):
         return None
-    from rich.console import Console
     from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
     from rich.text import Text
+
+    from auditeval.render.terminal import console
 
     class State(ProgressColumn):
         def render(self, task: Any) -> Text:
             return Text(str(task.fields.get("state", "")))
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), State(),
-                    console=Console(file=out), transient=True)
+    return AuditDisplay(Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), State(),
+                                 console=console(file=out), transient=True))
+
+
+class AuditDisplay:
+    """A rich ``Progress`` (``add_task``, ``advance``, ... pass through) that also makes the
+    reference board: ``references(expected)`` returns the runner's event callback."""
+
+    def __init__(self, progress: Any):
+        self.progress = progress
+
+    def __enter__(self) -> AuditDisplay:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.progress.__exit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.progress, name)
+
+    def references(self, expected: list[tuple[str, float]]):
+        """``event(name, "start" | "end", outcome)`` drawing one line per reference."""
+        return ReferenceBoard(self.progress, expected).event
 
 
 class ReferenceBoard:
