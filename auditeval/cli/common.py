@@ -104,3 +104,16 @@ def add_settings(parser: argparse.ArgumentParser, note: str = "") -> None:
     """``--set AXIS=VALUE`` as every command takes it (``note`` says when it applies)."""
     parser.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE",
                         help=f"override one axis of the profile, e.g. ties=docno-asc{note}; repeatable")
+
+
+def write_notes(err: Any, notes: Sequence[str]) -> None:
+    """Each distinct note once on ``err`` as ``auditeval: note: NOTE``, wrapped at spaces to the
+    width of ``err`` (``--width``, the terminal, ``$COLUMNS``, else 100); continuation lines are
+    indented by 4. A note reaching a command along two paths (a run's reading note, repeated by
+    the pools built from it) is printed once."""
+    from auditeval.render.eval_text import detect_width
+    from auditeval.render.textgrid import wrap
+
+    width = detect_width(err)
+    for n in dict.fromkeys(notes):
+        err.write("\n".join(wrap(n, width, indent=4, first="auditeval: note: ")) + "\n")

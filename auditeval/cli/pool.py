@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from auditeval.cli.common import add_measures, add_settings, int_at_least
+from auditeval.cli.common import add_measures, add_settings, int_at_least, write_notes
 from auditeval.vocab.conventions import DEFAULT_PROFILE
 from auditeval.vocab.errors import InputError
 
@@ -70,7 +70,7 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
         "[--judge-arg error=0.1 --judge-arg seed=0].")
     j.add_argument("--judge", required=True, metavar="MODULE:CALLABLE", help="the judge: a callable, imported")
     j.add_argument("--judge-arg", action="append", default=[], metavar="KEY=VALUE", help="build the judge as CALLABLE(KEY=VALUE, ...)")
-    j.add_argument("--store", required=True, metavar="FILE", help="the judgment store (SQLite file)")
+    j.add_argument("--store", required=True, metavar="FILE", help="the judgment store (SQLite file; created if absent)")
     _common(j)
     j.add_argument("--source", help="label source stored (default: the judge's 'source' attribute or MODULE:CALLABLE)")
     j.add_argument("--batch-size", type=_positive, default=20, help="pairs per judge call (default 20)")
@@ -109,6 +109,8 @@ def cmd_pool(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from auditeval.render import pool as report
 
     doc, code = _ACTIONS[args.action](args, err)
+    if "notes" in doc:  # a run's reading note also reaches the pools built from it: once
+        doc["notes"] = list(dict.fromkeys(doc["notes"]))
     if args.format == "json":
         import json
 
@@ -118,8 +120,7 @@ def cmd_pool(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             report.stats(doc, out, per_topic=args.per_topic)
         else:
             getattr(report, args.action)(doc, out)
-        for n in doc.get("notes", []):
-            err.write(f"auditeval: note: {n}\n")
+        write_notes(err, doc.get("notes", []))
     return code
 
 
@@ -193,7 +194,7 @@ def _add(args, err) -> tuple[dict, int]:
 
     parsed = [(path, *read_labels(path, args.source, args.input_format)) for path in args.inputs]  # all validated first
     files, notes = [], []
-    with JudgmentStore(args.store) as store:
+    with JudgmentStore(args.store, create=True) as store:
         for path, labels, file_notes in parsed:
             notes.extend(file_notes)
             results = store.add_batches(labels, f"pool add {path}", args.batch_size, args.revise)
@@ -240,7 +241,7 @@ def _judge(args, err) -> tuple[dict, int]:
         kwargs[k] = v
     judge = load_judge(args.judge, kwargs)
     source = args.source or str(getattr(judge, "source", args.judge))
-    with JudgmentStore(args.store) as store:
+    with JudgmentStore(args.store, create=True) as store:
         topics, docs, info, notes = _todo_pairs(args, store)
         tty = err if hasattr(err, "isatty") and err.isatty() else None
         cost = run_judge(store, topics, docs, judge, source, f"pool judge {args.judge}", args.batch_size,

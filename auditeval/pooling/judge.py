@@ -28,6 +28,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from auditeval.io.numbers import int64_range_problem
 from auditeval.pooling.store import JudgmentStore, Labels
 from auditeval.vocab.errors import AuditEvalError
 
@@ -92,6 +93,9 @@ def _parse_reply(reply: Any, n: int) -> tuple[list[int], int | None, int | None]
     for x in reply:
         if isinstance(x, bool) or not isinstance(x, int):
             raise ValueError(f"judge returned a label that is not an integer: {x!r}")
+        too_big = int64_range_problem(x, "label")
+        if too_big:
+            raise ValueError(f"judge returned {too_big}")
         labels.append(int(x))
     return labels, tokens_in, tokens_out
 

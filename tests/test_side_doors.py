@@ -1,0 +1,58 @@
+"""Side doors of issue 20: inputs every command must refuse (or handle) the same way, with
+``auditeval: error: path:line: reason`` and exit status 2, never a traceback."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from cli_helpers import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*argv: str, limit_bytes: int | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``auditeval ARGV`` in a child process (optionally under an address-space limit)."""
+
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "auditeval.cli.main", *argv], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=120, preexec_fn=limit if limit_bytes else None)
+
+
+# ------------------------------------------------------------------ item 2: huge grades
+def test_huge_grades_evaluate_without_allocating_per_grade_value(tmp_path):
+    """Grades 10,000,000 and 2,000,000,000 under a 2 GiB address-space limit (trec_eval's level
+    list would need 80 MB and 16 GiB). nDCG by hand: topic 1 DCG = 1e7 (d1 at rank 1),
+    IDCG = 1e7 + 1/log2(3); topic 2 DCG = 3 + 2e9/log2(3), IDCG = 2e9 + 3/log2(3)."""
+    q = tmp_path / "q.txt"
+    q.write_text("1 0 d1 10000000\n1 0 d2 1\n2 0 d5 2000000000\n2 0 d6 3\n")
+    r = tmp_path / "r.txt"
+    r.write_text("1 Q0 d1 1 2.0 r\n1 Q0 d3 2 0.5 r\n2 Q0 d6 1 2.0 r\n2 Q0 d5 2 1.0 r\n")
+    p = cli("eval", str(q), str(r), "-m", "nDCG", "-m", "G", "-m", "RBP", "-q", "--format", "tsv",
+            limit_bytes=2 * 2**30)
+    assert p.returncode == 0, p.stderr
+    assert "Traceback" not in p.stderr
+    l3 = math.log2(3)
+    want = {"1": 1e7 / (1e7 + 1 / l3), "2": (3 + 2e9 / l3) / (2e9 + 3 / l3)}
+    rows = [line.split("\t") for line in p.stdout.splitlines()[1:] if not line.startswith("#")]
+    got = {t: float(v) for _, m, t, v, *_ in rows if m == "nDCG" and t in want}
+    assert got.keys() == want.keys(), p.stdout
+    for t in want:
+        assert abs(got[t] - want[t]) < 1e-12, (t, got[t], want[t])
+    assert {m for _, m, *_ in rows} == {"nDCG", "G", "RBP"}
+
+
+def _num(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
