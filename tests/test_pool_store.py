@@ -103,7 +103,7 @@ def test_malformed_trec_line(tmp_path):
 def test_store_batch_is_atomic_in_process(tmp_path):
     """A batch that fails inside its transaction leaves nothing behind (here: a label that is
     not an integer reaches SQLite's NOT NULL constraint)."""
-    with JudgmentStore(tmp_path / "j.sqlite") as s:
+    with JudgmentStore(tmp_path / "j.sqlite", create=True) as s:
         s.add(Labels(["1"], ["a"], [1], ["h"], [None]), "first")
         with pytest.raises(sqlite3.IntegrityError):
             s.add(Labels(["1", "1"], ["b", "c"], [1, None], ["h", "h"], [None, None]), "broken")
@@ -160,7 +160,7 @@ def test_two_concurrent_importers_both_land(tmp_path):
     """Two importers start while this test holds the write lock: both wait on it (busy
     timeout, BEGIN IMMEDIATE) instead of failing, then both land; every pair once."""
     store = tmp_path / "j.sqlite"
-    JudgmentStore(store).close()
+    JudgmentStore(store, create=True).close()
     a, b = tmp_path / "a.qrels", tmp_path / "b.qrels"
     a.write_text(qrels_lines(30_000, 0))
     b.write_text(qrels_lines(30_000, 25_000))  # 5,000 pairs in common, same labels

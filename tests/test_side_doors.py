@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cli_helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 

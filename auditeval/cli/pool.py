@@ -30,6 +30,19 @@ def _common(p: argparse.ArgumentParser, runs: bool = True, depth: bool = True, p
 _positive = int_at_least(1, "needs a positive integer, got {text}", "needs a positive integer, got '{text}'")
 
 
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse type)."""
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"needs a number of seconds, got '{text}'") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"needs a positive number of seconds, got {text}")
+    return v
+
+
 def pool_parser(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="action", required=True, metavar="SUBCOMMAND")
     s = sub.add_parser("stats", help="depth-k pool sizes, judging cost, reuse rate, marginal cost per system")
@@ -77,6 +90,8 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
     j.add_argument("--workers", type=_positive, default=4, help="concurrent judge calls (default 4)")
     j.add_argument("--retries", type=int, default=4, help="retries per batch (default 4)")
     j.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds, doubled each time (default 1)")
+    j.add_argument("--timeout", type=_seconds, default=600.0, metavar="SECONDS",
+                   help="give up on a judge call after this long (a failed attempt, retried; default 600)")
     b = sub.add_parser("bias", help="leave-one-group-out pool bias: penalties, ranking swaps, unique relevant")
     b.add_argument("qrels", help="qrels file of the full pool")
     _common(b)
@@ -245,13 +260,17 @@ def _judge(args, err) -> tuple[dict, int]:
         topics, docs, info, notes = _todo_pairs(args, store)
         tty = err if hasattr(err, "isatty") and err.isatty() else None
         cost = run_judge(store, topics, docs, judge, source, f"pool judge {args.judge}", args.batch_size,
-                         args.workers, args.retries, args.backoff, progress=tty)
+                         args.workers, args.retries, args.backoff, progress=tty, timeout=args.timeout)
     doc = {"command": "pool judge", "judge": args.judge, "source": source, **info, "cost": cost.as_dict(), "notes": notes}
+    done = f"{cost.pairs_judged} of {cost.pairs_todo} pair(s) judged and stored"
+    resume = "rerun the same command to resume (stored pairs are never judged again)"
+    if cost.interrupted:
+        doc["notes"].append(f"interrupted (Ctrl-C): nothing more sent or retried, {cost.abandoned} call(s) in flight "
+                            f"abandoned; {done}; {resume}")
+        return doc, 130
     if cost.failed_batches:
-        done = cost.pairs_judged
-        doc["notes"].append(f"stopped: {cost.failed_batches} batch(es) failed after {args.retries} retries "
-                            f"({cost.errors[0]}); {done} of {cost.pairs_todo} pair(s) judged and stored; "
-                            "rerun the same command to resume (stored pairs are never judged again)")
+        doc["notes"].append(f"stopped: {cost.failed_batches} batch(es) failed after {args.retries} retries each "
+                            f"({cost.errors[0]}); {done}; {resume}")
         return doc, 1
     return doc, 0
 

@@ -162,7 +162,7 @@ class JudgmentStore:
     def add(self, labels: Labels, origin: str, revise: bool = False, calls: int | None = None,
             input_tokens: int | None = None, output_tokens: int | None = None) -> BatchResult:
         """Import one batch in one transaction; returns what happened to its lines."""
-        bad = next((v for v in labels.label if int64_range_problem(v, "label")), None) if labels.label else None
+        bad = next((v for v in labels.label if isinstance(v, int) and int64_range_problem(v, "label")), None)
         if bad is not None:
             i = labels.label.index(bad)
             raise StoreError(f"{self.path}: topic {labels.topic[i]!r} doc {labels.doc[i]!r}: "
