@@ -95,7 +95,14 @@ def _describe(reply: Any) -> str:
     """What a judge returned, for an error message: its type, a mapping's keys, a short repr."""
     import reprlib
 
-    short = reprlib.Repr(maxstring=60, maxother=60, maxlist=6, maxdict=6, maxlevel=2).repr(reply)
+    r = reprlib.Repr()
+    r.maxstring = r.maxother = 60
+    r.maxlist = r.maxdict = 6
+    r.maxlevel = 2
+    try:
+        short = r.repr(reply)
+    except Exception as exc:  # a hostile __repr__
+        short = f"<repr failed: {type(exc).__name__}>"
     if isinstance(reply, Mapping):
         keys = ", ".join(repr(k) for k in list(reply)[:8]) + (", ..." if len(reply) > 8 else "")
         return f"a mapping without 'labels' (keys {keys}): {short}"
