@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -55,3 +54,42 @@ def _num(text: str) -> bool:
         return True
     except ValueError:
         return False
+
+
+# ------------------------------------------------------------------ item 6: one rule per input
+EX = ROOT / "examples"
+
+
+def test_an_empty_measure_is_refused_by_every_command_taking_m():
+    q, a, b = str(EX / "qrels.txt"), str(EX / "bm25.txt"), str(EX / "rerank.txt")
+    for argv in (["eval", q, a], ["sweep", q, a], ["audit", q, a], ["compare", q, a, b], ["reproduce", q, a, b],
+                 ["pool", "bias", q, a, b], ["pool", "growth", q, a, b]):
+        for empty in ("",) if argv[0] != "eval" else ("", "  "):
+            p = cli(*argv, "-m", empty)
+            assert p.returncode == 2, (argv, p.stdout)
+            assert p.stdout == "" and "Traceback" not in p.stderr
+            assert p.stderr.splitlines()[-1].endswith(f"error: argument -m/--measure: no measure given in {empty!r}")
+
+
+def test_duplicates_under_dups_error_refused_alike_by_eval_sweep_audit(tmp_path):
+    q = tmp_path / "q.txt"
+    q.write_text("1 0 d1 1\n1 0 d2 0\n")
+    run = tmp_path / "dup.txt"
+    run.write_text("1 Q0 d1 1 2.0 r\n1 Q0 d1 2 1.0 r\n1 Q0 d3 3 0.5 r\n")
+    want = (f"auditeval: error: {run}:2: duplicate result for topic '1' doc 'd1' (first at line 1); "
+            "choose dups=first or dups=last to keep one\n")
+    for command in ("eval", "sweep", "audit"):
+        p = cli(command, str(q), str(run), "-m", "AP")
+        assert (p.returncode, p.stdout, p.stderr) == (2, "", want), command
+    import auditeval
+
+    for call in (lambda: auditeval.evaluate(q, run, ["AP"]), lambda: auditeval.sweep(q, run, ["AP"])):
+        try:
+            call()
+        except auditeval.AuditEvalError as exc:
+            assert f"auditeval: error: {exc}\n" == want
+        else:
+            raise AssertionError("accepted a duplicate under dups=error")
+    # with dups=first the sweep runs: AP of d1 (the one kept), d3 = 1/1 / R(1) = 1
+    p = cli("sweep", str(q), str(run), "-m", "AP", "--set", "dups=first", "--format", "tsv")
+    assert p.returncode == 0, p.stderr

@@ -40,7 +40,10 @@ class _Measures(argparse._AppendAction):
         from auditeval.vocab.names import split_measures
 
         items = list(getattr(namespace, self.dest, None) or [])
-        items.extend(split_measures(values))
+        names = split_measures(values)
+        if not names:  # -m '' would compute nothing: every command refuses it alike
+            raise argparse.ArgumentError(self, f"no measure given in {values!r}")
+        items.extend(names)
         setattr(namespace, self.dest, items)
 
 
@@ -92,6 +95,13 @@ def add_width(parser: argparse.ArgumentParser) -> None:
         return
     parser.add_argument("--width", type=_columns, metavar="COLUMNS",
                         help="text output: line width (default: the terminal's, else $COLUMNS, else 100)")
+
+
+def one_measure(text: str) -> str:
+    """argparse type of an option naming one measure (``pool growth -m``): not blank."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"no measure given in {text!r}")
+    return text.strip()
 
 
 def add_measures(parser: argparse.ArgumentParser, default: Sequence[str], what: str = "measures") -> None:

@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from auditeval.cli.common import add_measures, add_settings, int_at_least, write_notes
+from auditeval.cli.common import add_measures, add_settings, int_at_least, one_measure, write_notes
 from auditeval.vocab.conventions import DEFAULT_PROFILE
 from auditeval.vocab.errors import InputError
 
@@ -103,7 +103,7 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
     g = sub.add_parser("growth", help="pool-growth stability over random system-addition orders")
     g.add_argument("qrels", help="qrels file of the full pool")
     _common(g)
-    g.add_argument("-m", "--measure", default="AP", help="the one measure whose run order is followed (default AP)")
+    g.add_argument("-m", "--measure", default="AP", type=one_measure, help="the one measure whose run order is followed (default AP)")
     g.add_argument("--orders", type=_positive, default=500, help="random orders (default 500)")
     g.add_argument("--seed", type=int, default=0, help="seed of the random orders (default 0)")
     g.add_argument("--top", type=_positive, default=20, help="pairs shown in the text view (default 20)")

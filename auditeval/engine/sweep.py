@@ -218,6 +218,7 @@ def run_sweep(
     errors: list[dict[tuple[int, int], str]] = [{} for _ in measures]
     for ri, run in enumerate(runs):
         sr = StagedRun(qrels, run)
+        sr.check_inputs(base)  # the input rule of every command: what eval refuses, the sweep refuses
         for mi, m in enumerate(measures):
             for vi, (_, conv) in enumerate(variants[mi]):
                 try:
