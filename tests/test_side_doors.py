@@ -93,3 +93,18 @@ def test_duplicates_under_dups_error_refused_alike_by_eval_sweep_audit(tmp_path)
     # with dups=first the sweep runs: AP of d1 (the one kept), d3 = 1/1 / R(1) = 1
     p = cli("sweep", str(q), str(run), "-m", "AP", "--set", "dups=first", "--format", "tsv")
     assert p.returncode == 0, p.stderr
+
+
+# ------------------------------------------------------------------ item 7: --baseline path or tag
+def test_baseline_by_path_or_tag_in_card_and_compare():
+    from cli_helpers import run_cli
+
+    q, a, b = str(EX / "qrels.txt"), str(EX / "bm25.txt"), str(EX / "rerank.txt")
+    for command, extra in (("card", ["--format", "json"]), ("compare", ["--trials", "200", "--format", "json"])):
+        by_path = run_cli(command, q, a, b, "-m", "AP", "--baseline", a, *extra)
+        by_tag = run_cli(command, q, a, b, "-m", "AP", "--baseline", "bm25", *extra)
+        assert by_path[0] == 0 and by_path == by_tag, command
+        code, out, err = run_cli(command, q, a, b, "-m", "AP", "--baseline", "nope", *extra)
+        assert (code, out) == (2, "")
+        assert err == (f"auditeval: error: --baseline nope: not one of the runs given; name one by its path ({a}, {b}) "
+                       "or its label (bm25, rerank)\n")

@@ -127,3 +127,33 @@ def write_notes(err: Any, notes: Sequence[str]) -> None:
     width = detect_width(err)
     for n in dict.fromkeys(notes):
         err.write("\n".join(wrap(n, width, indent=4, first="auditeval: note: ")) + "\n")
+
+
+def _same_path(a: str, b: str) -> bool:
+    import os
+
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def baseline_index(value: str, paths: Sequence[str], runs: Sequence[Any] | None) -> int | None:
+    """Which of the given runs ``--baseline VALUE`` names: the path of one of them (as given or
+    the same file) or its label (the run tag, or the file-name label of colliding tags,
+    :mod:`auditeval.io.labels`). ``runs``: the read, relabelled runs in the order of ``paths``
+    (None: paths only, returns None when no path matches). Unknown: an error listing the choices."""
+    from auditeval.vocab.errors import AuditEvalError
+
+    for i, p in enumerate(paths):
+        if _same_path(value, p):
+            return i
+    if runs is None:
+        return None
+    names = [r.name for r in runs]
+    if value in names:
+        return names.index(value)
+    raise AuditEvalError(f"--baseline {value}: not one of the runs given; name one by its path "
+                         f"({', '.join(paths)}) or its label ({', '.join(names)})")
