@@ -108,3 +108,25 @@ def test_baseline_by_path_or_tag_in_card_and_compare():
         assert (code, out) == (2, "")
         assert err == (f"auditeval: error: --baseline nope: not one of the runs given; name one by its path ({a}, {b}) "
                        "or its label (bm25, rerank)\n")
+
+
+# ------------------------------------------------------------------ item 8: ir_metadata takes a path
+def test_evaluation_block_accepts_a_qrels_path_or_a_qrels():
+    import auditeval
+    from auditeval.io import read_qrels
+    from auditeval.results.ir_metadata import evaluation_block, read_block
+
+    res = auditeval.evaluate(EX / "qrels.txt", EX / "bm25.txt", ["AP"])
+    by_path = evaluation_block(res, str(EX / "qrels.txt"))
+    by_qrels = evaluation_block(res, read_qrels(EX / "qrels.txt"))
+    assert by_path == by_qrels
+    q = read_block(by_path)["research goal"]["evaluation"]
+    found = [v for v in q.values() if isinstance(v, dict) and "qrels" in v] or [q]
+    text = str(found)
+    assert str(EX / "qrels.txt") in text and "sha256" in text
+    try:
+        evaluation_block(res, str(EX / "no_such_qrels.txt"))
+    except auditeval.AuditEvalError as exc:
+        assert "no_such_qrels.txt" in str(exc)
+    else:
+        raise AssertionError("a missing qrels file was accepted")
