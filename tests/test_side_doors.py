@@ -130,3 +130,15 @@ def test_evaluation_block_accepts_a_qrels_path_or_a_qrels():
         assert "no_such_qrels.txt" in str(exc)
     else:
         raise AssertionError("a missing qrels file was accepted")
+
+
+def test_a_sweep_varying_dups_shows_the_refusing_variant_as_a_cell(tmp_path):
+    q = tmp_path / "q.txt"
+    q.write_text("1 0 d1 1\n1 0 d2 0\n")
+    run = tmp_path / "dup.txt"
+    run.write_text("1 Q0 d1 1 2.0 r\n1 Q0 d1 2 1.0 r\n1 Q0 d3 3 0.5 r\n")
+    p = cli("sweep", str(q), str(run), "-m", "AP", "--vary", "dups", "--format", "tsv")
+    assert p.returncode == 0 and "Traceback" not in p.stderr
+    assert "dups=error" in p.stderr and "duplicate result for topic '1' doc 'd1'" in p.stderr
+    values = {line.split("\t")[4].split("|")[3]: line.split("\t")[3] for line in p.stdout.splitlines()[1:]}
+    assert values == {"dups=first": "1.0", "dups=last": "1.0"}  # d1 (relevant) kept once at rank 1
