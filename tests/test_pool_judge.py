@@ -185,3 +185,104 @@ def test_pairs_labelled_meanwhile_by_another_writer_are_not_sent(world):
         by_source = dict(s.sources())
     # batch 2's pairs were labelled by the other writer first: frozen, its labels stay
     assert by_source == {"judges_for_test:racing": 5, "other": len(pool) - 5}
+
+
+# ------------------------------------------------------------------ hostile hooks (issue 20)
+HOOKS = '''
+import os, time
+MARK = os.environ.get("JUDGE_MARK", "")
+
+def hang(pairs):
+    if MARK:
+        open(MARK, "a").write("called\\n")
+    time.sleep(1000)
+
+def exits(pairs):
+    raise SystemExit(3)
+
+def labelz(pairs):
+    return {"labelz": [1] * len(pairs)}
+
+def huge(pairs):
+    return [2**63] * len(pairs)
+'''
+
+
+def _judge_cli(tmp_path, hook: str, *extra: str, env: dict | None = None, **popen):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "hooks_for_test.py").write_text(HOOKS)
+    run = tmp_path / "run.txt"
+    run.write_text("".join(f"{t} Q0 d{d} {d + 1} {10 - d} r\n" for t in (1, 2) for d in range(3)))
+    root = Path(__file__).resolve().parents[1]
+    argv = [sys.executable, "-m", "auditeval.cli.main", "pool", "judge", "--judge", f"hooks_for_test:{hook}",
+            "--store", str(tmp_path / "j.sqlite"), str(run), "--depth", "3", "--batch-size", "3", *extra]
+    full_env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{tmp_path}", **(env or {})}
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env, **popen)
+
+
+def test_hanging_hook_is_abandoned_at_the_timeout_and_retried(tmp_path):
+    import time
+
+    t0 = time.monotonic()
+    p = _judge_cli(tmp_path, "hang", "--timeout", "0.5", "--retries", "1", "--backoff", "0", "--workers", "2",
+                   "--format", "json")
+    out, err = p.communicate(timeout=60)
+    took = time.monotonic() - t0
+    assert p.returncode == 1, err
+    assert "Traceback" not in err
+    cost = json.loads(out)["cost"]
+    # 2 batches (3 pairs each, one per topic), each called twice (1 retry), every call timed out
+    assert (cost["calls"], cost["retries"], cost["timed_out"], cost["failed_batches"], cost["pairs_judged"]) == (4, 2, 4, 2, 0)
+    assert "did not answer within 0.5 s" in cost["errors"][0] and "batch 1 (3 pair(s) from topic '1'" in cost["errors"][0]
+    assert took < 20  # not 1000 s: the hung threads are abandoned, the process exits
+
+
+def test_hook_raising_system_exit_is_reported_not_the_exit_status(tmp_path):
+    p = _judge_cli(tmp_path, "exits", "--retries", "2", "--backoff", "0", "--workers", "1")
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 1 and "Traceback" not in err
+    note = " ".join(err.split())
+    assert "1 batch(es) failed after 2 retries each (batch 1 (3 pair(s) from topic '1' doc 'd0'): SystemExit: 3)" in note
+    assert "0 of 6 pair(s) judged and stored" in note
+
+
+def test_reply_without_labels_names_its_keys(tmp_path):
+    p = _judge_cli(tmp_path, "labelz", "--retries", "0", "--workers", "1")
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 1 and "Traceback" not in err
+    note = " ".join(err.split())
+    assert "got a mapping without 'labels' (keys 'labelz'): {'labelz': [1, 1, 1]}" in note
+    assert "NoneType" not in note
+
+
+def test_label_too_large_for_the_store_is_refused(tmp_path):
+    p = _judge_cli(tmp_path, "huge", "--retries", "0", "--workers", "1")
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 1 and "Traceback" not in err
+    assert "judge returned label 9223372036854775808 is out of range" in " ".join(err.split())
+
+
+def test_ctrl_c_stops_hung_workers_within_a_second_and_claims_no_retries(tmp_path):
+    import signal
+    import time
+
+    mark = tmp_path / "called"
+    p = _judge_cli(tmp_path, "hang", "--workers", "2", "--retries", "3", env={"JUDGE_MARK": str(mark)})
+    deadline = time.monotonic() + 30
+    while (not mark.exists() or len(mark.read_text().splitlines()) < 2) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert mark.exists(), "the hook was never called"
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert time.monotonic() - t0 < 1.5
+    assert p.returncode == 130 and "Traceback" not in err
+    note = " ".join(err.split())
+    assert ("interrupted (Ctrl-C): nothing more sent or retried, 2 call(s) in flight abandoned; "
+            "0 of 6 pair(s) judged and stored") in note
+    assert "retries" not in note
+    assert len(mark.read_text().splitlines()) == 2  # no retry was started after Ctrl-C

@@ -103,7 +103,7 @@ def test_malformed_trec_line(tmp_path):
 def test_store_batch_is_atomic_in_process(tmp_path):
     """A batch that fails inside its transaction leaves nothing behind (here: a label that is
     not an integer reaches SQLite's NOT NULL constraint)."""
-    with JudgmentStore(tmp_path / "j.sqlite") as s:
+    with JudgmentStore(tmp_path / "j.sqlite", create=True) as s:
         s.add(Labels(["1"], ["a"], [1], ["h"], [None]), "first")
         with pytest.raises(sqlite3.IntegrityError):
             s.add(Labels(["1", "1"], ["b", "c"], [1, None], ["h", "h"], [None, None]), "broken")
@@ -160,7 +160,7 @@ def test_two_concurrent_importers_both_land(tmp_path):
     """Two importers start while this test holds the write lock: both wait on it (busy
     timeout, BEGIN IMMEDIATE) instead of failing, then both land; every pair once."""
     store = tmp_path / "j.sqlite"
-    JudgmentStore(store).close()
+    JudgmentStore(store, create=True).close()
     a, b = tmp_path / "a.qrels", tmp_path / "b.qrels"
     a.write_text(qrels_lines(30_000, 0))
     b.write_text(qrels_lines(30_000, 25_000))  # 5,000 pairs in common, same labels
@@ -198,3 +198,53 @@ def test_todo_lists_pool_pairs_missing_from_store_and_qrels(tmp_path):
     assert doc["pairs"] == [{"topic": "1", "doc": "c"}]
     assert (doc["pool"], doc["pool_pairs"], doc["stored"], doc["todo"]) == (
         "pool|depth=2|dups=error|self_hits=keep|sim=float32|ties=docno-desc", 3, 1, 1)
+
+
+# ------------------------------------------------------------------ issue 20
+def test_label_too_large_for_sqlite_names_file_and_line(tmp_path):
+    big = tmp_path / "big.jsonl"
+    big.write_text('{"topic": "1", "doc": "d1", "label": 1}\n{"topic": "1", "doc": "d2", "label": 9223372036854775808}\n')
+    store = tmp_path / "j.sqlite"
+    code, out, err = run_cli("pool", "add", "--store", str(store), str(big))
+    assert code == 2 and out == ""
+    assert err == (f"auditeval: error: {big}:2: label 9223372036854775808 is out of range "
+                   "(a 64-bit integer: -9223372036854775808 .. 9223372036854775807)\n")
+    q = tmp_path / "big.qrels"
+    q.write_text("1 0 d1 1\n1 0 d2 9223372036854775808\n")
+    code, _, err = run_cli("pool", "add", "--store", str(store), str(q))
+    assert code == 2 and err == f"auditeval: error: {q}:2: relevance grade is out of range: '9223372036854775808'\n"
+    with JudgmentStore(store, create=True) as s, pytest.raises(Exception) as exc:
+        s.add(Labels(["1"], ["d1"], [-(2**63) - 1], ["human"], [None]), "library")
+    assert "label -9223372036854775809 is out of range" in str(exc.value) and str(store) in str(exc.value)
+
+
+def test_reading_commands_refuse_a_missing_store(tmp_path):
+    typo = tmp_path / "typo.sqlite"
+    run = tmp_path / "r.txt"
+    run.write_text("1 Q0 d1 1 1.0 r\n")
+    for argv in (["pool", "qrels", "--store", str(typo)], ["pool", "todo", "--store", str(typo), str(run)]):
+        code, out, err = run_cli(*argv)
+        assert (code, out) == (2, "")
+        assert err == f"auditeval: error: {typo}: no judgment store there (pool add or pool judge creates one)\n"
+        assert not typo.exists()
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    code, _, err = run_cli("pool", "qrels", "--store", str(empty))
+    assert code == 2 and "not a judgment store (it lacks the table(s) batches, judgments, revisions" in err
+
+
+def test_notes_once_and_wrapped(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runs = []
+    for name in ("a", "b"):
+        Path(f"{name}.txt").write_text(f"# comment\n1 Q0 d1 1 1.0 {name}\n")
+        runs.append(f"{name}.txt")
+    code, _, err = run_cli("pool", "stats", *runs, "--width", "60")
+    assert code == 0
+    lines = err.splitlines()
+    assert max(len(x) for x in lines) <= 60 and len(lines) == 4, err
+    starts = [x for x in lines if x.startswith("auditeval: note:")]
+    assert len(starts) == 2  # one per run, not twice
+    assert all(x.startswith("    ") for x in lines if not x.startswith("auditeval: note:"))
+    joined = " ".join(" ".join(lines).split())
+    assert joined.count("skipped 1 comment line(s) starting with '#'") == 2

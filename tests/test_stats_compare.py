@@ -138,7 +138,7 @@ def test_compare_markdown_and_latex_escape_ids(tmp_path):
 def test_compare_errors_are_clean(tmp_path):
     qrels, runs = _write(tmp_path)
     code, _, err = _run([qrels, *runs, "--baseline", "nope"])
-    assert code == 2 and err.startswith("auditeval: error: --baseline nope: not one of the run tags")
+    assert code == 2 and err.startswith("auditeval: error: --baseline nope: not one of the runs given")
     strata = tmp_path / "strata.csv"
     strata.write_text("topic,stratum\n01,a\n02\n")
     code, _, err = _run([qrels, *runs, "-m", "P@1", "--strata", str(strata)])

@@ -225,3 +225,31 @@ def test_a_topic_without_a_value_is_left_out_with_a_note():
     assert any("Accuracy@5 has no value for 1 topic(s) under some variant(s)" in n and "'105'" in n for n in doc["notes"])
     res = ae.sweep(ex / "qrels.txt", ex / "rerank.txt", ["Accuracy@5"], vary={"topics": "all"})
     assert not res.to_frame().value.isna().any()
+
+
+def test_the_profiles_own_variant_comes_first_in_every_view():
+    """Issue 20: under --vary the "(the profile)" row was wherever the axis product put it
+    (line 16,326 of --vary all); the profile's variant is listed first in text, tsv and json."""
+    import json
+
+    ex = Path(__file__).resolve().parents[1] / "examples"
+    own = ("AP|ap_denom=R|depth=all|dups=error|negatives=pooled|rel=1|self_hits=keep|sim=float32|"
+           "ties=docno-desc|topics=both|unjudged=nonrel")
+    args = ["sweep", str(ex / "qrels.txt"), str(ex / "bm25.txt"), "-m", "AP", "--vary", "depth", "--vary", "ties"]
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    lines = out.splitlines()
+    head = next(i for i, x in enumerate(lines) if x.startswith("departs from the profile"))
+    assert lines[head + 1].startswith("(the profile)") and lines[head + 1].split()[-1] == "0.5742"
+    code, out, _ = run_cli(*args, "--format", "tsv")
+    first = out.splitlines()[1].split("\t")
+    assert code == 0 and first[4] == own and first[2] == "all"
+    code, out, _ = run_cli(*args, "--format", "json")
+    assert code == 0 and json.loads(out)["values"][0]["variant"] == own
+    # the first variant of measure_variants itself, whatever the order of the varied values
+    from auditeval.vocab.conventions import resolve
+    from auditeval.vocab.variant import parse_measure
+
+    base = resolve("trec_eval-9.0.8", None)
+    vs = measure_variants(parse_measure("AP"), base, {"depth": [5, 10, "all"], "ties": ["rank", "docno-desc"]})
+    assert vs[0] == (own, base) and len(vs) == 6

@@ -125,6 +125,8 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
         names = rep.runs = [r.name for r in run_objs]
         rep.notes.extend(n for _, n in loaded if n)
         nat = Native(q, run_objs, base)
+        for sr in nat.staged:  # the input rule of every command (engine door): what eval refuses
+            sr.check_inputs(base)
         if not early:
             rfiles = [tool_file(r_in, r, work, f"run{i}", rep.notes) for i, (r_in, r) in enumerate(zip(run_in, run_objs, strict=True))]
             tasks, requested = _plan(refs, parsed, labels, base, profile is not None, q, run_objs, rfiles, qfile, work, rep,

@@ -40,7 +40,10 @@ class _Measures(argparse._AppendAction):
         from auditeval.vocab.names import split_measures
 
         items = list(getattr(namespace, self.dest, None) or [])
-        items.extend(split_measures(values))
+        names = split_measures(values)
+        if not names:  # -m '' would compute nothing: every command refuses it alike
+            raise argparse.ArgumentError(self, f"no measure given in {values!r}")
+        items.extend(names)
         setattr(namespace, self.dest, items)
 
 
@@ -94,6 +97,13 @@ def add_width(parser: argparse.ArgumentParser) -> None:
                         help="text output: line width (default: the terminal's, else $COLUMNS, else 100)")
 
 
+def one_measure(text: str) -> str:
+    """argparse type of an option naming one measure (``pool growth -m``): not blank."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"no measure given in {text!r}")
+    return text.strip()
+
+
 def add_measures(parser: argparse.ArgumentParser, default: Sequence[str], what: str = "measures") -> None:
     """``-m/--measure`` as every command takes it: several per argument, repeatable."""
     parser.add_argument("-m", "--measure", action="measures", dest="measures", metavar="MEASURE",
@@ -104,3 +114,46 @@ def add_settings(parser: argparse.ArgumentParser, note: str = "") -> None:
     """``--set AXIS=VALUE`` as every command takes it (``note`` says when it applies)."""
     parser.add_argument("--set", action="append", dest="settings", default=[], metavar="AXIS=VALUE",
                         help=f"override one axis of the profile, e.g. ties=docno-asc{note}; repeatable")
+
+
+def write_notes(err: Any, notes: Sequence[str]) -> None:
+    """Each distinct note once on ``err`` as ``auditeval: note: NOTE``, wrapped at spaces to the
+    width of ``err`` (``--width``, the terminal, ``$COLUMNS``, else 100); continuation lines are
+    indented by 4. A note reaching a command along two paths (a run's reading note, repeated by
+    the pools built from it) is printed once."""
+    from auditeval.render.eval_text import detect_width
+    from auditeval.render.textgrid import wrap
+
+    width = detect_width(err)
+    for n in dict.fromkeys(notes):
+        err.write("\n".join(wrap(n, width, indent=4, first="auditeval: note: ")) + "\n")
+
+
+def _same_path(a: str, b: str) -> bool:
+    import os
+
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def baseline_index(value: str, paths: Sequence[str], runs: Sequence[Any] | None) -> int | None:
+    """Which of the given runs ``--baseline VALUE`` names: the path of one of them (as given or
+    the same file) or its label (the run tag, or the file-name label of colliding tags,
+    :mod:`auditeval.io.labels`). ``runs``: the read, relabelled runs in the order of ``paths``
+    (None: paths only, returns None when no path matches). Unknown: an error listing the choices."""
+    from auditeval.vocab.errors import AuditEvalError
+
+    for i, p in enumerate(paths):
+        if _same_path(value, p):
+            return i
+    if runs is None:
+        return None
+    names = [r.name for r in runs]
+    if value in names:
+        return names.index(value)
+    raise AuditEvalError(f"--baseline {value}: not one of the runs given; name one by its path "
+                         f"({', '.join(paths)}) or its label ({', '.join(names)})")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from auditeval.stats.corrections import METHODS
-from auditeval.vocab.errors import AuditEvalError, InputError
+from auditeval.vocab.errors import InputError
 
 
 def read_strata(path: str) -> dict[str, str]:
@@ -76,7 +76,7 @@ def compare_parser(p: argparse.ArgumentParser) -> None:
     add_measures(p, DEFAULT_MEASURES)
     p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"convention profile (default {DEFAULT_PROFILE})")
     add_settings(p)
-    p.add_argument("--baseline", metavar="RUN", help="test every run against this run tag (default: all pairs)")
+    p.add_argument("--baseline", metavar="RUN", help="test every run against this run: its path or its tag (default: all pairs)")
     p.add_argument("--strata", metavar="FILE", help="topic,stratum file: stratified bootstrap")
     p.add_argument("--qrels-b", metavar="QRELS2", help="second qrels: agreement of the system orderings")
     p.add_argument("--trials", type=_positive, default=10000, help="bootstrap resamples and sign flips (10000)")
@@ -121,8 +121,12 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             runs.append(run_from(path))
         runs, run_notes = relabel(runs)
         names = [r.name for r in runs]
-        if args.baseline is not None and args.baseline not in names:
-            raise AuditEvalError(f"--baseline {args.baseline}: not one of the run tags ({', '.join(names)})")
+        if args.baseline is not None:  # a path of one of the runs or its label, as card takes it
+            from dataclasses import replace
+
+            from auditeval.cli.common import baseline_index
+
+            s = replace(s, baseline=names[baseline_index(args.baseline, args.runs, runs)])
         steps.advance("evaluating")
         res = evaluate(qrels, runs, measures, profile=args.profile, settings=args.settings)
         res_b = None

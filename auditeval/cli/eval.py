@@ -48,7 +48,7 @@ def eval_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("qrels", help="qrels file (plain or .gz), - for standard input, or irds:DATASET_ID")
     p.add_argument("runs", nargs="+", metavar="run", help="run files (plain or .gz); one of qrels and runs may be - (standard input)")
     p.add_argument(
-        "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+        "-m", "--measure", action="measures", dest="measures", metavar="MEASURE",
         help="measures in ir_measures spelling (nDCG@10, AP(rel=2)) or trec_eval names (map, ndcg_cut.5,10); "
         f"several per argument separated by spaces; repeatable (default: {' '.join(DEFAULT_MEASURES)})",
     )

@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from auditeval.cli.common import add_measures, add_settings, int_at_least
+from auditeval.cli.common import add_measures, add_settings, int_at_least, one_measure, write_notes
 from auditeval.vocab.conventions import DEFAULT_PROFILE
 from auditeval.vocab.errors import InputError
 
@@ -28,6 +28,19 @@ def _common(p: argparse.ArgumentParser, runs: bool = True, depth: bool = True, p
 
 
 _positive = int_at_least(1, "needs a positive integer, got {text}", "needs a positive integer, got '{text}'")
+
+
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse type)."""
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"needs a number of seconds, got '{text}'") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"needs a positive number of seconds, got {text}")
+    return v
 
 
 def pool_parser(p: argparse.ArgumentParser) -> None:
@@ -70,13 +83,15 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
         "[--judge-arg error=0.1 --judge-arg seed=0].")
     j.add_argument("--judge", required=True, metavar="MODULE:CALLABLE", help="the judge: a callable, imported")
     j.add_argument("--judge-arg", action="append", default=[], metavar="KEY=VALUE", help="build the judge as CALLABLE(KEY=VALUE, ...)")
-    j.add_argument("--store", required=True, metavar="FILE", help="the judgment store (SQLite file)")
+    j.add_argument("--store", required=True, metavar="FILE", help="the judgment store (SQLite file; created if absent)")
     _common(j)
     j.add_argument("--source", help="label source stored (default: the judge's 'source' attribute or MODULE:CALLABLE)")
     j.add_argument("--batch-size", type=_positive, default=20, help="pairs per judge call (default 20)")
     j.add_argument("--workers", type=_positive, default=4, help="concurrent judge calls (default 4)")
     j.add_argument("--retries", type=int, default=4, help="retries per batch (default 4)")
     j.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds, doubled each time (default 1)")
+    j.add_argument("--timeout", type=_seconds, default=600.0, metavar="SECONDS",
+                   help="give up on a judge call after this long (a failed attempt, retried; default 600)")
     b = sub.add_parser("bias", help="leave-one-group-out pool bias: penalties, ranking swaps, unique relevant")
     b.add_argument("qrels", help="qrels file of the full pool")
     _common(b)
@@ -88,7 +103,7 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
     g = sub.add_parser("growth", help="pool-growth stability over random system-addition orders")
     g.add_argument("qrels", help="qrels file of the full pool")
     _common(g)
-    g.add_argument("-m", "--measure", default="AP", help="the one measure whose run order is followed (default AP)")
+    g.add_argument("-m", "--measure", default="AP", type=one_measure, help="the one measure whose run order is followed (default AP)")
     g.add_argument("--orders", type=_positive, default=500, help="random orders (default 500)")
     g.add_argument("--seed", type=int, default=0, help="seed of the random orders (default 0)")
     g.add_argument("--top", type=_positive, default=20, help="pairs shown in the text view (default 20)")
@@ -109,6 +124,8 @@ def cmd_pool(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from auditeval.render import pool as report
 
     doc, code = _ACTIONS[args.action](args, err)
+    if "notes" in doc:  # a run's reading note also reaches the pools built from it: once
+        doc["notes"] = list(dict.fromkeys(doc["notes"]))
     if args.format == "json":
         import json
 
@@ -118,8 +135,7 @@ def cmd_pool(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             report.stats(doc, out, per_topic=args.per_topic)
         else:
             getattr(report, args.action)(doc, out)
-        for n in doc.get("notes", []):
-            err.write(f"auditeval: note: {n}\n")
+        write_notes(err, doc.get("notes", []))
     return code
 
 
@@ -193,7 +209,7 @@ def _add(args, err) -> tuple[dict, int]:
 
     parsed = [(path, *read_labels(path, args.source, args.input_format)) for path in args.inputs]  # all validated first
     files, notes = [], []
-    with JudgmentStore(args.store) as store:
+    with JudgmentStore(args.store, create=True) as store:
         for path, labels, file_notes in parsed:
             notes.extend(file_notes)
             results = store.add_batches(labels, f"pool add {path}", args.batch_size, args.revise)
@@ -240,17 +256,21 @@ def _judge(args, err) -> tuple[dict, int]:
         kwargs[k] = v
     judge = load_judge(args.judge, kwargs)
     source = args.source or str(getattr(judge, "source", args.judge))
-    with JudgmentStore(args.store) as store:
+    with JudgmentStore(args.store, create=True) as store:
         topics, docs, info, notes = _todo_pairs(args, store)
         tty = err if hasattr(err, "isatty") and err.isatty() else None
         cost = run_judge(store, topics, docs, judge, source, f"pool judge {args.judge}", args.batch_size,
-                         args.workers, args.retries, args.backoff, progress=tty)
+                         args.workers, args.retries, args.backoff, progress=tty, timeout=args.timeout)
     doc = {"command": "pool judge", "judge": args.judge, "source": source, **info, "cost": cost.as_dict(), "notes": notes}
+    done = f"{cost.pairs_judged} of {cost.pairs_todo} pair(s) judged and stored"
+    resume = "rerun the same command to resume (stored pairs are never judged again)"
+    if cost.interrupted:
+        doc["notes"].append(f"interrupted (Ctrl-C): nothing more sent or retried, {cost.abandoned} call(s) in flight "
+                            f"abandoned; {done}; {resume}")
+        return doc, 130
     if cost.failed_batches:
-        done = cost.pairs_judged
-        doc["notes"].append(f"stopped: {cost.failed_batches} batch(es) failed after {args.retries} retries "
-                            f"({cost.errors[0]}); {done} of {cost.pairs_todo} pair(s) judged and stored; "
-                            "rerun the same command to resume (stored pairs are never judged again)")
+        doc["notes"].append(f"stopped: {cost.failed_batches} batch(es) failed after {args.retries} retries each "
+                            f"({cost.errors[0]}); {done}; {resume}")
         return doc, 1
     return doc, 0
 

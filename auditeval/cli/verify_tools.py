@@ -13,7 +13,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 
-from auditeval.cli.common import add_measures, add_settings
+from auditeval.cli.common import add_measures, add_settings, baseline_index
 from auditeval.render.eval_text import print_note
 from auditeval.vocab.conventions import DEFAULT_PROFILE
 from auditeval.vocab.specs import DEFAULT_MEASURES
@@ -283,7 +283,7 @@ def card_parser(p: argparse.ArgumentParser) -> None:
     add_measures(p, DEFAULT_MEASURES)
     p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"profile (default {DEFAULT_PROFILE})")
     add_settings(p)
-    p.add_argument("--baseline", metavar="RUN", help="baseline run: paired bootstrap interval and reversal rate")
+    p.add_argument("--baseline", metavar="RUN", help="baseline run (a run file, or the tag of one of the runs): paired bootstrap interval and reversal rate")
     p.add_argument("--pooled", action="append", metavar="RUN_TAG",
                    help="a run tag that contributed to the judgment pool; repeatable (default: unknown)")
     p.add_argument("--pooled-file", metavar="FILE", help="file of run tags that contributed to the pool, one a line")
@@ -302,8 +302,18 @@ def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             pooled += [ln.strip() for ln in open(args.pooled_file, encoding="utf-8") if ln.strip()]
         except FileNotFoundError:
             raise InputError(args.pooled_file, None, "no such file") from None
+    baseline = args.baseline
+    if baseline is not None and baseline_index(baseline, args.runs, None) is None:
+        import os
+
+        from auditeval.io import run_from
+        from auditeval.io.labels import relabel
+
+        if not os.path.isfile(baseline):  # not a path: the tag or label of one of the runs
+            runs, _ = relabel([run_from(p) for p in args.runs])
+            baseline = args.runs[baseline_index(baseline, args.runs, runs)]
     card = build_card(args.qrels, args.runs, args.measures or list(DEFAULT_MEASURES),
-                      profile=args.profile, baseline=args.baseline, settings=args.settings,
+                      profile=args.profile, baseline=baseline, settings=args.settings,
                       pooled=pooled if (args.pooled or args.pooled_file) else None)
     RENDERERS[args.format](card, out)
     return 0

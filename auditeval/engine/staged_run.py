@@ -217,6 +217,14 @@ class StagedRun:
         """The notes of the lists ``measure`` is evaluated on under ``convention``."""
         return self.prepared(_resolved(measure, convention)[2]).notes
 
+    def check_inputs(self, convention: Convention) -> None:
+        """Raise what evaluating under ``convention`` raises for these inputs, whatever the
+        measure: a repeated (topic, doc) pair of the run or the qrels under ``dups=error``, a
+        topic missing from one side under ``topics=strict``, ... The one rule of every command
+        (``eval`` meets it in :meth:`evaluate`; ``sweep`` and ``audit`` call this for their
+        base convention before varying anything), so each refuses an input with one message."""
+        self.prepared(convention)
+
     def duplicates(self, convention: Convention) -> dict[str, str]:
         """Topic -> smallest doc id (byte order) of a (topic, doc) pair the run repeats within
         ``convention.depth``, in the ranking ``convention`` gives with nothing collapsed."""

@@ -97,7 +97,9 @@ def readable_axes(m: Measure) -> set[str]:
 
 def measure_variants(m: Measure, base: Convention, values: dict[str, list[Any]]) -> list[tuple[str, Convention]]:
     """Distinct (variant string, convention) pairs of ``m``: the varied axes ``m`` reads,
-    every combination, collapsed by variant string (first convention kept)."""
+    every combination, collapsed by variant string (first convention kept). The profile's
+    own variant (``base``), when among them, comes first: every sweep view (text, tsv, json)
+    lists it before the variants that depart from it."""
     axes = [a for a in values if a in readable_axes(m)]
     seen: dict[str, Convention] = {}
     base_values = base.as_dict()
@@ -106,6 +108,9 @@ def measure_variants(m: Measure, base: Convention, values: dict[str, list[Any]])
         key = str(Variant.of(m, conv))
         if key not in seen:
             seen[key] = conv
+    own = str(Variant.of(m, base))
+    if own in seen:
+        return [(own, seen[own])] + [(k, c) for k, c in seen.items() if k != own]
     return list(seen.items())
 
 
@@ -202,6 +207,13 @@ class SweepResult:
         return pd.concat(parts, ignore_index=True)
 
 
+INPUT_RULE_AXES = frozenset({"dups", "topics"})
+"""Axes whose value decides whether an input is refused (a repeated pair under ``dups=error``,
+a missing topic under ``topics=strict``). A sweep varying none of them refuses what ``eval``
+refuses under the profile (:meth:`StagedRun.check_inputs`, the same error and message); a sweep
+varying one lists each refusing variant as not evaluated, with its reason in a note."""
+
+
 def run_sweep(
     qrels: Qrels,
     runs: Sequence[Run],
@@ -227,6 +239,8 @@ def run_sweep(
     errors: list[dict[tuple[int, int], str]] = [{} for _ in measures]
     for ri, run in enumerate(runs):
         sr = StagedRun(qrels, run)
+        if not INPUT_RULE_AXES & set(values):  # what eval refuses, the sweep refuses; varying the
+            sr.check_inputs(base)  # rule's own axis shows each refusing variant as a cell instead
         for mi, m in enumerate(measures):
             for vi, (_, conv) in enumerate(variants[mi]):
                 try:

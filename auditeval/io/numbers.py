@@ -57,6 +57,14 @@ def c_atol(text: str) -> int:
 _PLAIN_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)", re.IGNORECASE)
 _PLAIN_INT = re.compile(r"[+-]?[0-9]+")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+INT64_MIN, INT64_MAX = _INT64_MIN, _INT64_MAX  # what a grade, rank or stored label can hold (int64, SQLite INTEGER)
+
+
+def int64_range_problem(value: int, what: str) -> str | None:
+    """The reason ``value`` cannot be a ``what`` (int64: numpy columns and SQLite INTEGER), or None."""
+    if _INT64_MIN <= value <= _INT64_MAX:
+        return None
+    return f"{what} {value} is out of range (a 64-bit integer: {_INT64_MIN} .. {_INT64_MAX})"
 
 
 def parse_numbers(

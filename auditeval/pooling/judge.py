@@ -8,10 +8,17 @@ MODULE:CALLABLE`` names it; with ``--judge-arg KEY=VALUE`` options the callable 
 called once as ``CALLABLE(KEY=VALUE, ...)`` (strings) to build the judge. A judge may carry a
 ``source`` attribute (model name and prompt version) stored with each label.
 
-:func:`run_judge` sends batches to worker threads (bounded concurrency), retries a failing
-call with exponential backoff (``backoff * 2**attempt`` seconds), and stores each answered
-batch in its own transaction as it arrives, so an interruption loses at most the batches in
-flight; rerunning asks only for pairs the store still lacks.
+:func:`run_judge` runs each call in its own daemon thread (at most ``workers`` at once),
+stops waiting for a call after ``timeout`` seconds, retries a failing call with exponential
+backoff (``backoff * 2**attempt`` seconds), and stores each answered batch in its own
+transaction as it arrives, so an interruption loses at most the batches in flight;
+rerunning asks only for pairs the store still lacks.
+
+Why threads, not child processes: the judge is any callable (a closure, a client object
+holding a connection), which a child process could not receive; a call that hangs cannot be
+killed in a thread, so it is *abandoned*: the main thread never blocks on it (it waits in
+0.1 s slices, so Ctrl-C and timeouts act at once), its late reply is ignored, and being a
+daemon thread it never keeps the process alive at exit (no ``os._exit`` is needed).
 
 :func:`simulated` builds a deterministic judge from a qrels file: the true label, replaced
 with probability ``error`` by another label level, decided per pair by a hash of
@@ -22,12 +29,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import itertools
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from auditeval.io.numbers import int64_range_problem
 from auditeval.pooling.store import JudgmentStore, Labels
 from auditeval.vocab.errors import AuditEvalError
 
@@ -47,6 +56,9 @@ class JudgeCost:
     calls: int = 0
     retries: int = 0
     failed_batches: int = 0
+    timed_out: int = 0  # calls abandoned at the timeout (each a failed attempt)
+    interrupted: bool = False  # Ctrl-C: nothing more sent or retried
+    abandoned: int = 0  # calls in flight at Ctrl-C, left unanswered
     input_tokens: int | None = None
     output_tokens: int | None = None
     seconds: float = 0.0
@@ -79,37 +91,85 @@ def load_judge(spec: str, args: Mapping[str, str] | None = None) -> Callable:
     return obj
 
 
+def _describe(reply: Any) -> str:
+    """What a judge returned, for an error message: its type, a mapping's keys, a short repr."""
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxstring = r.maxother = 60
+    r.maxlist = r.maxdict = 6
+    r.maxlevel = 2
+    try:
+        short = r.repr(reply)
+    except Exception as exc:  # a hostile __repr__
+        short = f"<repr failed: {type(exc).__name__}>"
+    if isinstance(reply, Mapping):
+        keys = ", ".join(repr(k) for k in list(reply)[:8]) + (", ..." if len(reply) > 8 else "")
+        return f"a mapping without 'labels' (keys {keys}): {short}"
+    return f"{type(reply).__name__} {short}"
+
+
 def _parse_reply(reply: Any, n: int) -> tuple[list[int], int | None, int | None]:
     tokens_in = tokens_out = None
+    whole = reply
     if isinstance(reply, Mapping):
+        if "labels" not in reply:
+            raise ValueError(f"judge reply must be a list of labels or a mapping with 'labels', got {_describe(reply)}")
         tokens_in, tokens_out = reply.get("input_tokens"), reply.get("output_tokens")
         reply = reply.get("labels")
     if not isinstance(reply, Sequence) or isinstance(reply, str | bytes):
-        raise ValueError(f"judge reply must be a list of labels or a mapping with 'labels', got {type(reply).__name__}")
+        what = _describe(reply) if whole is reply else f"'labels' holding {_describe(reply)}"
+        raise ValueError(f"judge reply must be a list of labels or a mapping with 'labels', got {what}")
     if len(reply) != n:
         raise ValueError(f"judge returned {len(reply)} label(s) for {n} pair(s)")
     labels = []
     for x in reply:
         if isinstance(x, bool) or not isinstance(x, int):
             raise ValueError(f"judge returned a label that is not an integer: {x!r}")
+        too_big = int64_range_problem(x, "label")
+        if too_big:
+            raise ValueError(f"judge returned {too_big}")
         labels.append(int(x))
+    for name, v in (("input_tokens", tokens_in), ("output_tokens", tokens_out)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+            raise ValueError(f"judge reply's {name} must be a non-negative integer, got {v!r}")
     return labels, tokens_in, tokens_out
 
 
-def _call(judge: Callable, pairs: list[tuple[str, str]], retries: int, backoff: float, sleep: Callable[[float], None]):
-    """(labels, tokens_in, tokens_out, calls) or raises the last error after ``retries`` retries."""
-    calls = 0
-    for attempt in range(retries + 1):
-        calls += 1
+class _Call:
+    """One call of the judge in its own daemon thread (abandoned, never joined, when it
+    outlives its timeout or the command is interrupted: a Python thread cannot be killed)."""
+
+    def __init__(self, judge: Callable, pairs: list[tuple[str, str]], any_done: threading.Event):
+        self.started = time.monotonic()
+        self.done = threading.Event()
+        self.any_done = any_done
+        self.reply: Any = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(judge, pairs), daemon=True, name="judge-call")
+        self.thread.start()
+
+    def _run(self, judge: Callable, pairs: list[tuple[str, str]]) -> None:
         try:
-            labels, ti, to = _parse_reply(judge(list(pairs)), len(pairs))
-            return labels, ti, to, calls
-        except Exception as exc:  # a judge may raise anything (network, parsing); retried, then reported
-            if attempt == retries:
-                exc.calls = calls  # type: ignore[attr-defined]
-                raise
-            sleep(backoff * 2**attempt)
-    raise AssertionError("unreachable")  # pragma: no cover
+            self.reply = judge(list(pairs))
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt too: reported, never ends the command
+            self.error = exc
+        finally:
+            self.done.set()
+            self.any_done.set()
+
+
+@dataclass
+class _Batch:
+    number: int  # 1-based, in to-do order
+    pairs: list[tuple[str, str]]
+    attempt: int = 0  # calls made so far
+    due: float = 0.0  # when the next call may start (backoff)
+    call: _Call | None = None
+
+    def where(self) -> str:
+        t, d = self.pairs[0]
+        return f"batch {self.number} ({len(self.pairs)} pair(s) from topic {t!r} doc {d!r})"
 
 
 def run_judge(
@@ -125,85 +185,125 @@ def run_judge(
     backoff: float = 1.0,
     progress: TextIO | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    timeout: float | None = None,
 ) -> JudgeCost:
     """Judge the pairs (``topics[i]``, ``docs[i]``) and store each batch as it is answered.
 
-    Each batch is checked against the store just before it is sent (a pair another process
-    labelled meanwhile is not sent: ``cost.already_stored``). After the first batch that
-    fails all its retries, or on Ctrl-C, no new batch is sent (queued ones are cancelled) and
-    the calls in flight are waited for and stored; ``cost.failed_batches`` > 0 then.
-    ``progress``: a terminal stream for a rich progress bar (None: no bar). The judge is
-    called from ``workers`` threads at once."""
+    At most ``workers`` calls run at once, each in its own daemon thread; the main thread
+    waits in slices of at most 0.1 s, so Ctrl-C is seen at once. A call fails when the judge
+    raises (any exception, ``SystemExit`` included: reported as type and message, never
+    ending the command), replies wrongly, or does not return within ``timeout`` seconds
+    (None: no limit; the call is then abandoned, its thread left to finish or die with the
+    process, and its reply ignored). A failed call is retried after ``backoff * 2**attempt``
+    seconds, up to ``retries`` times; a batch failing all of them counts in
+    ``cost.failed_batches`` and its reason, with the batch, in ``cost.errors``. After that
+    first failed batch no new batch is sent; batches already sent finish (with their retries).
+
+    Each batch is checked against the store just before it is queued (a pair another process
+    labelled meanwhile is not sent: ``cost.already_stored``); at most ``2 * workers`` batches
+    are checked ahead. On Ctrl-C nothing more is sent or retried, the calls in flight are
+    abandoned (``cost.abandoned``), ``cost.interrupted`` is set, and the batches answered so
+    far are already stored. ``progress``: a terminal stream for a rich progress bar (None: no
+    bar). ``sleep`` waits (tests pass a fake)."""
     t0 = time.monotonic()
     pairs = list(zip(topics, docs, strict=True))
     cost = JudgeCost(pairs_todo=len(pairs))
-    chunks = iter([pairs[a : a + batch_size] for a in range(0, len(pairs), max(batch_size, 1))])
+    step = max(batch_size, 1)
+    chunks = iter([pairs[a : a + step] for a in range(0, len(pairs), step)])
+    numbers = itertools.count(1)
+    any_done = threading.Event()
     bar = _progress(progress, len(pairs))
     task = bar.add_task("judging", total=len(pairs)) if bar else None
-    pending: dict[Future, list[tuple[str, str]]] = {}
-
-    def collect(f: Future) -> bool:
-        """Store a finished batch; False when it failed."""
-        chunk = pending.pop(f)
-        try:
-            labels, ti, to, calls = f.result()
-        except Exception as exc:  # the judge's own error, after its retries
-            n = getattr(exc, "calls", retries + 1)
-            cost.calls, cost.retries, cost.failed_batches = cost.calls + n, cost.retries + n - 1, cost.failed_batches + 1
-            cost.errors.append(f"{type(exc).__name__}: {exc}")
-            return False
-        cost.calls, cost.retries = cost.calls + calls, cost.retries + calls - 1
-        if ti is not None:
-            cost.input_tokens = (cost.input_tokens or 0) + int(ti)
-        if to is not None:
-            cost.output_tokens = (cost.output_tokens or 0) + int(to)
-        store.add(Labels([p[0] for p in chunk], [p[1] for p in chunk], labels, [source] * len(chunk), [None] * len(chunk)),
-                  origin, calls=calls, input_tokens=ti, output_tokens=to)
-        cost.batches += 1
-        cost.pairs_judged += len(chunk)
-        if bar:
-            bar.advance(task, len(chunk))
-        return True
-
-    def drain() -> None:
-        """Cancel the queued batches, store what the running ones return."""
-        for f in [f for f in pending if f.cancel()]:
-            del pending[f]
-        for f in list(pending):
-            wait([f])
-            collect(f)
-
+    width = max(workers, 1)
+    ahead: list[_Batch] = []  # checked, waiting to be (re)sent
+    running: list[_Batch] = []
     stop = False
-    with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
-        try:
+
+    def finished(b: _Batch, reason: str | None, answer=None) -> None:
+        """Store an answered batch, or retry / fail it."""
+        nonlocal stop
+        if reason is None:
+            labels, ti, to = answer
+            cost.calls += b.attempt
+            cost.retries += b.attempt - 1
+            if ti is not None:
+                cost.input_tokens = (cost.input_tokens or 0) + int(ti)
+            if to is not None:
+                cost.output_tokens = (cost.output_tokens or 0) + int(to)
+            chunk = b.pairs
+            store.add(Labels([p[0] for p in chunk], [p[1] for p in chunk], labels, [source] * len(chunk),
+                             [None] * len(chunk)), origin, calls=b.attempt, input_tokens=ti, output_tokens=to)
+            cost.batches += 1
+            cost.pairs_judged += len(chunk)
             if bar:
-                bar.start()
-            while True:
-                while not stop and len(pending) < 2 * max(workers, 1):
-                    chunk = next(chunks, None)
-                    if chunk is None:
-                        break
-                    todo = store.unlabelled(chunk)
-                    cost.already_stored += len(chunk) - len(todo)
-                    if bar and len(todo) < len(chunk):
-                        bar.advance(task, len(chunk) - len(todo))
-                    if todo:
-                        pending[pool.submit(_call, judge, todo, retries, backoff, sleep)] = todo
-                if not pending:
+                bar.advance(task, len(chunk))
+            return
+        if b.attempt <= retries:
+            b.due = time.monotonic() + backoff * 2 ** (b.attempt - 1)
+            ahead.insert(0, b)  # retried before any new batch
+            return
+        cost.calls += b.attempt
+        cost.retries += b.attempt - 1
+        cost.failed_batches += 1
+        cost.errors.append(f"{b.where()}: {reason}")
+        stop = True
+        ahead[:] = [x for x in ahead if x.attempt > 0]  # never sent: dropped; retries go on
+
+    try:
+        if bar:
+            bar.start()
+        while True:
+            while not stop and len(ahead) + len(running) < 2 * width:
+                chunk = next(chunks, None)
+                if chunk is None:
                     break
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    if not collect(f) and not stop:
-                        stop = True
-                        drain()
-                        break
-        except KeyboardInterrupt:
-            cost.errors.append("interrupted")
-            cost.failed_batches += 1
-            drain()
-        finally:
-            if bar:
-                bar.stop()
+                todo = store.unlabelled(chunk)
+                cost.already_stored += len(chunk) - len(todo)
+                if bar and len(todo) < len(chunk):
+                    bar.advance(task, len(chunk) - len(todo))
+                if todo:
+                    ahead.append(_Batch(next(numbers), todo))
+            now_ = time.monotonic()
+            for b in [b for b in ahead if b.due <= now_][: width - len(running)]:
+                ahead.remove(b)
+                b.attempt += 1
+                b.call = _Call(judge, b.pairs, any_done)
+                running.append(b)
+            if not running and not ahead:
+                break
+            if not running:  # only backoff waits left
+                sleep(max(0.0, min(b.due for b in ahead) - time.monotonic()))
+                continue
+            wait_for = 0.1
+            if timeout is not None:
+                wait_for = min(wait_for, max(0.0, min(b.call.started for b in running) + timeout - time.monotonic()))
+            any_done.wait(wait_for)
+            any_done.clear()
+            for b in list(running):
+                call = b.call
+                if call.done.is_set():
+                    running.remove(b)
+                    if call.error is not None:
+                        finished(b, f"{type(call.error).__name__}: {call.error}")
+                        continue
+                    try:
+                        answer = _parse_reply(call.reply, len(b.pairs))
+                    except ValueError as exc:
+                        finished(b, str(exc))
+                        continue
+                    finished(b, None, answer)
+                elif timeout is not None and time.monotonic() - call.started >= timeout:
+                    running.remove(b)
+                    cost.timed_out += 1
+                    finished(b, f"TimeoutError: the judge did not answer within {timeout:g} s (call abandoned)")
+    except KeyboardInterrupt:
+        cost.interrupted = True
+        cost.abandoned = len(running)
+        cost.calls += sum(b.attempt for b in running) + sum(b.attempt for b in ahead)
+        cost.retries += sum(max(b.attempt - 1, 0) for b in running + ahead)
+    finally:
+        if bar:
+            bar.stop()
     cost.seconds = time.monotonic() - t0
     return cost
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from auditeval.io.numbers import int64_range_problem
 from auditeval.vocab.errors import AuditEvalError, InputError
 
 SCHEMA = """
@@ -83,17 +84,36 @@ class BatchResult:
 
 
 class JudgmentStore:
-    """One connection to a store file (created on first use)."""
+    """One connection to a store file.
 
-    def __init__(self, path: str | Path, timeout: float = 600.0):
+    ``create=False`` (the default) opens an existing store only: a missing file is a
+    :class:`StoreError` (``path: no judgment store there``) instead of a new empty store that
+    a mistyped name would silently export as no labels. Commands that import labels
+    (``pool add``, ``pool judge``) pass ``create=True``."""
+
+    def __init__(self, path: str | Path, timeout: float = 600.0, create: bool = False):
         self.path = str(path)
         self.timeout = timeout
+        if not create and not Path(self.path).is_file():
+            what = "a folder, " if Path(self.path).is_dir() else ""
+            raise StoreError(f"{self.path}: {what}no judgment store there (pool add or pool judge creates one)")
         try:
-            self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
+            # mode=rw: an existing file only (no race with a deletion between the check and here)
+            target = self.path if create else f"{Path(self.path).resolve().as_uri()}?mode=rw"
+            self.db = sqlite3.connect(target, timeout=timeout, isolation_level=None, check_same_thread=False,
+                                      uri=not create)
             self.db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             self._retry(lambda: self.db.execute("PRAGMA journal_mode = WAL"), timeout)
             self.db.execute("PRAGMA synchronous = FULL")
-            self._retry(self._create, timeout)
+            if create:
+                self._retry(self._create, timeout)
+            else:
+                tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                missing = sorted({"judgments", "revisions", "batches"} - tables)
+                if missing:
+                    self.db.close()
+                    raise StoreError(f"{self.path}: not a judgment store (it lacks the table(s) {', '.join(missing)}; "
+                                     "pool add or pool judge creates one)")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a usable judgment store ({exc})") from None
 
@@ -142,6 +162,11 @@ class JudgmentStore:
     def add(self, labels: Labels, origin: str, revise: bool = False, calls: int | None = None,
             input_tokens: int | None = None, output_tokens: int | None = None) -> BatchResult:
         """Import one batch in one transaction; returns what happened to its lines."""
+        bad = next((v for v in labels.label if isinstance(v, int) and int64_range_problem(v, "label")), None)
+        if bad is not None:
+            i = labels.label.index(bad)
+            raise StoreError(f"{self.path}: topic {labels.topic[i]!r} doc {labels.doc[i]!r}: "
+                             f"{int64_range_problem(bad, 'label')}; nothing of this batch was written")
         t = now()
         sources = sorted(set(labels.source))
         db = self.db
@@ -286,6 +311,9 @@ def _read_jsonl(path: str | Path, source: str) -> tuple[Labels, list[int], list[
                 raise InputError(name, i, f"{f} must be a non-empty string without whitespace, got {v!r}")
         if isinstance(rec["label"], bool) or not isinstance(rec["label"], int):
             raise InputError(name, i, f"label must be an integer, got {rec['label']!r}")
+        too_big = int64_range_problem(rec["label"], "label")
+        if too_big:
+            raise InputError(name, i, too_big)
         s = rec.get("source", source)
         if not isinstance(s, str) or not s:
             raise InputError(name, i, f"source must be a non-empty string, got {s!r}")

@@ -40,7 +40,7 @@ START = "# ir_metadata.start"
 END = "# ir_metadata.end"
 
 
-def evaluation_section(results: ResultSet | Sequence[ResultSet], qrels: Qrels | None = None) -> dict[str, Any]:
+def evaluation_section(results: ResultSet | Sequence[ResultSet], qrels: Qrels | str | Path | None = None) -> dict[str, Any]:
     """The ``research goal: evaluation:`` mapping as Python objects."""
     results = [results] if isinstance(results, ResultSet) else list(results)
     measures = list(dict.fromkeys(v.measure for res in results for v in res.aggregates()))
@@ -62,6 +62,10 @@ def evaluation_section(results: ResultSet | Sequence[ResultSet], qrels: Qrels | 
             entry["refused"] = {r.run: r.reason for r in res.refusals}
         profiles.append(entry)
     evaluator: dict[str, Any] = {"name": "auditeval", "version": __version__, "engine": ", ".join(engines), "profiles": profiles}
+    if qrels is not None and not isinstance(qrels, Qrels):  # a path: read by the library's reader
+        from auditeval.io import qrels_from
+
+        qrels = qrels_from(qrels)
     if qrels is not None:
         evaluator["qrels"] = {
             "source": qrels.source,
@@ -76,7 +80,7 @@ def evaluation_section(results: ResultSet | Sequence[ResultSet], qrels: Qrels | 
     return {"reported measures": measures, "evaluator": evaluator}
 
 
-def evaluation_block(results: ResultSet | Sequence[ResultSet], qrels: Qrels | None = None) -> str:
+def evaluation_block(results: ResultSet | Sequence[ResultSet], qrels: Qrels | str | Path | None = None) -> str:
     """The evaluation section as an ir_metadata block (``# ir_metadata.start`` ... ``end``)."""
     doc = {"research goal": {"evaluation": evaluation_section(results, qrels)}}
     body = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=4096, default_flow_style=False)
@@ -84,7 +88,7 @@ def evaluation_block(results: ResultSet | Sequence[ResultSet], qrels: Qrels | No
     return "\n".join(lines) + "\n"
 
 
-def write_evaluation_block(path: str | Path, results: ResultSet | Sequence[ResultSet], qrels: Qrels | None = None) -> None:
+def write_evaluation_block(path: str | Path, results: ResultSet | Sequence[ResultSet], qrels: Qrels | str | Path | None = None) -> None:
     """Write :func:`evaluation_block` to ``path`` (prepend it to a run file to annotate it)."""
     write_text(path, evaluation_block(results, qrels))  # atomic; OutputError on a bad folder
 

@@ -37,7 +37,10 @@ def err(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     g = p.grade[rows]
     if len(g) and int(g.max()) > max_grade:
         raise EvaluationError(f"ERR: grade {int(g.max())} above max_grade={max_grade} (give ERR(max_grade=N))")
-    stop = (np.exp2(g.astype(np.float64)) - 1.0) / 2.0**max_grade
+    # (2^g - 1) / 2^max_grade written as 2^(g - max_grade) - 2^-max_grade: the same real number,
+    # rounded once either way, and no overflow for a max_grade beyond 1023 (2.0**2e9 raises)
+    with np.errstate(under="ignore"):
+        stop = np.exp2((g - max_grade).astype(np.float64)) - np.exp2(-float(max_grade))
     # position of each row among its topic's R > 0 rows (rows are grouped by topic, rank order)
     first = np.searchsorted(t, t, side="left")
     pos = np.arange(len(t)) - first

@@ -51,7 +51,10 @@ from auditeval.engine.measures.base import MeasureFn, safe_div
 from auditeval.engine.measures.trec_set import judged_rows, running
 from auditeval.engine.ranked_lists import Prepared
 from auditeval.vocab.conventions import Convention
+from auditeval.vocab.errors import EvaluationError
 from auditeval.vocab.measure import Measure
+
+MAX_FULL_LEVELS = 1 << 20  # levels listed when the comparator needs every one (ideal_levels)
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -189,6 +192,18 @@ def ideal_levels(p: Prepared, m: Measure, c: Convention) -> Levels:
 
     The sorted order depends only on the topic's highest judged grade, so it is computed
     once per distinct highest grade (a handful), not per topic.
+
+    trec_eval lists every level 0 .. max grade (memory proportional to the grade's value: a
+    grade of 2e9 is 16 GiB there). Here a topic's slots are the map's levels, the non-map levels
+    that hold documents in some topic of the group, and the lowest and highest non-map level of
+    0 .. max grade (they carry the minimum and maximum default gain, which RBP's ``minmax``
+    reads and the top slot shows); the other levels hold no documents and, as the default gains
+    (grade, 2^grade - 1) rise with the grade, lie between those two. A stable sort (glibc's
+    merge sort is stable) under a consistent comparator orders a subset as it orders the whole
+    set, so ``used`` and the top gain are unchanged. The one inconsistent comparator,
+    ``trec-int`` with a fractional map gain (``(int)`` of a difference below 1 ties levels that
+    are not tied with each other), needs every level: listed in full up to
+    :data:`MAX_FULL_LEVELS`, an error beyond.
     """
     nt = p.n_topics
     qcount = np.diff(p.qoffsets)
@@ -196,31 +211,52 @@ def ideal_levels(p: Prepared, m: Measure, c: Convention) -> Levels:
     has = qcount > 0
     maxlev[has] = p.qgrade[p.qoffsets[:-1][has]]  # qgrade sorted descending within topic
     custom = [int(lv) for lv, _ in (m.param("gains") or ())]
-    nlev = max([-1, int(maxlev.max(initial=-1)), *custom]) + 1
-    # documents per (topic, level >= 0)
-    if nlev > 0 and len(p.qgrade):
-        counts = np.bincount(p.qrow_topic * nlev + p.qgrade, minlength=nt * nlev).reshape(nt, nlev)
-    else:
-        counts = np.zeros((nt, max(nlev, 0)), dtype=np.int64)
+    custom_set = set(custom)
     cmp = _cmp_trec_int if c.ideal_sort == "trec-int" else _cmp_exact
-    width = max(len(custom) + nlev, 1)
+    full = c.ideal_sort == "trec-int" and any(float(g) != int(float(g)) for _, g in (m.param("gains") or ()))
+    # documents per (topic, grade >= 0), sparse: one entry per distinct pair
+    keep = p.qgrade >= 0
+    qt, qg = p.qrow_topic[keep].astype(np.int64), p.qgrade[keep].astype(np.int64)
+    key = np.unique(np.stack([qt, qg]), axis=1, return_counts=True) if len(qt) else (np.zeros((2, 0), np.int64), np.zeros(0, np.int64))
+    (pt, pg), pcount = key
+    values, group = np.unique(maxlev, return_inverse=True)  # topics grouped by highest grade
+    pgroup = group[pt]
+    orders = []
+    for k, v in enumerate(values.tolist()):
+        if full:
+            if v + 1 > MAX_FULL_LEVELS:
+                raise EvaluationError(
+                    f"{m}: grade {v} needs trec_eval's list of every level 0..{v} (ideal_sort=trec-int "
+                    f"with a fractional gains map); at most {MAX_FULL_LEVELS} levels are listed "
+                    "(ideal_sort=exact needs no such list)")
+            plain = [lv for lv in range(v + 1) if lv not in custom_set]
+        else:
+            held = set(np.unique(pg[pgroup == k]).tolist()) - custom_set
+            lo = next((lv for lv in range(v + 1) if lv not in custom_set), None)
+            hi = next((lv for lv in range(v, -1, -1) if lv not in custom_set), None)
+            plain = sorted(held | {x for x in (lo, hi) if x is not None})
+        # setup_gains: the map's levels in order, then levels 0..v not in the map
+        levels = custom + plain
+        gains = level_gains(np.array(levels, dtype=np.int64), m, c) if levels else np.zeros(0)
+        orders.append(glibc_msort(list(zip(levels, gains.tolist(), strict=True)), cmp)[::-1])  # top first
+    width = max([1, *(len(o) for o in orders)])
     slot_level = np.full((nt, width), -1, dtype=np.int64)
     slot_gain = np.zeros((nt, width))
     valid = np.zeros((nt, width), dtype=bool)
-    for v in np.unique(maxlev):
-        # setup_gains: the map's levels in order, then levels 0..v not in the map
-        levels = custom + [lv for lv in range(int(v) + 1) if lv not in custom]
-        gains = level_gains(np.array(levels, dtype=np.int64), m, c) if levels else np.zeros(0)
-        order = glibc_msort(list(zip(levels, gains.tolist(), strict=True)), cmp)[::-1]  # top first
-        rows = maxlev == v
-        for s, (lv, g) in enumerate(order):
-            slot_level[rows, s] = lv
-            slot_gain[rows, s] = g
-            valid[rows, s] = True
     cnt = np.zeros(slot_level.shape, dtype=np.int64)
-    in_range = valid & (slot_level >= 0) & (slot_level < nlev)
-    t_idx = np.nonzero(in_range)
-    cnt[t_idx] = counts[t_idx[0], slot_level[t_idx]]
+    for k, order in enumerate(orders):
+        if not order:
+            continue
+        rows = group == k
+        lv = np.array([x for x, _ in order], dtype=np.int64)
+        slot_level[rows, : len(order)] = lv
+        slot_gain[rows, : len(order)] = np.array([g for _, g in order])
+        valid[rows, : len(order)] = True
+        # each (topic, grade) count into the slot holding that grade (levels are distinct)
+        sel = np.flatnonzero(pgroup == k)
+        by_level = np.argsort(lv, kind="stable")
+        slot = by_level[np.searchsorted(lv[by_level], pg[sel])]
+        cnt[pt[sel], slot] = pcount[sel]
     active = cnt > 0
     stop = active & (slot_gain <= 0)
     before_stop = np.cumsum(stop, axis=1) == 0
