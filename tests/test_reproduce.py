@@ -75,7 +75,8 @@ def test_swap_of_two_adjacent_documents_hand_derived(perturbed):
     assert res.get("KTU").variant == "KTU@100|dups=error|ktu=tied-last|sim=float64|ties=docno-desc"
     assert res.get("RBO").variant == "RBO(p=0.95)@100|dups=error|rbo=trunc-norm|sim=float64|ties=docno-desc"
     frame = res.to_frame()  # tidy: one row per number
-    assert list(frame.columns) == ["statistic", "measure", "topic", "value", "variant", "engine"]
+    assert list(frame.columns) == ["statistic", "measure", "topic", "value", "variant", "engine", "qrels"]
+    assert set(frame.qrels) == {"A"}  # reproducibility: every run scored against the one qrels
     ktu = frame[(frame.statistic == "KTU") & (frame.topic == topic)].iloc[0]
     assert ktu.value == pytest.approx(1 - 4 / (n * (n - 1)), abs=1e-12) and len(frame) == len(res.values)
 
@@ -177,3 +178,179 @@ def test_cli_table_json_and_bad_input(perturbed, tmp_path):
     err = io.StringIO()
     assert main(["reproduce", str(bad), str(perturbed["rep"]), "--qrels", str(perturbed["qrels"])], io.StringIO(), err) == 2
     assert err.getvalue().startswith(f"auditeval: error: {bad}:2: ")
+
+
+# ----------------------------------------------------------------------------- nRMSE
+def test_nrmse_hand_computed():
+    qrels = {"1": {"a": 1}, "2": {"a": 1}}
+    orig = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}, "2": {"b": 3.0, "c": 2.0, "a": 1.0}}  # RR (1, 1/3)
+    rep = {"1": {"b": 3.0, "a": 2.0, "c": 1.0}, "2": {"b": 3.0, "c": 2.0, "a": 1.0}}  # RR (1/2, 1/3)
+    res = reproduce(qrels, orig, rep, measures=["RR"])
+    # RMSE = sqrt((1/2)^2 / 2); normaliser sqrt((max(1, 0)^2 + max(1/3, 2/3)^2) / 2) = sqrt(13/18)
+    assert res.get("RMSE", "RR").value == pytest.approx(math.sqrt(1 / 8), abs=1e-15)
+    assert res.get("nRMSE", "RR").value == pytest.approx(math.sqrt(1 / 8) / math.sqrt(13 / 18), abs=1e-15)
+    assert res.get("nRMSE", "RR").variant == res.get("RMSE", "RR").variant
+    same = reproduce(qrels, orig, orig, measures=["RR"])
+    assert same.get("nRMSE", "RR").value == 0.0
+
+
+def _plain(path: Path, out: Path, topics: set[str] | None = None) -> Path:
+    """A gzipped robust03 run as plain text (repro_eval reads plain files), optionally only
+    the lines of ``topics``."""
+    with gzip.open(path, "rt") as fh:
+        out.write_text("".join(x for x in fh if topics is None or x.split()[0] in topics))
+    return out
+
+
+MEASURES = ("AP", "RR", "P@10", "nDCG@10", "R@1000", "nDCG", "Rprec", "Bpref", "AP@100")
+
+
+def test_reproducibility_nrmse_er_dri_match_rpd_evaluator(perturbed, shared, tmp_path):
+    """nRMSE, ER, DRI and the paired t-test against repro_eval 0.5.0's RpdEvaluator: the
+    advanced pair is the perturbed run, the baseline pair two other robust03 runs."""
+    from repro_eval.Evaluator import RpdEvaluator
+
+    runs = shared / "data/robust03/runs"
+    b_orig = _plain(runs / "input.SABIR03BASE.gz", tmp_path / "b_orig.txt")
+    b_rep = _plain(runs / "input.InexpC2.gz", tmp_path / "b_rep.txt")
+    ev = RpdEvaluator(qrels_orig_path=str(perturbed["qrels"]), run_b_orig_path=str(b_orig),
+                      run_a_orig_path=str(perturbed["orig"]), run_b_rep_path=str(b_rep),
+                      run_a_rep_path=str(perturbed["rep"]))
+    ev.trim()
+    ev.evaluate()
+    nrmse, er, dri, tt = ev.nrmse(), ev.er(), ev.dri(), ev.ttest()
+    res = reproduce(perturbed["qrels"], perturbed["orig"], perturbed["rep"], measures=MEASURES,
+                    baseline_original=b_orig, baseline_reproduced=b_rep, per_topic=False)
+    changed = 0
+    for m in MEASURES:
+        assert res.get("nRMSE", m).value == pytest.approx(nrmse["advanced"][m], abs=1e-12), m
+        assert res.get("ER", m).value == pytest.approx(er[m], abs=1e-12), m
+        assert res.get("DRI", m).value == pytest.approx(dri[m], abs=1e-12), m
+        if not math.isnan(tt["advanced"][m]):  # unchanged measures: see test_matches_repro_eval
+            assert res.get("p_value", m).value == pytest.approx(tt["advanced"][m], abs=1e-12), m
+            changed += 1
+        assert res.get("nRMSE", m).qrels == "A"
+    assert changed >= 5 and sum(nrmse["advanced"][m] > 0 for m in MEASURES) >= 5
+    # the baseline pair on its own: nRMSE of InexpC2 against SABIR03BASE
+    base = reproduce(perturbed["qrels"], b_orig, b_rep, measures=MEASURES, per_topic=False)
+    for m in MEASURES:
+        assert base.get("nRMSE", m).value == pytest.approx(nrmse["baseline"][m], abs=1e-12), m
+        assert base.get("p_value", m).value == pytest.approx(tt["baseline"][m], abs=1e-12), m
+
+
+# ----------------------------------------------------------------------------- replicability
+@pytest.fixture(scope="module")
+def replication(shared: Path, tmp_path_factory) -> dict:
+    """A replicability case from robust03: qrels A = the qrels of the first 50 topics (in
+    sorted order), qrels B = those of the other 50 with every grade 2 turned into 1; original
+    runs SABIR03BASE (baseline) and humR03dc (advanced), all 100 topics (qrels A judges 50);
+    replicated runs InexpC2 (baseline) and aplrob03a (advanced), only qrels B's topics."""
+    d = tmp_path_factory.mktemp("rpl")
+    rows = [line.split() for line in open(shared / "data/robust03/qrels.robust03.txt")]
+    topics = sorted({r[0] for r in rows})
+    ta, tb = set(topics[:50]), set(topics[50:])
+    qa, qb = d / "qrels_a.txt", d / "qrels_b.txt"
+    qa.write_text("".join(" ".join(r) + "\n" for r in rows if r[0] in ta))
+    qb.write_text("".join(f"{r[0]} {r[1]} {r[2]} {min(int(r[3]), 1)}\n" for r in rows if r[0] in tb))
+    (d / "qrels_b_graded.txt").write_text("".join(" ".join(r) + "\n" for r in rows if r[0] in tb))
+    runs = shared / "data/robust03/runs"
+    return {"qrels_a": qa, "qrels_b": qb, "qrels_b_graded": d / "qrels_b_graded.txt", "topics_b": tb,
+            "b_orig": _plain(runs / "input.SABIR03BASE.gz", d / "b_orig.txt"),
+            "a_orig": _plain(runs / "input.humR03dc.gz", d / "a_orig.txt"),
+            "b_rep": _plain(runs / "input.InexpC2.gz", d / "b_rep.txt", tb),
+            "a_rep": _plain(runs / "input.aplrob03a.gz", d / "a_rep.txt", tb)}
+
+
+def test_replicability_matches_rpl_evaluator(replication):
+    """Unpaired t-test (baseline and advanced pairs), ER and DRI against repro_eval 0.5.0's
+    RplEvaluator on the same files, to 1e-12."""
+    from repro_eval.Evaluator import RplEvaluator
+
+    r = replication
+    ev = RplEvaluator(qrels_orig_path=str(r["qrels_a"]), run_b_orig_path=str(r["b_orig"]),
+                      run_a_orig_path=str(r["a_orig"]), run_b_rep_path=str(r["b_rep"]),
+                      run_a_rep_path=str(r["a_rep"]), qrels_rpl_path=str(r["qrels_b"]))
+    ev.trim()
+    ev.evaluate()
+    er, dri, tt = ev.er(), ev.dri(), ev.ttest()
+    assert len(ev.run_a_orig_score) == 50 and set(ev.run_a_rep_score) == r["topics_b"]
+    res = reproduce(r["qrels_a"], r["a_orig"], r["a_rep"], measures=MEASURES, baseline_original=r["b_orig"],
+                    baseline_reproduced=r["b_rep"], qrels_b=r["qrels_b"])
+    base = reproduce(r["qrels_a"], r["b_orig"], r["b_rep"], measures=MEASURES, qrels_b=r["qrels_b"])
+    assert res.mode == "replicability"
+    for m in MEASURES:
+        assert res.get("p_value", m).value == pytest.approx(tt["advanced"][m], abs=1e-12), m
+        assert base.get("p_value", m).value == pytest.approx(tt["baseline"][m], abs=1e-12), m
+        assert res.get("ER", m).value == pytest.approx(er[m], abs=1e-12), m
+        assert res.get("DRI", m).value == pytest.approx(dri[m], abs=1e-12), m
+    # every number is marked as computed on qrels A (original runs) and B (replicated runs)
+    assert {v.qrels for v in res.values} == {"A+B"} and set(res.to_frame().qrels) == {"A+B"}
+    assert {v.statistic for v in res.values} == {"t", "p_value", "ER", "DRI"}
+    assert all("ttest_ind(equal_var=True)" in v.engine for v in res.values if v.statistic in ("t", "p_value"))
+    assert any(n.startswith("replicability (qrels B): KTU, RBO, RMSE and nRMSE are not computed") for n in res.notes)
+    (ta, xa), (tb, xb) = res.unpaired["AP"]
+    assert len(ta) == 50 and set(tb) == r["topics_b"]
+    # the replicated runs are scored on qrels B: with B's grades 2 kept, graded nDCG moves,
+    # binary AP (rel=1) does not
+    graded = reproduce(r["qrels_a"], r["a_orig"], r["a_rep"], measures=["AP", "nDCG"], qrels_b=r["qrels_b_graded"])
+    assert graded.get("p_value", "nDCG").value != res.get("p_value", "nDCG").value
+    assert graded.get("p_value", "AP").value == res.get("p_value", "AP").value
+
+
+def test_unpaired_t_hand_computed():
+    """Student's two-sample t by hand: RR on A (1, 1/2, 1), on B (1/2, 1/2, 1/3, 1)."""
+    docs = {1.0: ["a", "x", "y"], 0.5: ["x", "a", "y"], 1 / 3: ["x", "y", "a"]}
+
+    def run(rrs):
+        return {str(i): {d: 3.0 - k for k, d in enumerate(docs[v])} for i, v in enumerate(rrs)}
+
+    a, b = [1.0, 0.5, 1.0], [0.5, 0.5, 1 / 3, 1.0]
+    qa = {str(i): {"a": 1} for i in range(3)}
+    qb = {str(i): {"a": 1} for i in range(4)}
+    res = reproduce(qa, run(a), run(b), measures=["RR"], qrels_b=qb, baseline_original=run([0.5] * 3),
+                    baseline_reproduced=run([1 / 3] * 4))
+    ma, mb = sum(a) / 3, sum(b) / 4
+    sa = sum((x - ma) ** 2 for x in a) / 2
+    sb = sum((x - mb) ** 2 for x in b) / 3
+    sp = math.sqrt((2 * sa + 3 * sb) / 5)
+    t = (ma - mb) / (sp * math.sqrt(1 / 3 + 1 / 4))
+    assert res.get("t", "RR").value == pytest.approx(t, abs=1e-12)
+    # ER: mean gain on B over mean gain on A; DRI: RI_A - RI_B, each over its own topics
+    assert res.get("ER", "RR").value == pytest.approx((mb - 1 / 3) / (ma - 0.5), abs=1e-12)
+    assert res.get("DRI", "RR").value == pytest.approx((ma - 0.5) / 0.5 - (mb - 1 / 3) / (1 / 3), abs=1e-12)
+
+
+def test_cli_replicability(replication, tmp_path, capsys):
+    import json
+
+    r = replication
+    args = ["reproduce", str(r["a_orig"]), str(r["a_rep"]), "--qrels", str(r["qrels_a"]), "--qrels-b",
+            str(r["qrels_b"]), "-m", "AP", "-m", "P@10", "--baseline-original", str(r["b_orig"]),
+            "--baseline-reproduced", str(r["b_rep"])]
+    out = io.StringIO()
+    assert main([*args, "--json"], out, io.StringIO()) == 0
+    doc = json.loads(out.getvalue())
+    assert doc["mode"] == "replicability" and doc["qrels"] == {"A": str(r["qrels_a"]), "B": str(r["qrels_b"])}
+    assert {v["qrels"] for v in doc["values"]} == {"A+B"} and len(doc["values"]) == 8
+    lib = reproduce(r["qrels_a"], r["a_orig"], r["a_rep"], measures=["AP", "P@10"], baseline_original=r["b_orig"],
+                    baseline_reproduced=r["b_rep"], qrels_b=r["qrels_b"])
+    assert [v.as_dict() for v in lib.values] == doc["values"]
+    out = io.StringIO()
+    png = tmp_path / "rpl.png"
+    assert main([*args, "--width", "120", "--plot", str(png)], out, io.StringIO()) == 0
+    text = out.getvalue()
+    assert "every value below is qrels=A+B" in text and "document order" not in text and "RMSE" in text
+    row = next(x for x in text.splitlines() if x.startswith("│ AP "))
+    assert "A+B" in row and f"{lib.get('ER', 'AP').value:.4f}" in row and "unpaired t-test" in text
+    assert max(len(x) for x in text.splitlines()) <= 120
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # reproducibility shows nRMSE beside RMSE
+    out = io.StringIO()
+    assert main(["reproduce", str(r["a_orig"]), str(r["a_orig"]), "--qrels", str(r["qrels_a"]), "-m", "AP",
+                 "--width", "120"], out, io.StringIO()) == 0
+    assert "nRMSE" in out.getvalue()
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--help"], io.StringIO(), io.StringIO())
+    help_text = capsys.readouterr().out  # argparse prints help to sys.stdout
+    assert "--qrels-b" in help_text and "ttest_ind, equal_var=True" in help_text and "nRMSE = RMSE" in help_text

@@ -63,15 +63,40 @@ def fmt(x: float) -> str:
 
 
 # ----------------------------------------------------------------------------- reproduce
+REPRODUCE_DESCRIPTION = """how closely a re-run reproduces (or replicates) a run (Breuer et al., SIGIR 2020;
+checked against repro_eval 0.5.0).
+
+reproducibility (the default: same collection, every run scored against --qrels):
+  KTU, RBO          document order per topic, mean over the topics both runs rank
+  RMSE, nRMSE       per measure over the paired topics; nRMSE = RMSE / sqrt(mean max(x, 1-x)^2)
+                    of the original scores x (repro_eval's normalisation)
+  t, p_value        paired two-sided t-test of the per-topic scores (scipy ttest_rel)
+  ER, DRI           with both baselines: effect ratio, delta relative improvement
+
+replicability (--qrels-b QRELS_B: another collection or other judgements):
+  the original run and baseline are scored against --qrels (A), the re-run and its baseline
+  against --qrels-b (B), each over its own topics; every value is marked qrels=A+B.
+  t, p_value        unpaired two-sided Student's t-test, original (A) vs re-run (B)
+                    (scipy ttest_ind, equal_var=True, as repro_eval's RplEvaluator)
+  ER, DRI           with both baselines: means over each collection's own topics
+  KTU, RBO, RMSE and nRMSE are not computed: they need the same topics in both.
+"""
+
+
 def reproduce_parser(p: argparse.ArgumentParser) -> None:
     from auditeval.verify.reproduce import KTU_FORMS, RBO_FORMS
 
-    p.add_argument("original", help="the original run")
-    p.add_argument("reproduced", help="the re-run")
-    p.add_argument("--qrels", required=True, help="qrels file")
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.description = REPRODUCE_DESCRIPTION
+    p.add_argument("original", help="the original (advanced) run, scored against --qrels")
+    p.add_argument("reproduced", help="the re-run: scored against --qrels, or --qrels-b when given")
+    p.add_argument("--qrels", required=True, help="qrels file (A: the original collection)")
+    p.add_argument("--qrels-b", metavar="QRELS_B",
+                   help="replicability: the re-runs' collection (qrels B); the re-run and its baseline are "
+                        "scored against it; unpaired t-test, ER, DRI; no KTU/RBO/RMSE/nRMSE")
     p.add_argument("--baseline-original", metavar="RUN", help="the original baseline (for ER and DRI)")
     p.add_argument("--baseline-reproduced", metavar="RUN", help="the re-run baseline (for ER and DRI)")
-    add_measures(p, DEFAULT_MEASURES, "measures for RMSE / t-test / ER / DRI")
+    add_measures(p, DEFAULT_MEASURES, "measures for RMSE / nRMSE / t-test / ER / DRI")
     p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"profile the scores are computed under (default {DEFAULT_PROFILE})")
     add_settings(p)
     p.add_argument("--depth", type=int, default=1000, help="documents compared per topic (KTU, RBO; default 1000)")
@@ -103,6 +128,7 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         profile=args.profile, settings=args.settings, baseline_original=args.baseline_original,
         baseline_reproduced=args.baseline_reproduced, depth=args.depth, rbo_p=args.rbo_p, ties=args.ties,
         sim=args.sim, ktu_form=args.ktu, rbo_form=args.rbo, per_topic=args.per_topic or bool(args.plot),
+        qrels_b=args.qrels_b,
     )
     if args.plot:
         from auditeval.render.reproduce_plot import plot_reproduction
@@ -110,34 +136,45 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         plot_reproduction(res, args.plot)
         res.notes.append(f"plot written to {args.plot}")
     if args.json:
-        json.dump({"values": [v.as_dict() for v in res.values], "notes": res.notes}, out, indent=1)
+        qrels = {"A": args.qrels, **({"B": args.qrels_b} if args.qrels_b else {})}
+        json.dump({"mode": res.mode, "qrels": qrels, "values": [v.as_dict() for v in res.values],
+                   "notes": res.notes}, out, indent=1)
         out.write("\n")
         return 0
     c = console(out)
-    t = Table(title=f"document order: {args.original} vs {args.reproduced}", title_justify="left")
-    heads = ("statistic",) + (("topic",) if args.per_topic else ()) + ("value",)
-    for col in heads + ("variant",):
-        t.add_column(col, justify="right" if col == "value" else "left", no_wrap=col != "variant")
-    shown = [v for v in res.values if v.statistic in ("KTU", "RBO") and (args.per_topic or v.topic == "all")]
-    cells = [[v.statistic, *((v.topic,) if args.per_topic else ()), fmt(v.value)] for v in shown]
-    left = room(c.width, list(heads), cells)
-    for v, row in zip(shown, cells, strict=True):
-        t.add_row(*row, variant_cell(v.variant, left))
-    c.print(t)
-    stats = [s for s in ("RMSE", "t", "p_value", "ER", "DRI") if any(v.statistic == s for v in res.values)]
+    rpl = res.mode == "replicability"
+    if rpl:
+        c.print(f"replicability: {args.original} scored against qrels A = {args.qrels}; {args.reproduced} "
+                f"against qrels B = {args.qrels_b}; every value below is qrels=A+B")
+    else:
+        t = Table(title=f"document order: {args.original} vs {args.reproduced}", title_justify="left")
+        heads = ("statistic",) + (("topic",) if args.per_topic else ()) + ("value",)
+        for col in heads + ("variant",):
+            t.add_column(col, justify="right" if col == "value" else "left", no_wrap=col != "variant")
+        shown = [v for v in res.values if v.statistic in ("KTU", "RBO") and (args.per_topic or v.topic == "all")]
+        cells = [[v.statistic, *((v.topic,) if args.per_topic else ()), fmt(v.value)] for v in shown]
+        left = room(c.width, list(heads), cells)
+        for v, row in zip(shown, cells, strict=True):
+            t.add_row(*row, variant_cell(v.variant, left))
+        c.print(t)
+    stats = [s for s in ("RMSE", "nRMSE", "t", "p_value", "ER", "DRI") if any(v.statistic == s for v in res.values)]
     by = {(v.measure, v.statistic): v for v in res.values if v.measure}
-    t = Table(title=f"per-topic scores under {args.profile}: RMSE, paired t-test"
+    what = ("unpaired t-test (qrels A vs qrels B)" if rpl else "RMSE, nRMSE, paired t-test")
+    t = Table(title=f"per-topic scores under {args.profile}: {what}"
               + (", effect ratio, delta RI" if "ER" in stats else ""), title_justify="left")
     t.add_column("measure", no_wrap=True)
+    if rpl:
+        stats = ["qrels", *stats]
     for s in stats:
         t.add_column(s, justify="right", no_wrap=True)
     measures = list(dict.fromkeys(v.measure for v in res.values if v.measure))
-    cells = [[m, *(fmt(by[m, s].value) for s in stats)] for m in measures]
+    first = stats[-1]  # every statistic of a measure carries the same variant and qrels
+    cells = [[m, *(by[m, first].qrels if s == "qrels" else fmt(by[m, s].value) for s in stats)] for m in measures]
     left = room(c.width, ["measure", *stats], cells)
     if left >= MIN_VARIANT:
         t.add_column("variant")
     for m, row in zip(measures, cells, strict=True):
-        t.add_row(*row, *([variant_cell(by[m, stats[0]].variant, left)] if left >= MIN_VARIANT else []))
+        t.add_row(*row, *([variant_cell(by[m, first].variant, left)] if left >= MIN_VARIANT else []))
     c.print(t)
     if left < MIN_VARIANT:  # too narrow beside the numbers: one variant per measure under the table
         from rich.markup import escape
@@ -145,7 +182,7 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from auditeval.render.textgrid import wrap_variant
 
         for m in measures:
-            c.print(escape("\n".join(wrap_variant(by[m, stats[0]].variant, c.width, indent=4, first=f"{m}: "))))
+            c.print(escape("\n".join(wrap_variant(by[m, first].variant, c.width, indent=4, first=f"{m}: "))))
     c.print(f"engines: {', '.join(sorted({v.engine for v in res.values}))}")
     for n in res.notes:
         print_note(c, n)

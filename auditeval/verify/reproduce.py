@@ -27,6 +27,13 @@ a file sorted by score):
 Scores (per measure, under one profile, over the topics evaluated for both runs):
 
 * **RMSE** ``sqrt(mean_t (orig_t - rep_t)^2)``.
+* **nRMSE** (normalised RMSE, repro_eval 0.5.0 ``measure/effectiveness.py``: ``nRMSE`` line 77
+  divides ``_RMSE`` by ``_maxRMSE``, whose line 61 takes ``max(x, 1 - x)`` per topic)
+  ``RMSE / sqrt(mean_t max(orig_t, 1 - orig_t)^2)``: the RMSE divided by the RMSE of the
+  farthest re-run a measure in [0, 1] allows (each topic at 0 or 1, whichever is farther
+  from the original), over the same paired topics; 0 = identical, 1 = as far as possible.
+  The normaliser is at least 0.5 for scores in [0, 1]; for a measure with an original score
+  outside [0, 1] it is no longer the largest error (a note says so).
 * paired two-sided **t-test** of the per-topic scores (:func:`auditeval.stats.significance.paired_t`,
   as ``scipy.stats.ttest_rel``); when
   every difference of a measure is 0 its p-value is 1 (scipy gives NaN; repro_eval turns
@@ -35,9 +42,28 @@ Scores (per measure, under one profile, over the topics evaluated for both runs)
   orig_base_t)`` and **DRI** (delta relative improvement) ``RI_orig - RI_rep`` with
   ``RI = (mean(adv) - mean(base)) / mean(base)``, over the topics evaluated for all four.
 
-Every number carries a variant string: the measure's own for RMSE/t-test/ER/DRI, and for
-KTU/RBO a string of the same shape naming depth, ``p``, the tie rule, the score precision
-and the variant of the formula.
+**Replicability** (``qrels_b``; repro_eval's ``RplEvaluator``): the replicated runs come from
+another collection (other topics, or other judgements): the original runs (``original``,
+``baseline_original``) are scored against ``qrels`` (A), the replicated ones (``reproduced``,
+``baseline_reproduced``) against ``qrels_b`` (B), each over its own topics. Then:
+
+* **t-test** unpaired two-sided Student's t (``scipy.stats.ttest_ind`` with its default
+  ``equal_var=True``, as repro_eval 0.5.0 ``measure/statistics.py`` line 32) of the original
+  per-topic scores (A) against the replicated ones (B): ``t = (mean_A - mean_B) / (s_p
+  sqrt(1/n_A + 1/n_B))`` with the pooled ``s_p^2 = ((n_A-1) s_A^2 + (n_B-1) s_B^2) / (n_A+n_B-2)``,
+  ``n_A + n_B - 2`` degrees of freedom.
+* **ER** ``mean_{t in B}(rep_t - rep_base_t) / mean_{t in A}(orig_t - orig_base_t)`` and
+  **DRI** ``RI_A - RI_B`` with ``RI = (mean(adv) - mean(base)) / mean(base)`` over each
+  collection's own topics (those scored for both of its runs; repro_eval
+  ``measure/overall_effects.py`` ``mean_improvement`` and ``rel_improve``).
+* no KTU, RBO, RMSE or nRMSE: they compare a topic's ranking or score with the same topic's,
+  and a replication has no such pairs (a note says so).
+
+Every number carries a variant string: the measure's own for RMSE/nRMSE/t-test/ER/DRI, and
+for KTU/RBO a string of the same shape naming depth, ``p``, the tie rule, the score
+precision and the variant of the formula; and ``qrels``: ``"A"`` when every run was scored
+against ``qrels``, ``"A+B"`` when the original runs were scored against A and the replicated
+ones against B (replicability), so a replicability number never passes as a qrels-A one.
 """
 
 from __future__ import annotations
@@ -64,12 +90,21 @@ KTU_FORMS = ("tied-last", "repro_eval")
 RBO_FORMS = ("trunc-norm", "ext")
 SCIPY_ENGINE = f"{ENGINE} + scipy {scipy.__version__} kendalltau"
 STATS_ENGINE = f"{ENGINE} + auditeval.stats paired_t (scipy {scipy.__version__})"
+UNPAIRED_ENGINE = f"{ENGINE} + scipy {scipy.__version__} ttest_ind(equal_var=True)"
+MODES = ("reproducibility", "replicability")
+QRELS_A, QRELS_AB = "A", "A+B"
+NO_ORDER_NOTE = ("replicability (qrels B): KTU, RBO, RMSE and nRMSE are not computed: they pair each topic's "
+                 "original ranking or score with the same topic's re-run, and a replication on another "
+                 "collection has no such pairs; the t-test is unpaired, ER and DRI are means over each "
+                 "collection's own topics")
 
 
 @dataclass(frozen=True)
 class ReproValue:
-    """One reproduction number: ``statistic`` (KTU, RBO, RMSE, p_value, t, ER, DRI),
-    the ``measure`` it is about ("" for document-order statistics), ``topic`` or "all"."""
+    """One reproduction number: ``statistic`` (KTU, RBO, RMSE, nRMSE, p_value, t, ER, DRI),
+    the ``measure`` it is about ("" for document-order statistics), ``topic`` or "all", and
+    ``qrels``: ``"A"`` (every run scored against the qrels) or ``"A+B"`` (replicability: the
+    original runs against qrels A, the replicated ones against qrels B)."""
 
     statistic: str
     measure: str
@@ -77,25 +112,34 @@ class ReproValue:
     value: float
     variant: str
     engine: str
+    qrels: str = QRELS_A
 
     def as_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
+
+
+COLUMNS = ("statistic", "measure", "topic", "value", "variant", "engine", "qrels")
 
 
 @dataclass
 class Reproduction:
     values: list[ReproValue] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    # measure -> (topics, original per-topic scores, reproduced ones), the topics both evaluate
+    # reproducibility: measure -> (topics, original per-topic scores, reproduced ones), the
+    # topics both evaluate
     scores: dict[str, tuple[list[str], np.ndarray, np.ndarray]] = field(default_factory=dict)
+    mode: str = "reproducibility"
+    # replicability: measure -> ((topics A, original scores on A), (topics B, replicated on B))
+    unpaired: dict[str, tuple[tuple[list[str], np.ndarray], tuple[list[str], np.ndarray]]] = field(
+        default_factory=dict)
 
     def to_frame(self):
         """Tidy pandas DataFrame: one row per number (statistic, measure, topic, value,
-        variant, engine; ``topic == "all"`` rows are over every topic)."""
+        variant, engine, qrels; ``topic == "all"`` rows are over every topic; ``qrels == "A+B"``
+        rows compare original runs scored on qrels A with replicated ones scored on qrels B)."""
         import pandas as pd
 
-        return pd.DataFrame([v.as_dict() for v in self.values],
-                            columns=["statistic", "measure", "topic", "value", "variant", "engine"])
+        return pd.DataFrame([v.as_dict() for v in self.values], columns=list(COLUMNS))
 
     def get(self, statistic: str, measure: str = "", topic: str = "all") -> ReproValue:
         for v in self.values:
@@ -216,6 +260,36 @@ def _aligned(parts: Sequence[dict[str, float]]) -> tuple[list[str], list[np.ndar
     return common, [np.array([x[t] for t in common], dtype=np.float64) for x in parts]
 
 
+def nrmse_normaliser(orig: np.ndarray) -> float:
+    """``sqrt(mean_t max(orig_t, 1 - orig_t)^2)``: the RMSE of the farthest re-run of a measure
+    in [0, 1] (repro_eval 0.5.0 ``measure/effectiveness.py`` ``_maxRMSE``, line 61)."""
+    far = np.maximum(orig, 1.0 - orig)
+    return float(np.sqrt(np.sum(far**2) / len(far)))
+
+
+def _unpaired_t(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Student's two-sample t (pooled variance): ``scipy.stats.ttest_ind(a, b)``, whose
+    ``equal_var=True`` default repro_eval 0.5.0 keeps (``measure/statistics.py`` line 32)."""
+    if len(a) < 1 or len(b) < 1 or len(a) + len(b) < 3:
+        return float("nan"), float("nan")
+    r = sstats.ttest_ind(a, b, equal_var=True)
+    return float(r.statistic), float(r.pvalue)
+
+
+def _check_args(ktu_form: str, rbo_form: str, rbo_p: float, depth: int, baseline_original: Any,
+                baseline_reproduced: Any) -> None:
+    if ktu_form not in KTU_FORMS:
+        raise ConventionError(f"ktu must be one of {', '.join(KTU_FORMS)}, got {ktu_form!r}")
+    if rbo_form not in RBO_FORMS:
+        raise ConventionError(f"rbo must be one of {', '.join(RBO_FORMS)}, got {rbo_form!r}")
+    if not 0 < rbo_p < 1:
+        raise ConventionError(f"RBO p must lie in (0, 1), got {rbo_p!r}")
+    if depth < 1:
+        raise ConventionError(f"depth must be a positive integer, got {depth!r}")
+    if (baseline_original is None) != (baseline_reproduced is None):
+        raise ConventionError("give both baselines (--baseline-original and --baseline-reproduced) or neither")
+
+
 def reproduce(
     qrels: Any,
     original: Any,
@@ -232,23 +306,23 @@ def reproduce(
     ktu_form: str = "tied-last",
     rbo_form: str = "trunc-norm",
     per_topic: bool = True,
+    qrels_b: Any = None,
 ) -> Reproduction:
-    """KTU, RBO, RMSE and a paired t-test of ``reproduced`` against ``original``; ER and DRI
-    when both baselines are given. Scores are computed under ``profile`` (+ ``settings``);
-    document order under ``ties``/``sim`` (default: repro_eval's Python-float docno-desc)."""
-    if ktu_form not in KTU_FORMS:
-        raise ConventionError(f"ktu must be one of {', '.join(KTU_FORMS)}, got {ktu_form!r}")
-    if rbo_form not in RBO_FORMS:
-        raise ConventionError(f"rbo must be one of {', '.join(RBO_FORMS)}, got {rbo_form!r}")
-    if not 0 < rbo_p < 1:
-        raise ConventionError(f"RBO p must lie in (0, 1), got {rbo_p!r}")
-    if depth < 1:
-        raise ConventionError(f"depth must be a positive integer, got {depth!r}")
-    if (baseline_original is None) != (baseline_reproduced is None):
-        raise ConventionError("give both baselines (--baseline-original and --baseline-reproduced) or neither")
+    """Reproducibility (``qrels_b`` None): KTU, RBO, RMSE, nRMSE and a paired t-test of
+    ``reproduced`` against ``original``, all scored against ``qrels``; ER and DRI when both
+    baselines are given. Replicability (``qrels_b`` given): the original runs scored against
+    ``qrels``, the replicated ones (``reproduced``, ``baseline_reproduced``) against
+    ``qrels_b``; an unpaired t-test, ER and DRI (see the module docstring). Scores are
+    computed under ``profile`` (+ ``settings``); document order under ``ties``/``sim``
+    (default: repro_eval's Python-float docno-desc)."""
+    _check_args(ktu_form, rbo_form, rbo_p, depth, baseline_original, baseline_reproduced)
     q = qrels_from(qrels)
     orig, rep = run_from(original), run_from(reproduced)
     conv = resolve(profile, settings)
+    parsed = [parse_measure(m) for m in measures]
+    if qrels_b is not None:
+        return _replicability(q, qrels_from(qrels_b), orig, rep, parsed, conv, baseline_original,
+                              baseline_reproduced)
     order_conv = conv.replace(ties=ties, sim=sim, depth=depth, unjudged="nonrel", topics="run", self_hits="keep")
     res = Reproduction(notes=list(q.notes))
 
@@ -267,7 +341,6 @@ def reproduce(
                                      var, SCIPY_ENGINE if stat == "KTU" else ENGINE))
 
     # ---- scores
-    parsed = [parse_measure(m) for m in measures]
     s_orig, s_rep = _scores(q, orig, parsed, conv), _scores(q, rep, parsed, conv)
     bases = None
     if baseline_original is not None:
@@ -279,13 +352,18 @@ def reproduce(
         common, (ov, rv) = _aligned([o, r])
         if len(common) < max(len(o), len(r)):
             res.notes.append(f"{label}: {max(len(o), len(r)) - len(common)} topic(s) evaluated for one run only, "
-                             "left out of RMSE and the t-test")
+                             "left out of RMSE, nRMSE and the t-test")
         if not common:
             res.notes.append(f"{label}: no topic evaluated for both runs")
             continue
         diff = ov - rv
         res.scores[label] = (common, ov, rv)
-        res.values.append(ReproValue("RMSE", label, "all", float(np.sqrt(np.sum(diff**2) / len(diff))), var, ENGINE))
+        rmse = float(np.sqrt(np.sum(diff**2) / len(diff)))
+        res.values.append(ReproValue("RMSE", label, "all", rmse, var, ENGINE))
+        if ((ov < 0) | (ov > 1)).any():
+            res.notes.append(f"{label}: original scores outside [0, 1]; the nRMSE normaliser "
+                             "sqrt(mean max(x, 1 - x)^2) is then not the largest possible error")
+        res.values.append(ReproValue("nRMSE", label, "all", rmse / nrmse_normaliser(ov), var, ENGINE))
         if not diff.any():
             res.notes.append(f"{label}: identical per-topic scores; t-test p-value set to 1 (scipy: NaN)")
             t_stat, p_val = 0.0, 1.0
@@ -302,14 +380,70 @@ def reproduce(
             if len(common4) < len(common):
                 res.notes.append(f"{label}: {len(common) - len(common4)} topic(s) lack a baseline score, "
                                  "left out of ER and DRI")
-            with np.errstate(divide="ignore", invalid="ignore"):
-                mi_o, mi_r = np.mean(ov4 - bov), np.mean(rv4 - brv)
-                er = float(mi_r / mi_o) if mi_o != 0 else float("nan")
-                ri_o = (np.mean(ov4) - np.mean(bov)) / np.mean(bov)
-                ri_r = (np.mean(rv4) - np.mean(brv)) / np.mean(brv)
-                dri = float(ri_o - ri_r)
-            if mi_o == 0:
-                res.notes.append(f"{label}: the original improvement over its baseline is 0; ER undefined")
+            er, dri = _er_dri((ov4, bov), (rv4, brv), label, res.notes)
             res.values.append(ReproValue("ER", label, "all", er, var, ENGINE))
             res.values.append(ReproValue("DRI", label, "all", dri, var, ENGINE))
+    return res
+
+
+def _er_dri(orig: tuple[np.ndarray, np.ndarray], rep: tuple[np.ndarray, np.ndarray], label: str,
+            notes: list[str]) -> tuple[float, float]:
+    """ER ``mean(rep_adv - rep_base) / mean(orig_adv - orig_base)`` and DRI ``RI_orig -
+    RI_rep``, ``RI = (mean(adv) - mean(base)) / mean(base)``; each pair over its own topics."""
+    (oa, ob), (ra, rb) = orig, rep
+    if not (len(oa) and len(ra)):
+        notes.append(f"{label}: no topic scored for both an advanced run and its baseline; ER and DRI undefined")
+        return float("nan"), float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mi_o, mi_r = np.mean(oa - ob), np.mean(ra - rb)
+        er = float(mi_r / mi_o) if mi_o != 0 else float("nan")
+        ri_o = (np.mean(oa) - np.mean(ob)) / np.mean(ob)
+        ri_r = (np.mean(ra) - np.mean(rb)) / np.mean(rb)
+        dri = float(ri_o - ri_r)
+    if mi_o == 0:
+        notes.append(f"{label}: the original improvement over its baseline is 0; ER undefined")
+    if np.mean(ob) == 0 or np.mean(rb) == 0:
+        notes.append(f"{label}: a baseline's mean score is 0; its relative improvement, so DRI, undefined")
+    return er, dri
+
+
+def _replicability(q_a: Qrels, q_b: Qrels, orig: Run, rep: Run, parsed, conv, baseline_original: Any,
+                   baseline_reproduced: Any) -> Reproduction:
+    """The replicability statistics (module docstring): original runs scored on ``q_a``,
+    replicated ones on ``q_b``; every value's ``qrels`` is ``"A+B"``."""
+    res = Reproduction(notes=[*(f"qrels A: {n}" for n in q_a.notes), *(f"qrels B: {n}" for n in q_b.notes)],
+                       mode="replicability")
+    res.notes.append(NO_ORDER_NOTE)
+    s_orig, s_rep = _scores(q_a, orig, parsed, conv), _scores(q_b, rep, parsed, conv)
+    bases = None
+    if baseline_original is not None:
+        bo, br = run_from(baseline_original), run_from(baseline_reproduced)
+        bases = (_scores(q_a, bo, parsed, conv), _scores(q_b, br, parsed, conv))
+    for label in s_orig:
+        var, o = s_orig[label]
+        var_b, r = s_rep[label]
+        if var_b != var:  # the strings name conventions, not data: equal unless a data-dependent axis
+            res.notes.append(f"{label}: variant on qrels B is {var_b}, on qrels A {var}; values carry A's")
+        if not o or not r:
+            res.notes.append(f"{label}: no topic evaluated for the {'original run (qrels A)' if not o else 'replicated run (qrels B)'}")
+            continue
+        ta, (ov,) = _aligned([o])
+        tb, (rv,) = _aligned([r])
+        res.unpaired[label] = ((ta, ov), (tb, rv))
+        t_stat, p_val = _unpaired_t(ov, rv)
+        if p_val != p_val:
+            res.notes.append(f"{label}: unpaired t-test undefined (too few topics, or no variance in either "
+                             f"sample); t and p are NaN")
+        res.values.append(ReproValue("t", label, "all", t_stat, var, UNPAIRED_ENGINE, QRELS_AB))
+        res.values.append(ReproValue("p_value", label, "all", p_val, var, UNPAIRED_ENGINE, QRELS_AB))
+        if bases is not None:
+            ca, (oa, ob) = _aligned([o, bases[0][label][1]])
+            cb, (ra, rb) = _aligned([r, bases[1][label][1]])
+            for name, own, both in (("qrels A (original runs)", o, ca), ("qrels B (replicated runs)", r, cb)):
+                if len(both) < len(own):
+                    res.notes.append(f"{label}: {name}: {len(own) - len(both)} topic(s) of the advanced run "
+                                     "lack a baseline score, left out of ER and DRI")
+            er, dri = _er_dri((oa, ob), (ra, rb), label, res.notes)
+            res.values.append(ReproValue("ER", label, "all", er, var, ENGINE, QRELS_AB))
+            res.values.append(ReproValue("DRI", label, "all", dri, var, ENGINE, QRELS_AB))
     return res
