@@ -321,7 +321,7 @@ def _progress(stream: TextIO | None, total: int):
     )
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=Console(file=stream), transient=True)
+                    console=Console(file=getattr(stream, "raw", stream)), transient=True)  # past the escaping
 
 
 # ---------------------------------------------------------------------------------- simulated

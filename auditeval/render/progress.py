@@ -34,7 +34,6 @@ class Steps:
 
     def __enter__(self) -> Steps:
         if _is_terminal(self.out) and self.total > 1:
-            from rich.console import Console
             from rich.progress import (
                 BarColumn,
                 MofNCompleteColumn,
@@ -43,7 +42,9 @@ class Steps:
                 TimeElapsedColumn,
             )
 
-            console = Console(file=self.out)
+            from auditeval.render.terminal import console as safe_console
+
+            console = safe_console(file=self.out)
             self._progress = Progress(
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                 console=console, transient=True,

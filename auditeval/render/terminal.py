@@ -87,6 +87,11 @@ class ControlSafeStream:
     def write_trusted(self, text: str) -> int:
         return self._stream.write(text)
 
+    @property
+    def raw(self) -> TextIO:
+        """The stream underneath (for a rich progress display, whose own text is not the data's)."""
+        return self._stream
+
     def __getattr__(self, name: str):  # flush, isatty, fileno, encoding, getvalue, ...
         return getattr(self._stream, name)
 
@@ -114,5 +119,5 @@ class SafeConsole(Console):
 def console(file: TextIO, **kwargs: Any) -> SafeConsole:
     """A :class:`SafeConsole` writing to ``file`` (past a :class:`ControlSafeStream`'s escaping:
     the console escapes the data itself and keeps its colour codes)."""
-    target = file._stream if isinstance(file, ControlSafeStream) else file
+    target = file.raw if isinstance(file, ControlSafeStream) else file
     return SafeConsole(file=target, **kwargs)
