@@ -84,7 +84,7 @@ class Server:
         if what == "401":
             return self.send(h, 401, {"error": f"invalid key: {auth}"})
         if what == "hang":
-            time.sleep(1.0)
+            time.sleep(3.0)  # beyond the 1 s timeout
         content = {"ok": f"The passage matches.\n##final score: {grade(t, d)}", "nograde": "It is relevant.",
                    "grade7": "grade 7", "final7": "##final score: 7 " + "x" * 300,
                    "echo": f"my key is {auth}"}.get(what, f"##final score: {grade(t, d)}")
@@ -151,7 +151,7 @@ def test_judge_fills_the_store_with_retries_costs_and_failures(world):
     script = {("1", "d1"): ["429"], ("1", "d2"): ["500"], ("2", "d0"): ["nograde", "grade7", "final7"],
               ("2", "d3"): ["hang"], ("3", "d4"): ["echo"] * 3}
     srv = world["serve"](script)
-    args = _argv(world, srv, "--workers", "3", "--retries", "2", "--backoff", "0.01", "--timeout", "0.3",
+    args = _argv(world, srv, "--workers", "3", "--retries", "2", "--backoff", "0.01", "--timeout", "1",
                  "--judge-arg", "price_in=2", "--judge-arg", "price_out=10")
     code, out, err = run_cli(*args)
     doc = json.loads(out)
