@@ -80,13 +80,28 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
         "{'labels': [...], 'input_tokens': n, 'output_tokens': m}. With --judge-arg the callable is a factory "
         "called once with those keyword strings. Each answered batch is stored at once; rerunning resumes. "
         "Simulated judge: --judge auditeval.pooling.judge:simulated --judge-arg qrels=FILE "
-        "[--judge-arg error=0.1 --judge-arg seed=0].")
-    j.add_argument("--judge", required=True, metavar="MODULE:CALLABLE", help="the judge: a callable, imported")
+        "[--judge-arg error=0.1 --judge-arg seed=0]. "
+        "An OpenAI-compatible chat completions server (vLLM, llama.cpp, Ollama, hosted): --judge openai "
+        "--judge-arg model=NAME --judge-arg base_url=http://HOST:PORT/v1 --topics FILE --docs FILE "
+        "[--judge-arg key_env=NAME (default OPENAI_API_KEY; the key is read from there, never stored or printed)] "
+        "[--judge-arg price_in=USD_PER_1M --judge-arg price_out=USD_PER_1M] [--judge-arg seed=0 (back-off jitter)] "
+        "[--judge-arg temperature=0] [--judge-arg max_tokens=N]; one request per pair, the default prompt is "
+        "UMBRELA's 0-3 prompt (--prompt FILE replaces it), the grade must be '##final score: N' with N in 0-3.")
+    j.add_argument("--judge", required=True, metavar="MODULE:CALLABLE",
+                   help="the judge: a callable, imported; or 'openai' (a chat completions server)")
     j.add_argument("--judge-arg", action="append", default=[], metavar="KEY=VALUE", help="build the judge as CALLABLE(KEY=VALUE, ...)")
     j.add_argument("--store", required=True, metavar="FILE", help="the judgment store (SQLite file; created if absent)")
     _common(j)
     j.add_argument("--source", help="label source stored (default: the judge's 'source' attribute or MODULE:CALLABLE)")
-    j.add_argument("--batch-size", type=_positive, default=20, help="pairs per judge call (default 20)")
+    j.add_argument("--batch-size", type=_positive, default=None,
+                   help="pairs per judge call (default 20; --judge openai sends one pair per request)")
+    j.add_argument("--topics", metavar="FILE", help="--judge openai: the query texts, qid<TAB>text lines (TREC topics TSV)")
+    j.add_argument("--docs", metavar="FILE",
+                   help="--judge openai: the passage texts, docid<TAB>text lines or JSONL with id/docid and text/contents")
+    j.add_argument("--prompt", metavar="FILE",
+                   help="--judge openai: the prompt template, with {query} and {passage} (default: UMBRELA's)")
+    j.add_argument("--retry-failed", action="store_true",
+                   help="--judge openai: send again the pairs recorded as failed (no grade) by this model and prompt")
     j.add_argument("--workers", type=_positive, default=4, help="concurrent judge calls (default 4)")
     j.add_argument("--retries", type=int, default=4, help="retries per batch (default 4)")
     j.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds, doubled each time (default 1)")
@@ -254,6 +269,15 @@ def _judge(args, err) -> tuple[dict, int]:
         if not sep or not k:
             raise JudgeError(f"--judge-arg needs KEY=VALUE, got {kv!r}")
         kwargs[k] = v
+    if args.judge == "openai":
+        return _judge_openai(args, kwargs, err)
+    for opt in ("topics", "docs", "prompt"):
+        if getattr(args, opt):
+            raise JudgeError(f"--{opt} is for --judge openai; a MODULE:CALLABLE judge gets (topic, doc) pairs only")
+    if args.retry_failed:
+        raise JudgeError("--retry-failed is for --judge openai")
+    if args.batch_size is None:
+        args.batch_size = 20
     judge = load_judge(args.judge, kwargs)
     source = args.source or str(getattr(judge, "source", args.judge))
     with JudgmentStore(args.store, create=True) as store:
@@ -273,6 +297,86 @@ def _judge(args, err) -> tuple[dict, int]:
                             f"({cost.errors[0]}); {done}; {resume}")
         return doc, 1
     return doc, 0
+
+
+def _judge_openai(args, kwargs: dict[str, str], err) -> tuple[dict, int]:
+    """``--judge openai``: :mod:`auditeval.pooling.llm_judge`, one request per pair."""
+    import os
+
+    from auditeval.io.files import read_text
+    from auditeval.pooling import llm_judge as lj
+    from auditeval.pooling.judge import JudgeError
+    from auditeval.pooling.store import SCHEMA_VERSION, JudgmentStore
+
+    config = lj.OpenAIConfig.from_args(kwargs)
+    if not args.topics or not args.docs:
+        raise JudgeError("--judge openai needs the texts: --topics FILE (qid<TAB>text) and --docs FILE "
+                         "(docid<TAB>text or JSONL)")
+    notes: list[str] = []
+    key = os.environ.get(config.key_env) or None
+    if key is None:
+        if config.key_env_given:
+            raise JudgeError(f"--judge openai: the environment variable {config.key_env} (key_env) is unset or empty")
+        notes.append(f"${config.key_env} is unset: requests are sent without an Authorization header")
+    if args.prompt:
+        template = lj.check_prompt(read_text(args.prompt, allow_empty=False), args.prompt)
+        prompt_name = args.prompt
+    else:
+        template, prompt_name = lj.UMBRELA_PROMPT, lj.UMBRELA_SOURCE
+    sha = lj.prompt_sha256(template)
+    texts = (lj.read_topics(args.topics), lj.read_docs(args.docs))
+    if args.batch_size not in (None, 1):
+        notes.append(f"--batch-size {args.batch_size} ignored: --judge openai sends one pair per request")
+    source = args.source or f"{config.model}@prompt:{sha[:12]}"
+    with JudgmentStore(args.store, create=True) as store:
+        if store.migrated_from is not None:
+            notes.append(f"{args.store}: judgment store migrated from schema {store.migrated_from} to "
+                         f"{SCHEMA_VERSION} (batches.model, batches.prompt_sha256, table llm_judgments added)")
+        topics, docs, info, todo_notes = _todo_pairs(args, store)
+        notes += todo_notes
+        missing = [(t, d) for t, d in zip(topics, docs, strict=True) if t not in texts[0] or d not in texts[1]]
+        if missing:
+            t_miss = sorted({t for t, _ in missing if t not in texts[0]})
+            d_miss = sorted({d for _, d in missing if d not in texts[1]})
+            notes.append(f"{len(missing)} pair(s) not sent: no text for topic(s) {_few(t_miss)} in {args.topics}"
+                         f" / document(s) {_few(d_miss)} in {args.docs}")
+        tty = err if hasattr(err, "isatty") and err.isatty() else None
+        cost = lj.run_llm_judge(store, topics, docs, config, template, prompt_name, texts, source,
+                                f"pool judge openai {config.model}", args.workers, args.retries,
+                                args.backoff if args.backoff >= 0 else 0.0, args.timeout, args.retry_failed, key,
+                                progress=tty)
+        usage = lj.usage_by_source(store, config, sha)
+    doc = {"command": "pool judge", "judge": "openai", "source": source, **info, "cost": cost.as_dict(),
+           "llm": {"model": config.model, "base_url": config.base_url, "key_env": config.key_env,
+                   "prompt": prompt_name, "prompt_sha256": sha, "price_in": config.price_in,
+                   "price_out": config.price_out, "prompt_tokens": cost.input_tokens,
+                   "completion_tokens": cost.output_tokens, "cost_usd": cost.cost_usd, "by_source": usage},
+           "notes": notes}
+    done = f"{cost.pairs_judged} of {cost.pairs_todo} pair(s) judged and stored"
+    resume = "rerun the same command to resume (stored pairs are never sent again)"
+    if cost.skipped_failed:
+        notes.append(f"{cost.skipped_failed} pair(s) recorded as failed by this model and prompt before: not sent "
+                     "again (--retry-failed sends them)")
+    if cost.failed_pairs:
+        f0 = cost.failures[0]
+        notes.append(f"{cost.failed_pairs} pair(s) recorded as failed: no grade in 0-3 after {args.retries} "
+                     f"retries (first: topic {f0['topic']!r} doc {f0['doc']!r}: {f0['reason']}; reply "
+                     f"{f0['reply']!r}); they hold no label")
+    if cost.interrupted:
+        notes.append(f"interrupted (Ctrl-C): nothing more sent or retried, {cost.abandoned} request(s) in flight "
+                     f"abandoned; {done}; {resume}")
+        return doc, 130
+    if cost.unsent_pairs:
+        notes.append(f"stopped: {cost.unsent_pairs} pair(s) got no answer ({cost.errors[0]}); {cost.left} pair(s) "
+                     f"not sent; {done}; {resume}")
+        return doc, 1
+    return doc, 1 if cost.failed_pairs else 0
+
+
+def _few(items: Sequence[str], n: int = 5) -> str:
+    if not items:
+        return "none"
+    return ", ".join(repr(x) for x in items[:n]) + (f" and {len(items) - n} more" if len(items) > n else "")
 
 
 def _measures(names: Sequence[str] | None, default: str) -> list:

@@ -8,6 +8,10 @@ MODULE:CALLABLE`` names it; with ``--judge-arg KEY=VALUE`` options the callable 
 called once as ``CALLABLE(KEY=VALUE, ...)`` (strings) to build the judge. A judge may carry a
 ``source`` attribute (model name and prompt version) stored with each label.
 
+``--judge openai`` is not a hook but an HTTP client of an OpenAI-compatible chat completions
+server, one request per pair, with its own per-request retries and records
+(:mod:`auditeval.pooling.llm_judge`).
+
 :func:`run_judge` runs each call in its own daemon thread (at most ``workers`` at once),
 stops waiting for a call after ``timeout`` seconds, retries a failing call with exponential
 backoff (``backoff * 2**attempt`` seconds), and stores each answered batch in its own

@@ -5,7 +5,20 @@ Tables (``sqlite3``, WAL journal, ``synchronous=FULL``)::
     judgments(topic, doc, label, source, time, batch)   one current label per pair
     revisions(topic, doc, label, source, time, batch, revised_time, revised_batch)
     batches(id, time, origin, source, lines, added, same, kept, revised,
-            calls, input_tokens, output_tokens)
+            calls, input_tokens, output_tokens, model, prompt_sha256)
+    llm_judgments(topic, doc, model, prompt_sha256, label, reply, reason, attempts,
+                  prompt_tokens, completion_tokens, time, batch, base_url)
+
+* ``llm_judgments`` (schema 2) records every answer of a chat-completions judge
+  (:mod:`.llm_judge`), keyed by (topic, doc, model, prompt SHA-256): ``label`` is the grade,
+  or NULL when the reply held no grade after every retry (``reason`` says why, ``reply``
+  keeps its first 200 characters: a failed pair is recorded, never guessed). The grade also
+  goes into ``judgments`` like any label (frozen there). Token counts are the sum of the
+  ``usage`` fields of every reply the pair needed.
+* Schema versions (``PRAGMA user_version``): 0/1 = the three original tables; 2 adds
+  ``batches.model``, ``batches.prompt_sha256`` and ``llm_judgments``. Opening a store to write
+  (``create=True``) migrates an older one in one transaction (:attr:`JudgmentStore.migrated_from`
+  says from which version); opening one to read leaves it as it is (no LLM records then).
 
 * A label is frozen: importing a different label for a stored pair keeps the stored one
   (counted as ``kept``) unless the import says ``revise``; then the old row moves to
@@ -43,9 +56,33 @@ CREATE TABLE IF NOT EXISTS batches (
     id INTEGER PRIMARY KEY, time TEXT NOT NULL, origin TEXT NOT NULL, source TEXT NOT NULL,
     lines INTEGER NOT NULL, added INTEGER NOT NULL DEFAULT 0, same INTEGER NOT NULL DEFAULT 0,
     kept INTEGER NOT NULL DEFAULT 0, revised INTEGER NOT NULL DEFAULT 0,
-    calls INTEGER, input_tokens INTEGER, output_tokens INTEGER);
+    calls INTEGER, input_tokens INTEGER, output_tokens INTEGER, model TEXT, prompt_sha256 TEXT);
 CREATE INDEX IF NOT EXISTS judgments_source ON judgments (source);
+CREATE TABLE IF NOT EXISTS llm_judgments (
+    topic TEXT NOT NULL, doc TEXT NOT NULL, model TEXT NOT NULL, prompt_sha256 TEXT NOT NULL,
+    label INTEGER, reply TEXT, reason TEXT, attempts INTEGER NOT NULL,
+    prompt_tokens INTEGER, completion_tokens INTEGER, time TEXT NOT NULL, batch INTEGER NOT NULL,
+    base_url TEXT,
+    PRIMARY KEY (topic, doc, model, prompt_sha256)) WITHOUT ROWID;
 """
+SCHEMA_VERSION = 2
+# columns added after version 1, for stores made before: table -> [(column, type)]
+_ADDED_COLUMNS = {"batches": [("model", "TEXT"), ("prompt_sha256", "TEXT")]}
+
+
+@dataclass(frozen=True)
+class LLMRecord:
+    """One answer of a chat-completions judge for one pair (``label`` None: failed)."""
+
+    topic: str
+    doc: str
+    label: int | None
+    reply: str | None  # the reply's first 200 characters
+    reason: str | None  # why no grade (None when labelled)
+    attempts: int
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    time: str
 
 
 class StoreError(AuditEvalError):
@@ -94,6 +131,7 @@ class JudgmentStore:
     def __init__(self, path: str | Path, timeout: float = 600.0, create: bool = False):
         self.path = str(path)
         self.timeout = timeout
+        self.migrated_from: int | None = None  # the schema version an open with create=True found
         if not create and not Path(self.path).is_file():
             what = "a folder, " if Path(self.path).is_dir() else ""
             raise StoreError(f"{self.path}: {what}no judgment store there (pool add or pool judge creates one)")
@@ -133,9 +171,21 @@ class JudgmentStore:
     def _create(self) -> None:
         self._begin()
         try:
+            tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+            for table, columns in _ADDED_COLUMNS.items():  # a store from before: add the new columns
+                if table in tables:
+                    have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+                    for name, kind in columns:
+                        if name not in have:
+                            self.db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
             for stmt in SCHEMA.split(";"):
                 if stmt.strip():
                     self.db.execute(stmt)
+            if version < SCHEMA_VERSION:
+                if tables & {"judgments", "batches"}:
+                    self.migrated_from = max(version, 1)
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
@@ -160,8 +210,13 @@ class JudgmentStore:
 
     # ------------------------------------------------------------------ writing
     def add(self, labels: Labels, origin: str, revise: bool = False, calls: int | None = None,
-            input_tokens: int | None = None, output_tokens: int | None = None) -> BatchResult:
-        """Import one batch in one transaction; returns what happened to its lines."""
+            input_tokens: int | None = None, output_tokens: int | None = None,
+            llm: tuple[str, str, str | None, Sequence[LLMRecord]] | None = None) -> BatchResult:
+        """Import one batch in one transaction; returns what happened to its lines.
+
+        ``llm``: ``(model, prompt_sha256, base_url, records)`` of a chat-completions judge,
+        written in the same transaction into ``llm_judgments`` (a record replaces the one of
+        the same pair, model and prompt: a failure retried with ``--retry-failed``)."""
         bad = next((v for v in labels.label if isinstance(v, int) and int64_range_problem(v, "label")), None)
         if bad is not None:
             i = labels.label.index(bad)
@@ -172,9 +227,11 @@ class JudgmentStore:
         db = self.db
         self._begin()
         try:
+            model, sha = (llm[0], llm[1]) if llm else (None, None)
             cur = db.execute(
-                "INSERT INTO batches (time, origin, source, lines, calls, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (t, origin, ",".join(sources), len(labels), calls, input_tokens, output_tokens),
+                "INSERT INTO batches (time, origin, source, lines, calls, input_tokens, output_tokens, model, prompt_sha256) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (t, origin, ",".join(sources), len(labels), calls, input_tokens, output_tokens, model, sha),
             )
             batch = int(cur.lastrowid)
             db.execute("CREATE TEMP TABLE IF NOT EXISTS incoming (topic TEXT, doc TEXT, label INTEGER, source TEXT, time TEXT, PRIMARY KEY (topic, doc))")
@@ -208,6 +265,12 @@ class JudgmentStore:
             db.execute("UPDATE batches SET added = ?, same = ?, kept = ?, revised = ? WHERE id = ?",
                        (added, int(same), kept, revised, batch))
             db.execute("DELETE FROM incoming")
+            if llm:
+                db.executemany(
+                    "INSERT OR REPLACE INTO llm_judgments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(r.topic, r.doc, model, sha, r.label, r.reply, r.reason, r.attempts, r.prompt_tokens,
+                      r.completion_tokens, r.time, batch, llm[2]) for r in llm[3]],
+                )
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -237,6 +300,42 @@ class JudgmentStore:
         """The pairs (in order) that hold no label yet."""
         q = "SELECT 1 FROM judgments WHERE topic = ? AND doc = ?"
         return [p for p in pairs if self.db.execute(q, p).fetchone() is None]
+
+    def has_llm_table(self) -> bool:
+        return self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'llm_judgments'").fetchone() is not None
+
+    def llm_recorded(self, pairs: Sequence[tuple[str, str]], model: str, prompt_sha256: str,
+                     failed: bool = True) -> set[tuple[str, str]]:
+        """The pairs holding a record of ``model`` + ``prompt_sha256`` (with ``failed=False``:
+        a labelled record only)."""
+        if not self.has_llm_table():
+            return set()
+        q = "SELECT label FROM llm_judgments WHERE topic = ? AND doc = ? AND model = ? AND prompt_sha256 = ?"
+        out = set()
+        for t, d in pairs:
+            row = self.db.execute(q, (t, d, model, prompt_sha256)).fetchone()
+            if row is not None and (failed or row[0] is not None):
+                out.add((t, d))
+        return out
+
+    def llm_records(self) -> list[dict]:
+        """Every ``llm_judgments`` row (empty for a store of schema 1 opened to read)."""
+        if not self.has_llm_table():
+            return []
+        cur = self.db.execute("SELECT * FROM llm_judgments ORDER BY topic, doc, model, prompt_sha256")
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+    def llm_usage(self) -> list[dict]:
+        """Per (model, prompt SHA-256): pairs labelled, failed, and the tokens their replies used."""
+        if not self.has_llm_table():
+            return []
+        rows = self.db.execute(
+            "SELECT model, prompt_sha256, SUM(label IS NOT NULL), SUM(label IS NULL), SUM(prompt_tokens), "
+            "SUM(completion_tokens) FROM llm_judgments GROUP BY model, prompt_sha256 ORDER BY model, prompt_sha256"
+        ).fetchall()
+        return [{"model": m, "prompt_sha256": h, "labelled": int(a), "failed": int(b),
+                 "prompt_tokens": pt, "completion_tokens": ct} for m, h, a, b, pt, ct in rows]
 
     def sources(self) -> list[tuple[str, int]]:
         return self.db.execute("SELECT source, COUNT(*) FROM judgments GROUP BY source ORDER BY source").fetchall()

@@ -170,6 +170,14 @@ def judge(doc: dict, out: TextIO) -> None:
     tokens = "not reported" if k["input_tokens"] is None and k["output_tokens"] is None else \
         f"{k['input_tokens'] or 0:,} in, {k['output_tokens'] or 0:,} out"
     c.print(f"cost: {k['calls']} call(s) ({k['retries']} retries), tokens {tokens}, {k['seconds']:.1f} s")
+    if "llm" in doc:  # --judge openai: what the requests met, the cost, the tokens per source in the store
+        m = doc["llm"]
+        usd = "no prices given" if m["cost_usd"] is None else f"USD {m['cost_usd']:.6f}"
+        c.print(f"model {m['model']}, prompt sha256 {m['prompt_sha256'][:16]}; {usd}; 429s {k['rate_limited']}, "
+                f"5xx {k['server_errors']}, timeouts {k['timed_out']}, malformed {k['malformed']}, failed {k['failed_pairs']}")
+        for u in m["by_source"]:
+            c.print(f"  store {u['model']}@{u['prompt_sha256'][:12]}: {u['labelled']} labelled, {u['failed']} failed, "
+                    f"tokens {u['prompt_tokens'] or 0:,} in, {u['completion_tokens'] or 0:,} out")
 
 
 def write_pairs(path: str, topics: list[str], docs: list[str]) -> None:
