@@ -98,6 +98,9 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         if Path(args.plot).suffix.lower() not in FORMATS:  # before the work, not after
             raise AuditEvalError(f"{args.plot}: --plot writes .png or .svg, not {Path(args.plot).suffix or 'no suffix'!r}")
+        from auditeval.io.files import check_output
+
+        check_output(args.plot)  # a missing or read-only folder fails before the work
     res = reproduce(
         args.qrels, args.original, args.reproduced, measures=args.measures or list(DEFAULT_MEASURES),
         profile=args.profile, settings=args.settings, baseline_original=args.baseline_original,
@@ -261,10 +264,10 @@ def _run(path: str):
     from auditeval.vocab.errors import InputError
 
     if str(path).endswith(".json"):
+        from auditeval.io.files import read_text
+
         try:
-            data = json.loads(open(path, encoding="utf-8").read())
-        except FileNotFoundError:
-            raise InputError(str(path), None, "no such file") from None
+            data = json.loads(read_text(path, allow_empty=False))
         except json.JSONDecodeError as exc:
             raise InputError(str(path), exc.lineno, f"not valid JSON ({exc.msg})") from None
         if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
@@ -289,21 +292,28 @@ def card_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pooled-file", metavar="FILE", help="file of run tags that contributed to the pool, one a line")
     p.add_argument("--format", choices=("markdown", "latex", "html", "json"), default="markdown",
                    help="card format (default markdown)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the card to FILE (default: standard output)")
 
 
 def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from auditeval.io.files import check_output, read_text, write_text
     from auditeval.render.card import RENDERERS
     from auditeval.verify.card import build_card
-    from auditeval.vocab.errors import InputError
 
+    if args.output:
+        check_output(args.output)  # before any work
     pooled = list(args.pooled or [])
     if args.pooled_file:
-        try:
-            pooled += [ln.strip() for ln in open(args.pooled_file, encoding="utf-8") if ln.strip()]
-        except FileNotFoundError:
-            raise InputError(args.pooled_file, None, "no such file") from None
+        pooled += [ln.strip() for ln in read_text(args.pooled_file, allow_empty=False).splitlines() if ln.strip()]
     card = build_card(args.qrels, args.runs, args.measures or list(DEFAULT_MEASURES),
                       profile=args.profile, baseline=args.baseline, settings=args.settings,
                       pooled=pooled if (args.pooled or args.pooled_file) else None)
+    if args.output:
+        import io
+
+        buf = io.StringIO()
+        RENDERERS[args.format](card, buf)
+        write_text(args.output, buf.getvalue())  # atomic: no partial card
+        return 0
     RENDERERS[args.format](card, out)
     return 0

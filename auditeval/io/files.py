@@ -25,7 +25,7 @@ from typing import IO
 from auditeval.io.lines import read_bytes
 from auditeval.vocab.errors import InputError, OutputError
 
-__all__ = ["atomic_write", "output_reason", "read_text", "write_bytes", "write_text"]
+__all__ = ["atomic_write", "check_output", "output_reason", "read_text", "save_figure", "write_bytes", "write_text"]
 
 
 def read_text(path: str | Path, allow_empty: bool = True) -> str:
@@ -68,6 +68,29 @@ def _check_destination(path: Path) -> None:
         raise OutputError(str(path), f"{str(parent)!r} is not a folder")
     if path.is_dir():
         raise OutputError(str(path), "is a directory, not a file")
+
+
+def check_output(path: str | Path) -> None:
+    """Fail early (before any work) when ``path`` cannot be written: its folder is missing or
+    not a folder, ``path`` is a directory, or the folder refuses a new file."""
+    dest = Path(path)
+    _check_destination(dest)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent if str(dest.parent) else ".")
+    except OSError as exc:
+        raise OutputError(str(path), output_reason(exc)) from None
+    os.close(fd)
+    _remove(tmp)
+
+
+def save_figure(fig, path: str | Path, **kwargs) -> None:
+    """A matplotlib figure into ``path``, atomically: drawn into memory (``fig.savefig`` on a
+    BytesIO, the format from the suffix), then :func:`write_bytes`."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format=Path(path).suffix.lstrip(".").lower() or "png", **kwargs)
+    write_bytes(path, buf.getvalue())
 
 
 @contextlib.contextmanager
