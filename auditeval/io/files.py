@@ -8,7 +8,8 @@ caller says so) an empty file are one :class:`~auditeval.vocab.errors.InputError
 Writing (:func:`atomic_write`, :func:`write_text`, :func:`write_bytes`): the text goes to a
 temporary file in the destination's own folder, flushed, then renamed over the destination
 (``os.replace``: atomic on POSIX within one file system), so a reader never sees half a file and
-a failed write leaves the old file (or none). A folder that does not exist, is not a folder or is
+a failed write leaves the old file (or none). A destination that exists and is not a regular
+file (``/dev/full``, ``/dev/null``, a FIFO) is written in place, never renamed over. A folder that does not exist, is not a folder or is
 read-only, and a full disk, are one :class:`~auditeval.vocab.errors.OutputError` ``path: reason``.
 """
 
@@ -75,6 +76,8 @@ def check_output(path: str | Path) -> None:
     not a folder, ``path`` is a directory, or the folder refuses a new file."""
     dest = Path(path)
     _check_destination(dest)
+    if _is_special(dest):
+        return
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent if str(dest.parent) else ".")
     except OSError as exc:
@@ -101,6 +104,14 @@ def atomic_write(path: str | Path, mode: str = "w") -> Iterator[IO]:
         raise ValueError(mode)
     dest = Path(path)
     _check_destination(dest)
+    if _is_special(dest):  # /dev/full, /dev/null, a FIFO: written in place, never renamed over
+        try:
+            with open(dest, mode, **({"encoding": "utf-8", "newline": ""} if mode == "w" else {})) as fh:
+                yield fh
+                fh.flush()
+        except OSError as exc:
+            raise OutputError(str(path), output_reason(exc)) from None
+        return
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent if str(dest.parent) else ".")
     except OSError as exc:
@@ -117,6 +128,18 @@ def atomic_write(path: str | Path, mode: str = "w") -> Iterator[IO]:
     except BaseException:
         _remove(tmp)
         raise
+
+
+def _is_special(path: Path) -> bool:
+    """An existing destination that is not a regular file (a device, a FIFO): replacing it
+    by a rename would destroy it."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def _umask() -> int:
