@@ -156,8 +156,15 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 # ----------------------------------------------------------------------------- diff
+DIFF_EXIT = {0: "every value both files print agrees at printed precision",
+             1: "some value differs", 3: "nothing was compared (the two files print no value in common)"}
+
+
 def diff_parser(p: argparse.ArgumentParser) -> None:
+    from auditeval.results.audit import exit_epilog
     from auditeval.verify.tool_output import FORMATS
+
+    p.epilog = exit_epilog({**DIFF_EXIT, 4: "(not used by diff)"})
 
     p.add_argument("a", help="first tool's output file")
     p.add_argument("b", help="second tool's output file")
@@ -187,9 +194,9 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.qrels is not None and res.differences:
         with Steps(out, len(res.differing_measures), "explaining") as steps:
             explain(qrels_from(args.qrels), _run(args.run), res, args.departures, progress=steps.advance)
-    status = 1 if res.differences else 0
+    status, head = res.verdict()
     if args.json:
-        json.dump(res.as_dict(), out, indent=1)
+        json.dump({"headline": head, "exit_status": status, **res.as_dict()}, out, indent=1)
         out.write("\n")
         return status
     from rich.markup import escape
@@ -197,6 +204,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from auditeval.render.textgrid import wrap
 
     c = console(out)
+    c.print(escape(head), style="bold" if status == 0 else "bold red", soft_wrap=True)
     c.print(escape(f"A: {a.path} ({a.format})\nB: {b.path} ({b.format})"))
     c.print(f"{res.compared} values compared at printed precision: {len(res.differences)} differ, in "
             f"{len(res.differing_measures)} measure(s)" + (f"; {len(res.only_a)} measure(s) only in A, "
