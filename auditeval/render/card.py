@@ -23,7 +23,7 @@ import html
 import json
 from typing import TextIO
 
-from auditeval.render.tex import md_escape
+from auditeval.render.tex import md_escape, tex_breakable
 from auditeval.verify.card import Card
 
 
@@ -46,7 +46,10 @@ _TEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&
 
 
 def tex(text: str) -> str:
-    return "".join(_TEX.get(ch, ch) for ch in str(text))
+    """An id for LaTeX: escaped, breakable after every ``|`` and separator and every 8
+    characters of a run without one (:func:`auditeval.render.tex.tex_breakable`), so it wraps
+    inside a ``p{}`` column (no overfull box)."""
+    return tex_breakable(text, 8)
 
 
 def tex_variant(text: str) -> str:
