@@ -29,9 +29,7 @@ def tex_escape(s: str) -> str:
 
 def _tt(s: str) -> str:
     """A variant string or path in typewriter type, breakable after every ``|``."""
-    from auditeval.render.tex import tex_breakable
-
-    return r"{\ttfamily " + tex_breakable(s, 30) + "}"
+    return r"\texttt{" + tex_escape(s).replace(r"\textbar{}", r"\textbar{}\allowbreak{}") + "}"
 
 
 def _letters(n: int) -> list[str]:
