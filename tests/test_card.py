@@ -70,13 +70,13 @@ def test_json_numbers_hashes_bootstrap_and_ir_metadata(files):
 def test_markdown_escapes_ids_and_every_number_has_its_variant(files):
     text = _card(files, "markdown")
     assert "<script>" not in text and "<b>" not in text
-    assert "r&amp;d\\_$x{}\\\\%#^\\~&lt;script&gt;\\|\\*\\`" in text
+    assert "r&amp;d\\_\\$x\\{\\}\\\\%\\#^\\~&lt;script&gt;\\|\\*\\`" in text  # every special escaped
     rows = [ln for ln in text.splitlines() if ln.startswith("| ") and re.search(r"\| -?\+?\d\.\d{4} \|", ln)]
     assert len(rows) == 5  # 2 runs x (AP, Judged@10) + 1 comparison
     for ln in rows:
         code = re.search(r"\| `([^`]+)` \|", ln).group(1).replace("\\|", "|")
         parse_variant(code)
-    assert "contributed to the judgment pool: unknown." in text
+    assert "contributed to the judgment pool: unknown\\." in text  # the prose escaped too (Markdown specials)
     pooled = _card(files, "markdown", "--pooled", "base")
     assert "did not contribute to the pool: r&amp;d" in pooled and "contributed to the judgment pool: base" in pooled
 
@@ -97,8 +97,9 @@ def test_html_escapes_ids(files):
 
 def test_latex_compiles_with_hostile_ids(files, tmp_path):
     text = _card(files, "latex")
-    assert r"r\&d\_\$x\{\}\textbackslash{}\%\#\textasciicircum{}\textasciitilde{}\textless{}script\textgreater{}" in text
-    assert text.count(r"\texttt{AP\textbar{}\allowbreak{}ap\_denom=R") == 3
+    flat = text.replace(r"\allowbreak{}", "")  # break points: after every | and in long runs
+    assert r"r\&d\_\$x\{\}\textbackslash{}\%\#\textasciicircum{}\textasciitilde{}\textless{}script\textgreater{}" in flat
+    assert flat.count(r"\texttt{AP\textbar{}ap\_denom=R") == 3
     if shutil.which("pdflatex") is None:
         pytest.skip("pdflatex not installed (texlive-latex-base); the structure is asserted above")
     (tmp_path / "card.tex").write_text(text)

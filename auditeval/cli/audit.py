@@ -10,7 +10,12 @@ option makes it an explicit choice: the references are then asked to compute und
 The text format shows the summary by default (a screen or two); ``--detail`` (``--view
 full``) every table. The other formats always hold every section.
 
-Exit status: 0 when every disagreement is explained, 1 when one is not, 2 on bad input.
+Exit status (:data:`auditeval.results.audit.EXIT_STATUSES`; the report's first line says which):
+0 every reference value compared and every difference explained; 1 a difference not explained;
+2 bad input; 3 nothing was checked (every reference failed, timed out or refused the input);
+4 incomplete (what was compared is explained, but some reference failed, timed out or refused).
+The report goes to ``-o FILE`` atomically (:func:`auditeval.io.files.write_text`): a missing or
+read-only folder is the one error line, and no partial file is left.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ from auditeval.vocab.specs import AUDIT_MEASURES
 
 
 def audit_parser(p: argparse.ArgumentParser) -> None:
+    from auditeval.results.audit import exit_epilog
+
+    p.epilog = exit_epilog()
     p.add_argument("qrels", help="qrels file (plain, .gz) or irds:DATASET_ID")
     p.add_argument("runs", nargs="+", help="run files (plain or .gz)")
     add_measures(p, AUDIT_MEASURES)
@@ -87,6 +95,10 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.jobs is not None and args.jobs < 1:
         err.write(f"auditeval: error: --jobs {args.jobs}: at least 1\n")
         return 2
+    if args.output:  # a missing or read-only folder fails before the references run
+        from auditeval.io.files import check_output
+
+        check_output(args.output)
     against = [n.strip() for a in (args.against or []) for n in a.split(",") if n.strip()] or None
     from auditeval.render.progress import audit_progress
 
@@ -108,8 +120,9 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     width = args.width or detect_width(out if args.output is None else None)
     text = render(rep, args.format, color=to_terminal and args.format == "text", width=width, view=view)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        from auditeval.io.files import write_text
+
+        write_text(args.output, text)  # atomic; OutputError (one line, exit 2) on a bad folder
         err.write(f"auditeval: wrote {args.output} ({args.format}); exit status {rep.exit_status}\n")
     else:
         out.write(text)

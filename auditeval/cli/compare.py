@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import TextIO
 
 from auditeval.stats.corrections import METHODS
@@ -22,11 +21,10 @@ from auditeval.vocab.errors import InputError
 
 def read_strata(path: str) -> dict[str, str]:
     """``topic -> stratum`` from a ``topic,stratum`` file; errors as ``path:line: reason``."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(path, None, "no such file")
+    from auditeval.io.files import read_text
+
     out: dict[str, str] = {}
-    for k, raw in enumerate(p.read_text(encoding="utf-8", errors="strict").splitlines(), start=1):
+    for k, raw in enumerate(read_text(path, allow_empty=False).splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#") or (k == 1 and line.replace(" ", "").lower() == "topic,stratum"):
             continue
@@ -109,6 +107,10 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     measures = measure_list(args.measures)
     for m in measures:
         parse_measure(m)  # syntax errors before any reading
+    if args.plot:  # a bad destination fails before any work
+        from auditeval.io.files import check_output
+
+        check_output(args.plot)
     strata = read_strata(args.strata) if args.strata else None
     s = Settings(trials=args.trials, seed=args.seed, level=args.level, correction=args.correction,
                  threshold=args.threshold, baseline=args.baseline, min_diff=args.min_diff, power=args.power,

@@ -1,4 +1,11 @@
-"""The ``verify`` command: claims or a results table against the convention space."""
+"""The ``verify`` command: claims or a results table against the convention space.
+
+The first line of the output (``headline`` in JSON) says what happened, and the exit status
+matches it (:data:`auditeval.results.audit.EXIT_STATUSES`): 0 every claim reproduced (with
+``--table``: under the stated convention); 1 a claim not reproduced by any variant evaluated;
+2 bad input; 3 nothing was checked (no variant could be evaluated for any claim); 4 incomplete
+(the claims checked are reproduced, but no variant could be evaluated for some claim).
+"""
 
 from __future__ import annotations
 
@@ -14,8 +21,33 @@ from auditeval.cli.verify_tools import _run, console, room, variant_cell
 from auditeval.render.eval_text import print_note
 from auditeval.vocab.conventions import DEFAULT_PROFILE
 
+EXIT_MEANING = {0: "every claim reproduced (--table: under the stated convention)",
+                1: "a claim not reproduced by any variant evaluated",
+                3: "nothing was checked (no variant could be evaluated for any claim)",
+                4: "incomplete: no variant could be evaluated for some claim, the others reproduced"}
+
+
+def verdict(ok: list[bool], unchecked: list[bool]) -> tuple[int, str]:
+    """(exit status, first line) from, per claim, whether it is reproduced and whether no
+    variant at all could be evaluated for it."""
+    n = len(ok)
+    bad = sum(1 for a, u in zip(ok, unchecked, strict=True) if not a and not u)
+    none = sum(unchecked)
+    if bad:
+        more = f"; {none} claim(s) not checked (no variant could be evaluated)" if none else ""
+        return 1, f"NOT REPRODUCED: {bad} of {n} claim(s) reproduced by no variant evaluated{more} (exit 1)"
+    if none == n:
+        return 3, f"NOTHING CHECKED: no variant could be evaluated for any of the {n} claim(s) (exit 3)"
+    if none:
+        return 4, (f"INCOMPLETE: {n - none} of {n} claim(s) reproduced; {none} not checked (no variant could be "
+                   "evaluated) (exit 4)")
+    return 0, f"reproduced: every one of the {n} claim(s) (exit 0)"
+
 
 def verify_parser(p: argparse.ArgumentParser) -> None:
+    from auditeval.results.audit import exit_epilog
+
+    p.epilog = exit_epilog(EXIT_MEANING)
     p.add_argument("qrels", help="qrels file")
     p.add_argument("runs", nargs="*", metavar="RUN", help="the run (with --table: runs the table names)")
     p.add_argument("--claim", action="append", default=[], metavar="MEASURE=VALUE",
@@ -55,11 +87,14 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             steps.describe(f"searching variants for {cl.text}")
             verdicts.append(verify_claim(qrels, run, cl, cache, args.departures))
             steps.advance()
+    status, head = verdict([bool(v.reproduced) for v in verdicts], [not v.reproduced and not v.nearest for v in verdicts])
     if args.json:
-        json.dump({"qrels": args.qrels, "run": args.runs[0], "claims": [v.as_dict() for v in verdicts]}, out, indent=1)
+        json.dump({"headline": head, "exit_status": status, "qrels": args.qrels, "run": args.runs[0],
+                   "claims": [v.as_dict() for v in verdicts]}, out, indent=1)
         out.write("\n")
-        return 0 if all(v.reproduced for v in verdicts) else 1
+        return status
     c = console(out)
+    c.print(escape(head), style="bold" if status == 0 else "bold red", soft_wrap=True)
     for v in verdicts:
         cl = v.claim
         scale = " (percent)" if cl.percent else ""
@@ -90,7 +125,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for n in v.notes:
             print_note(c, n)
     c.print(f"engine: {_engine()}")
-    return 0 if all(v.reproduced for v in verdicts) else 1
+    return status
 
 
 def _engine() -> str:
@@ -170,13 +205,16 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
         cells.append({"run": name, "measure": meas, "claimed": value, "status": status, "detail": detail,
                       "variant": best.candidate.variant if best else None, "value": best.value if best else None,
                       "line": line})
+    status, head = verdict([x["status"] == "stated" for x in cells], [x["value"] is None for x in cells])
     if args.json:
-        json.dump({"table": args.table, "profile": label, "cells": cells, "notes": notes}, out, indent=1)
+        json.dump({"headline": head, "exit_status": status, "table": args.table, "profile": label, "cells": cells,
+                   "notes": notes}, out, indent=1)
         out.write("\n")
-        return 0 if all(x["status"] == "stated" for x in cells) else 1
+        return status
     from auditeval.render.textgrid import wrap_variant
 
     c = console(out)
+    c.print(escape(head), style="bold" if status == 0 else "bold red", soft_wrap=True)
     measures = list(dict.fromkeys(x["measure"] for x in cells))
     t = Table(title=f"reproduction matrix ({args.table}; stated profile {label})", title_justify="left")
     t.add_column("run", no_wrap=True)
@@ -197,4 +235,4 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
                                                first=f"  {x['run']} {x['measure']}={x['claimed']}: "))))
     for n in notes:
         print_note(c, n)
-    return 0 if all(x["status"] == "stated" for x in cells) else 1
+    return status

@@ -123,6 +123,9 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         if Path(args.plot).suffix.lower() not in FORMATS:  # before the work, not after
             raise AuditEvalError(f"{args.plot}: --plot writes .png or .svg, not {Path(args.plot).suffix or 'no suffix'!r}")
+        from auditeval.io.files import check_output
+
+        check_output(args.plot)  # a missing or read-only folder fails before the work
     res = reproduce(
         args.qrels, args.original, args.reproduced, measures=args.measures or list(DEFAULT_MEASURES),
         profile=args.profile, settings=args.settings, baseline_original=args.baseline_original,
@@ -190,8 +193,15 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 # ----------------------------------------------------------------------------- diff
+DIFF_EXIT = {0: "every value both files print agrees at printed precision",
+             1: "some value differs", 3: "nothing was compared (the two files print no value in common)"}
+
+
 def diff_parser(p: argparse.ArgumentParser) -> None:
+    from auditeval.results.audit import exit_epilog
     from auditeval.verify.tool_output import FORMATS
+
+    p.epilog = exit_epilog({**DIFF_EXIT, 4: "(not used by diff)"})
 
     p.add_argument("a", help="first tool's output file")
     p.add_argument("b", help="second tool's output file")
@@ -221,9 +231,9 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.qrels is not None and res.differences:
         with Steps(out, len(res.differing_measures), "explaining") as steps:
             explain(qrels_from(args.qrels), _run(args.run), res, args.departures, progress=steps.advance)
-    status = 1 if res.differences else 0
+    status, head = res.verdict()
     if args.json:
-        json.dump(res.as_dict(), out, indent=1)
+        json.dump({"headline": head, "exit_status": status, **res.as_dict()}, out, indent=1)
         out.write("\n")
         return status
     from rich.markup import escape
@@ -231,6 +241,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from auditeval.render.textgrid import wrap
 
     c = console(out)
+    c.print(escape(head), style="bold" if status == 0 else "bold red", soft_wrap=True)
     c.print(escape(f"A: {a.path} ({a.format})\nB: {b.path} ({b.format})"))
     c.print(f"{res.compared} values compared at printed precision: {len(res.differences)} differ, in "
             f"{len(res.differing_measures)} measure(s)" + (f"; {len(res.only_a)} measure(s) only in A, "
@@ -298,10 +309,10 @@ def _run(path: str):
     from auditeval.vocab.errors import InputError
 
     if str(path).endswith(".json"):
+        from auditeval.io.files import read_text
+
         try:
-            data = json.loads(open(path, encoding="utf-8").read())
-        except FileNotFoundError:
-            raise InputError(str(path), None, "no such file") from None
+            data = json.loads(read_text(path, allow_empty=False))
         except json.JSONDecodeError as exc:
             raise InputError(str(path), exc.lineno, f"not valid JSON ({exc.msg})") from None
         if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
@@ -326,19 +337,19 @@ def card_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pooled-file", metavar="FILE", help="file of run tags that contributed to the pool, one a line")
     p.add_argument("--format", choices=("markdown", "latex", "html", "json"), default="markdown",
                    help="card format (default markdown)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the card to FILE (default: standard output)")
 
 
 def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from auditeval.io.files import check_output, read_text, write_text
     from auditeval.render.card import RENDERERS
     from auditeval.verify.card import build_card
-    from auditeval.vocab.errors import InputError
 
+    if args.output:
+        check_output(args.output)  # before any work
     pooled = list(args.pooled or [])
     if args.pooled_file:
-        try:
-            pooled += [ln.strip() for ln in open(args.pooled_file, encoding="utf-8") if ln.strip()]
-        except FileNotFoundError:
-            raise InputError(args.pooled_file, None, "no such file") from None
+        pooled += [ln.strip() for ln in read_text(args.pooled_file, allow_empty=False).splitlines() if ln.strip()]
     baseline = args.baseline
     if baseline is not None and baseline_index(baseline, args.runs, None) is None:
         import os
@@ -352,5 +363,12 @@ def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     card = build_card(args.qrels, args.runs, args.measures or list(DEFAULT_MEASURES),
                       profile=args.profile, baseline=baseline, settings=args.settings,
                       pooled=pooled if (args.pooled or args.pooled_file) else None)
+    if args.output:
+        import io
+
+        buf = io.StringIO()
+        RENDERERS[args.format](card, buf)
+        write_text(args.output, buf.getvalue())  # atomic: no partial card
+        return 0
     RENDERERS[args.format](card, out)
     return 0

@@ -8,7 +8,8 @@ caller says so) an empty file are one :class:`~auditeval.vocab.errors.InputError
 Writing (:func:`atomic_write`, :func:`write_text`, :func:`write_bytes`): the text goes to a
 temporary file in the destination's own folder, flushed, then renamed over the destination
 (``os.replace``: atomic on POSIX within one file system), so a reader never sees half a file and
-a failed write leaves the old file (or none). A folder that does not exist, is not a folder or is
+a failed write leaves the old file (or none). A destination that exists and is not a regular
+file (``/dev/full``, ``/dev/null``, a FIFO) is written in place, never renamed over. A folder that does not exist, is not a folder or is
 read-only, and a full disk, are one :class:`~auditeval.vocab.errors.OutputError` ``path: reason``.
 """
 
@@ -25,7 +26,7 @@ from typing import IO
 from auditeval.io.lines import read_bytes
 from auditeval.vocab.errors import InputError, OutputError
 
-__all__ = ["atomic_write", "output_reason", "read_text", "write_bytes", "write_text"]
+__all__ = ["atomic_write", "check_output", "output_reason", "read_text", "save_figure", "write_bytes", "write_text"]
 
 
 def read_text(path: str | Path, allow_empty: bool = True) -> str:
@@ -70,6 +71,31 @@ def _check_destination(path: Path) -> None:
         raise OutputError(str(path), "is a directory, not a file")
 
 
+def check_output(path: str | Path) -> None:
+    """Fail early (before any work) when ``path`` cannot be written: its folder is missing or
+    not a folder, ``path`` is a directory, or the folder refuses a new file."""
+    dest = Path(path)
+    _check_destination(dest)
+    if _is_special(dest):
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent if str(dest.parent) else ".")
+    except OSError as exc:
+        raise OutputError(str(path), output_reason(exc)) from None
+    os.close(fd)
+    _remove(tmp)
+
+
+def save_figure(fig, path: str | Path, **kwargs) -> None:
+    """A matplotlib figure into ``path``, atomically: drawn into memory (``fig.savefig`` on a
+    BytesIO, the format from the suffix), then :func:`write_bytes`."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format=Path(path).suffix.lstrip(".").lower() or "png", **kwargs)
+    write_bytes(path, buf.getvalue())
+
+
 @contextlib.contextmanager
 def atomic_write(path: str | Path, mode: str = "w") -> Iterator[IO]:
     """A file object for ``path``; on a clean exit its content replaces ``path`` at once, on an
@@ -78,6 +104,14 @@ def atomic_write(path: str | Path, mode: str = "w") -> Iterator[IO]:
         raise ValueError(mode)
     dest = Path(path)
     _check_destination(dest)
+    if _is_special(dest):  # /dev/full, /dev/null, a FIFO: written in place, never renamed over
+        try:
+            with open(dest, mode, **({"encoding": "utf-8", "newline": ""} if mode == "w" else {})) as fh:
+                yield fh
+                fh.flush()
+        except OSError as exc:
+            raise OutputError(str(path), output_reason(exc)) from None
+        return
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent if str(dest.parent) else ".")
     except OSError as exc:
@@ -94,6 +128,18 @@ def atomic_write(path: str | Path, mode: str = "w") -> Iterator[IO]:
     except BaseException:
         _remove(tmp)
         raise
+
+
+def _is_special(path: Path) -> bool:
+    """An existing destination that is not a regular file (a device, a FIFO): replacing it
+    by a rename would destroy it."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def _umask() -> int:

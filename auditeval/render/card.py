@@ -2,9 +2,9 @@
 
 Every id (run names, topic ids, paths) and every variant string is escaped for its format:
 
-* Markdown (GitHub tables): ids with a backslash before the characters that make inline
-  markup or end a cell mid-line (backslash, backtick, ``* _ [ ] | ~``), ``<``/``>``/``&`` as
-  entities (so ``<script>`` stays text);
+* Markdown (GitHub tables): ids with a backslash before every character Markdown gives
+  meaning to (``\\ ` * _ { } [ ] ( ) # + - . ! | $ ~``), ``<``/``>``/``&`` as entities (so
+  ``<script>`` stays text; :func:`auditeval.render.tex.md_escape`);
   variant strings in code spans with ``|`` written ``\\|`` (GFM table rule) and backticks
   doubled around a code span that holds one.
 * LaTeX: ``\\ { } $ & # ^ _ % ~`` replaced by their text commands; variant strings in
@@ -21,19 +21,17 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from typing import TextIO
 
+from auditeval.render.tex import md_escape, tex_breakable
 from auditeval.verify.card import Card
 
+
 # ------------------------------------------------------------------------------ escaping
-_MD_PUNCT = re.compile(r"([\\`*_\[\]|~])")
-
-
 def md(text: str) -> str:
-    """Escape an id for Markdown (inline text, table cells included)."""
-    s = _MD_PUNCT.sub(r"\\\1", str(text))
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
+    """Escape an id for Markdown (inline text, table cells included): every character Markdown
+    gives meaning to (:func:`auditeval.render.tex.md_escape`)."""
+    return md_escape(text)
 
 
 def md_code(text: str) -> str:
@@ -48,7 +46,10 @@ _TEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&
 
 
 def tex(text: str) -> str:
-    return "".join(_TEX.get(ch, ch) for ch in str(text))
+    """An id for LaTeX: escaped, breakable after every ``|`` and separator and every 8
+    characters of a run without one (:func:`auditeval.render.tex.tex_breakable`), so it wraps
+    inside a ``p{}`` column (no overfull box)."""
+    return tex_breakable(text, 8)
 
 
 def tex_variant(text: str) -> str:

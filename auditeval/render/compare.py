@@ -195,11 +195,11 @@ def render_text(measures: list[dict], notes: list[str], out: TextIO, width: int 
     out.write("".join(x + "\n" for x in lines))
 
 
-_MD = re.compile(r"([\\`*_\[\]<>|~])")  # inline specials; no cell or item starts a line
-
-
 def md_escape(s: str) -> str:
-    return _MD.sub(r"\\\1", s)
+    """Every character Markdown gives meaning to, escaped (:func:`auditeval.render.tex.md_escape`)."""
+    from auditeval.render.tex import md_escape as escape
+
+    return escape(s)
 
 
 def render_markdown(measures: list[dict], notes: list[str], out: TextIO) -> None:

@@ -5,7 +5,10 @@ is the best of its column, a superscript listing the letters of the runs it is s
 better than (adjusted randomization-test p-value below ``1 - level``; with a baseline only
 pairs with the baseline are tested), and the percentile bootstrap interval in small type.
 The caption names the test, the correction, trials, seed and level; the variant string and
-engine of every measure follow the table. Every id is escaped for LaTeX. A mean over fewer
+engine of every measure follow the table, each variant string breakable after every ``|``.
+The table needs no package beyond the LaTeX kernel and ``array`` (texlive-latex-base):
+rules are ``\\hline``, not booktabs; the run column is a ragged ``p{}`` column in which a long
+id breaks (:func:`auditeval.render.tex.tex_breakable`). Every id is escaped for LaTeX. A mean over fewer
 topics than the run's own (the paired topics, :mod:`auditeval.results.subset`) has a dagger, and
 a line after the table gives its subset variant and the full-set mean ``eval`` prints.
 """
@@ -22,6 +25,11 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
 
 def tex_escape(s: str) -> str:
     return "".join(_LATEX.get(ch, ch) for ch in s)
+
+
+def _tt(s: str) -> str:
+    """A variant string or path in typewriter type, breakable after every ``|``."""
+    return r"\texttt{" + tex_escape(s).replace(r"\textbar{}", r"\textbar{}\allowbreak{}") + "}"
 
 
 def _letters(n: int) -> list[str]:
@@ -41,6 +49,8 @@ def better_than(m: dict, alpha: float) -> dict[str, set[str]]:
 
 
 def render_latex(measures: list[dict], notes: list[str], out: TextIO) -> None:
+    from auditeval.render.tex import tex_breakable
+
     runs = measures[0]["runs"]
     letter = dict(zip(runs, _letters(len(runs)), strict=True))
     b = measures[0]["bootstrap"]
@@ -73,21 +83,22 @@ def render_latex(measures: list[dict], notes: list[str], out: TextIO) -> None:
       f"significantly better than: {tex_escape(test)}, {family}, p-values adjusted by "
       f"{tex_escape(pr.get('correction', 'none'))}, $p < {alpha:.3g}$.}}\n")
     w("\\label{tab:auditeval-compare}\n")
-    w("\\begin{tabular}{cl" + "c" * len(measures) + "}\n\\toprule\n")
+    w("% needs \\usepackage{array} (texlive-latex-base); no booktabs\n")
+    w("\\begin{tabular}{c>{\\raggedright\\arraybackslash}p{3cm}" + "c" * len(measures) + "}\n\\hline\n")
     w("\\# & \\textbf{Run} & " + " & ".join(f"\\textbf{{{tex_escape(m['measure'])}}}" for m in measures)
-      + " \\\\\n\\midrule\n")
+      + " \\\\\n\\hline\n")
     for r in runs:
-        w(f"{letter[r]} & {tex_escape(r)} & " + " & ".join(c[r] for c in cols) + " \\\\\n")
-    w("\\bottomrule\n\\end{tabular}\n\\par\\smallskip\\footnotesize\n")
+        w(f"{letter[r]} & {tex_breakable(r, 14)} & " + " & ".join(c[r] for c in cols) + " \\\\\n")
+    w("\\hline\n\\end{tabular}\n\\par\\smallskip\\footnotesize\n")
     for m in measures:
-        w(f"{tex_escape(m['measure'])}: \\texttt{{{tex_escape(m['variant'])}}} "
+        w(f"{tex_escape(m['measure'])}: {_tt(m['variant'])} "
           f"({tex_escape(m['engine'])})\\par\n")
         for s in m["systems"]:
             if s.get("dropped"):
                 full = "-" if s.get("mean_full") is None else f"{s['mean_full']:.4f}"
                 w(f"$^\\dagger$ {tex_escape(s['run'])} {tex_escape(m['measure'])}: mean over {s['topics']} of its "
                   f"{s['topics_full']} topics (left out: {tex_escape(', '.join(s['dropped']))}), "
-                  f"\\texttt{{{tex_escape(s['variant'])}}}; over all {s['topics_full']}: {full}\\par\n")
+                  f"{_tt(s['variant'])}; over all {s['topics_full']}: {full}\\par\n")
     w("\\end{table}\n")
     for n in notes + [n for m in measures for n in m["notes"]]:
         w(f"% note: {n}\n".replace("\n", " ").rstrip() + "\n")

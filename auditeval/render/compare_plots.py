@@ -59,5 +59,7 @@ def plot(measures: list[dict], path: str | Path) -> None:
     variants = "\n".join(f"{m['measure']}: {m['variant']}" for m in measures)
     fig.text(0.01, 0.002, variants, fontsize=6, va="bottom", family="monospace")
     fig.tight_layout(rect=(0, 0.012 * len(measures) + 0.01, 1, 1))
-    fig.savefig(path, dpi=110)
+    from auditeval.io.files import save_figure
+
+    save_figure(fig, path, dpi=110)  # atomic; OutputError on a bad folder
     plt.close(fig)

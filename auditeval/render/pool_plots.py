@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from auditeval.io.files import save_figure
 from auditeval.vocab.errors import AuditEvalError
 
 FORMATS = (".png", ".svg")
@@ -65,7 +66,7 @@ def plot_stats(doc: dict, path: str | Path) -> None:
     bx.grid(axis="x", alpha=0.3)
     fig.text(0.01, 0.005, doc["pool"], fontsize=6, family="monospace")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path)
+    save_figure(fig, path)  # atomic; OutputError on a bad folder
     plt.close(fig)
 
 
@@ -88,5 +89,5 @@ def plot_growth(doc: dict, path: str | Path) -> None:
     bx.grid(alpha=0.3)
     fig.text(0.01, 0.005, f"{doc['pool']}\n{doc['variant']}", fontsize=6, family="monospace")
     fig.tight_layout(rect=(0, 0.06, 1, 1))
-    fig.savefig(path)
+    save_figure(fig, path)  # atomic; OutputError on a bad folder
     plt.close(fig)

@@ -72,7 +72,9 @@ def plot_reproduction(res: Reproduction, path: str | Path) -> None:
     for ax in flat[len(labels):]:
         ax.axis("off")
     fig.tight_layout()
-    fig.savefig(path)
+    from auditeval.io.files import save_figure
+
+    save_figure(fig, path)  # atomic; OutputError on a bad folder
     plt.close(fig)
 
 

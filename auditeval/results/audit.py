@@ -16,6 +16,14 @@ Every number is stored with its variant string and the engine that produced it. 
 * ``sensitivity`` / ``swaps``: every value of every axis the measures read;
 * ``ties``: the tie envelope (min / max / expected over orderings of tied documents);
 * ``diagnostics``: input facts per run; ``official``: the official-measure check.
+
+**Exit status** (:attr:`AuditReport.exit_status`; also ``verify`` and ``diff``, see
+:data:`EXIT_STATUSES`): 0 every reference value was compared and every difference is explained;
+1 a difference is not explained; 2 bad input (the one error line); 3 nothing was checked (every
+reference failed, timed out, refused the input or is missing: no reference value was compared);
+4 incomplete (what was compared agrees or is explained, but some reference failed, timed out or
+refused a value). The report's first line says which (:func:`headline` in
+:mod:`auditeval.render.audit.tables`), so a failed reference is never read as a clean audit.
 """
 
 from __future__ import annotations
@@ -24,6 +32,23 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 NATIVE_ENGINE_LABEL = "native"
+
+EXIT_OK, EXIT_UNEXPLAINED, EXIT_BAD_INPUT, EXIT_NOTHING_CHECKED, EXIT_INCOMPLETE = 0, 1, 2, 3, 4
+EXIT_STATUSES = {
+    EXIT_OK: "everything was checked and every difference is explained",
+    EXIT_UNEXPLAINED: "a difference is not explained",
+    EXIT_BAD_INPUT: "bad input (one 'auditeval: error:' line)",
+    EXIT_NOTHING_CHECKED: "nothing was checked (every reference failed, timed out or refused)",
+    EXIT_INCOMPLETE: "incomplete: what was checked agrees, but some reference failed, timed out or refused",
+}
+
+
+def exit_epilog(meaning: dict[int, str] | None = None) -> str:
+    """The exit statuses for a command's ``--help`` epilog (``meaning`` overrides the words)."""
+    words = {**EXIT_STATUSES, **(meaning or {})}
+    return "exit status: " + "; ".join(f"{k} {v}" for k, v in sorted(words.items()))
+
+FAILED_ENGINE = ("failed", "timeout")  # a reference that ran and gave nothing
 
 
 @dataclass
@@ -183,9 +208,33 @@ class AuditReport:
         ]
 
     @property
+    def checked(self) -> list[AgreementRow]:
+        """Agreement rows where a reference's number was compared with a native number."""
+        return [r for r in self.agreement if r.status in ("match", "explained")
+                and r.value is not None and r.native is not None]
+
+    @property
+    def unchecked(self) -> list[AgreementRow]:
+        """Agreement rows a reference should have given but did not: it failed, timed out, or
+        it refused the input (also when the native engine refused it alike)."""
+        return [r for r in self.agreement if r.status in FAILED_ENGINE
+                or (r.status in ("match", "explained") and (r.value is None or r.native is None))]
+
+    @property
+    def failed_engines(self) -> list[EngineInfo]:
+        return [e for e in self.engines if e.name != NATIVE_ENGINE_LABEL and e.status in FAILED_ENGINE]
+
+    @property
     def exit_status(self) -> int:
-        """0 when every disagreement is explained, 1 when one is not."""
-        return 1 if self.unexplained else 0
+        """1 when a disagreement is not explained; else 3 when no reference value was compared;
+        else 4 when a reference failed, timed out or refused a value; else 0."""
+        if self.unexplained:
+            return EXIT_UNEXPLAINED
+        if not self.checked:
+            return EXIT_NOTHING_CHECKED
+        if self.unchecked or self.failed_engines:
+            return EXIT_INCOMPLETE
+        return EXIT_OK
 
     # ------------------------------------------------------------------ views
     def to_dict(self) -> dict[str, Any]:

@@ -201,10 +201,9 @@ def read_table(path: str) -> list[tuple[str, str, str, int]]:
     """A results table ``run,measure,value`` (CSV or TSV, optional header): (run, measure, value, line)."""
     import csv
 
-    try:
-        text = open(path, encoding="utf-8").read()
-    except FileNotFoundError:
-        raise InputError(path, None, "no such file") from None
+    from auditeval.io.files import read_text
+
+    text = read_text(path, allow_empty=False)  # missing, directory, binary, not UTF-8, empty: InputError
     delim = "\t" if "\t" in text.splitlines()[0] else ","
     out = []
     for i, row in enumerate(csv.reader(text.splitlines(), delimiter=delim), 1):

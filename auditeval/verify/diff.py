@@ -8,6 +8,10 @@ numbers are equal when ``|a - b| <= 0.5 * 10^-d`` (so ``0.1234`` equals ``0.1234
 cases included). Two full-precision numbers (JSON) are equal within ``1e-12`` relative
 (auditeval's per-topic parity standard). Strings (``relstring``) compare exactly.
 
+**Exit status** (:meth:`DiffResult.verdict`, the first line of the output): 0 every value both
+sides print agrees; 1 some value differs; 2 bad input; 3 nothing was compared (the files print
+no value in common).
+
 A topic one side prints and the other does not is a difference when both print that measure
 per topic (trec_eval 10 ``-c -q`` prints missing topics, 9.0.8 does not); when one side
 prints only the aggregate, only the aggregates are compared (a note says so); when one side
@@ -140,6 +144,19 @@ class DiffResult:
     def differing_measures(self) -> list[str]:
         return list(dict.fromkeys(d.measure for d in self.differences))
 
+    def verdict(self) -> tuple[int, str]:
+        """(exit status, first line): 1 some value differs; 3 nothing was compared (the files
+        print no value in common: a diff of unrelated files never reads as agreement); 0 else
+        (:data:`auditeval.results.audit.EXIT_STATUSES`)."""
+        if self.differences:
+            return 1, (f"DIFFERENT: {len(self.differences)} of {self.compared} value(s) differ, in "
+                       f"{len(self.differing_measures)} measure(s) (exit 1)")
+        if self.compared == 0:
+            only = f" ({len(self.only_a)} measure(s) only in A, {len(self.only_b)} only in B)" \
+                if self.only_a or self.only_b else ""
+            return 3, f"NOTHING COMPARED: the two files print no value in common{only} (exit 3)"
+        return 0, f"equal: all {self.compared} value(s) both files print agree at printed precision (exit 0)"
+
     def to_frame(self):
         """Tidy pandas DataFrame: one row per differing value (run, measure, topic, kind,
         value and printed text on each side, the axes that explain the measure)."""
@@ -227,7 +244,7 @@ def diff_outputs(a: ToolOutput, b: ToolOutput) -> DiffResult:
             res.differences.append(Difference(run_a if run_a is not None else run_b, key[0], key[1], x, y))
     if res.only_a or res.only_b:
         res.notes.append(f"measures printed by one side only: {len(res.only_a)} in {a.path}, "
-                         f"{len(res.only_b)} in {b.path} (listed, not compared; they do not change the exit status)")
+                         f"{len(res.only_b)} in {b.path} (listed, not compared; they are no difference, though with no value in common nothing is compared: exit 3)")
     return res
 
 

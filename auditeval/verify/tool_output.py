@@ -249,12 +249,9 @@ def detect(path: str, text: str) -> str:
 def read_output(path: str | Path, fmt: str | None = None) -> ToolOutput:
     """Read one tool's output file (``fmt`` forces a format; default: detected)."""
     name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(name, None, "no such file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(name, None, f"not UTF-8 text ({exc.reason})") from None
+    from auditeval.io.files import read_text
+
+    text = read_text(path, allow_empty=False)  # the checked opener: one InputError per bad file
     if fmt is not None and fmt not in FORMATS:
         raise InputError(name, None, f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
     fmt = fmt or detect(name, text)

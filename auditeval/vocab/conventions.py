@@ -390,10 +390,29 @@ def load_profile(name_or_path: str | Path) -> Profile:
     return _load_profile_file(path)
 
 
+def _profile_text(path: Path) -> str:
+    """The text of a profile file, checked as :func:`auditeval.io.files.read_text` checks (this
+    layer sits below ``io``): a directory, an unreadable file or bytes that are not UTF-8 are one
+    :class:`~auditeval.vocab.errors.InputError` naming the path (and the line of the first bad byte)."""
+    from auditeval.vocab.errors import InputError
+
+    try:
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise InputError(str(path), None, "is a directory, not a file") from None
+    except OSError as exc:
+        raise InputError(str(path), None, f"cannot read ({exc.strerror or exc})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError(str(path), line, f"undecodable bytes (not UTF-8): {raw[exc.start:exc.end]!r}") from None
+
+
 @cache
 def _load_profile_file(path: Path) -> Profile:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(_profile_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise ConventionError(f"{path}: not valid TOML ({exc})") from None
     axes = data.get("axes")

@@ -75,9 +75,10 @@ def render(rep: AuditReport) -> str:
     secs, _ = sections(rep, legend=False)
     ok = rep.exit_status == 0
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             f"<title>auditeval audit: {esc(rep.profile)}</title><style>{CSS}</style></head><body>",
-             f"<h1>auditeval audit · profile {esc(rep.profile)}</h1>",
+             f"<title>{esc(verdict(rep))} · auditeval audit: {esc(rep.profile)}</title><style>{CSS}</style></head>"
+             "<body>",
              f'<p class="verdict {"ok" if ok else "no"}" id="verdict">{esc(verdict(rep))}</p>',
+             f"<h1>auditeval audit · profile {esc(rep.profile)}</h1>",
              f"<p>qrels <code>{esc(rep.qrels)}</code>; runs: {esc(', '.join(rep.runs))}; native engine: "
              f"{esc(rep.native_engine)}; {rep.seconds:.1f} s</p>"]
     plot = delta_plot(rep)

@@ -1,29 +1,24 @@
 """Markdown rendering of the audit: one pipe table per section, full variant strings.
 
-Cells are escaped: ``|`` and the characters Markdown gives meaning to (``\\ ` * _ [ ] < >
-#``) get a backslash or an entity, newlines become spaces, so an id cannot break a table
-or inject markup.
+Cells are escaped: every character Markdown gives meaning to (``\\ ` * _ { } [ ] ( ) # + - . !
+| $ ~``) gets a backslash, ``< > &`` become entities, newlines spaces, so an id cannot break a
+table or inject markup (:func:`auditeval.render.tex.md_escape`). The first line is the verdict.
 """
 
 from __future__ import annotations
 
-import re
-
 from auditeval.render.audit.tables import sections, verdict
+from auditeval.render.tex import md_escape
 from auditeval.results.audit import AuditReport
-
-_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
 
 
 def escape(text: str) -> str:
-    text = str(text).replace("\r", " ").replace("\n", " ")
-    text = _SPECIAL.sub(r"\\\1", text)
-    return text.replace("<", "&lt;").replace(">", "&gt;")
+    return md_escape(text)
 
 
 def render(rep: AuditReport) -> str:
     secs, _ = sections(rep, legend=False)
-    lines = [f"# auditeval audit: {escape(rep.profile)}", "", f"**{escape(verdict(rep))}**", "",
+    lines = [f"**{escape(verdict(rep))}**", "", f"# auditeval audit: {escape(rep.profile)}", "",
              f"qrels `{escape(rep.qrels)}`; runs: {', '.join(escape(r) for r in rep.runs)}; "
              f"native engine: {escape(rep.native_engine)}", ""]
     for s in secs:

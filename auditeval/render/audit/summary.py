@@ -42,9 +42,10 @@ SHA_SHOWN = 12  # hex digits of an input's SHA-256 in the header (the full hash:
 
 # ----------------------------------------------------------------------------- header
 def header(rep: AuditReport, width: int) -> list[Line]:
-    out = para(f"auditeval audit · chosen profile {rep.profile} · {plural(len(rep.runs), 'run')} · "
+    # the verdict first: a failed, timed-out or refusing reference is never read as a clean audit
+    out = para(verdict(rep), width, status="MISMATCH" if rep.exit_status else "ok")
+    out += para(f"auditeval audit · chosen profile {rep.profile} · {plural(len(rep.runs), 'run')} · "
                 f"{plural(len(rep.measures), 'measure')} · {rep.seconds:.1f} s", width, status="title")
-    out += para(verdict(rep), width, status="MISMATCH" if rep.exit_status else "ok")
     q = rep.diagnostics.get("qrels", {})
     facts = {"qrels": f"{q.get('judgments', '?')} judgments"}
     for name in rep.runs:

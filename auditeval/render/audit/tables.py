@@ -219,11 +219,32 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
     return out, V
 
 
+def _failures(rep: AuditReport) -> str:
+    """What was not checked: each failed or timed-out reference, and the values refused."""
+    parts = [f"{e.name} {'timed out' if e.status == 'timeout' else 'failed'}" for e in rep.failed_engines]
+    failed = {e.name for e in rep.failed_engines}
+    refused = [r for r in rep.unchecked if r.engine not in failed]
+    if refused:
+        parts.append(f"{len(refused)} value(s) refused ({', '.join(dict.fromkeys(r.engine for r in refused))})")
+    if not parts:
+        parts.append("no reference computed any requested measure")
+    return "; ".join(parts)
+
+
 def verdict(rep: AuditReport) -> str:
+    """The report's first line: never reassuring when a reference failed, timed out or refused
+    (the exit statuses: :mod:`auditeval.results.audit`)."""
+    status = rep.exit_status
     bad = rep.unexplained
+    n = len(rep.checked)
     if bad:
-        return f"UNEXPLAINED: {len(bad)} disagreement(s) not explained by any convention (exit 1)"
-    n = sum(1 for r in rep.agreement if r.status in ("match", "explained"))
+        more = f"; also {_failures(rep)}" if rep.unchecked or rep.failed_engines else ""
+        return f"UNEXPLAINED: {len(bad)} disagreement(s) not explained by any convention{more} (exit {status})"
+    if status == 3:
+        return f"NOTHING CHECKED: no reference value was compared: {_failures(rep)} (exit {status})"
+    if status == 4:
+        return (f"INCOMPLETE: {n} reference value(s) reproduced, but {_failures(rep)}; "
+                f"{len(rep.unchecked)} value(s) not checked (exit {status})")
     return f"every difference explained: {n} reference value(s) reproduced, {len(rep.attributions)} attribution(s) (exit 0)"
 
 
