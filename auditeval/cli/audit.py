@@ -118,6 +118,8 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     to_terminal = args.output is None and bool(getattr(out, "isatty", lambda: False)())
     view = "full" if args.detail else (args.view or "summary")
     width = args.width or detect_width(out if args.output is None else None)
+    from auditeval.render.terminal import write_trusted
+
     text = render(rep, args.format, color=to_terminal and args.format == "text", width=width, view=view)
     if args.output:
         from auditeval.io.files import write_text
@@ -125,7 +127,10 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_text(args.output, text)  # atomic; OutputError (one line, exit 2) on a bad folder
         err.write(f"auditeval: wrote {args.output} ({args.format}); exit status {rep.exit_status}\n")
     else:
-        out.write(text)
+        if args.format == "text":  # rich escaped the data's control characters and kept its colours
+            write_trusted(out, text)
+        else:
+            out.write(text)
     for row in rep.unexplained:
         err.write(f"auditeval: UNEXPLAINED: {row.run} {row.measure} {row.engine}: {row.detail}\n")
     return rep.exit_status

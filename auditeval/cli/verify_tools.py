@@ -23,8 +23,9 @@ def console(out: TextIO) -> Console:
     """A rich console for ``out``: the terminal's width, else ``$COLUMNS``, else 100
     (:func:`~auditeval.render.eval_text.detect_width`)."""
     from auditeval.render.eval_text import detect_width
+    from auditeval.render.terminal import console as safe_console
 
-    return Console(file=out, width=detect_width(out), soft_wrap=False, highlight=False)
+    return safe_console(file=out, width=detect_width(out), soft_wrap=False, highlight=False)
 
 
 MIN_VARIANT = 30  # narrowest column of variant strings kept in a table (else they go under it)

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import io
 
-from rich.console import Console
 from rich.text import Text
 
 from auditeval.render.audit.summary import Line, header, summary
 from auditeval.render.audit.tables import BAD, WARN, Section, sections
+from auditeval.render.terminal import console as safe_console
 from auditeval.render.textgrid import grid, wrap, wrap_variant
 from auditeval.results.audit import AuditReport
 
@@ -73,7 +73,7 @@ def render(rep: AuditReport, width: int = 100, color: bool = False, view: str = 
         raise ValueError(f"unknown view {view!r}; choose one of {', '.join(VIEWS)}")
     lines = summary(rep, width) if view == "summary" else full(rep, width)
     buf = io.StringIO()
-    console = Console(file=buf, width=max(width, 400), force_terminal=color,
+    console = safe_console(file=buf, width=max(width, 400), force_terminal=color,
                       color_system="standard" if color else None, no_color=not color, highlight=False, emoji=False)
     for line in lines:
         console.print(Text(line.text, style=STYLE.get(line.status, "")), soft_wrap=True)
