@@ -31,6 +31,17 @@ CUTOFF_PARAMS = ("cutoff", "recall")  # ir_measures' AT_PARAM names
 # that selects it); read both ways (normalize, and the ir_measures adapter's spellings)
 IR_MEASURES_SPELLING = {"SetRelP": ("SetP", ("relative", True))}
 
+# ranx 0.3 metric names (ranx/metrics/__init__.py metric_switch): ranx name -> (auditeval name, the
+# gain axis value it implies, or None). Read by the ranx adapter (auditeval -> ranx) and by
+# unknown_hint (a ranx name given where auditeval's is expected). ranx's ``-lN`` suffix is the rel axis.
+RANX_NAMES: dict[str, tuple[str, str | None]] = {
+    "map": ("AP", None), "precision": ("P", None), "recall": ("R", None), "mrr": ("RR", None),
+    "bpref": ("Bpref", None), "r-precision": ("Rprec", None), "hit_rate": ("Success", None),
+    "ndcg": ("nDCG", "linear"), "ndcg_burges": ("nDCG", "exp2"),
+    "dcg": ("DCG", "linear"), "dcg_burges": ("DCG", "exp2"), "hits": ("Hits", None),
+}
+_DCG_PARAM = {"linear": "", "exp2": "(dcg='exp-log2')"}  # the gain as ir_measures' nDCG(dcg=) spells it
+
 # ir_measures measures auditeval does not compute, and why (ir_measures 0.4.3 measures/)
 NOT_COMPUTED = {
     **dict.fromkeys(
@@ -143,6 +154,10 @@ def unknown_hint(m: Measure, known: Collection[str], trec_aliases: Mapping[str, 
     if m.name in NOT_COMPUTED:
         return f"{m.name} is an ir_measures measure auditeval does not compute: {NOT_COMPUTED[m.name]}"
     rest = str(Measure("X", m.params, m.cutoff))[1:]
+    if m.name in RANX_NAMES and not m.params and m.name not in known:
+        ours, gain = RANX_NAMES[m.name]
+        at = "" if m.cutoff is None else f"@{m.cutoff}"
+        return f"{m.name!r} is ranx's name for {ours}: did you mean {ours + _DCG_PARAM.get(gain or '', '') + at!r}?"
     for cand in known:
         if cand.lower() == m.name.lower():
             return f"did you mean {cand + rest!r}?"
