@@ -137,3 +137,82 @@ def test_counts_against_ir_measures(robust):
     assert all(want[("NumRet(rel=1)@10", t)] == want[("NumRet(rel=1)", t)] for t in topics)
     assert any(got[("NumRet(rel=1)@10", t)] < got[("NumRet(rel=1)", t)] for t in topics)
     assert all(got[("NumRet(rel=1)@10", t)] <= 10 for t in topics)
+
+
+# ----------------------------------------------------------------------------- one parser (item 3)
+LONG = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cut-offs (measures.c)
+
+
+def test_family_defaults_are_the_drop_ins():
+    from auditeval.trec_eval.catalog import TABLE
+    from auditeval.vocab.names import TREC_FAMILY_DEFAULTS
+
+    cut_families = {s.name: tuple(s.default) for s in TABLE if s.params in ("long_cut", "double_cut")}
+    assert TREC_FAMILY_DEFAULTS == cut_families
+    assert cut_families["P"] == LONG and cut_families["success"] == (1, 5, 10)
+
+
+def test_parse_measures_expands_like_minus_m():
+    from auditeval.vocab.names import parse_measures, split_measures
+
+    got = parse_measures(["ndcg_cut.1,4", "P", "AP nDCG@10", parse_measure("RR")])
+    labels = [label for label, _ in got]
+    assert labels == ["ndcg_cut.1", "ndcg_cut.4", *(f"P.{k}" for k in LONG), "AP", "nDCG@10", "RR"]
+    assert [str(m) for _, m in got][:3] == ["nDCG@1", "nDCG@4", "P@5"]
+    assert split_measures("iprec_at_recall")[:2] == ["iprec_at_recall.0.00", "iprec_at_recall.0.10"]
+    assert parse_measure(split_measures("iprec_at_recall")[1]) == parse_measure("IPrec@0.1")
+    assert parse_measures("P P.10") == parse_measures("P")  # a label asked twice is kept once
+    # a family without a drop-in default is still refused with the hint
+    with pytest.raises(ae.MeasureSyntaxError, match="family of cut-off measures"):
+        parse_measures(["judged"])
+
+
+def test_evaluate_cli_and_trec_eval_binary_agree(robust, trec_eval_bins, tmp_path):
+    import gzip
+    import io
+    import subprocess
+
+    from auditeval.cli.main import main
+
+    qrels_path, run_path = robust
+    plain = tmp_path / "run.txt"
+    plain.write_bytes(gzip.decompress(run_path.read_bytes()))
+    res = ae.evaluate(qrels_path, plain, ["ndcg_cut.1,4", "P"], profile="trec_eval-9.0.8", per_topic=False)
+    api = {v.measure: (str(v.variant), v.value) for v in res.values}
+    out = io.StringIO()
+    assert main(["eval", "-m", "ndcg_cut.1,4", "-m", "P", "--format", "tsv", str(qrels_path), str(plain)],
+                out, io.StringIO()) == 0
+    rows = [line.split("\t") for line in out.getvalue().splitlines()[1:]]
+    cli = {r[1]: (r[4], float(r[3])) for r in rows if len(r) >= 5 and r[2] == "all"}  # (then the notes)
+    assert list(cli) == list(api) == ["ndcg_cut.1", "ndcg_cut.4", *(f"P.{k}" for k in LONG)]
+    assert all(cli[k][0] == api[k][0] and cli[k][1] == pytest.approx(api[k][1], abs=1e-15) for k in api)
+    printed = subprocess.run([str(trec_eval_bins["9.0.8"]), "-m", "ndcg_cut.1,4", "-m", "P", str(qrels_path), str(plain)],
+                             capture_output=True, text=True, check=True).stdout
+    binary = {}
+    for line in printed.splitlines():
+        name, topic, value = line.split()
+        assert topic == "all"
+        binary[str(parse_measure(name))] = float(value)
+    # the same measures (trec_eval prints them in its table's order: P before ndcg_cut)
+    assert sorted(binary) == sorted(str(parse_measure(k)) for k in api) and len(binary) == 11
+    for label, (_, value) in api.items():
+        assert abs(value - binary[str(parse_measure(label))]) <= 5e-5, label  # printed with 4 decimals
+    # sweep reads the list the same way
+    sw = ae.sweep(qrels_path, plain, ["ndcg_cut.1,4", "P"], profile="trec_eval-9.0.8", vary={"ties": ["docno-desc"]})
+    assert list(sw.blocks) == list(api)
+    for label, (variant, value) in api.items():
+        b = sw.blocks[label]
+        assert b.variants == [variant] and b.aggregates[0, 0] == pytest.approx(value, abs=1e-15), label
+
+
+def test_audit_reads_the_list_the_same_way():
+    from pathlib import Path
+
+    from auditeval.auditing import audit
+
+    ex = Path(__file__).resolve().parents[1] / "examples"
+    rep = audit(str(ex / "qrels.txt"), str(ex / "bm25.txt"), measures=["ndcg_cut.1,4", "P"], against="pytrec_eval",
+                progress=False)
+    want = ["ndcg_cut.1", "ndcg_cut.4", *(f"P.{k}" for k in LONG)]
+    assert rep.measures == want
+    assert sorted({r.measure for r in rep.agreement if r.status == "match"}) == sorted(want)  # pytrec_eval agrees
