@@ -52,7 +52,10 @@ def evaluate(
     calls on the same qrels and (single) run (``engine.evaluate.staged_for``).
 
     ``qrels``/``runs`` accept paths, :class:`Qrels`/:class:`Run`, DataFrames and
-    dict-of-dicts (see :mod:`auditeval.io`). ``settings`` are ``AXIS=VALUE`` overrides.
+    dict-of-dicts (see :mod:`auditeval.io`; a run topic mapped to ``{}`` is an empty ranking).
+    ``measures``: names as ``-m`` takes them, read by :func:`auditeval.vocab.names.parse_measures`
+    (``"nDCG@10"``, ``"ndcg_cut.1,4"``, a bare trec_eval family ``"P"`` = P@5 ... P@1000 as the
+    trec_eval drop-in reads it), or :class:`Measure` objects. ``settings`` are ``AXIS=VALUE`` overrides.
     Returns every per-topic value (when ``per_topic``) and the aggregate (topic ``"all"``),
     each with its variant string and engine. Each measure is computed under
     ``resolve(profile, settings, measure)``: a profile with a ``[route]`` table (ir_measures-0.4)
