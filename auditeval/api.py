@@ -18,8 +18,9 @@ from auditeval.results.values import ResultSet, Value
 from auditeval.vocab.conventions import DEFAULT_PROFILE, Convention, load_profile, resolve
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Run
+from auditeval.vocab.names import parse_measures
 from auditeval.vocab.specs import SPECS
-from auditeval.vocab.variant import fold, parse_measure
+from auditeval.vocab.variant import fold
 
 
 def read_runs(runs: Any) -> list[tuple[Run, str | None]]:
@@ -51,7 +52,10 @@ def evaluate(
     calls on the same qrels and (single) run (``engine.evaluate.staged_for``).
 
     ``qrels``/``runs`` accept paths, :class:`Qrels`/:class:`Run`, DataFrames and
-    dict-of-dicts (see :mod:`auditeval.io`). ``settings`` are ``AXIS=VALUE`` overrides.
+    dict-of-dicts (see :mod:`auditeval.io`; a run topic mapped to ``{}`` is an empty ranking).
+    ``measures``: names as ``-m`` takes them, read by :func:`auditeval.vocab.names.parse_measures`
+    (``"nDCG@10"``, ``"ndcg_cut.1,4"``, a bare trec_eval family ``"P"`` = P@5 ... P@1000 as the
+    trec_eval drop-in reads it), or :class:`Measure` objects. ``settings`` are ``AXIS=VALUE`` overrides.
     Returns every per-topic value (when ``per_topic``) and the aggregate (topic ``"all"``),
     each with its variant string and engine. Each measure is computed under
     ``resolve(profile, settings, measure)``: a profile with a ``[route]`` table (ir_measures-0.4)
@@ -61,8 +65,7 @@ def evaluate(
     q = qrels_from(qrels)
     conv = resolve(profile, settings)
     profile_name = profile_label(profile, settings)
-    parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
-    labels = [str(m) if isinstance(m, Measure) else str(m) for m in measures]
+    labels, parsed = _measures(measures)
     convs = [resolve(profile, settings, m) for m in parsed]  # per measure: the profile's [route]
     result = ResultSet(profile=profile_name, convention=conv)
     result.notes.extend(q.notes)
@@ -98,6 +101,13 @@ def evaluate(
     return result
 
 
+def _measures(measures: Iterable[str | Measure] | str) -> tuple[list[str], list[Measure]]:
+    """Labels and parsed measures, read as every ``-m`` reads them
+    (:func:`auditeval.vocab.names.parse_measures`: ``"ndcg_cut.1,4"``, ``"P"``, ``"AP nDCG@10"``)."""
+    pairs = parse_measures(measures)
+    return [label for label, _ in pairs], [m for _, m in pairs]
+
+
 def _typed(x, fmt: str) -> float | int | str:
     if fmt == "str":
         return str(x)
@@ -125,11 +135,9 @@ def sweep(
     read = read_runs(runs)
     base = resolve(profile, settings)
     name = profile_label(profile, settings)
-    measure_list = list(measures)
-    parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measure_list]
+    labels, parsed = _measures(measures)
     values = vary_values(vary, q)
     bases = [resolve(profile, settings, m) for m in parsed]  # per measure: the profile's [route]
-    res = run_sweep(q, [r for r, _ in read], parsed, [str(m) for m in measure_list], base, values, name, progress,
-                    bases=bases)
+    res = run_sweep(q, [r for r, _ in read], parsed, labels, base, values, name, progress, bases=bases)
     res.notes[:0] = [n for _, n in read if n]
     return res

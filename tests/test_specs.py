@@ -62,8 +62,11 @@ def test_measures_name_prints_formula_and_source():
     assert "m_map.c, m_map_cut.c" in text and "map, map_cut.K" in text and "/ R" in text
     assert max(len(line) for line in text.splitlines()) <= 100
     out = io.StringIO()
-    main(["measures", "NumRet"], out, io.StringIO())
+    main(["measures", "SetP"], out, io.StringIO())
     assert "ties (under a finite depth" in out.getvalue()
+    out = io.StringIO()
+    main(["measures", "NumRet"], out, io.StringIO())  # NumRet@k: the order also picks the top k
+    assert "ties (with a cut-off @k or under a finite depth" in out.getvalue()
     err = io.StringIO()
     assert main(["measures", "nope"], io.StringIO(), err) == 2 and "unknown measure 'nope'" in err.getvalue()
 

@@ -74,8 +74,10 @@ COST = {"pytrec_eval": (0.5, 1.0), "msmarco": (0.5, 1.0), "judged": (0.5, 1.0), 
         "ranx": (21.0, 1.0), "trectools": (6.1, 1.0), "cwl_eval": (38.0, 1.0), "compat": (1.0, 1.0),
         "accuracy": (1.0, 1.0)}
 
-# measures a provider computes only without a cut-off (RR@k is the msmarco provider's)
-NO_CUTOFF = {"pytrec_eval": frozenset({"RR", "Bpref", "Rprec", "infAP"}), "ranx": frozenset({"RR", "Rprec"}),
+# measures a provider computes only without a cut-off (RR@k is the msmarco provider's). ir_measures
+# 0.4.3 parses NumRet(rel=1)@10 but its pytrec_eval provider ignores the @10 (num_rel_ret of the
+# whole ranking), so NumRet@k / NumRelRet@k are never sent.
+NO_CUTOFF = {"pytrec_eval": frozenset({"RR", "Bpref", "Rprec", "infAP", "NumRet", "NumRelRet"}), "ranx": frozenset({"RR", "Rprec"}),
              "cwl_eval": frozenset({"RR", "AP"}), "trectools": frozenset({"RR", "Bpref", "Rprec"})}
 
 

@@ -1,10 +1,13 @@
 """ranx (optional extra): ``Qrels.from_file`` / ``Run.from_file`` (TREC), ``evaluate``.
 
 ``make_comparable=True`` (every qrels topic, missing ones 0), per-topic values from
-``run.scores`` after ``evaluate``. Metric names: ``map``, ``ndcg`` / ``ndcg_burges`` (gain
-exp2), ``precision``, ``recall``, ``mrr``, ``bpref``, ``r-precision``, ``hit_rate``; ``@k``
-cut-off and ``-lN`` relevance level suffixes. Numba compiles every metric on first use
-(about 30 s, cached afterwards).
+``run.scores`` after ``evaluate``. Metric names (:data:`auditeval.vocab.names.RANX_NAMES`):
+``map``, ``ndcg`` / ``ndcg_burges`` (gain exp2), ``dcg`` / ``dcg_burges`` (unnormalised DCG),
+``precision``, ``recall``, ``mrr``, ``bpref``, ``r-precision``, ``hit_rate``, ``hits`` (our
+Hits: ranx averages it; NumRelRet, which sums, is not sent); ``@k`` cut-off and ``-lN``
+relevance level suffixes, the latter only for measures reading ``rel`` (ranx's ``-lN`` on
+``ndcg``/``dcg`` would zero the gains of grades below N, which auditeval's gain never does).
+Numba compiles every metric on first use (about 30 s, cached afterwards).
 """
 
 from __future__ import annotations
@@ -14,9 +17,12 @@ import importlib.metadata as md
 from auditeval.adapters.base import ANY, Adapter, native, run_rewrite_axes
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.measure import Measure
+from auditeval.vocab.names import RANX_NAMES
+from auditeval.vocab.specs import SPECS
 
-_NAMES = {"AP": "map", "P": "precision", "R": "recall", "RR": "mrr", "Bpref": "bpref", "Rprec": "r-precision",
-          "Success": "hit_rate"}
+# auditeval (name, gain or None) -> ranx metric name, from names.RANX_NAMES
+_NAMES = {(ours, gain): theirs for theirs, (ours, gain) in RANX_NAMES.items()}
+_GAINED = frozenset(ours for ours, gain in RANX_NAMES.values() if gain is not None)
 _NEED_CUT = frozenset({"P", "Success"})
 
 
@@ -43,19 +49,15 @@ class Ranx(Adapter):
     def tool_measure(self, m: Measure, conv: Convention) -> str | None:
         if m.params:
             return None
-        if m.name == "nDCG":
-            base = "ndcg" if conv.gain == "linear" else "ndcg_burges"
-        elif m.name in _NAMES:
-            base = _NAMES[m.name]
-        else:
+        base = _NAMES.get((m.name, conv.gain if m.name in _GAINED else None))
+        if base is None:
             return None
         if m.name in _NEED_CUT and m.cutoff is None:
             return None
         if m.cutoff is not None and not isinstance(m.cutoff, int):
             return None
         s = base + (f"@{m.cutoff}" if m.cutoff is not None else "")
-        return s + (f"-l{conv.rel}" if conv.rel != 1 else "")
-
+        return s + (f"-l{conv.rel}" if conv.rel != 1 and "rel" in SPECS[m.name].axes else "")
 
 
 ADAPTERS = {"ranx": Ranx()}

@@ -55,8 +55,9 @@ from auditeval.vocab.conventions import (
 )
 from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.measure import Measure
+from auditeval.vocab.names import parse_measures
 from auditeval.vocab.specs import AUDIT_MEASURES, SPECS
-from auditeval.vocab.variant import Variant, parse_measure
+from auditeval.vocab.variant import Variant
 
 DEFAULT_MEASURES = list(AUDIT_MEASURES)  # the audit's list, under its public name (auditeval.auditing)
 TIE_TOPICS_SHOWN = 20  # per run and measure, widest envelopes first
@@ -85,8 +86,8 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     """
     t0 = time.perf_counter()
     run_in = list(runs) if isinstance(runs, list | tuple) else [runs]
-    labels = [str(m) for m in (measures or DEFAULT_MEASURES)]
-    parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in (measures or DEFAULT_MEASURES)]
+    pairs = parse_measures(measures or DEFAULT_MEASURES)  # as every -m reads them ("P", "ndcg_cut.1,4")
+    labels, parsed = [label for label, _ in pairs], [m for _, m in pairs]
     base = resolve(profile if profile is not None else DEFAULT_PROFILE)
     base_name = _profile_name(profile)
     against_list = against.split(",") if isinstance(against, str) else against

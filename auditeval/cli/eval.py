@@ -69,16 +69,13 @@ def eval_parser(p: argparse.ArgumentParser) -> None:
 
 
 def measure_list(args_measures: list[str] | None) -> list[str]:
-    """The measures asked for, several per argument allowed
-    (:func:`auditeval.vocab.names.split_measures`)."""
-    from auditeval.vocab.names import split_measures
+    """The measures asked for, several per argument allowed, read as ``evaluate`` reads them
+    (:func:`auditeval.vocab.names.parse_measures`: ``ndcg_cut.1,4``, a bare ``P``)."""
+    from auditeval.vocab.names import parse_measures
 
     if not args_measures:
         return list(DEFAULT_MEASURES)
-    out: list[str] = []
-    for a in args_measures:
-        out.extend(split_measures(a))
-    return list(dict.fromkeys(out))
+    return [label for label, _ in parse_measures(args_measures)]
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -82,7 +82,9 @@ def join(qrels: Qrels, run: Run) -> Join:
     qt = qrels.table
     q_topic = combined(qt.column("topic"))
     ri = run_index_of(run)
-    all_topics = sorted(set(pc.unique(q_topic).to_pylist()) | set(ri.topics), key=lambda s: s.encode("utf-8"))
+    # run topics: those with rows, and the run's empty topics (zero rows: an empty ranking)
+    run_topics = [*ri.topics, *run.empty_topics]
+    all_topics = sorted(set(pc.unique(q_topic).to_pylist()) | set(run_topics), key=lambda s: s.encode("utf-8"))
     code_of = {t: i for i, t in enumerate(all_topics)}
     topic_values = pa.array(all_topics, pa.string())
     q_tcode = codes_in(q_topic, topic_values)
@@ -98,7 +100,7 @@ def join(qrels: Qrels, run: Run) -> Join:
         if span * len(all_topics) >= 2**62 or int(q_ints.max()) - int(q_ints.min()) > 50_000_000:
             q_ints = None
     in_run = np.zeros(len(all_topics), bool)
-    in_run[[code_of[t] for t in ri.topics]] = True
+    in_run[[code_of[t] for t in run_topics]] = True
     in_qrels = np.zeros(len(all_topics), bool)
     in_qrels[np.unique(q_tcode)] = True
     return Join(

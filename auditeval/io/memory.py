@@ -1,5 +1,15 @@
 """Qrels and runs from Python objects: a path, a :class:`Qrels`/:class:`Run`, a pandas
-DataFrame, a dict of dicts (pytrec_eval's form) or an ``irds:`` ir_datasets id."""
+DataFrame, a dict of dicts (pytrec_eval's and ranx's form), a ranx ``Qrels``/``Run`` or an
+``irds:`` ir_datasets id.
+
+A run topic given as an empty mapping (``{"q2": {}}``, or a ranx ``Run`` topic without
+documents) is a topic the system answered with nothing: it is evaluated as an empty ranking
+under every profile (pytrec_eval's reading: it counts in ``num_q``, P, AP, nDCG ... are 0,
+``num_rel`` counts its judgments), kept as :attr:`Run.empty_topics` with a note. Files cannot
+express this: a topic with no line does not exist in a TREC run file, and trec_eval (9.0.8
+averages over the other topics; 10.0 refuses the run, or scores it under ``-c``) sees it as a
+topic missing from the run.
+"""
 
 from __future__ import annotations
 
@@ -15,10 +25,18 @@ from auditeval.vocab.errors import InputError
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
 
+def _ranx(obj: Any, kind: str) -> bool:
+    """A ranx ``Qrels`` or ``Run`` (read through its ``to_dict()``, without importing ranx)."""
+    return type(obj).__name__ == kind and type(obj).__module__.startswith("ranx") and hasattr(obj, "to_dict")
+
+
 def qrels_from(obj: Any) -> Qrels:
-    """Qrels from a path, a :class:`Qrels`, a pandas DataFrame, a dict-of-dicts, or ``irds:ID``."""
+    """Qrels from a path, a :class:`Qrels`, a pandas DataFrame, a dict-of-dicts, a ranx
+    ``Qrels``, or ``irds:ID``."""
     if isinstance(obj, Qrels):
         return obj
+    if _ranx(obj, "Qrels"):
+        return qrels_from(dict(obj.to_dict()))
     if isinstance(obj, str | Path):
         return read_qrels(obj)
     if isinstance(obj, Mapping):
@@ -51,14 +69,23 @@ def qrels_from(obj: Any) -> Qrels:
 
 
 def run_from(obj: Any, name: str | None = None) -> Run:
-    """Run from a path, a :class:`Run`, a pandas DataFrame or a dict-of-dicts (topic -> doc -> score)."""
+    """Run from a path, a :class:`Run`, a pandas DataFrame, a dict-of-dicts (topic -> doc ->
+    score) or a ranx ``Run``. A topic mapped to no document is kept in ``Run.empty_topics``
+    and evaluated as an empty ranking (see the module docstring), with a note."""
     if isinstance(obj, Run):
         return obj
     if isinstance(obj, str | Path):
         return read_run(obj)
+    if _ranx(obj, "Run"):
+        ranx_name = getattr(obj, "name", None)
+        return run_from(dict(obj.to_dict()), name=name or (ranx_name if isinstance(ranx_name, str) and ranx_name else None))
     if isinstance(obj, Mapping):
         topic, doc, score = [], [], []
+        empty: list[str] = []
         for t, docs in obj.items():
+            if not docs:
+                empty.append(str(t))
+                continue
             for d, s in docs.items():
                 topic.append(str(t))
                 doc.append(str(d))
@@ -69,10 +96,16 @@ def run_from(obj: Any, name: str | None = None) -> Run:
                 if not math.isfinite(v):
                     raise InputError("<dict>", None, f"score for topic {t!r} doc {d!r} is not a finite number: {s!r}")
                 score.append(v)
-        if not score:
+        if not score and not empty:
             raise InputError("<dict>", None, "empty run (no results)")
         _check_finite(np.asarray(score), "<dict>")
-        return Run(run_table(topic, doc, score), name=name or "run", source="<dict>")
+        notes: tuple[str, ...] = ()
+        if empty:
+            notes = (f"<dict>: {len(empty)} run topic(s) with no results evaluated as empty rankings "
+                     "(every measure of an empty ranking, as pytrec_eval): "
+                     + ", ".join(repr(t) for t in empty[:5]) + (" ..." if len(empty) > 5 else ""),)
+        return Run(run_table(topic, doc, np.asarray(score, dtype=np.float64)), name=name or "run", source="<dict>",
+                   notes=notes, empty_topics=tuple(empty))
     if _is_dataframe(obj):
         cols = _df_columns(obj, {"topic": ("query_id", "qid", "topic", "query"), "doc": ("doc_id", "docno", "doc", "docid"), "score": ("score", "sim")})
         if len(obj) == 0:

@@ -64,6 +64,13 @@ class Run(_Columns):
     (int32 when every value fits, else int64).
 
     ``name`` is the run tag (trec_eval reports the last one read).
+
+    ``empty_topics``: topics the run holds with no result (an empty mapping in the
+    dict-of-dicts form, ``{"q2": {}}``, or an empty topic of a ranx ``Run``); the engine's join
+    counts them as run topics with zero rows, so they are evaluated as empty rankings, as
+    pytrec_eval does. A file cannot express them (a topic without lines does not exist in a
+    TREC run file), so only the in-memory forms (:func:`auditeval.io.memory.run_from`) set it;
+    they never also hold rows.
     """
 
     table: pa.Table
@@ -71,7 +78,20 @@ class Run(_Columns):
     source: str = "<memory>"
     notes: tuple[str, ...] = field(default=())
     skipped: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    empty_topics: tuple[str, ...] = field(default=())
     _value_column = "score"
+
+    @property
+    def topics(self) -> list[str]:
+        """Distinct topic ids, sorted (with the empty topics)."""
+        return sorted(set(self.table.column("topic").to_pylist()) | set(self.empty_topics))
+
+    def to_dict(self) -> dict[str, dict[str, float | int]]:
+        """The pytrec_eval / ranx dict-of-dicts form (last line wins; empty topics map to ``{}``)."""
+        out = super().to_dict()
+        for t in self.empty_topics:
+            out.setdefault(t, {})
+        return out
 
 
 Values = pa.Array | pa.ChunkedArray | np.ndarray | Sequence[Any]

@@ -21,7 +21,7 @@ spelling (``nDCG@10(judged_only)`` -> ``nDCG(judged_only=True)@10``).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from auditeval.vocab.measure import Measure
 
@@ -30,6 +30,17 @@ CUTOFF_PARAMS = ("cutoff", "recall")  # ir_measures' AT_PARAM names
 # auditeval measures ir_measures names otherwise: auditeval name -> (ir_measures name, the parameter
 # that selects it); read both ways (normalize, and the ir_measures adapter's spellings)
 IR_MEASURES_SPELLING = {"SetRelP": ("SetP", ("relative", True))}
+
+# ranx 0.3 metric names (ranx/metrics/__init__.py metric_switch): ranx name -> (auditeval name, the
+# gain axis value it implies, or None). Read by the ranx adapter (auditeval -> ranx) and by
+# unknown_hint (a ranx name given where auditeval's is expected). ranx's ``-lN`` suffix is the rel axis.
+RANX_NAMES: dict[str, tuple[str, str | None]] = {
+    "map": ("AP", None), "precision": ("P", None), "recall": ("R", None), "mrr": ("RR", None),
+    "bpref": ("Bpref", None), "r-precision": ("Rprec", None), "hit_rate": ("Success", None),
+    "ndcg": ("nDCG", "linear"), "ndcg_burges": ("nDCG", "exp2"),
+    "dcg": ("DCG", "linear"), "dcg_burges": ("DCG", "exp2"), "hits": ("Hits", None),
+}
+_DCG_PARAM = {"linear": "", "exp2": "(dcg='exp-log2')"}  # the gain as ir_measures' nDCG(dcg=) spells it
 
 # ir_measures measures auditeval does not compute, and why (ir_measures 0.4.3 measures/)
 NOT_COMPUTED = {
@@ -143,6 +154,10 @@ def unknown_hint(m: Measure, known: Collection[str], trec_aliases: Mapping[str, 
     if m.name in NOT_COMPUTED:
         return f"{m.name} is an ir_measures measure auditeval does not compute: {NOT_COMPUTED[m.name]}"
     rest = str(Measure("X", m.params, m.cutoff))[1:]
+    if m.name in RANX_NAMES and not m.params and m.name not in known:
+        ours, gain = RANX_NAMES[m.name]
+        at = "" if m.cutoff is None else f"@{m.cutoff}"
+        return f"{m.name!r} is ranx's name for {ours}: did you mean {ours + _DCG_PARAM.get(gain or '', '') + at!r}?"
     for cand in known:
         if cand.lower() == m.name.lower():
             return f"did you mean {cand + rest!r}?"
@@ -166,10 +181,27 @@ def unknown_hint(m: Measure, known: Collection[str], trec_aliases: Mapping[str, 
     return None
 
 
+# trec_eval's default parameters of its cut-off families, what ``-m P`` or ``-m ndcg_cut`` (no
+# parameters) computes: measures.c te_trec_measures[] (long_cutoff_array, float_cutoff_array;
+# unj is trec_eval 10.0's). The trec_eval drop-in's table (auditeval.trec_eval.catalog, above this
+# layer) holds the same values; tests/test_new_measures.py checks that they agree.
+_LONG_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+TREC_FAMILY_DEFAULTS: dict[str, tuple[int, ...] | tuple[float, ...]] = {
+    "P": _LONG_CUTS, "recall": _LONG_CUTS, "ndcg_cut": _LONG_CUTS, "map_cut": _LONG_CUTS,
+    "relative_P": _LONG_CUTS, "success": (1, 5, 10), "unj": (5, 10, 20),
+    "iprec_at_recall": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+    "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+}
+
+
 def split_measures(text: str) -> list[str]:
     """Measure names in one argument: separated by spaces outside parentheses, braces and
     quotes (``'nDCG@10 P(rel=2)@5'``); a trec_eval name with several cut-offs
-    (``ndcg_cut.5,10``, ``iprec_at_recall..10,.25``) becomes one name per cut-off."""
+    (``ndcg_cut.5,10``, ``iprec_at_recall..10,.25``) becomes one name per cut-off, and a bare
+    trec_eval cut-off family (``P``, ``ndcg_cut``, ``iprec_at_recall``) one name per default
+    cut-off of the trec_eval drop-in (:data:`TREC_FAMILY_DEFAULTS`: ``P`` -> ``P.5``, ``P.10``,
+    ..., ``P.1000``, as ``trec_eval -m P`` prints P_5 ... P_1000). Every reader of measure lists
+    goes through here (:func:`parse_measures`; the command line's ``-m``)."""
     from auditeval.vocab.specs import TREC_ALIASES
 
     tokens = [t for t in _split_outside(text, str.isspace) if t]
@@ -179,6 +211,31 @@ def split_measures(text: str) -> list[str]:
         kind = TREC_ALIASES.get(base, (None, None))[1]
         if dot and kind is not None and "," in params and "(" not in tok:
             out.extend(f"{base}.{p}" for p in params.split(","))
+        elif tok in TREC_FAMILY_DEFAULTS and TREC_ALIASES.get(tok, (None, None))[1] is not None:
+            float_kind = TREC_ALIASES[tok][1] == "float"
+            out.extend(f"{tok}.{c:.2f}" if float_kind else f"{tok}.{c}" for c in TREC_FAMILY_DEFAULTS[tok])
         else:
             out.append(tok)
     return out
+
+
+def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tuple[str, Measure]]:
+    """THE reading of a list of measures, shared by ``evaluate``, ``sweep`` and ``audit`` (the
+    command line's ``-m`` splits with :func:`split_measures` and parses each name the same way):
+    each string is split by :func:`split_measures` (so ``"ndcg_cut.1,4"`` and ``"P"`` mean what
+    they mean to ``-m`` and to the trec_eval drop-in), each name parsed by
+    :func:`auditeval.vocab.variant.parse_measure`; a :class:`Measure` is kept as it is.
+    Returns (label, measure) pairs, the label being the name as split; a label given twice is
+    kept once (``-m P -m P.10`` asks for P@10 once)."""
+    from auditeval.vocab.variant import parse_measure
+
+    items = [measures] if isinstance(measures, str | Measure) else list(measures)
+    out: dict[str, Measure] = {}
+    for item in items:
+        if isinstance(item, Measure):
+            out.setdefault(str(item), item)
+            continue
+        for name in split_measures(item) or [item]:
+            if name not in out:
+                out[name] = parse_measure(name)
+    return list(out.items())

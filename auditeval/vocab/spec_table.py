@@ -17,6 +17,7 @@ RANKING_REL = RANKING | {"rel"}
 # Counts that ignore the order: ties/sim matter only when depth cuts the ranking.
 ORDER_FREE = RANKING | {"rel"}
 ORDER_IF_CUT = {"ties": "finite depth", "sim": "finite depth"}
+ORDER_IF_CUT_OR_K = {"ties": "cut", "sim": "cut"}  # counts with an optional @k: the order picks the top k
 IDEAL = RANKING | {"gain", "ideal_sort"}
 IDEAL_IF = {"gain": "no gains", "ideal_sort": "gains"}  # integer level gains sort the same either way
 GAINS = {"gains": tuple}
@@ -80,13 +81,20 @@ def _rows():
         S("NumQ", "number of topics evaluated", frozenset({"topics"}), "1 per evaluated topic, summed",
           "m_num_q.c", agg="sum", fmt="int", trec_names=(("num_q", None),)),
         S("NumRet", "documents retrieved (after depth and -J)", ORDER_FREE - {"rel"},
-          "ret, summed over topics", "m_num_ret.c", agg="sum", fmt="int", trec_names=(("num_ret", None),),
-          only_if=ORDER_IF_CUT),
+          "ret (@k: min(ret, k)), summed over topics", "m_num_ret.c; @k: ir_measures' NumRet@k spelling",
+          cutoff="optional", agg="sum", fmt="int", trec_names=(("num_ret", None),),
+          only_if=ORDER_IF_CUT_OR_K, ties_effect="set-at-k"),
         S("NumRel", "relevant documents in the qrels (R)", frozenset({"topics", "rel", "negatives", "dups"}),
           "R (qrels documents with grade >= rel), summed over topics", "m_num_rel.c", agg="sum", fmt="int",
           trec_names=(("num_rel", None),)),
-        S("NumRelRet", "relevant documents retrieved", ORDER_FREE, "relret, summed over topics",
-          "m_num_rel_ret.c", agg="sum", fmt="int", trec_names=(("num_rel_ret", None),), only_if=ORDER_IF_CUT),
+        S("NumRelRet", "relevant documents retrieved", ORDER_FREE,
+          "relret (@k: relevant in the top k), summed over topics",
+          "m_num_rel_ret.c; @k: ir_measures' NumRet(rel=1)@k spelling", cutoff="optional", agg="sum", fmt="int",
+          trec_names=(("num_rel_ret", None),), only_if=ORDER_IF_CUT_OR_K, ties_effect="set-at-k"),
+        S("Hits", "relevant documents retrieved in the top k, averaged over topics (ranx hits)", ORDER_FREE,
+          "|relevant in top k| (every retrieved without @k); the mean over topics (NumRelRet sums them)",
+          "ranx 0.3 metrics/hits.py (hits@k)", cutoff="optional", only_if=ORDER_IF_CUT_OR_K,
+          tie_monotone=True, ties_effect="set-at-k"),
         # ------------------------------------------------------------------ core
         S("P", "precision at k: relevant in top k / k", RANKING_REL,
           "|relevant in top k| / k (k fixed even when fewer were retrieved)", "m_P.c:76-79",
@@ -120,6 +128,13 @@ def _rows():
           "the topic, cut at k, untouched by depth; ignores -l", "m_ndcg.c, m_ndcg_cut.c",
           cutoff="optional", params=GAINS, trec_names=(("ndcg", None), ("ndcg_cut", "int")), only_if=IDEAL_IF,
           bounded=True, envelope_exact=True, tie_monotone=True),
+        S("DCG", "discounted cumulative gain, log2(rank+1) discount (not normalised)", RANKING | {"gain"},
+          "sum over ranks i (<= k) of gain_i / log2(i + 1); gain = grade (linear, ranx dcg) or 2^grade - 1 "
+          "(exp2, ranx dcg_burges) or the gains map (levels not in it keep gain = grade); grades <= 0, "
+          "unjudged and pooled-unjudged documents gain 0; no ideal ranking; ignores -l",
+          "Jarvelin & Kekalainen, TOIS 2002 (linear); Burges et al., ICML 2005 (exp2); "
+          "ranx 0.3 metrics/ndcg.py (_dcg)", cutoff="optional", params=GAINS, only_if={"gain": "no gains"},
+          tie_monotone=True),
         # ------------------------------------------------------------------ judgment-based
         S("Bpref", "binary preference: relevant docs above judged non-relevant ones (judged docs only)",
           RANKING_REL, "(1/R) sum over retrieved relevant d of 1 - min(n_d, R) / min(N, R), n_d = judged "

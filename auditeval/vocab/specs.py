@@ -27,6 +27,7 @@ from auditeval.vocab.measure import Measure
 CONDITIONS = {
     "cutoff": "with a cut-off @k",
     "finite depth": "under a finite depth, where the order decides what survives the cut",
+    "cut": "with a cut-off @k or under a finite depth, where the order decides what is counted",
     "gains": "with a gains={...} map",
     "no gains": "without a gains={...} map",
     "topics=qrels": "under topics=qrels, where a qrels topic can be missing from the run",
@@ -114,6 +115,7 @@ class MeasureSpec:
             "topics=qrels": topics == "qrels",
             "cutoff": m.cutoff is not None,
             "finite depth": depth != "all",
+            "cut": depth != "all" or m.cutoff is not None,
             "gains": m.param("gains") is not None,
             "no gains": m.param("gains") is None,
         }

@@ -2,9 +2,13 @@
 
 Formulas and trec_eval sources (``m_*.c`` at tags v9.0.8 and v10.0):
 
-* ``NumRet`` = documents in the ranking after depth/-J (m_num_ret.c); summed over topics.
+* ``NumRet[@k]`` = documents in the ranking after depth/-J (m_num_ret.c), at most k; summed over topics.
 * ``NumRel`` = R, judged documents with grade >= rel (m_num_rel.c); summed.
-* ``NumRelRet`` = relevant documents retrieved (m_num_rel_ret.c); summed.
+* ``NumRelRet[@k]`` = relevant documents retrieved (m_num_rel_ret.c), in the top k; summed.
+* ``Hits[@k]`` = relevant documents in the top k (ranx metrics/hits.py), averaged over topics.
+* ``DCG[@k]`` = sum over ranks i <= k of gain_i / log2(i + 1), gain as nDCG's, no ideal
+  ranking (Jarvelin & Kekalainen 2002 with ``gain=linear``, ranx ``dcg``; Burges et al. 2005
+  with ``gain=exp2``, ranx ``dcg_burges``).
 * ``P@k`` = |relevant in top k| / k, k fixed even when fewer were retrieved (m_P.c:76-79).
 * ``R@k`` = |relevant in top k| / R (m_recall.c); ``recall_denom=min-R-k`` divides by min(R, k).
 * ``AP[@k]`` = sum over relevant ranks i <= k of P@i, divided by R (m_map.c, m_map_cut.c);
@@ -35,7 +39,8 @@ def num_q(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 
 
 def num_ret(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    return p.num_ret.astype(np.float64)
+    n = p.num_ret
+    return (n if m.cutoff is None else np.minimum(n, int(m.cutoff))).astype(np.float64)
 
 
 def num_rel(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
@@ -43,7 +48,11 @@ def num_rel(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 
 
 def num_rel_ret(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    return p.seg_count(p.rel_mask(c.rel)).astype(np.float64)
+    """Relevant retrieved (in the top k): NumRelRet (summed) and Hits (averaged)."""
+    if m.cutoff is None:
+        return p.seg_count(p.rel_mask(c.rel)).astype(np.float64)
+    _, t, _ = _relevant(p, c, int(m.cutoff))
+    return _hits(p, t).astype(np.float64)
 
 
 def _relevant(p: Prepared, c: Convention, k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -127,14 +136,20 @@ def gain_of(grades: np.ndarray, m: Measure, c: Convention) -> np.ndarray:
     return np.where(grades > 0, g, 0.0)
 
 
-def ndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+def dcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """Unnormalised DCG (through k): sum of gain_i / log2(i + 1) over the judged ranked rows."""
     k = None if m.cutoff is None else int(m.cutoff)
     rows, t, r = p.rows_where(p.grade >= 0, k)  # only judged rows can have a gain (gain_of)
     gains = gain_of(p.grade[rows], m, c)
     disc = 1.0 / np.log2(r + 1.0)
-    dcg = np.bincount(t, weights=gains * disc, minlength=p.n_topics)
+    return np.bincount(t, weights=gains * disc, minlength=p.n_topics)
+
+
+def ndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    k = None if m.cutoff is None else int(m.cutoff)
+    dcg_ = dcg(p, m, c)
     idcg = _ideal_dcg(p, m, c, k)
-    return safe_div(dcg, np.where(idcg > 0, idcg, 0.0))
+    return safe_div(dcg_, np.where(idcg > 0, idcg, 0.0))
 
 
 def _ideal_dcg(p: Prepared, m: Measure, c: Convention, k: int | None) -> np.ndarray:
@@ -159,6 +174,8 @@ KERNELS: dict[str, MeasureFn] = {
     "NumRet": num_ret,
     "NumRel": num_rel,
     "NumRelRet": num_rel_ret,
+    "Hits": num_rel_ret,
+    "DCG": dcg,
     "P": precision,
     "R": recall,
     "AP": average_precision,
