@@ -31,16 +31,23 @@ def files(tmp: Path) -> None:
     (tmp / "ok.txt").write_text("1 Q0 d1 1 3.0 r\n1 Q0 d2 2 2.0 r\n1 Q0 d3 3 1.0 r\n2 Q0 d4 1 1.0 r\n")
 
 
-def test_audit_duplicates_under_pytrec_eval_is_nothing_checked(tmp_path):
+def test_audit_of_duplicates_is_refused_as_eval_refuses_it(tmp_path):
+    """The run pytrec_eval failed on (a duplicate document) used to end "every difference
+    explained (exit 0)"; the engine's one rule refuses it in the audit as in eval."""
     files(tmp_path)
     p = run("audit", "q.txt", "dup.txt", "--against", "pytrec_eval", cwd=tmp_path)
-    first = p.stdout.splitlines()[0]
-    assert p.returncode == 3, p.stderr
-    assert first.startswith("NOTHING CHECKED") and "pytrec_eval failed" in first and "(exit 3)" in first
-    assert "every difference explained" not in p.stdout
-    md = run("audit", "q.txt", "dup.txt", "--against", "pytrec_eval", "--format", "markdown", cwd=tmp_path)
+    e = run("eval", "q.txt", "dup.txt", cwd=tmp_path)
+    assert (p.returncode, e.returncode) == (2, 2) and p.stdout == ""
+    assert p.stderr.splitlines() == e.stderr.splitlines()
+    assert p.stderr.startswith("auditeval: error: dup.txt:") and "duplicate result for topic" in p.stderr
+    assert "every difference explained" not in p.stdout + p.stderr
+
+
+def test_nothing_checked_heads_every_format(tmp_path):
+    files(tmp_path)
+    md = run("audit", "q.txt", "ok.txt", "--against", "pytrec_eval", "--timeout", "0", "--format", "markdown", cwd=tmp_path)
     assert md.returncode == 3 and md.stdout.splitlines()[0].startswith("**NOTHING CHECKED")
-    tex = run("audit", "q.txt", "dup.txt", "--against", "pytrec_eval", "--format", "latex", cwd=tmp_path)
+    tex = run("audit", "q.txt", "ok.txt", "--against", "pytrec_eval", "--timeout", "0", "--format", "latex", cwd=tmp_path)
     assert tex.returncode == 3 and tex.stdout.splitlines()[0].startswith("% NOTHING CHECKED")
 
 
