@@ -63,10 +63,10 @@ def test_measures_name_prints_formula_and_source():
     assert max(len(line) for line in text.splitlines()) <= 100
     out = io.StringIO()
     main(["measures", "SetP"], out, io.StringIO())
-    assert "ties (under a finite depth" in out.getvalue()
+    assert "ties (under a finite depth" in " ".join(out.getvalue().split())  # wrapped to the width
     out = io.StringIO()
     main(["measures", "NumRet"], out, io.StringIO())  # NumRet@k: the order also picks the top k
-    assert "ties (with a cut-off @k or under a finite depth" in out.getvalue()
+    assert "ties (with a cut-off @k or under a finite depth" in " ".join(out.getvalue().split())
     err = io.StringIO()
     assert main(["measures", "nope"], io.StringIO(), err) == 2 and "unknown measure 'nope'" in err.getvalue()
 
