@@ -107,6 +107,7 @@ class Evaluated:
     values: np.ndarray  # (V, T)
     aggregates: np.ndarray  # (V,) NaN where the measure has no aggregate
     errors: dict[int, str] = field(default_factory=dict)  # candidate index -> why it has no value
+    raw_aggregates: np.ndarray | None = None  # (V,) before a candidate's print_digits rounding
 
     def error_note(self, m: Measure) -> str | None:
         """One note summing up the candidates that could not be evaluated, or None."""
@@ -127,6 +128,7 @@ def evaluate_candidates(qrels: Qrels, run: Run, m: Measure, cands: Sequence[Cand
     unrounded (BEIR rounds only the means). One variant string is computed once."""
     sr = staged_for(qrels, run, cache)
     per: list[tuple[np.ndarray, np.ndarray, float]] = []
+    raw: list[float] = []
     topic_index: dict[str, int] = {}
     errors: dict[int, str] = {}
     done: dict[str, Any] = {}
@@ -138,8 +140,10 @@ def evaluate_candidates(qrels: Qrels, run: Run, m: Measure, cands: Sequence[Cand
         except AuditEvalError as exc:  # e.g. topics=strict on a run lacking a qrels topic: no value
             errors[i] = str(exc)
             per.append((np.zeros(0, dtype=np.int64), np.zeros(0), np.nan))
+            raw.append(np.nan)
             continue
         ids, vals, agg = [str(t) for t in tv.topics], tv.values, tv.aggregate
+        raw.append(np.nan if agg is None else float(agg))
         if agg is not None and c.digits is not None:
             agg = round(float(agg), c.digits)
         for t in ids:
@@ -152,4 +156,5 @@ def evaluate_candidates(qrels: Qrels, run: Run, m: Measure, cands: Sequence[Cand
     values = np.full((len(cands), len(topics)), np.nan)
     for i, (idx, vals, _agg) in enumerate(per):
         values[i, order[idx]] = vals
-    return Evaluated(list(cands), topics, values, np.array([a for _, _, a in per], dtype=np.float64), errors)
+    return Evaluated(list(cands), topics, values, np.array([a for _, _, a in per], dtype=np.float64), errors,
+                     np.array(raw, dtype=np.float64))
