@@ -115,10 +115,12 @@ def test_trec_eval_c_l2_on_a_run_missing_topics(data, trec_eval_bins, tmp_path):
     target = ("AP|ap_denom=R|depth=all|dups=error|negatives=pooled|rel=2|self_hits=keep|sim=float32|"
               "ties=docno-desc|topics=qrels|unjudged=nonrel")
     assert target in [c.variant for c in _top3(v)]
-    # simplest: ir_measures' default pipeline (pytrec_eval, missing topics 0) with rel=2, the
-    # same computation with one change; trec_eval-9.0.8 needs two (topics=qrels, rel=2)
-    assert v.reproduced[0].label == "ir_measures-0.4 with rel=2"
-    assert "trec_eval-9.0.8 with rel=2, topics=qrels" in [c.label for c in _top3(v)]
+    # simplest: the TREC DL profile (trec_eval -c -l 2, no change); ir_measures' default pipeline
+    # (pytrec_eval, missing topics 0) needs one (rel=2), trec_eval-9.0.8 two (topics=qrels, rel=2)
+    assert v.reproduced[0].label == "trec-dl"
+    assert "ir_measures-0.4 with rel=2" in [c.label for c in _top3(v)]
+    # trec_eval-9.0.8 with rel=2, topics=qrels has trec-dl's variant string: one candidate, trec-dl
+    assert v.reproduced[0].candidate.variant == target
 
 
 def test_unreachable_claim_and_cli(data):

@@ -248,10 +248,12 @@ _DICT_STR = pa.dictionary(pa.int32(), pa.string())
 FAST_TYPES = {
     "qrels": [pa.string(), _DICT_STR, pa.string(), pa.int64()],
     "run": [pa.string(), _DICT_STR, pa.string(), pa.int64(), pa.float64(), _DICT_STR],
+    "msmarco": [pa.string(), pa.string(), pa.int64()],  # MS MARCO candidate file: qid pid rank
 }
 FAST_NAMES = {
     "qrels": ["topic", "iteration", "doc", "grade"],
     "run": ["topic", "q0", "doc", "rank", "score", "tag"],
+    "msmarco": ["topic", "doc", "rank"],
 }
 
 

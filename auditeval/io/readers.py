@@ -4,6 +4,7 @@ Formats (trec_eval's ``get_qrels.c`` / ``get_trec_results.c``)::
 
     qrels:  TOPIC  ITERATION  DOCNO  GRADE            (exactly 4 fields)
     run:    TOPIC  Q0  DOCNO  RANK  SCORE  RUN_TAG    (6 fields)
+    run, format="msmarco":  QID  PID  RANK            (3 fields: an MS MARCO candidate file)
 
 Fields are separated by any whitespace. A regular file takes the fast path (:mod:`.fast`),
 anything else the general one (:mod:`.lines`, :mod:`.numbers`); both give the same tables
@@ -26,6 +27,8 @@ from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
 QRELS_FIELDS = 4
 RUN_FIELDS = 6
+MSMARCO_FIELDS = 3
+RUN_FORMATS = ("trec", "msmarco", "auto")
 
 
 def read_qrels(path: str | Path, numbers: str = "strict") -> Qrels:
@@ -75,12 +78,22 @@ def _parse_qrels(data: bytes, name: str, numbers: str, try_fast: bool) -> Qrels:
     return Qrels(table=table, source=name, notes=tuple(notes), skipped=split.skipped)
 
 
-def read_run(path: str | Path, numbers: str = "strict", min_fields: int = RUN_FIELDS, max_fields: int | None = RUN_FIELDS) -> Run:
+def read_run(path: str | Path, numbers: str = "strict", min_fields: int = RUN_FIELDS, max_fields: int | None = RUN_FIELDS,
+             format: str = "trec") -> Run:
     """Read a TREC run file (plain, ``.gz`` or ``-`` for stdin).
 
     trec_eval accepts more than 6 fields and ignores the extra ones; pass
     ``max_fields=None`` for that behaviour (the drop-in does). The default is strict.
+
+    ``format``: ``"trec"`` (the default), ``"msmarco"`` (an MS MARCO candidate file
+    ``qid<TAB>pid<TAB>rank``, see :func:`parse_msmarco_run`) or ``"auto"`` (msmarco when the
+    first line that is not blank or a ``#`` comment has exactly 3 fields, as
+    pyserini/eval/trec_eval.py:97 converts a run whose first line has no ``Q0``; else trec).
     """
+    if format != "trec":
+        data, name = read_bytes(path)
+        if _run_format(data, format) == "msmarco":
+            return parse_msmarco_run(data, name, numbers)
     fast_ok = min_fields <= RUN_FIELDS and (max_fields is None or max_fields >= RUN_FIELDS)
     plain = fast_ok and is_plain_file(path)
     if plain:
@@ -97,7 +110,11 @@ def parse_run(
     numbers: str = "strict",
     min_fields: int = RUN_FIELDS,
     max_fields: int | None = RUN_FIELDS,
+    format: str = "trec",
 ) -> Run:
+    """A run from bytes (``format`` as in :func:`read_run`)."""
+    if _run_format(data, format) == "msmarco":
+        return parse_msmarco_run(data, name, numbers)
     fast_ok = min_fields <= RUN_FIELDS and (max_fields is None or max_fields >= RUN_FIELDS)
     return _parse_run(data, name, numbers, min_fields, max_fields, try_fast=fast_ok)
 
@@ -146,3 +163,80 @@ def _fast_run(fast: pa.Table, name: str) -> Run:
     if n_tags > 1:
         notes.append(f"{name}: {n_tags} different run tags; using the last one read, {run_name!r} (as trec_eval)")
     return Run(table=table, name=run_name, source=name, notes=tuple(notes), skipped=skipped)
+
+
+def _run_format(data: bytes, format: str) -> str:
+    """``"trec"`` or ``"msmarco"`` for ``format`` (``"auto"``: 3 fields on the first data line)."""
+    if format not in RUN_FORMATS:
+        raise ValueError(f"run format must be one of {', '.join(RUN_FORMATS)}, got {format!r}")
+    if format != "auto":
+        return format
+    for raw in data[: 1 << 16].splitlines():
+        line = raw.strip()
+        if line and not line.startswith(b"#"):
+            return "msmarco" if len(line.split()) == MSMARCO_FIELDS else "trec"
+    return "trec"
+
+
+def parse_msmarco_run(data: bytes, name: str = "<run>", numbers: str = "strict") -> Run:
+    """An MS MARCO candidate file ``qid<TAB>pid<TAB>rank`` (msmarco_passage_eval.py:46-67,
+    msmarco_doc_eval.py:67-89) as a :class:`Run`.
+
+    Decision: the file has no score, so **score = -rank** (float64, exact up to 2^53): score
+    descending is rank ascending, so every ``ties`` value orders by the rank column, and equal
+    ranks tie on score and go to the tie rule (``ties=rank`` keeps them in line order;
+    ``docno-desc`` is what pyserini.eval.trec_eval gives, converting with score = 1/rank,
+    pyserini/eval/trec_eval.py:97-105). The rank column is kept, so ``ties=rank`` reads it.
+
+    Fields are split on any white space (the scripts split on tabs only). Three things the
+    msmarco_eval scripts treat differently from a sorted ranking are noted, never dropped:
+    a rank column that is not 1..n per query (the passage script places pid at slot rank-1,
+    so a gap leaves an empty slot where auditeval counts positions), a rank given twice for
+    one query (the passage script keeps the last line, the document script orders by docid),
+    and a rank outside 1..1000 (the passage script's 1000-slot list: IOError, or rank 0
+    landing in slot 1000). The run is named after the file.
+    """
+    fast = fast_table(data, FAST_TYPES["msmarco"], comment_header=True, names=FAST_NAMES["msmarco"])
+    if fast is not None:
+        k, notes, skipped = _header_notes(fast, name)
+        topic, doc, rank = fast["topic"], fast["doc"], fast["rank"].to_numpy()
+        line = np.arange(k + 1, k + 1 + len(rank), dtype=np.int64)
+    else:
+        split = Split(data, name, "run")
+        bad_field_count(split, split.nfields == MSMARCO_FIELDS, "3 (qid pid rank: an MS MARCO candidate file)", "run")
+        ranks, coerced = parse_numbers(split.column(2), split, "rank", "int", numbers)
+        notes = list(split.notes)
+        if coerced:
+            notes.append(f"{name}: {coerced} rank(s) read with C atol (non-integer text; msmarco_eval raises IOError)")
+        topic, doc, rank, line, skipped = split.column(0), split.column(1), np.asarray(ranks, dtype=np.int64), split.lineno, split.skipped
+    notes.append(f"{name}: read as an MS MARCO candidate file (qid pid rank): score = -rank, so score order is rank order")
+    notes.extend(_rank_column_notes(name, topic, rank))
+    table = run_table(topic, doc, -rank.astype(np.float64), rank, line=line)
+    return Run(table=table, name=Path(name).name or "msmarco", source=name, notes=tuple(notes), skipped=skipped)
+
+
+def _rank_column_notes(name: str, topic: pa.Array | pa.ChunkedArray, rank: np.ndarray) -> list[str]:
+    """Notes on rank columns the msmarco_eval scripts read differently from a sorted ranking
+    (vectorised: one sort by (topic, rank), then per-row comparisons)."""
+    codes = pc.dictionary_encode(topic).combine_chunks() if isinstance(topic, pa.ChunkedArray) else pc.dictionary_encode(topic)
+    tcode = np.asarray(codes.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    order = np.lexsort((rank, tcode))
+    t, r = tcode[order], rank[order]
+    start = np.r_[True, t[1:] != t[:-1]]
+    first = np.flatnonzero(start)
+    position = np.arange(len(r)) - np.repeat(first, np.diff(np.r_[first, len(r)])) + 1
+    repeated = np.r_[False, (t[1:] == t[:-1]) & (r[1:] == r[:-1])]
+    gap = (r != position) & ~repeated
+    out = []
+    n_gap = len(np.unique(t[gap]))
+    if n_gap:
+        out.append(f"{name}: {n_gap} query(ies) whose rank column is not 1..n (gaps): msmarco_eval-passage scores the "
+                   "rank value (slot rank-1), auditeval and msmarco_eval-document the position after sorting")
+    n_rep = len(np.unique(t[repeated]))
+    if n_rep:
+        out.append(f"{name}: {n_rep} query(ies) with a rank given twice: msmarco_eval-passage keeps the last such line, "
+                   "msmarco_eval-document orders them by docid, ties=rank by line")
+    outside = int(((rank < 1) | (rank > 1000)).sum())
+    if outside:
+        out.append(f"{name}: {outside} rank(s) outside 1..1000 (msmarco_eval-passage's 1000-slot list: IOError, rank 0 in slot 1000)")
+    return out

@@ -167,7 +167,7 @@ def verify_claim(qrels: Qrels, run: Run, claim: Claim, cache: dict | None = None
     cache = {} if cache is None else cache
     verdict = Verdict(claim, notes=list(dict.fromkeys([*qrels.notes, *run.notes])))
     order = profile_order()
-    rows: list[tuple[int, int, int, Candidate, Measure, float, float]] = []
+    rows: list[tuple[int, int, int, Candidate, Measure, float, tuple[float, bool]]] = []
     for ri, m in enumerate(claim.readings):
         cands = candidates(m, max_departures, qrels)
         ev = evaluate_candidates(qrels, run, m, cands, cache)
@@ -175,14 +175,17 @@ def verify_claim(qrels: Qrels, run: Run, claim: Claim, cache: dict | None = None
         note = ev.error_note(m)
         if note:
             verdict.notes.append(note)
-        for c, agg in zip(ev.candidates, ev.aggregates, strict=True):
+        raw = ev.aggregates if ev.raw_aggregates is None else ev.raw_aggregates
+        for c, agg, unrounded in zip(ev.candidates, ev.aggregates, raw, strict=True):
             if np.isnan(agg):
                 continue
-            key = round(float(agg), 12)  # the same number on this input: one entry
+            # the same number on this input: one entry (a tool's rounded output, BEIR's, joins
+            # its unrounded twin unless the rounding decides the claim)
+            key = (round(float(unrounded), 12), claim.holds(float(agg)))
             rank = order.index(c.profile)
             rows.append((len(c.departures) + (ri > 0), rank, ri, c, m, float(agg), key))
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
-    groups: dict[float, list] = {}
+    groups: dict[tuple[float, bool], list] = {}
     for row in rows:
         groups.setdefault(row[6], []).append(row)
     found = []

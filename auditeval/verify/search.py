@@ -53,12 +53,14 @@ class Candidate:
     departures: tuple[tuple[str, Any], ...]
     convention: Convention
     variant: str
+    digits: int | None = None  # the profile's print_digits: its aggregates are rounded (BEIR: 5)
 
     @property
     def label(self) -> str:
+        rounded = "" if self.digits is None else f" (aggregate rounded to {self.digits} decimals)"
         if not self.departures:
-            return self.profile
-        return self.profile + " with " + ", ".join(f"{a}={AXES[a].format(v)}" for a, v in self.departures)
+            return self.profile + rounded
+        return self.profile + " with " + ", ".join(f"{a}={AXES[a].format(v)}" for a, v in self.departures) + rounded
 
     @property
     def settings(self) -> list[str]:
@@ -73,21 +75,26 @@ def searched_axes(m: Measure) -> tuple[str, ...]:
 def candidates(m: Measure, max_departures: int = 1, qrels: Qrels | None = None,
                profiles: Sequence[str] | None = None, axes: Sequence[str] | None = None) -> list[Candidate]:
     """Every profile with up to ``max_departures`` changed axes, one candidate per distinct
-    variant string, simplest first."""
+    variant string and output rounding, simplest first.
+
+    A profile with ``print_digits`` (BEIR's ``round(x, 5)``) gives candidates of its own even
+    where its variant string is another profile's: the tool returns a different number, the
+    rounded aggregate (:func:`evaluate_candidates` rounds it)."""
     axes = tuple(axes) if axes is not None else searched_axes(m)
     values = {a: axis_grid(a, qrels) for a in axes}
-    seen: dict[str, Candidate] = {}
+    seen: dict[tuple[str, int | None], Candidate] = {}
     for k in range(max_departures + 1):
         for name in profiles or profile_order():
-            base = load_profile(name).convention
+            prof = load_profile(name)
+            base, digits = prof.convention, prof.print_digits
             for combo in itertools.combinations(axes, k):
                 choices = [[v for v in values[a] if v != getattr(base, a)] for a in combo]
                 for vals in itertools.product(*choices):
                     dep = tuple(zip(combo, vals, strict=True))
                     conv = base.replace(**dict(dep)) if dep else base
                     var = str(Variant.of(m, conv))
-                    if var not in seen:
-                        seen[var] = Candidate(name, dep, conv, var)
+                    if (var, digits) not in seen:
+                        seen[(var, digits)] = Candidate(name, dep, conv, var, digits)
     return list(seen.values())
 
 
@@ -100,6 +107,7 @@ class Evaluated:
     values: np.ndarray  # (V, T)
     aggregates: np.ndarray  # (V,) NaN where the measure has no aggregate
     errors: dict[int, str] = field(default_factory=dict)  # candidate index -> why it has no value
+    raw_aggregates: np.ndarray | None = None  # (V,) before a candidate's print_digits rounding
 
     def error_note(self, m: Measure) -> str | None:
         """One note summing up the candidates that could not be evaluated, or None."""
@@ -113,19 +121,31 @@ class Evaluated:
 def evaluate_candidates(qrels: Qrels, run: Run, m: Measure, cands: Sequence[Candidate],
                         cache: dict | None = None) -> Evaluated:
     """Evaluate ``m`` under every candidate on one run, the engine's stages shared through
-    one ``cache`` (pass the same dict for several measures of the same run)."""
+    one ``cache`` (pass the same dict for several measures of the same run).
+
+    A candidate with ``digits`` gets its aggregate as its tool returns it, Python
+    ``round(aggregate, digits)`` (beir/retrieval/evaluation.py:111-115); per-topic values stay
+    unrounded (BEIR rounds only the means). One variant string is computed once."""
     sr = staged_for(qrels, run, cache)
     per: list[tuple[np.ndarray, np.ndarray, float]] = []
+    raw: list[float] = []
     topic_index: dict[str, int] = {}
     errors: dict[int, str] = {}
+    done: dict[str, Any] = {}
     for i, c in enumerate(cands):
         try:
-            tv = sr.evaluate(m, c.convention)
+            tv = done.get(c.variant)
+            if tv is None:
+                tv = done[c.variant] = sr.evaluate(m, c.convention)
         except AuditEvalError as exc:  # e.g. topics=strict on a run lacking a qrels topic: no value
             errors[i] = str(exc)
             per.append((np.zeros(0, dtype=np.int64), np.zeros(0), np.nan))
+            raw.append(np.nan)
             continue
         ids, vals, agg = [str(t) for t in tv.topics], tv.values, tv.aggregate
+        raw.append(np.nan if agg is None else float(agg))
+        if agg is not None and c.digits is not None:
+            agg = round(float(agg), c.digits)
         for t in ids:
             topic_index.setdefault(t, len(topic_index))
         per.append((np.array([topic_index[t] for t in ids], dtype=np.int64), np.asarray(vals, dtype=np.float64),
@@ -136,4 +156,5 @@ def evaluate_candidates(qrels: Qrels, run: Run, m: Measure, cands: Sequence[Cand
     values = np.full((len(cands), len(topics)), np.nan)
     for i, (idx, vals, _agg) in enumerate(per):
         values[i, order[idx]] = vals
-    return Evaluated(list(cands), topics, values, np.array([a for _, _, a in per], dtype=np.float64), errors)
+    return Evaluated(list(cands), topics, values, np.array([a for _, _, a in per], dtype=np.float64), errors,
+                     np.array(raw, dtype=np.float64))

@@ -331,6 +331,7 @@ class Profile:
     sources: dict[str, str]
     path: str
     routes: tuple[tuple[str, str], ...] = ()  # (measure pattern, profile name), the [route] table
+    print_digits: int | None = None  # the tool rounds each aggregate to this many decimals (BEIR: 5)
 
     def route_for(self, measure: Any) -> str | None:
         """The profile the ``[route]`` table sends ``measure`` to, or None (this profile's axes).
@@ -428,7 +429,21 @@ def _load_profile_file(path: Path) -> Profile:
         sources={str(k): str(v) for k, v in data.get("sources", {}).items()},
         path=str(path),
         routes=routes,
+        print_digits=_print_digits(data.get("print_digits"), path),
     )
+
+
+def _print_digits(value: Any, path: Path) -> int | None:
+    """A profile's top-level ``print_digits``: the tool rounds every aggregate it returns to
+    this many decimals, Python ``round(x, n)`` (BEIR's EvaluateRetrieval.evaluate,
+    beir/retrieval/evaluation.py:111-115, rounds to 5). An output convention, not an axis:
+    the computed value and its variant string are the unrounded ones; ``verify`` compares the
+    rounded aggregate with a claim made from such a tool's output."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 17:
+        raise ConventionError(f"{path}: print_digits must be an integer 0..17, got {value!r}")
+    return value
 
 
 def _route_pattern(pattern: str) -> tuple[str, tuple[tuple[str, Any], ...], bool]:
