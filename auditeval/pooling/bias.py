@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from auditeval.engine import measure_on
+from auditeval.io.files import read_text
 from auditeval.pooling.labels import QrelsKeys, emptied_topics, hidden_mask, judge_runs, relabel
 from auditeval.pooling.pools import build_pools
 from auditeval.pooling.rankings import Engine, variant_of
@@ -44,10 +45,7 @@ def read_groups(path: str | Path, runs: Sequence[str]) -> tuple[dict[str, str], 
     known = set(runs)
     groups: dict[str, str] = {}
     name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(name, None, f"cannot read groups file ({exc})") from None
+    text = read_text(path)  # the checked opener: path[:line]: reason
     for i, line in enumerate(text.splitlines(), 1):
         s = line.strip()
         if not s or s.startswith("#"):

@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 
 from auditeval._version import __version__
-from auditeval.io.files import write_text
+from auditeval.io.files import read_text, write_text
 from auditeval.io.hashing import QRELS_HASH_OF, qrels_sha256
 from auditeval.results.values import ResultSet, variant_text
 from auditeval.vocab.model import Qrels
@@ -99,7 +99,7 @@ def read_block(source: str | Path) -> dict[str, Any] | None:
     ``source`` is a path when it names an existing file, otherwise the text itself."""
     text = source
     if isinstance(source, Path) or ("\n" not in str(source) and Path(str(source)).is_file()):
-        text = Path(source).read_text(encoding="utf-8")
+        text = read_text(source)  # the checked opener
     lines = str(text).splitlines()
     try:
         start = next(i for i, line in enumerate(lines) if line.strip() == START)
