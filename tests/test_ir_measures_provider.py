@@ -343,7 +343,7 @@ def test_nerr10_and_bpm_equal_cwl_eval_on_robust03(shared):
 def test_default_pipeline_equals_the_routed_profile_on_robust03(shared):
     """``ir_measures.calc_aggregate`` (its DefaultPipeline: each measure to the first provider in
     its list that supports it) equals ``auditeval.evaluate(..., profile="ir_measures-0.4")``
-    on MU03rob01 and aplrob03a for every measure both compute that the pipeline routes: to
+    on MU03rob01 (aplrob03a too, with AUDITEVAL_MORE_RUNS=1) for every measure both compute that the pipeline routes: to
     1e-12, ERR@k and nDCG(dcg='exp-log2')@k to 5e-6 (gdeval.pl prints 5 decimals per topic,
     ir_measures averages those). Inputs as ir_measures reads the files (file order: the accuracy
     provider keeps ties in it). MU03rob01: RR@10 0.6476071428571427 (msmarco provider, ties by
@@ -390,7 +390,9 @@ def test_default_pipeline_equals_the_routed_profile_on_robust03(shared):
     q = list(ir_measures.read_trec_qrels(str(qfile)))
     prov = ir_measures.providers.registry["auditeval"]
     variants = prov.evaluator(ms, q).variants
-    for name in ("MU03rob01", "aplrob03a"):
+    import os
+
+    for name in ("MU03rob01", "aplrob03a") if os.environ.get("AUDITEVAL_MORE_RUNS") else ("MU03rob01",):
         rfile = d / "runs" / f"input.{name}.gz"
         theirs = ir_measures.calc_aggregate(ms, q, list(ir_measures.read_trec_run(str(rfile))))
         res = ae.evaluate(qfile, rfile, labels, profile="ir_measures-0.4")
