@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from auditeval.engine.measures.base import safe_div
+from auditeval.engine.measures.core import ap_denominator
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.measure import Measure
 
@@ -75,13 +76,7 @@ def growth_means(m: Measure, c: Convention, t: np.ndarray, r: np.ndarray, e_rows
                 ids = (np.arange(n_p)[None, :] * n_t + t[:, None]).ravel()
                 total = np.bincount(ids, weights=w.ravel(), minlength=n_p * n_t).reshape(n_p, n_t)
         if m.name == "AP":
-            if c.ap_denom == "min-R-k" and k is not None:
-                den = np.minimum(big_r, k)
-            elif c.ap_denom == "rel-ret":
-                den = hits
-            else:
-                den = big_r
-            vals = safe_div(total, den)
+            vals = safe_div(total, ap_denominator(big_r, hits, k, c))
         elif m.name == "RR":
             vals = total
         elif m.name == "P":

@@ -88,17 +88,20 @@ def _ap_parts(p: Prepared, c: Convention, k: int | None) -> tuple[np.ndarray, np
     return np.bincount(t, weights=cum / r, minlength=p.n_topics), _hits(p, t)
 
 
+def ap_denominator(big_r: np.ndarray, rel_ret: np.ndarray, k: int | None, c: Convention) -> np.ndarray:
+    """AP's divisor under ``ap_denom``: R (trec_eval m_map.c), min(R, k) with a cut-off
+    ("MAP@k" code), or the relevant documents retrieved (cwl_eval)."""
+    if c.ap_denom == "min-R-k" and k is not None:
+        return np.minimum(big_r, k)
+    if c.ap_denom == "rel-ret":
+        return rel_ret
+    return big_r
+
+
 def average_precision(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     k = None if m.cutoff is None else int(m.cutoff)
     total, rel_ret = _ap_parts(p, c, k)
-    big_r = p.num_rel(c.rel)
-    if c.ap_denom == "min-R-k" and k is not None:
-        den = np.minimum(big_r, k)
-    elif c.ap_denom == "rel-ret":
-        den = rel_ret
-    else:
-        den = big_r
-    return safe_div(total, den)
+    return safe_div(total, ap_denominator(p.num_rel(c.rel), rel_ret, k, c))
 
 
 def reciprocal_rank(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
