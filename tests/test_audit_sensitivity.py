@@ -35,3 +35,28 @@ def test_ties_swap_two_runs():
     # depth 10 keeps every line of these short runs: nothing changes, no swap
     d1 = [w for w in swaps if (w.axis, w.value) == ("depth", "10")][0]
     assert not d1.order_changed
+
+
+def test_compat_under_another_tie_rule_is_the_full_evaluation(tmp_path):
+    """Two relevant documents of one grade tied at the top: no *mixed* block, yet Compat (RBO
+    against the ideal a, b: grade, then run score, then qrels line) moves when the tie rule puts
+    b first. The audit's sensitivity row must be evaluate's under that string (found on robust03
+    aplrob03a by benchmarks/robust03_paths.py: 0.37683 printed, 0.37886 evaluated)."""
+    import json
+
+    import auditeval as ae
+    from auditeval.render.audit import render_audit
+    from auditeval.vocab.conventions import resolve
+
+    q, r = tmp_path / "q", tmp_path / "r"
+    q.write_text("1 0 a 1\n1 0 b 1\n1 0 c 0\n")
+    r.write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 1.0 t\n1 Q0 c 3 0.5 t\n")
+    rep = ae.audit(str(q), [str(r)], measures=["Compat"], against=[],
+                   profile=resolve("trec_eval-9.0.8", ["ties=docno-asc"]), samples=5)
+    rows = {str(x["value"]): x for x in json.loads(render_audit(rep, "json"))["sensitivity"]
+            if x["axis"] == "ties"}
+    asc = ae.evaluate(str(q), str(r), ["Compat"], profile="trec_eval-9.0.8", settings=["ties=docno-asc"])
+    desc = ae.evaluate(str(q), str(r), ["Compat"], profile="trec_eval-9.0.8", settings=["ties=docno-desc"])
+    assert asc.get("Compat").value == 1.0 and desc.get("Compat").value < 1.0  # the tie rule moves it
+    assert rows["docno-desc"]["aggregate"] == desc.get("Compat").value
+    assert rows["docno-asc"]["aggregate"] == 1.0

@@ -12,7 +12,8 @@ Conventions that differ from the chosen one only in the order of tied documents 
 other than ``rank``, ``sim``; no depth cut) can change a topic only where a tied block
 holds documents of different grades (a *mixed* block; float32 blocks when either side
 stores float32, since they contain the float64 ones): a permutation inside a block of
-equal grades leaves every grade sequence as it was. Such a convention is evaluated on the
+equal grades leaves every grade sequence as it was (not so for a measure that reads which
+documents are where, ``reads_ids`` in the spec table: Compat is evaluated in full). Such a convention is evaluated on the
 affected topics only (the run and qrels restricted to them, through their own
 ``StagedRun``) and spliced into the chosen convention's per-topic values; the aggregate is
 recomputed over all topics in evaluation order, so the result is the full evaluation's.
@@ -125,8 +126,8 @@ class Native:
             return None
         if "rank" in (c2.ties, b2.ties) and not self._rank_is_score_order(ri):
             return None
-        if SPECS[m2.name].agg in ("none", "mean-defined") or not self._is_plain(ri):
-            return None
+        if SPECS[m2.name].agg in ("none", "mean-defined") or SPECS[m2.name].reads_ids or not self._is_plain(ri):
+            return None  # a measure reading document identities can change inside a block of one grade
         base = self.get(ri, m, self.base)
         if not base.ok:
             return None

@@ -245,7 +245,7 @@ def _rows():
           "documents by grade desc, run score desc (0.0 if not ranked), qrels line; p default 0.95",
           "Clarke, Vtyurina & Smucker, TOIS 2021; ir_measures compat_provider.py (compatibility, rbo)",
           params={"p": float, "normalize": bool}, check=_check_persistence,
-          bounded=True),
+          bounded=True, reads_ids=True),
         S("Accuracy", "probability that a relevant retrieved document ranks above a non-relevant one",
           RANKING_REL | ABSENT,
           "1 - sum over relevant in the top k of the non-relevant above it / (N_k R_k); undefined when R_k = 0 "

@@ -75,6 +75,9 @@ class MeasureSpec:
     * ``growth_sum``: under ``unjudged=nonrel`` the value is a sum over relevant ranked rows and
       R, so pool growth evaluates every (order, step) at once from them
       (:func:`auditeval.engine.growth_means`).
+    * ``reads_ids``: the value depends on which documents are where, not only on the grade
+      sequence (Compat: RBO against the ideal ranking, whose order reads run scores and qrels
+      lines), so reordering tied documents of equal grade can change it.
     """
 
     name: str
@@ -101,6 +104,7 @@ class MeasureSpec:
     envelope_exact: bool = False
     tail_free: bool = False
     growth_sum: bool = False
+    reads_ids: bool = False
 
     @property
     def trec_name(self) -> str | None:
