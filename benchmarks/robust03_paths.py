@@ -49,10 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--depth", type=int, default=100)
     ap.add_argument("--profiles", default="trec_eval-9.0.8,trec_eval-10.0,ir_measures-0.4")
     ap.add_argument("--paths", default=",".join(PATHS))
+    ap.add_argument("--pair", default="", help="only the pair holding this run (e.g. aplrob03a)")
     args = ap.parse_args(argv)
     qrels = (SHARED / "qrels.robust03.txt").read_text().splitlines()
     runs = sorted((SHARED / "runs").glob("input.*.gz"))
     pairs = [(runs[i], runs[i + 1]) for i in range(0, len(runs) - 1, 2)]
+    if args.pair:
+        pairs = [p for p in pairs if f"input.{args.pair}.gz" in (p[0].name, p[1].name)]
     tvp._BASE_DIR[:] = [Path(tempfile.mkdtemp(prefix="robust03-paths-"))]
     bad = 0
     for a, b in pairs:
