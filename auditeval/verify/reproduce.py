@@ -244,6 +244,18 @@ def ktu(t: np.ndarray, ra: np.ndarray, rb: np.ndarray, len_a, len_b, topics: lis
     return out
 
 
+
+def _score_sets(q_orig, q_rep, orig, rep, baseline_original, baseline_reproduced, parsed, conv):
+    """Per-measure scores of the original run (and baseline) on ``q_orig`` and of the re-run (and
+    its baseline) on ``q_rep`` (the same qrels for reproducibility, qrels B for replicability);
+    ``bases`` None without baselines."""
+    s_orig, s_rep = _scores(q_orig, orig, parsed, conv), _scores(q_rep, rep, parsed, conv)
+    bases = None
+    if baseline_original is not None:
+        bo, br = run_from(baseline_original), run_from(baseline_reproduced)
+        bases = (_scores(q_orig, bo, parsed, conv), _scores(q_rep, br, parsed, conv))
+    return s_orig, s_rep, bases
+
 def _scores(qrels, run: Run, measures, conv) -> dict[str, tuple[str, dict[str, float]]]:
     """label -> (variant string, {topic: value}) under ``conv``."""
     out = {}
@@ -341,11 +353,7 @@ def reproduce(
                                      var, SCIPY_ENGINE if stat == "KTU" else ENGINE))
 
     # ---- scores
-    s_orig, s_rep = _scores(q, orig, parsed, conv), _scores(q, rep, parsed, conv)
-    bases = None
-    if baseline_original is not None:
-        bo, br = run_from(baseline_original), run_from(baseline_reproduced)
-        bases = (_scores(q, bo, parsed, conv), _scores(q, br, parsed, conv))
+    s_orig, s_rep, bases = _score_sets(q, q, orig, rep, baseline_original, baseline_reproduced, parsed, conv)
     for label in s_orig:
         var, o = s_orig[label]
         r = s_rep[label][1]
@@ -414,11 +422,7 @@ def _replicability(q_a: Qrels, q_b: Qrels, orig: Run, rep: Run, parsed, conv, ba
     res = Reproduction(notes=[*(f"qrels A: {n}" for n in q_a.notes), *(f"qrels B: {n}" for n in q_b.notes)],
                        mode="replicability")
     res.notes.append(NO_ORDER_NOTE)
-    s_orig, s_rep = _scores(q_a, orig, parsed, conv), _scores(q_b, rep, parsed, conv)
-    bases = None
-    if baseline_original is not None:
-        bo, br = run_from(baseline_original), run_from(baseline_reproduced)
-        bases = (_scores(q_a, bo, parsed, conv), _scores(q_b, br, parsed, conv))
+    s_orig, s_rep, bases = _score_sets(q_a, q_b, orig, rep, baseline_original, baseline_reproduced, parsed, conv)
     for label in s_orig:
         var, o = s_orig[label]
         var_b, r = s_rep[label]
