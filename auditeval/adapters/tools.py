@@ -10,6 +10,8 @@ exits non-zero with the traceback on stderr; the parent reports its tail.
   Aggregates are pytrec_eval's own ``compute_aggregated_measure``.
 * ir_measures: one provider pinned (``providers.registry[NAME].evaluator``).
 * ranx: ``make_comparable=True``; per-topic values from ``run.scores``.
+* beir: ``EvaluateRetrieval.evaluate`` on dicts of dicts (a repeated pair keeps its last line);
+  its rounded means come back as text with 5 decimals, as BEIR's ``round(x, 5)`` gives them.
 """
 
 from __future__ import annotations
@@ -130,11 +132,53 @@ def ranx_values(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _dicts(path: str, column: int, cast: Any) -> dict[str, dict[str, Any]]:
+    """A TREC file as BEIR's dict of dicts: ``{topic: {doc: cast(column)}}``, the last line of a
+    repeated pair kept (beir/retrieval/evaluation.py:70-71 takes dicts; a dict keeps the last)."""
+    out: dict[str, dict[str, Any]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            parts = line.split()
+            if len(parts) > column:
+                out.setdefault(parts[0], {})[parts[2]] = cast(parts[column])
+    return out
+
+
+def beir_values(spec: dict[str, Any]) -> dict[str, Any]:
+    """Child-process side: one ``EvaluateRetrieval.evaluate`` call per run and option set,
+    with every requested cut-off."""
+    from beir.retrieval.evaluation import EvaluateRetrieval
+
+    qrels = _dicts(spec["qrels"], 3, int)
+    out: dict[str, Any] = {}
+    for job in spec["jobs"]:
+        groups: dict[tuple, list] = {}
+        for req in job["requests"]:
+            groups.setdefault(tuple(req["options"]), []).append(req)
+        for opts, reqs in groups.items():
+            keep = "ignore_identical_ids=False" in opts
+            ks = sorted({int(r["tool"].split("@")[1]) for r in reqs})
+            try:
+                res = EvaluateRetrieval.evaluate({q: dict(d) for q, d in qrels.items()},
+                                                 _dicts(job["run"], 4, float), ks, ignore_identical_ids=not keep)
+            except Exception as exc:  # noqa: BLE001 - reported for these values
+                for r in reqs:
+                    out[r["key"]] = {"error": f"{type(exc).__name__}: {exc} (beir)"}
+                continue
+            means = {k: v for d in res for k, v in d.items()}
+            for r in reqs:
+                out[r["key"]] = {"topics": {}, "aggregate": f"{means[r['tool']]:.5f}"}
+    return out
+
+
+COMPUTE = {"pytrec_eval": pytrec_eval_values, "ranx": ranx_values, "beir": beir_values}
+
+
 def main(argv: list[str]) -> int:
     with open(argv[0], encoding="utf-8") as fh:
         spec = json.load(fh)
     name = spec["adapter"]
-    compute = pytrec_eval_values if name == "pytrec_eval" else ranx_values if name == "ranx" else ir_measures_values
+    compute = COMPUTE.get(name, ir_measures_values)
     values = compute(spec)
     with open(argv[1], "w", encoding="utf-8") as fh:
         json.dump(values, fh)

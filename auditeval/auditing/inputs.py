@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from auditeval.engine import prepare
-from auditeval.io import write_qrels, write_run
+from auditeval.io import run_format_of, write_qrels, write_run
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.model import Qrels, Run
 
@@ -38,7 +38,8 @@ def plain_path(obj: Any) -> str | None:
     as auditeval does (no line that only some tools skip: see the module docstring)."""
     if isinstance(obj, str | Path) and not str(obj).startswith("irds:") and str(obj) != "-":
         p = Path(obj)
-        if p.is_file() and not p.name.endswith(".gz") and not has_skippable_lines(p):
+        if (p.is_file() and not p.name.endswith(".gz") and not has_skippable_lines(p)
+                and run_format_of(p) == "trec"):  # an MS MARCO candidate file: the tools get a TREC copy
             return str(p.resolve())
     return None
 
@@ -55,10 +56,16 @@ def has_skippable_lines(path: Path) -> bool:
 def tool_file(obj: Any, loaded: Qrels | Run, workdir: Path, stem: str, notes: list[str] | None = None) -> str:
     """A plain TREC file holding ``obj`` for the tools (see the module docstring); a clean
     copy written for a file with skippable lines is noted in ``notes``."""
+    out = workdir / f"{stem}.txt"
+    if isinstance(loaded, Run) and loaded.format != "trec":  # the tools read TREC runs
+        write_run(loaded, out)
+        if notes is not None:
+            notes.append(f"{obj}: an MS MARCO candidate file (qid pid rank); every reference read a TREC copy "
+                         f"of its {len(loaded)} line(s), score = -rank")
+        return str(out)
     direct = plain_path(obj)
     if direct is not None:
         return direct
-    out = workdir / f"{stem}.txt"
     if isinstance(obj, str | Path) and Path(obj).is_file() and not str(obj).endswith(".gz"):
         (write_qrels if isinstance(loaded, Qrels) else write_run)(loaded, out)
         if notes is not None:

@@ -44,7 +44,7 @@ def with_bogus_ranking(run: Run, topics: list[str]) -> Run:
     extra = run_table(topics, [BOGUS_DOCNO] * n, np.full(n, BOGUS_SCORE), np.ones(n), line=np.zeros(n))  # no file line
     table = pa.concat_tables([run.table, extra.cast(run.table.schema)])
     return Run(table, name=run.name, source=run.source, notes=run.notes, skipped=run.skipped,
-               empty_topics=run.empty_topics)
+               empty_topics=run.empty_topics, format=run.format)
 
 
 def reads_absent(d: MeasureDef, c: Convention) -> bool:

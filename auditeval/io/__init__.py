@@ -24,6 +24,7 @@ from auditeval.io.readers import (
     parse_run,
     read_qrels,
     read_run,
+    run_format_of,
 )
 from auditeval.io.writers import write_qrels, write_run
 
@@ -42,6 +43,7 @@ __all__ = [
     "read_qrels",
     "read_regular",
     "read_run",
+    "run_format_of",
     "run_from",
     "run_tags",
     "write_qrels",

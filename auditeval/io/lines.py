@@ -51,6 +51,22 @@ def read_bytes(path: str | Path) -> tuple[bytes, str]:
     return data, name
 
 
+def head_bytes(path: str | Path, size: int = 1 << 16) -> bytes:
+    """The first ``size`` (decompressed) bytes of ``path``, or b"" when it cannot be read (the
+    full read that follows reports why); enough to tell a file's format without reading it all."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(size)
+    except OSError:
+        return b""
+    if head[:2] == b"\x1f\x8b":
+        try:
+            return zlib.decompressobj(wbits=31).decompress(head, size)
+        except zlib.error:
+            return b""
+    return head
+
+
 def _check_utf8(data: bytes, name: str) -> None:
     try:
         data.decode("utf-8")

@@ -69,13 +69,15 @@ def qrels_from(obj: Any) -> Qrels:
 
 
 def run_from(obj: Any, name: str | None = None) -> Run:
-    """Run from a path, a :class:`Run`, a pandas DataFrame, a dict-of-dicts (topic -> doc ->
+    """Run from a path (a TREC run, or an MS MARCO candidate file ``qid pid rank`` when its first
+    data line has 3 fields: :func:`auditeval.io.readers.read_run` ``format="auto"``, noted), a
+    :class:`Run`, a pandas DataFrame, a dict-of-dicts (topic -> doc ->
     score) or a ranx ``Run``. A topic mapped to no document is kept in ``Run.empty_topics``
     and evaluated as an empty ranking (see the module docstring), with a note."""
     if isinstance(obj, Run):
         return obj
     if isinstance(obj, str | Path):
-        return read_run(obj)
+        return read_run(obj, format="auto")  # a 3-field first line: an MS MARCO candidate file, noted
     if _ranx(obj, "Run"):
         ranx_name = getattr(obj, "name", None)
         return run_from(dict(obj.to_dict()), name=name or (ranx_name if isinstance(ranx_name, str) and ranx_name else None))

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditeval.io.fast import FAST_NAMES, FAST_TYPES, fast_table, header_lines, run_tags
-from auditeval.io.lines import Split, bad_field_count, is_plain_file, read_bytes
+from auditeval.io.lines import Split, bad_field_count, head_bytes, is_plain_file, read_bytes
 from auditeval.io.numbers import parse_numbers
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
@@ -91,9 +91,13 @@ def read_run(path: str | Path, numbers: str = "strict", min_fields: int = RUN_FI
     pyserini/eval/trec_eval.py:97 converts a run whose first line has no ``Q0``; else trec).
     """
     if format != "trec":
-        data, name = read_bytes(path)
-        if _run_format(data, format) == "msmarco":
-            return parse_msmarco_run(data, name, numbers)
+        if str(path) == "-" or format == "msmarco":
+            data, name = read_bytes(path)
+            if _run_format(data, format) == "msmarco":
+                return parse_msmarco_run(data, name, numbers)
+            return _parse_run(data, name, numbers, min_fields, max_fields, try_fast=True)
+        if _run_format(head_bytes(path), format) == "msmarco":
+            return parse_msmarco_run(*read_bytes(path), numbers)
     fast_ok = min_fields <= RUN_FIELDS and (max_fields is None or max_fields >= RUN_FIELDS)
     plain = fast_ok and is_plain_file(path)
     if plain:
@@ -165,6 +169,12 @@ def _fast_run(fast: pa.Table, name: str) -> Run:
     return Run(table=table, name=run_name, source=name, notes=tuple(notes), skipped=skipped)
 
 
+def run_format_of(path: str | Path) -> str:
+    """``"msmarco"`` when the file's first data line has 3 fields (an MS MARCO candidate file,
+    as ``read_run(format="auto")`` reads it), else ``"trec"``; reads the first 64 KiB only."""
+    return _run_format(head_bytes(path), "auto")
+
+
 def _run_format(data: bytes, format: str) -> str:
     """``"trec"`` or ``"msmarco"`` for ``format`` (``"auto"``: 3 fields on the first data line)."""
     if format not in RUN_FORMATS:
@@ -212,7 +222,8 @@ def parse_msmarco_run(data: bytes, name: str = "<run>", numbers: str = "strict")
     notes.append(f"{name}: read as an MS MARCO candidate file (qid pid rank): score = -rank, so score order is rank order")
     notes.extend(_rank_column_notes(name, topic, rank))
     table = run_table(topic, doc, -rank.astype(np.float64), rank, line=line)
-    return Run(table=table, name=Path(name).name or "msmarco", source=name, notes=tuple(notes), skipped=skipped)
+    return Run(table=table, name=Path(name).name or "msmarco", source=name, notes=tuple(notes), skipped=skipped,
+               format="msmarco")
 
 
 def _rank_column_notes(name: str, topic: pa.Array | pa.ChunkedArray, rank: np.ndarray) -> list[str]:

@@ -71,6 +71,9 @@ class Run(_Columns):
     pytrec_eval does. A file cannot express them (a topic without lines does not exist in a
     TREC run file), so only the in-memory forms (:func:`auditeval.io.memory.run_from`) set it;
     they never also hold rows.
+
+    ``format``: the file format it was read from, ``"trec"`` or ``"msmarco"`` (a candidate file
+    ``qid pid rank``: tools that read TREC runs get a TREC copy of it).
     """
 
     table: pa.Table
@@ -79,6 +82,7 @@ class Run(_Columns):
     notes: tuple[str, ...] = field(default=())
     skipped: dict[str, tuple[int, ...]] = field(default_factory=dict)
     empty_topics: tuple[str, ...] = field(default=())
+    format: str = "trec"
     _value_column = "score"
 
     @property
