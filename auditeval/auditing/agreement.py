@@ -24,6 +24,7 @@ import numpy as np
 
 from auditeval.adapters.base import Adapter
 from auditeval.auditing.attribution import axis_values
+from auditeval.auditing.defects import DEFECTS, Evidence, known_defect
 from auditeval.auditing.native import Native, TopicValues, floor_for
 from auditeval.auditing.ties import envelope
 from auditeval.vocab.conventions import AXES, Convention
@@ -148,6 +149,21 @@ def _tool_defect(a: Adapter, topics: dict[str, Any], tv: TopicValues, m: Measure
             f"({len(broken)} topic(s), e.g. {broken[0]}); every other topic agrees")
 
 
+def _known_defect(nat: Native, ri: int, a: Adapter, topics: dict[str, Any], tv: TopicValues, m: Measure,
+                  conv: Convention) -> str:
+    """A known defect of the tool (:mod:`.defects`) that accounts for every differing topic, or ''."""
+    if not any(d.tool == a.name and d.measure == m.name for d in DEFECTS):
+        return ""
+    p = nat.prepared(ri, conv, m)
+    rel = fold(m, conv)[1].rel
+    order = tv.topics.tolist()
+    idx = {t: i for i, t in enumerate(p.topics.tolist())}
+    at = np.array([idx[t] for t in order], dtype=np.int64)
+    ev = Evidence(order, np.array([float(topics[t]) for t in order]), np.asarray(tv.values, dtype=np.float64),
+                  p.num_rel(rel)[at], p.num_judged_nonrel(rel)[at])
+    return known_defect(a.name, m.name, ev)
+
+
 def _topic_sets(only_tool: list[str], only_native: list[str]) -> str:
     parts = []
     if only_tool:
@@ -174,7 +190,7 @@ def explain(nat: Native, ri: int, a: Adapter, tool: dict[str, Any], m: Measure, 
     topics = tool.get("topics", {})
     if not tv.ok or not a.exposes_per_topic or set(topics) != set(tv.topics.tolist()):
         return None, ""
-    defect = _tool_defect(a, topics, tv, m)
+    defect = _known_defect(nat, ri, a, topics, tv, m, conv) or _tool_defect(a, topics, tv, m)
     if defect:
         return None, defect
     env = envelope(nat.prepared(ri, conv, m), nat.runs[ri], m, conv)
