@@ -122,3 +122,21 @@ def test_ranx_run_object_and_values(data):
         assert diff <= TOL, (ours, diff)
         assert all(mine[t] == 0.0 for t in EMPTIED)
         assert got[(ours, "all")] == pytest.approx(float(np.mean(list(want.values()))), abs=1e-12)
+
+
+def test_audit_of_a_dict_run_with_an_empty_topic(trec_eval_bins):
+    """The audit says the topic is empty (a note) and gives pytrec_eval the topic as an empty
+    ranking, as its dict API takes it; a trec_eval binary reads a file, which cannot hold the
+    topic: its difference is explained by that, the other topic agreeing as printed.
+    Hand: q1 ranks a (relevant) then b; q2 (1 relevant) has nothing: AP = (1 + 0) / 2 = 0.5;
+    trec_eval sees q1 alone: 1.0000."""
+    q = {"q1": {"a": 1, "b": 0}, "q2": {"x": 1, "y": 0}}
+    r = {"q1": {"a": 2.0, "b": 1.0}, "q2": {}}
+    rep = ae.audit(q, r, measures=["AP"], against=["pytrec_eval", "trec_eval"], trec_eval=[str(trec_eval_bins["9.0.8"])])
+    assert any("1 run topic(s) with no results evaluated as empty rankings" in n and "'q2'" in n for n in rep.notes)
+    rows = {a.engine: a for a in rep.agreement}
+    assert (rows["pytrec_eval"].status, rows["pytrec_eval"].value, rows["pytrec_eval"].native) == ("match", 0.5, 0.5)
+    te = rows["trec_eval-9.0.8"]
+    assert (te.status, te.value) == ("explained", "1.0000")
+    assert "1 topic(s) empty in the run (q2) are not in the file trec_eval-9.0.8 read" in te.detail
+    assert te.detail.endswith("the other 1 topic(s) agree (1 topics, as printed (4 dp))")

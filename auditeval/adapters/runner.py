@@ -51,6 +51,7 @@ class Request:
     tool: str  # the tool's measure spelling (adapter-specific)
     options: tuple[str, ...]
     run_label: str = ""  # the run as the report names it (messages say it instead of the temporary file)
+    empty_topics: tuple[str, ...] = ()  # topics of an in-memory run with no result, which no file can hold
 
 
 @dataclass
@@ -81,10 +82,14 @@ def _tail(text: str) -> str:
 
 
 def _jobs(requests: list[Request]) -> list[dict[str, Any]]:
+    """One job per run file; ``empty``: the run's empty topics (a tool that takes a dict run,
+    pytrec_eval, gets them as empty rankings, as its own dict API evaluates them)."""
     by_run: dict[str, list[dict[str, Any]]] = {}
+    empty: dict[str, set[str]] = {}
     for r in requests:
         by_run.setdefault(r.run_file, []).append({"key": r.key, "tool": r.tool, "options": list(r.options)})
-    return [{"run": run, "requests": reqs} for run, reqs in by_run.items()]
+        empty.setdefault(r.run_file, set()).update(r.empty_topics)
+    return [{"run": run, "requests": reqs, "empty": sorted(empty[run])} for run, reqs in by_run.items()]
 
 
 class Stopped(Exception):

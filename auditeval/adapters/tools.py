@@ -35,6 +35,8 @@ def pytrec_eval_values(spec: dict[str, Any]) -> dict[str, Any]:
     for job in spec["jobs"]:
         with open(job["run"], encoding="utf-8") as fh:
             run = pytrec_eval.parse_run(fh)
+        for t in job.get("empty", ()):  # an in-memory run's topic with no result: an empty ranking
+            run.setdefault(t, {})
         groups: dict[tuple, list] = {}
         for req in job["requests"]:
             groups.setdefault(tuple(req["options"]), []).append(req)

@@ -149,6 +149,28 @@ def _tool_defect(a: Adapter, topics: dict[str, Any], tv: TopicValues, m: Measure
             f"({len(broken)} topic(s), e.g. {broken[0]}); every other topic agrees")
 
 
+def _empty_topics_absent(nat: Native, ri: int, a: Adapter, tool: dict[str, Any], m: Measure, conv: Convention) -> str:
+    """The explanation when the tool lacks exactly some of the run's empty topics (an in-memory
+    run's topic with no result: a TREC file cannot hold a topic without lines, so a tool that
+    reads the file never sees it) and agrees on every other topic; else ''."""
+    empty = set(nat.runs[ri].empty_topics)
+    tv = nat.get(ri, m, conv)
+    if not empty or not tv.ok:
+        return ""
+    theirs = set(tool.get("topics", {}))
+    lacking = [t for t in tv.topics.tolist() if t not in theirs]
+    if not lacking or not set(lacking) <= empty:
+        return ""
+    keep = np.array([t in theirs for t in tv.topics.tolist()], dtype=bool)
+    rest = TopicValues(tv.variant, tv.topics[keep], tv.values[keep], None)
+    ok, detail, n, _ = matches(a, {"topics": tool.get("topics", {}), "aggregate": None}, rest, m, conv)
+    if not ok:
+        return ""
+    return (f"{len(lacking)} topic(s) empty in the run ({', '.join(lacking[:5])}) are not in the file {a.name} read "
+            f"(a TREC run file cannot hold a topic with no lines; the native engine evaluates them as empty rankings, "
+            f"as pytrec_eval's dict API does); the other {n} topic(s) agree ({detail})")
+
+
 def _known_defect(nat: Native, ri: int, a: Adapter, topics: dict[str, Any], tv: TopicValues, m: Measure,
                   conv: Convention) -> str:
     """A known defect of the tool (:mod:`.defects`) that accounts for every differing topic, or ''."""
@@ -176,6 +198,9 @@ def _topic_sets(only_tool: list[str], only_native: list[str]) -> str:
 def explain(nat: Native, ri: int, a: Adapter, tool: dict[str, Any], m: Measure, conv: Convention,
             max_grade: int) -> tuple[Convention | None, str]:
     """(convention that reproduces the tool, or None; explanation or '') for a disagreement."""
+    absent = _empty_topics_absent(nat, ri, a, tool, m, conv)
+    if absent:
+        return None, absent
     m2, c2 = fold(m, conv)
     for axis in variant_axes(m2, c2.depth, c2.topics):
         if axis == "rel" and m.param("rel") is not None:

@@ -306,7 +306,8 @@ def _plan(refs: list[Adapter], measures: list[Measure], labels: list[str], base:
                             continue
                     key = f"{ri}|{mode}|{label}"
                     shown = "" if runs is None else f"run {runs[ri].name}" + (" rewritten" if plan.rewrite else "")
-                    reqs.append(Request(key, run_file, plan.tool_measure, plan.options, shown))
+                    empty = tuple(runs[ri].empty_topics) if runs is not None else ()
+                    reqs.append(Request(key, run_file, plan.tool_measure, plan.options, shown, empty))
                     requested[(a.name, key)] = (ri, label, m, conv, mode, plan.rewrite)
         info = EngineInfo(a.name, a.engine(), a.profile, "ok", "", computes=list(dict.fromkeys(
             requested[(a.name, r.key)][1] for r in reqs)), unsupported=skipped, axes=axes_of(own))
