@@ -61,37 +61,49 @@ def run_child(argv: list[str]) -> tuple[float, float, int, int, str]:
     return wall, usage.ru_utime + usage.ru_stime, int(usage.ru_maxrss), os.waitstatus_to_exitcode(status), err.decode()
 
 
-ROBUST03 = Path("/work/shared/data/robust03")
+ROBUST03 = HERE.parent.parent / "shared" / "data" / "robust03"  # ../shared beside the checkout
 
 
-def robust03(counts: list[int], repeat: int, jobs: int | None) -> int:
-    """The audit (default references) on the first N robust03 runs, per N in ``counts``."""
+def robust03_once(n: int, jobs: int | None = None) -> tuple | None:
+    """One audit (default references) on the first ``n`` robust03 runs: ``(n, wall, CPU in all,
+    references' own CPU, native seconds, jobs, ratio, references)``; None when it failed."""
     import json
     import os
 
     qrels = str(ROBUST03 / "qrels.robust03.txt")
     runs = sorted(str(p) for p in (ROBUST03 / "runs").iterdir())
     cores = jobs or len(os.sched_getaffinity(0))
+    out = Path(tempfile.mkdtemp(prefix="audit-bench-")) / "audit.json"
+    cmd = [sys.executable, "-m", "auditeval", "audit", qrels, *runs[:n], "--format", "json", "-o", str(out)]
+    if jobs:
+        cmd += ["--jobs", str(jobs)]
+    wall, cpu, _peak, code, stderr = run_child(cmd)
+    if code not in (0, 1):
+        print(f"audit on {n} run(s) failed ({code}): {stderr[-2000:]}", file=sys.stderr)
+        return None
+    rep = json.loads(out.read_text())
+    refs = [e for e in rep["engines"] if e["name"] != "native"]
+    ref_cpu = sum(e["cpu_seconds"] for e in refs)
+    native = rep["native_seconds"]
+    ratio = wall / (ref_cpu / cores + native)
+    per = ", ".join(f"{e['name']} {e['seconds']:.0f}/{e['cpu_seconds']:.0f}" for e in refs if e["status"] == "ok")
+    print(f"{n} run(s): {wall:.1f} s wall, {cpu:.1f} s CPU in all; references' CPU {ref_cpu:.1f} s; "
+          f"native {native:.1f} s; ratio {ratio:.2f}; wall/CPU s per reference: {per}", file=sys.stderr)
+    return (n, wall, cpu, ref_cpu, native, rep["jobs"], ratio, len(refs))
+
+
+def robust03(counts: list[int], repeat: int, jobs: int | None) -> int:
+    """The audit (default references) on the first N robust03 runs, per N in ``counts``."""
+    import os
+
+    cores = jobs or len(os.sched_getaffinity(0))
     rows = []
     for n in counts:
         for _ in range(repeat):
-            out = Path(tempfile.mkdtemp(prefix="audit-bench-")) / "audit.json"
-            cmd = [sys.executable, "-m", "auditeval", "audit", qrels, *runs[:n], "--format", "json", "-o", str(out)]
-            if jobs:
-                cmd += ["--jobs", str(jobs)]
-            wall, cpu, _peak, code, stderr = run_child(cmd)
-            if code not in (0, 1):
-                print(f"audit on {n} run(s) failed ({code}): {stderr[-2000:]}", file=sys.stderr)
+            row = robust03_once(n, jobs)
+            if row is None:
                 return 2
-            rep = json.loads(out.read_text())
-            refs = [e for e in rep["engines"] if e["name"] != "native"]
-            ref_cpu = sum(e["cpu_seconds"] for e in refs)
-            native = rep["native_seconds"]
-            ratio = wall / (ref_cpu / cores + native)
-            per = ", ".join(f"{e['name']} {e['seconds']:.0f}/{e['cpu_seconds']:.0f}" for e in refs if e["status"] == "ok")
-            print(f"{n} run(s): {wall:.1f} s wall, {cpu:.1f} s CPU in all; references' CPU {ref_cpu:.1f} s; "
-                  f"native {native:.1f} s; ratio {ratio:.2f}; wall/CPU s per reference: {per}", file=sys.stderr)
-            rows.append((n, wall, cpu, ref_cpu, native, rep["jobs"], ratio, len(refs)))
+            rows.append(row)
     print("| runs | wall | CPU in all | references' own CPU | native engine | jobs (cores) "
           "| wall / (refs CPU / cores + native) |")
     print("|---:|---:|---:|---:|---:|---:|---:|")

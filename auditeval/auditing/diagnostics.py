@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pyarrow.compute as pc
 
 from auditeval.engine import Prepared, as_sim, has_duplicate_pairs, ranked_scores, tied_blocks
+from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.model import Qrels, Run
 

@@ -155,7 +155,7 @@ class Native:
             topic = t.column("topic")
             rank = t.column("rank").to_numpy()
             score = t.column("score").to_numpy()
-            import pyarrow.compute as pc
+            from auditeval.vocab import arrow_compute as pc
 
             same = np.zeros(len(rank), bool)
             if len(rank) > 1:
@@ -177,7 +177,7 @@ class Native:
         key = (ri, topics)
         if key not in self._subs:
             import pyarrow as pa
-            import pyarrow.compute as pc
+            from auditeval.vocab import arrow_compute as pc
 
             keep = pa.array(sorted(topics), pa.string())
             r = self.runs[ri]

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.model import Run
 
 
@@ -36,10 +36,10 @@ def take_rows(col: pa.ChunkedArray | pa.Array, rows: np.ndarray) -> pa.Array | p
     """``col.take(rows)`` for ascending ``rows``, chunk by chunk (a ChunkedArray's own ``take``
     concatenates every chunk first: a 100 MB copy of a 7M-row doc column for a few rows)."""
     if not isinstance(col, pa.ChunkedArray) or col.num_chunks <= 1:
-        return col.take(pa.array(rows))
+        return pc.take(col, pa.array(rows))
     bounds = np.cumsum([0] + [len(c) for c in col.chunks])
     cut = np.searchsorted(rows, bounds)
-    parts = [c.take(pa.array(rows[cut[i] : cut[i + 1]] - bounds[i])) for i, c in enumerate(col.chunks) if cut[i + 1] > cut[i]]
+    parts = [pc.take(c, pa.array(rows[cut[i] : cut[i + 1]] - bounds[i])) for i, c in enumerate(col.chunks) if cut[i + 1] > cut[i]]
     return pa.chunked_array(parts, type=col.type)
 
 
@@ -301,9 +301,9 @@ class DocKeys:
         if n < 2:
             return None
         rows_ = np.arange(n) if rows is None else rows
-        table = pa.table({"t": self.tcode[rows_], "d": self.doc.take(pa.array(rows_)), "r": rows_})
+        table = pa.table({"t": self.tcode[rows_], "d": pc.take(self.doc, pa.array(rows_)), "r": rows_})
         order = pc.sort_indices(table, sort_keys=[("t", "ascending"), ("d", "ascending"), ("r", "ascending")]).to_numpy()
-        st = table.take(pa.array(order))
+        st = pc.take(table, pa.array(order))
         t, d = st.column("t").to_numpy(), st.column("d")
         eq = (t[1:] == t[:-1]) & pc.equal(d.slice(1), d.slice(0, n - 1)).to_numpy(zero_copy_only=False)
         if not eq.any():

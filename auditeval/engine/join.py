@@ -14,7 +14,6 @@ from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from auditeval.engine.ids import (
     RunIndex,
@@ -27,6 +26,7 @@ from auditeval.engine.ids import (
     run_index_of,
     take_rows,
 )
+from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.errors import InputError
 from auditeval.vocab.model import Qrels, Run
 

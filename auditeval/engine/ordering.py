@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from auditeval.engine.glibc_sort import glibc_msort
 from auditeval.engine.ids import take_rows
+from auditeval.vocab import arrow_compute as pc
 
 
 def _cmp_sim_docno(a: tuple[float, bytes, int], b: tuple[float, bytes, int]) -> int:

@@ -21,12 +21,12 @@ from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from auditeval.engine.ids import DocKeys, to_numpy
 from auditeval.engine.join import Join, Judgments
 from auditeval.engine.ordering import presorted_order, sort_order, trec_nan_scores
 from auditeval.engine.ranked_lists import NONPOOL, UNJUDGED, Origin, Prepared
+from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.errors import EvaluationError, InputError
 from auditeval.vocab.model import Run
 

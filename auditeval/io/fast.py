@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from auditeval.io.lines import BOM
+from auditeval.vocab import arrow_compute as pc
 
 _SNIFF = 1 << 16
 

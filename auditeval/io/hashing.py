@@ -18,8 +18,8 @@ import hashlib
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.model import Qrels
 
 CHUNK = 1 << 20

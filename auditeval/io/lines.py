@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.errors import InputError
 
 BOM = b"\xef\xbb\xbf"  # UTF-8 byte order mark

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.errors import InputError
 
 if TYPE_CHECKING:

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from auditeval.io.fast import FAST_NAMES, FAST_TYPES, fast_table, header_lines, run_tags
 from auditeval.io.lines import Split, bad_field_count, head_bytes, is_plain_file, read_bytes
 from auditeval.io.numbers import parse_numbers
+from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
 QRELS_FIELDS = 4

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from auditeval.io.files import write_bytes
+from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.errors import InputError
 from auditeval.vocab.model import Qrels, Run
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from auditeval.engine import Prepared, StagedRun
+from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.conventions import AXES, Convention
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run, qrels_table

@@ -26,8 +26,8 @@ import os
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.model import Qrels
 
 

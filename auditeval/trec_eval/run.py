@@ -32,7 +32,6 @@ from typing import TextIO
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from auditeval.engine import evaluate_prepared, has_duplicate_pairs, staged_for
 from auditeval.trec_eval.args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
@@ -42,6 +41,7 @@ from auditeval.trec_eval.order import duplicate_errors, sort_topics
 from auditeval.trec_eval.params import Instance, ParamError, instances
 from auditeval.trec_eval.parse import TrecError, read_qrels, read_run
 from auditeval.trec_eval.quirks import complete_num_rel, drop_unchecked_duplicates, rel_levels_fault
+from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.conventions import load_profile
 from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.model import Qrels, Run

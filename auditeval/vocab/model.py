@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
+
+from auditeval.vocab import arrow_compute as pc
 
 
 class _Columns:
@@ -140,7 +141,7 @@ def _narrow(col: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
         lo, hi = pc.min_max(col).values()
         if lo.as_py() < -(2**31) or hi.as_py() >= 2**31:
             return col
-    return col.cast(pa.int32())
+    return pc.cast(col, pa.int32())
 
 
 def run_table(
