@@ -85,6 +85,8 @@ class Args:
     measures: list[str] = field(default_factory=list)
     qrels: str = ""
     run: str = ""
+    rel_format: str = "qrels"  # -R: qrels, qrels_jg, prefs, qrels_prefs (trec_eval/prefs.py)
+    zscores: str | None = None  # -Z FILE (trec_eval/zscores.py)
     unsupported: list[str] = field(default_factory=list)
 
 
@@ -123,7 +125,11 @@ def parse_args(argv: list[str]) -> Args:
             a.num_docs = c_atol(val)  # only utility reads it (its d * non-relevant-not-retrieved term)
         elif opt in ("-D", "--Debug_level"):
             pass  # debug output only
-        else:  # -R -T -o -Z: other formats, not supported
+        elif opt in ("-R", "--Rel_info_format"):
+            a.rel_format = val
+        elif opt in ("-Z", "--Zscore"):
+            a.zscores = val
+        else:  # -T -o: other formats, not supported
             a.unsupported.append(opt)
     if a.help or a.show_version:
         return a

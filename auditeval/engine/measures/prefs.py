@@ -1,0 +1,508 @@
+"""Preference measures (``prefs_*``, trec_eval -R prefs / qrels_prefs) and the judgment-group
+measures (``map_avgjg``, ``P_avgjg``, ``Rprec_mult_avgjg``, -R qrels_jg), per topic.
+
+These measures read judgments that are no grades (judgment groups, sub-groups, preference
+levels), so they do not run on :class:`~auditeval.engine.ranked_lists.Prepared`; the door
+offers :func:`prefs_topic_values` and :func:`jg_topic_values`, one topic at a time.
+
+Conventions, each named in :data:`CONVENTIONS` with its source:
+
+* ranking: score descending, ties by docno **ascending** for preferences
+  (form_prefs_counts.c:1000-1006 ``comp_sim_docno``: ``strcmp(p1, p2)``) but docno
+  descending for qrels_jg (form_res_rels_jg.c:283-291, as form_res_rels.c); C ``float``
+  scores and preference levels in 9.0.8 (form_prefs_counts.c:107,114 ``float sim``,
+  ``float rel_level``), ``double`` in 10.0; NaN scores in glibc's merge-sort order;
+* docid ranks (form_prefs_counts.c:20-27): judged retrieved docs ``0..R-1`` in rank order,
+  judged unretrieved docs ``R..J-1`` in docno order;
+* a judgment group with one sub-group is a list of equivalence classes by level (EC,
+  form_prefs_counts.c:28-33, 441-545); with several, a preference array closed under
+  transitivity (form_prefs_counts.c:34-42, 547-656 ``form_jg_pa``/``add_transitives``);
+* counts per group (form_prefs_counts.c:43-74): fulfilled/possible among retrieved (``ret``),
+  implied (one retrieved, ``imp``), neither retrieved (``notoccur``); a count matrix over
+  groups (``pref_counts``, for the ``pair`` measures).
+
+Formulas (``ful = ful_ret + ful_imp``, ``poss = poss_ret + poss_imp + notoccur``, sums over
+groups; a value with a zero denominator stays 0):
+
+* ``prefs_num_prefs_poss`` = poss, ``prefs_num_prefs_ful`` = ful, ``prefs_num_prefs_ful_ret`` =
+  ful_ret (m_prefs_num_prefs_*.c; summary = sum over topics);
+* ``prefs_simp`` = ful/poss, ``prefs_simp_ret`` = ful_ret/poss_ret, ``prefs_simp_imp`` =
+  (ful_ret+ful_imp)/(poss_ret+poss_imp) (m_prefs_simp*.c);
+* ``prefs_pair*``: mean over doc pairs with a preference of ``c[i][j]/(c[i][j]+c[j][i])``, pairs
+  both retrieved (``_ret``), one retrieved (``_imp`` adds them), neither (plain adds those as 0)
+  (m_prefs_pair*.c);
+* ``prefs_avgjg*``: the simp ratios per group, summed, divided by the number of groups if the
+  sum is positive (m_prefs_avgjg*.c);
+* ``prefs_avgjg_Rnonrel[_ret]``: per group, nonrelevant docs set to R (m_prefs_avgjg_Rnonrel.c:
+  72-108, recalculate l.112-225; _ret.c likewise);
+* ``map_avgjg``, ``P_avgjg``, ``Rprec_mult_avgjg``: AP, P@k, P at (long)(x*R+0.9) per group,
+  averaged over groups when more than one (m_map_avgjg.c:42-67, m_P_avgjg.c:44-83,
+  m_Rprec_mult_avgjg.c:46-105).
+
+Sums run in trec_eval's loop order (``np.cumsum`` is sequential), so values are bit-identical.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from auditeval.engine.glibc_sort import glibc_msort
+from auditeval.vocab.errors import EvaluationError
+
+CONVENTIONS = {
+    "prefs_ties": "score desc, docno asc (form_prefs_counts.c:1000-1006 comp_sim_docno)",
+    "jg_ties": "score desc, docno desc (form_res_rels_jg.c:283-291 comp_sim_docno)",
+    "float32": "9.0.8: float sim and rel_level (form_prefs_counts.c:107,114); 10.0: double",
+    "zero_denominator": "a ratio with no possible preference leaves the value 0 (m_prefs_simp.c:58)",
+}
+
+
+
+class PrefsFailure(EvaluationError):
+    """trec_eval's calc fails on this topic (it prints ``message`` and stops, exit 4)."""
+
+    def __init__(self, message: str):
+        super().__init__(message.rstrip("\n"))
+        self.message = message
+
+
+class PrefsAbort(EvaluationError):
+    """trec_eval aborts (SIGABRT) or reads past its arrays on this topic."""
+
+
+@dataclass
+class Group:
+    """One judgment group's counts (form_prefs_counts.c JG)."""
+
+    ful_ret: int = 0
+    poss_ret: int = 0
+    ful_imp: int = 0
+    poss_imp: int = 0
+    notoccur: int = 0
+    num_rel: int = 0
+    num_rel_ret: int = 0
+    num_nonrel: int = 0
+    num_nonrel_ret: int = 0
+    ecs: list | None = None  # [(level, ranks ascending)], EC form
+    pa: np.ndarray | None = None  # bool preference array, PA form
+    rel: np.ndarray | None = None  # rel_level per docid rank (-1 unknown), PA form
+
+
+@dataclass
+class TopicPrefs:
+    groups: list[Group]
+    counts: np.ndarray  # int64 [J, J] (trec_eval: unsigned short)
+    n_judged: int
+    n_judged_ret: int
+
+
+def _c_sort(docs: Sequence[str], sims: np.ndarray, doc_desc: bool) -> list[int]:
+    """Row order of trec_eval's ``qsort`` by score desc, then docno (asc or desc)."""
+    n = len(docs)
+    if not np.isnan(sims).any():
+        keys = sorted(range(n), key=lambda i: docs[i], reverse=doc_desc)
+        s = sims[keys]
+        order = np.argsort(-s, kind="stable")
+        return [keys[k] for k in order]
+
+    def cmp(a: int, b: int) -> int:
+        if sims[a] > sims[b]:
+            return -1
+        if sims[a] < sims[b]:
+            return 1
+        da, db = (docs[b], docs[a]) if doc_desc else (docs[a], docs[b])
+        return -1 if da < db else (1 if da > db else 0)
+
+    return glibc_msort(list(range(n)), cmp)
+
+
+def ranked_docs(docs: Sequence[str], scores: np.ndarray, float32: bool, depth: int | None,
+                doc_desc: bool) -> list[str]:
+    """The retrieved docnos in trec_eval's rank order, cut at ``-M`` ``depth``."""
+    sims = np.asarray(scores, dtype=np.float32 if float32 else np.float64).astype(np.float64)
+    order = _c_sort(docs, sims, doc_desc)
+    if depth is not None:
+        order = order[: max(depth, 0)]
+    return [docs[i] for i in order]
+
+
+def _duplicate(ranked: list[str]) -> str | None:
+    srt = sorted(ranked)
+    for a, b in zip(srt, srt[1:], strict=False):
+        if a == b:
+            return b
+    return None
+
+
+def prefs_counts(jg: Sequence[str], jsg: Sequence[str], level: np.ndarray, doc: Sequence[str],
+                 ranked: list[str], float32: bool) -> TopicPrefs:
+    """form_prefs_counts.c ``form_prefs_counts`` for one topic."""
+    d = _duplicate(ranked)
+    if d is not None:
+        raise PrefsFailure(f"trec_eval.form_prefs_counts: duplicate docs {d}")
+    lev = np.asarray(level, dtype=np.float32 if float32 else np.float64).astype(np.float64)
+    judged = set(doc)
+    ret = [x for x in ranked if x in judged]
+    rank_of = {x: i for i, x in enumerate(ret)}
+    njr = len(ret)
+    nxt = njr
+    for x in sorted(judged - set(ret)):
+        rank_of[x] = nxt
+        nxt += 1
+    nj = nxt
+    rank = [rank_of[x] for x in doc]
+    n = len(doc)
+    order = sorted(range(n), key=lambda i: (jg[i], jsg[i], -lev[i], rank[i]))
+    counts = np.zeros((nj, nj), dtype=np.int64)
+    groups: list[Group] = []
+    start = 0
+    while start < n:
+        g = jg[order[start]]
+        end = start
+        while end < n and jg[order[end]] == g:
+            end += 1
+        idx = order[start:end]
+        n_sub = 1 + sum(1 for a, b in zip(idx, idx[1:], strict=False) if jsg[a] != jsg[b])
+        grp = Group()
+        if n_sub > 1:
+            _form_pa(grp, idx, jsg, lev, rank, doc, nj, njr, counts)
+        else:
+            _form_ec(grp, idx, lev, rank, njr, counts)
+        groups.append(grp)
+        start = end
+    return TopicPrefs(groups, counts, nj, njr)
+
+
+def _form_ec(grp: Group, idx: list[int], lev: np.ndarray, rank: list[int], njr: int, counts: np.ndarray) -> None:
+    ecs: list[tuple[float, np.ndarray]] = []
+    cur: list[int] = []
+    cur_lev = lev[idx[0]]
+    for i in idx:
+        if lev[i] != cur_lev:
+            ecs.append((cur_lev, np.array(cur, dtype=np.int64)))
+            cur, cur_lev = [], lev[i]
+        cur.append(rank[i])
+    ecs.append((cur_lev, np.array(cur, dtype=np.int64)))
+    grp.ecs = ecs
+    for e1, (l1, r1) in enumerate(ecs):
+        n_ret = int(np.count_nonzero(r1 < njr))  # ranks ascending: the retrieved prefix
+        if l1 > 0.0:
+            grp.num_rel_ret += n_ret
+            grp.num_rel += len(r1)
+        else:
+            grp.num_nonrel_ret += n_ret
+            grp.num_nonrel += len(r1)
+        for _l2, r2 in ecs[e1 + 1:]:
+            a = np.repeat(r1, len(r2))
+            b = np.tile(r2, len(r1))
+            same = np.flatnonzero(a == b)
+            if len(same):
+                raise PrefsFailure(
+                    "trec_eval.form_prefs_counts: Internal docid "
+                    f"{int(a[same[0]])} occurs with different rel_level in same jsg\n")
+            np.add.at(counts, (a, b), 1)
+            ful = a < b
+            grp.ful_ret += int(np.count_nonzero(ful & (b < njr)))
+            grp.ful_imp += int(np.count_nonzero(ful & (b >= njr) & (a < njr)))
+            grp.notoccur += int(np.count_nonzero(ful & (a >= njr)))
+            nf = ~ful
+            grp.poss_ret += int(np.count_nonzero(nf & (a < njr)))
+            grp.poss_imp += int(np.count_nonzero(nf & (a >= njr) & (b < njr)))
+            grp.notoccur += int(np.count_nonzero(nf & (a >= njr) & (b >= njr)))
+    grp.poss_ret += grp.ful_ret
+    grp.poss_imp += grp.ful_imp
+
+
+def _form_pa(grp: Group, idx: list[int], jsg: Sequence[str], lev: np.ndarray, rank: list[int],
+             doc: Sequence[str], nj: int, njr: int, counts: np.ndarray) -> None:
+    pa = np.zeros((nj, nj), dtype=bool)
+    rel = np.full(nj, -1.0)
+    m = len(idx)
+    for k, i in enumerate(idx):
+        r = rank[i]
+        if (rel[r] > 0.0 and lev[i] == 0.0) or (rel[r] == 0.0 and lev[i] > 0.0):
+            raise PrefsFailure(f"trec_eval.form_prefs_counts: doc '{doc[i]}' has both 0 and non-0 rel_level assigned\n")
+        rel[r] = lev[i]
+        j = k + 1
+        while j < m and jsg[idx[j]] == jsg[i] and lev[idx[j]] == lev[i]:
+            j += 1
+        while j < m and jsg[idx[j]] == jsg[i]:
+            pa[r, rank[idx[j]]] = True
+            j += 1
+    np.fill_diagonal(pa, True)
+    for k in range(nj):  # reflexive-transitive closure = repeated products until stable
+        pa |= pa[:, k:k + 1] & pa[k:k + 1, :]
+    np.fill_diagonal(pa, False)
+    both = pa & pa.T
+    if both.any():
+        i, j = (int(x) for x in np.argwhere(both)[0])
+        raise PrefsAbort(
+            "trec_eval.form_prefs_counts: Pref inconsistency found\n"
+            f"      internal rank {i} and internal rank {j} are conflicted\n"
+            "trec_eval aborts here (SIGABRT)")
+    grp.pa, grp.rel = pa, rel
+    grp.num_rel_ret = int(np.count_nonzero(rel[:njr] > 0.0))
+    grp.num_nonrel_ret = int(np.count_nonzero(rel[:njr] == 0.0))
+    grp.num_rel = int(np.count_nonzero(rel > 0.0))
+    grp.num_nonrel = int(np.count_nonzero(rel == 0.0))
+    counts += pa
+    top, bot = pa[:njr], pa[njr:]
+    grp.poss_ret = int(np.count_nonzero(np.tril(top[:, :njr], -1)))
+    grp.ful_ret = int(np.count_nonzero(np.triu(top[:, :njr], 1)))
+    grp.ful_imp = int(np.count_nonzero(top[:, njr:]))
+    grp.poss_imp = int(np.count_nonzero(bot[:, :njr]))
+    grp.notoccur = int(np.count_nonzero(bot[:, njr:]))
+    grp.poss_ret += grp.ful_ret
+    grp.poss_imp += grp.ful_imp
+
+
+def _ratio(a: float, b: float) -> float:
+    """C ``(double) a / (double) b`` (0/0 is NaN, x/0 inf)."""
+    if b == 0:
+        return math.nan if a == 0 else math.copysign(math.inf, a)
+    return a / b
+
+
+def _seq_sum(terms: list[float]) -> float:
+    return float(np.cumsum(np.asarray(terms, dtype=np.float64))[-1]) if terms else 0.0
+
+
+def _recalc(grp: Group, njr: int, ret_only: bool) -> tuple[int, int]:
+    """m_prefs_avgjg_Rnonrel.c / _ret.c ``recalculate``: nonrelevant docs cut to R."""
+    ful = poss = 0
+    if grp.ecs is not None:
+        ecs = grp.ecs
+        last = ecs[-1][1]
+        keep = grp.num_rel_ret if ret_only else grp.num_rel
+        if keep > len(last) and not (ret_only and (last >= njr).any()):
+            raise PrefsAbort("prefs_avgjg_Rnonrel reads past its last equivalence class here (undefined behaviour)")
+        new = last[:keep]
+        if ret_only:
+            new = new[: int(np.count_nonzero(np.cumprod(new < njr)))]
+
+        def pairs(r1: np.ndarray, r2: np.ndarray) -> tuple[int, int]:
+            if ret_only:
+                r1 = r1[: int(np.count_nonzero(np.cumprod(r1 < njr)))]
+                r2 = r2[: int(np.count_nonzero(np.cumprod(r2 < njr)))]
+                f = r1[:, None] < r2[None, :]
+            else:
+                f = (r1[:, None] < r2[None, :]) & (r1[:, None] < njr)
+            k = int(np.count_nonzero(f))
+            return k, f.size - k
+
+        for e1 in range(len(ecs)):
+            for e2 in range(e1 + 1, len(ecs) - 1):
+                a, b = pairs(ecs[e1][1], ecs[e2][1])
+                ful, poss = ful + a, poss + b
+        for e1 in range(len(ecs)):
+            a, b = pairs(ecs[e1][1], new)
+            ful, poss = ful + a, poss + b
+        return ful, poss + ful
+    rel, pa = grp.rel, grp.pa
+    assert rel is not None and pa is not None
+    nj = len(rel)
+    scan = njr if ret_only else nj
+    seen, fdn = 0, scan
+    for i in range(scan):
+        if rel[i] == 0.0:
+            seen += 1
+            if seen == grp.num_rel + 1:
+                fdn = i
+                break
+    keep = ~((np.arange(nj) >= fdn) & (rel == 0.0))
+    a = pa & keep[:, None] & keep[None, :]
+    top = a[:njr]
+    ful = int(np.count_nonzero(np.triu(top[:, :njr], 1)))
+    poss = int(np.count_nonzero(np.tril(top[:, :njr], -1)))
+    if not ret_only:
+        ful += int(np.count_nonzero(top[:, njr:]))
+        poss += int(np.count_nonzero(a[njr:]))
+    return ful, poss + ful
+
+
+def _pair(tp: TopicPrefs, parts: int) -> float:
+    c, njr, nj = tp.counts, tp.n_judged_ret, tp.n_judged
+    terms: list[float] = []
+    n_pairs = 0
+    blocks = [(0, njr, lambda i: i + 1, njr), (0, njr, lambda i: njr, nj)][:min(parts, 2)]
+    for lo, hi, j0, j1 in blocks:
+        for i in range(lo, hi):
+            jj = np.arange(j0(i), j1)
+            cij, cji = c[i, jj], c[jj, i]
+            hit = (cij > 0) | (cji > 0)
+            n_pairs += int(np.count_nonzero(hit))
+            terms.extend((cij[hit] / (cij[hit] + cji[hit])).tolist())
+    if parts >= 3:
+        sub = c[njr:, njr:]
+        sym = (sub > 0) | (sub.T > 0)
+        n_pairs += int(np.count_nonzero(np.triu(sym, 1)))
+    return _seq_sum(terms) / n_pairs if n_pairs else 0.0
+
+
+def _avgjg(tp: TopicPrefs, ful_of, poss_of) -> float:
+    terms = []
+    for g in tp.groups:
+        p = poss_of(g)
+        if p:
+            terms.append(ful_of(g) / p)
+    s = _seq_sum(terms)
+    return s / len(tp.groups) if s > 0.0 else 0.0
+
+
+def _rnonrel(tp: TopicPrefs, ret_only: bool) -> float:
+    terms = []
+    for g in tp.groups:
+        r, n = (g.num_rel_ret, g.num_nonrel_ret) if ret_only else (g.num_rel, g.num_nonrel)
+        if r >= n:
+            if ret_only:
+                f, p = g.ful_ret, g.poss_ret
+            else:
+                f, p = g.ful_ret + g.ful_imp, g.poss_ret + g.poss_imp + g.notoccur
+            f += g.num_rel_ret * (r - n)
+            p += g.num_rel * (r - n)
+        else:
+            f, p = _recalc(g, tp.n_judged_ret, ret_only)
+        terms.append(_ratio(f, p))
+    s = _seq_sum(terms)
+    return s / len(tp.groups) if s > 0.0 else 0.0
+
+
+def _simp(ful: int, poss: int) -> float:
+    return ful / poss if poss else 0.0
+
+
+def prefs_measure(tp: TopicPrefs, name: str) -> float:
+    """One preference measure's value on one topic (formulas in the module docstring)."""
+    gs = tp.groups
+    ful_ret = sum(g.ful_ret for g in gs)
+    ful_imp = sum(g.ful_imp for g in gs)
+    poss_ret = sum(g.poss_ret for g in gs)
+    poss_imp = sum(g.poss_imp for g in gs)
+    notoccur = sum(g.notoccur for g in gs)
+    if name == "prefs_num_prefs_poss":
+        return float(poss_ret + poss_imp + notoccur)
+    if name == "prefs_num_prefs_ful":
+        return float(ful_ret + ful_imp)
+    if name == "prefs_num_prefs_ful_ret":
+        return float(ful_ret)
+    if name == "prefs_simp":
+        return _simp(ful_ret + ful_imp, poss_ret + poss_imp + notoccur)
+    if name == "prefs_simp_ret":
+        return _simp(ful_ret, poss_ret)
+    if name == "prefs_simp_imp":
+        return _simp(ful_ret + ful_imp, poss_ret + poss_imp)
+    if name == "prefs_pair":
+        return _pair(tp, 3)
+    if name == "prefs_pair_imp":
+        return _pair(tp, 2)
+    if name == "prefs_pair_ret":
+        return _pair(tp, 1)
+    if name == "prefs_avgjg":
+        return _avgjg(tp, lambda g: g.ful_ret + g.ful_imp, lambda g: g.poss_ret + g.poss_imp + g.notoccur)
+    if name == "prefs_avgjg_ret":
+        return _avgjg(tp, lambda g: g.ful_ret, lambda g: g.poss_ret)
+    if name == "prefs_avgjg_imp":
+        return _avgjg(tp, lambda g: g.ful_ret + g.ful_imp, lambda g: g.poss_ret + g.poss_imp)
+    if name == "prefs_avgjg_Rnonrel":
+        return _rnonrel(tp, False)
+    if name == "prefs_avgjg_Rnonrel_ret":
+        return _rnonrel(tp, True)
+    raise KeyError(name)
+
+
+def prefs_topic_values(jg: Sequence[str], jsg: Sequence[str], level: np.ndarray, doc: Sequence[str],
+                       ranked: list[str], names: Sequence[str], float32: bool) -> list[float]:
+    """The preference measures ``names`` on one topic (``ranked``: :func:`ranked_docs`)."""
+    tp = prefs_counts(jg, jsg, level, doc, ranked, float32)
+    return [prefs_measure(tp, n) for n in names]
+
+
+# ---- qrels_jg ---------------------------------------------------------------------------
+
+NONPOOL, UNJUDGED = -1, -2
+
+
+@dataclass
+class JgLists:
+    """form_res_rels_jg.c RES_RELS per group: the ranked rel list and its counts."""
+
+    rels: np.ndarray  # int64 per rank
+    num_rel: int
+    num_rel_ret: int
+
+
+def jg_lists(groups, ranked: list[str], rel_level: int, judged_only: bool) -> list[JgLists]:
+    """form_res_rels_jg.c ``te_form_res_rels_jg`` for one topic (``groups``: (jg, docs, rels))."""
+    d = _duplicate(ranked)
+    if d is not None:
+        raise PrefsFailure(f"trec_eval.form_res_qrels: duplicate docs {d}")
+    out = []
+    for _g, docs, rels in groups:
+        grade = dict(zip(docs, rels.tolist(), strict=True))
+        got = [grade.get(x) for x in ranked]
+        lst = np.array([NONPOOL if v is None else (UNJUDGED if v < 0 else v) for v in got], dtype=np.int64)
+        judged = lst >= 0
+        num_rel_ret = int(np.count_nonzero(judged & (lst >= rel_level)))
+        if judged_only:
+            lst = lst[judged]
+        num_rel = int(np.count_nonzero((rels >= 0) & (rels >= rel_level)))
+        out.append(JgLists(lst, num_rel, num_rel_ret))
+    return out
+
+
+def jg_measure(lists: list[JgLists], name: str, cuts: Sequence[float], rel_level: int) -> list[float]:
+    """``map_avgjg`` (one value), ``P_avgjg`` / ``Rprec_mult_avgjg`` (one per cut-off)."""
+    n_cut = len(cuts) if name != "map_avgjg" else 1
+    acc = [[] for _ in range(n_cut)]
+    for jl in lists:
+        is_rel = jl.rels >= rel_level
+        num_ret = len(jl.rels)
+        if name == "map_avgjg":
+            pos = np.flatnonzero(is_rel)
+            if len(pos):
+                terms = np.arange(1, len(pos) + 1) / (pos + 1.0)
+                acc[0].append(_seq_sum(terms.tolist()) / jl.num_rel)
+            continue
+        if name == "P_avgjg":
+            csum = np.concatenate([[0], np.cumsum(is_rel)])
+            for c, k in enumerate(cuts):
+                k = int(k)
+                acc[c].append(float(csum[min(k, num_ret)]) / k)
+            continue
+        # Rprec_mult_avgjg
+        cut_n = [int(x * jl.num_rel + 0.9) for x in cuts]
+        vals = [None] * n_cut
+        cc = n_cut - 1
+        while cc >= 0 and cut_n[cc] > num_ret:
+            vals[cc] = _ratio(jl.num_rel_ret, cut_n[cc])
+            cc -= 1
+        so_far = jl.num_rel_ret
+        i = num_ret
+        while i > 0 and so_far > 0:
+            precis = so_far / i
+            while cc >= 0 and i == cut_n[cc]:
+                vals[cc] = precis
+                cc -= 1
+            if is_rel[i - 1]:
+                so_far -= 1
+            i -= 1
+        for c in range(n_cut):
+            if vals[c] is not None:
+                acc[c].append(vals[c])
+    out = []
+    for terms in acc:
+        v = _seq_sum(terms)
+        if len(lists) > 1:
+            v /= len(lists)
+        out.append(v)
+    return out
+
+
+def jg_topic_values(groups, ranked: list[str], name: str, cuts: Sequence[float | None], rel_level: int,
+                    judged_only: bool) -> list[float]:
+    """A judgment-group measure on one topic: one value per cut-off (``map_avgjg``: one)."""
+    return jg_measure(jg_lists(groups, ranked, rel_level, judged_only), name, cuts, rel_level)
