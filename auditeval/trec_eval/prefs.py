@@ -26,7 +26,14 @@ from typing import TextIO
 import numpy as np
 import pyarrow.compute as pc
 
-from auditeval.engine import PrefsAbort, PrefsFailure, aggregate, jg_topic_values, prefs_topic_values, ranked_docs
+from auditeval.engine import (
+    PrefsAbort,
+    PrefsFailure,
+    aggregate,
+    jg_topic_values,
+    prefs_topic_values,
+    ranked_docs,
+)
 from auditeval.io.prefs import (
     DuplicateJudgment,
     PrefsCrash,

@@ -35,14 +35,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditeval.engine import evaluate_prepared, has_duplicate_pairs, staged_for
+from auditeval.trec_eval import prefs as prefs_path
+from auditeval.trec_eval import zscores
 from auditeval.trec_eval.args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
 from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, is_10, nicknames, table
 from auditeval.trec_eval.format import line, value_text
 from auditeval.trec_eval.order import duplicate_errors, sort_topics
-from auditeval.trec_eval import zscores
 from auditeval.trec_eval.params import Instance, ParamError, instances
 from auditeval.trec_eval.parse import TrecError, read_qrels, read_run
-from auditeval.trec_eval import prefs as prefs_path
 from auditeval.trec_eval.prefs import wrong_format
 from auditeval.trec_eval.quirks import complete_num_rel, drop_unchecked_duplicates, rel_levels_fault
 from auditeval.vocab.conventions import load_profile
