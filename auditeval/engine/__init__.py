@@ -15,7 +15,7 @@ Every package outside ``auditeval/engine/`` imports from here (``from auditeval.
 * tied blocks: :class:`Blocks`, :func:`tied_blocks`, :func:`ranked_scores`;
 * pool growth's step sums: :func:`growth_means`;
 * trec_eval's preference and judgment-group measures, one topic at a time (their judgments are
-  no grades): :func:`ranked_docs`, :func:`prefs_topic_values`, :func:`jg_topic_values`,
+  no grades): :func:`evaluate_judgments` (every topic of a run), :func:`ranked_docs`, :func:`prefs_topic_values`, :func:`jg_topic_values`,
   :class:`PrefsFailure` / :class:`PrefsAbort` (where trec_eval stops or aborts);
 * sweeps: :func:`run_sweep`, :func:`axis_grid`, :func:`vary_values`, :func:`readable_axes`,
   :data:`DEPTH_GRID`, :class:`SweepResult`, :class:`SweepBlock`.
@@ -30,8 +30,10 @@ from auditeval.engine.growth_sums import growth_means
 from auditeval.engine.ids import has_duplicate_pairs
 from auditeval.engine.measures.core import gain_of
 from auditeval.engine.measures.prefs import (
+    JudgmentValues,
     PrefsAbort,
     PrefsFailure,
+    evaluate_judgments,
     jg_topic_values,
     prefs_topic_values,
     ranked_docs,
@@ -67,6 +69,7 @@ __all__ = [
     "PREPARE_AXES",
     "UNJUDGED",
     "Blocks",
+    "JudgmentValues",
     "Prepared",
     "PrefsAbort",
     "PrefsFailure",
@@ -78,6 +81,7 @@ __all__ = [
     "as_sim",
     "axis_grid",
     "check_measure",
+    "evaluate_judgments",
     "evaluate_prepared",
     "gain_of",
     "growth_means",

@@ -506,3 +506,77 @@ def jg_topic_values(groups, ranked: list[str], name: str, cuts: Sequence[float |
                     judged_only: bool) -> list[float]:
     """A judgment-group measure on one topic: one value per cut-off (``map_avgjg``: one)."""
     return jg_measure(jg_lists(groups, ranked, rel_level, judged_only), name, cuts, rel_level)
+
+
+# ---- the library's entry: every topic of one run ------------------------------------------
+
+BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval.c:154, the absent=bogus ranking
+
+
+@dataclass
+class JudgmentValues:
+    """One measure value per evaluated topic, and the aggregate (trec_eval's: mean, counts summed)."""
+
+    measure: object  # Measure
+    topics: list[str]
+    values: np.ndarray
+    aggregate: float
+
+
+def evaluate_judgments(judgments, run, measures: Sequence, conv) -> list[JudgmentValues]:
+    """The preference or judgment-group ``measures`` (:class:`~auditeval.vocab.measure.Measure`,
+    trec_eval names, cut-off for ``P_avgjg`` / ``Rprec_mult_avgjg``) of ``run`` against
+    ``judgments`` (:class:`~auditeval.io.prefs.Prefs` or :class:`~auditeval.io.prefs.QrelsJg`)
+    under ``conv``: ``sim`` (float32: 9.0.8's C floats, scores and levels), ``depth``, ``topics``
+    (``both``; ``qrels`` with a missing topic scored as ``absent`` says: ``zero``, ``empty``
+    ranking, ``bogus`` one-document ranking; ``strict`` refuses a missing topic; ``run`` is
+    refused: a topic without judgments has no preference), and for the judgment-group measures
+    ``rel`` and ``unjudged`` (``drop``: trec_eval -J). Ties follow each family's fixed rule
+    (:data:`CONVENTIONS`). A topic trec_eval stops on (duplicate docs, a doc at two levels)
+    raises :class:`PrefsFailure`; an inconsistent preference array :class:`PrefsAbort`."""
+    from auditeval.engine.aggregation import aggregate
+    from auditeval.vocab.spec_table import PREFS_SPECS
+
+    jg_format = not hasattr(judgments, "format")
+    for m in measures:
+        want = "qrels_jg" if m.name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg") else "prefs"
+        if m.name not in PREFS_SPECS:
+            raise EvaluationError(f"{m.name}: not a preference or judgment-group measure")
+        if (want == "qrels_jg") != jg_format:
+            raise EvaluationError(f"{m.name} needs {'qrels_jg judgments' if want == 'qrels_jg' else 'preferences'} "
+                                  f"(prefs or qrels_prefs), not {'qrels_jg' if jg_format else judgments.format}")
+    if conv.topics == "run":
+        raise EvaluationError("topics=run: a run topic without judgments has no preferences to score")
+    t_run = run.table.column("topic").to_pylist()
+    d_run = run.table.column("doc").to_pylist()
+    s_run = run.table.column("score").to_numpy(zero_copy_only=False).astype(np.float64)
+    rows: dict[str, list[int]] = {}
+    for i, t in enumerate(t_run):
+        rows.setdefault(t, []).append(i)
+    missing = [t for t in judgments.topics if t not in rows]
+    if missing and conv.topics == "strict":
+        raise EvaluationError(f"topics=strict: judged topic '{missing[0]}' is not in the run")
+    topics = [t for t in judgments.topics if t in rows or conv.topics == "qrels"]
+    float32 = conv.sim == "float32"
+    depth = None if conv.depth == "all" else int(conv.depth)
+    vals = np.zeros((len(measures), len(topics)))
+    for ti, t in enumerate(topics):
+        if t not in rows:
+            if conv.absent == "zero":
+                continue
+            docs, scores = ([BOGUS_DOC], np.ones(1)) if conv.absent == "bogus" else ([], np.zeros(0))
+        else:
+            ix = np.asarray(rows[t], dtype=np.int64)
+            docs, scores = [d_run[i] for i in ix], s_run[ix]
+        ranked = ranked_docs(docs, scores, float32, depth, doc_desc=jg_format)
+        if jg_format:
+            lists = jg_lists(judgments.topics[t].groups, ranked, conv.rel, conv.unjudged == "drop")
+            for k, m in enumerate(measures):
+                vals[k, ti] = jg_measure(lists, m.name, [m.cutoff], conv.rel)[0]
+        else:
+            jt = judgments.topics[t]
+            tp = prefs_counts(jt.jg, jt.jsg, jt.level, jt.doc, ranked, float32)
+            for k, m in enumerate(measures):
+                vals[k, ti] = prefs_measure(tp, m.name)
+    return [JudgmentValues(m, topics, vals[k], aggregate(vals[k], PREFS_SPECS[m.name].agg, conv.gm_floor))
+            for k, m in enumerate(measures)]
