@@ -1,0 +1,133 @@
+"""``auditeval.evaluate(..., judgments=...)``: preference and judgment-group measures in the
+library, per topic to 1e-12 against a plain-Python model (preferences listed pair by pair,
+closed by transitivity with a naive loop; AP / P@k per judgment group), and the variant strings.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+
+import pytest
+
+import auditeval as ae
+from auditeval.vocab.errors import EvaluationError
+
+DOCS = [f"d{i}" for i in range(1, 9)]
+
+
+def _random_prefs(rng: random.Random) -> tuple[str, str]:
+    lines, run = [], []
+    for q in ("1", "2", "3"):
+        for g in range(rng.randint(1, 3)):
+            docs = rng.sample(DOCS, rng.randint(2, 6))
+            hidden = {d: rng.choice((0, 1, 2, 3)) for d in docs}
+            for s in range(rng.randint(1, 3)):
+                for d in rng.sample(docs, min(len(docs), rng.randint(2, 4))):
+                    lines.append(f"{q} g{g} s{s} {d} {hidden[d]}")
+        for i, d in enumerate(rng.sample(DOCS, rng.randint(1, 6))):
+            run.append(f"{q} Q0 {d} {i + 1} {rng.choice((1, 2, 3, 2.5))} r")
+    return "\n".join(lines) + "\n", "\n".join(run) + "\n"
+
+
+def _model(prefs: str, run: str, depth: int | None = None) -> dict[str, dict[str, float]]:
+    """Per topic: prefs_simp, _ret, _imp, prefs_avgjg, prefs_pair, prefs_num_prefs_* by brute force."""
+    by: dict[str, dict[str, dict[str, list[tuple[str, float]]]]] = {}
+    for ln in prefs.split("\n"):
+        if ln:
+            q, g, s, d, lev = ln.split()
+            by.setdefault(q, {}).setdefault(g, {}).setdefault(s, []).append((d, float(lev)))
+    ranked: dict[str, list[str]] = {}
+    rows = [ln.split() for ln in run.split("\n") if ln]
+    for q in {r[0] for r in rows}:
+        mine = sorted((r for r in rows if r[0] == q), key=lambda r: (-float(r[4]), r[2]))  # docno ascending
+        ranked[q] = [r[2] for r in mine][:depth]
+    out = {}
+    for q, groups in by.items():
+        pos = {d: i for i, d in enumerate(ranked.get(q, []))}
+        c: dict[tuple[str, str], int] = {}
+        tot = dict.fromkeys(("fr", "pr", "fi", "pi", "no"), 0)
+        ratios = []
+        for subs in groups.values():
+            rel: set[tuple[str, str]] = set()
+            for lines in subs.values():
+                rel |= {(a, b) for a, la in lines for b, lb in lines if la > lb}
+            changed = True
+            while changed:  # transitive closure, naively
+                new = {(a, d) for a, b in rel for c2, d in rel if b == c2 and a != d}
+                changed = not new <= rel
+                rel |= new
+            g = dict.fromkeys(tot, 0)
+            for a, b in rel:
+                c[(a, b)] = c.get((a, b), 0) + 1
+                if a in pos and b in pos:
+                    g["pr"] += 1
+                    g["fr"] += pos[a] < pos[b]
+                elif a in pos or b in pos:
+                    g["pi"] += 1
+                    g["fi"] += a in pos
+                else:
+                    g["no"] += 1
+            for k in tot:
+                tot[k] += g[k]
+            poss = g["pr"] + g["pi"] + g["no"]
+            if poss:
+                ratios.append((g["fr"] + g["fi"]) / poss)
+        pair_terms, n_pairs = [], 0
+        judged = {d for subs in groups.values() for lines in subs.values() for d, _ in lines}
+        far = len(DOCS) + 1
+        for a, b in combinations(sorted(judged), 2):
+            if (a, b) in c or (b, a) in c:
+                n_pairs += 1
+                hi, lo = (a, b) if pos.get(a, far) < pos.get(b, far) else (b, a)
+                if hi in pos:
+                    pair_terms.append(c.get((hi, lo), 0) / (c.get((hi, lo), 0) + c.get((lo, hi), 0)))
+        poss = tot["pr"] + tot["pi"] + tot["no"]
+        out[q] = {
+            "prefs_num_prefs_poss": poss, "prefs_num_prefs_ful": tot["fr"] + tot["fi"],
+            "prefs_num_prefs_ful_ret": tot["fr"],
+            "prefs_simp": (tot["fr"] + tot["fi"]) / poss if poss else 0.0,
+            "prefs_simp_ret": tot["fr"] / tot["pr"] if tot["pr"] else 0.0,
+            "prefs_simp_imp": (tot["fr"] + tot["fi"]) / (tot["pr"] + tot["pi"]) if tot["pr"] + tot["pi"] else 0.0,
+            "prefs_avgjg": sum(ratios) / len(groups) if sum(ratios) > 0 else 0.0,
+            "prefs_pair": sum(pair_terms) / n_pairs if n_pairs else 0.0,
+        }
+    return out
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_prefs_measures_equal_a_plain_model(seed, tmp_path) -> None:
+    rng = random.Random(seed)
+    prefs, run = _random_prefs(rng)
+    (tmp_path / "p").write_text(prefs)
+    (tmp_path / "r").write_text(run)
+    depth = rng.choice((None, None, 3))
+    settings = [f"depth={depth}"] if depth else []
+    want = _model(prefs, run, depth)
+    names = list(next(iter(want.values())))
+    res = ae.evaluate(str(tmp_path / "p"), str(tmp_path / "r"), names, profile="trec_eval-10.0",
+                      settings=["topics=both", *settings], judgments="prefs")
+    got = {(v.measure, v.topic): v.value for v in res.values if v.topic != "all"}
+    run_topics = {ln.split()[0] for ln in run.split("\n") if ln}
+    for q, vals in want.items():
+        if q in run_topics:
+            for n, x in vals.items():
+                assert got[(n, q)] == pytest.approx(x, abs=1e-12), (seed, q, n)
+
+
+def test_judgment_group_measures_and_variants(tmp_path) -> None:
+    (tmp_path / "q").write_text("1 a d1 1\n1 a d2 0\n1 a d3 1\n1 b d2 1\n1 b d4 1\n2 a d9 1\n")
+    (tmp_path / "r").write_text("1 Q0 d1 1 3 r\n1 Q0 d2 2 2 r\n1 Q0 d4 3 1 r\n")
+    res = ae.evaluate(str(tmp_path / "q"), str(tmp_path / "r"), ["map_avgjg", "P_avgjg.1,3"],
+                      profile="trec_eval-9.0.8", settings=["topics=qrels"], judgments="qrels_jg")
+    vals = {(v.measure, v.topic): v.value for v in res.values}
+    # topic 1 by hand: AP a = 1/2, b = (1/2 + 2/3)/2; topic 2 missing (absent=zero): 0
+    assert vals[("map_avgjg", "1")] == pytest.approx((1 / 2 + 7 / 12) / 2, abs=1e-12)
+    assert vals[("map_avgjg", "2")] == 0.0 and vals[("map_avgjg", "all")] == pytest.approx(13 / 48, abs=1e-12)
+    assert vals[("P_avgjg_3", "1")] == pytest.approx(0.5, abs=1e-12)
+    v = next(x for x in res.values if x.measure == "P_avgjg_1")
+    assert str(v.variant) == "P_avgjg@1|ties=docno-desc|sim=float32|topics=qrels|absent=zero|unjudged=nonrel|rel=1|depth=all"
+    with pytest.raises(EvaluationError, match="needs preferences"):
+        ae.evaluate(str(tmp_path / "q"), str(tmp_path / "r"), ["prefs_simp"], judgments="qrels_jg")
+    with pytest.raises(ae.UnknownMeasureError):
+        ae.evaluate(str(tmp_path / "q"), str(tmp_path / "r"), ["AP"], judgments="qrels_jg")
