@@ -138,10 +138,13 @@ def _topic_values(a, rel, fmt: str, qid: str, docs: list[str], scores: np.ndarra
             if name == "num_q":
                 out.append(1.0)
             elif inst.spec.rel_format == "prefs":
-                if ranked_p is None:
+                if ranked_p is None:  # form_prefs_counts once per topic (it caches by qid), every value then
                     ranked_p = ranked_docs(docs, scores, float32, depth, doc_desc=False)
-                t = rel.topics[qid]
-                out.extend(prefs_topic_values(t.jg, t.jsg, t.level, t.doc, ranked_p, [name], float32))
+                    t = rel.topics[qid]
+                    names = [i.spec.name for i in insts if i.spec.rel_format == "prefs"]
+                    done.update(zip(names, ([v] for v in prefs_topic_values(t.jg, t.jsg, t.level, t.doc, ranked_p,
+                                                                              names, float32)), strict=True))
+                out.append(done[name][0])
             else:
                 if ranked_j is None:
                     ranked_j = ranked_docs(docs, scores, float32, depth, doc_desc=True)

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -95,9 +95,10 @@ class Group:
 @dataclass
 class TopicPrefs:
     groups: list[Group]
-    counts: np.ndarray  # int64 [J, J] (trec_eval: unsigned short)
+    counts: np.ndarray  # uint16 [J, J]: jgs preferring docid rank i to j (trec_eval: unsigned short)
     n_judged: int
     n_judged_ret: int
+    memo: dict = field(default_factory=dict)  # the pair terms, shared by prefs_pair*
 
 
 def _c_sort(docs: Sequence[str], sims: np.ndarray, doc_desc: bool) -> list[int]:
@@ -157,7 +158,7 @@ def prefs_counts(jg: Sequence[str], jsg: Sequence[str], level: np.ndarray, doc: 
     rank = [rank_of[x] for x in doc]
     n = len(doc)
     order = sorted(range(n), key=lambda i: (jg[i], jsg[i], -lev[i], rank[i]))
-    counts = np.zeros((nj, nj), dtype=np.int64)
+    counts = np.zeros((nj, nj), dtype=np.uint16)  # unsigned short, as trec_eval's (wraps past 65535)
     groups: list[Group] = []
     start = 0
     while start < n:
@@ -204,7 +205,10 @@ def _form_ec(grp: Group, idx: list[int], lev: np.ndarray, rank: list[int], njr: 
                 raise PrefsFailure(
                     "trec_eval.form_prefs_counts: Internal docid "
                     f"{int(a[same[0]])} occurs with different rel_level in same jsg\n")
-            np.add.at(counts, (a, b), 1)
+            if len(np.unique(r1)) == len(r1) and len(np.unique(r2)) == len(r2):
+                counts[np.ix_(r1, r2)] += np.uint16(1)  # distinct pairs: one increment each
+            else:
+                np.add.at(counts, (a, b), np.uint16(1))
             ful = a < b
             grp.ful_ret += int(np.count_nonzero(ful & (b < njr)))
             grp.ful_imp += int(np.count_nonzero(ful & (b >= njr) & (a < njr)))
@@ -249,7 +253,7 @@ def _form_pa(grp: Group, idx: list[int], jsg: Sequence[str], lev: np.ndarray, ra
     grp.num_nonrel_ret = int(np.count_nonzero(rel[:njr] == 0.0))
     grp.num_rel = int(np.count_nonzero(rel > 0.0))
     grp.num_nonrel = int(np.count_nonzero(rel == 0.0))
-    counts += pa
+    counts += pa.astype(np.uint16)
     top, bot = pa[:njr], pa[njr:]
     grp.poss_ret = int(np.count_nonzero(np.tril(top[:, :njr], -1)))
     grp.ful_ret = int(np.count_nonzero(np.triu(top[:, :njr], 1)))
@@ -325,22 +329,24 @@ def _recalc(grp: Group, njr: int, ret_only: bool) -> tuple[int, int]:
 
 
 def _pair(tp: TopicPrefs, parts: int) -> float:
-    c, njr, nj = tp.counts, tp.n_judged_ret, tp.n_judged
-    terms: list[float] = []
-    n_pairs = 0
-    blocks = [(0, njr, lambda i: i + 1, njr), (0, njr, lambda i: njr, nj)][:min(parts, 2)]
-    for lo, hi, j0, j1 in blocks:
-        for i in range(lo, hi):
-            jj = np.arange(j0(i), j1)
-            cij, cji = c[i, jj], c[jj, i]
+    """m_prefs_pair*.c: pairs i < j of docid ranks, both retrieved, then one retrieved (row by
+    row, as the C loops), then neither (counted only, ``parts`` 3)."""
+    if "pairs" not in tp.memo:
+        c, njr = tp.counts, tp.n_judged_ret
+        iu = np.triu_indices(njr, 1)
+        blocks = [(c[:njr, :njr][iu], c[:njr, :njr].T[iu]), (c[:njr, njr:].ravel(), c[njr:, :njr].T.ravel())]
+        memo = []
+        for cij, cji in blocks:
             hit = (cij > 0) | (cji > 0)
-            n_pairs += int(np.count_nonzero(hit))
-            terms.extend((cij[hit] / (cij[hit] + cji[hit])).tolist())
-    if parts >= 3:
-        sub = c[njr:, njr:]
-        sym = (sub > 0) | (sub.T > 0)
-        n_pairs += int(np.count_nonzero(np.triu(sym, 1)))
-    return _seq_sum(terms) / n_pairs if n_pairs else 0.0
+            a, b = cij[hit].astype(np.float64), cji[hit].astype(np.float64)
+            memo.append((len(a), a / (a + b)))
+        sub = c[njr:, njr:] > 0  # unordered pairs with a preference either way (diagonal empty)
+        memo.append(((2 * int(np.count_nonzero(sub)) - int(np.count_nonzero(sub & sub.T))) // 2, np.zeros(0)))
+        tp.memo["pairs"] = memo
+    used = tp.memo["pairs"][:parts]
+    n_pairs = sum(n for n, _ in used)
+    t = np.concatenate([x for _, x in used])
+    return (float(np.cumsum(t)[-1]) if len(t) else 0.0) / n_pairs if n_pairs else 0.0
 
 
 def _avgjg(tp: TopicPrefs, ful_of, poss_of) -> float:
