@@ -42,8 +42,11 @@ _PREFS_MEASURES = ("prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonr
                    "prefs_pair_imp", "prefs_avgjg_imp", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
                    "prefs_num_prefs_ful_ret")
 _JG_MEASURES = ("map_avgjg", "P_avgjg", "P_avgjg.1,3", "P_avgjg.2", "Rprec_mult_avgjg", "Rprec_mult_avgjg.0.5,1.5")
+_STANDARD = ("map", "P.5", "P.2,5", "num_ret", "num_rel", "num_rel_ret", "gm_map", "recip_rank", "ndcg_cut.3",
+             "Rprec", "bpref", "relstring.3", "num_q", "official", "iprec_at_recall.0.5", "set_F")
 _Z_NAMES = ("prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_num_prefs_poss", "num_q", "map_avgjg", "P_avgjg_1",
-            "P_avgjg_5", "Rprec_mult_avgjg_0.50", "map", "num_ret", "P_5", "prefs_avgjg_Rnonrel")
+            "P_avgjg_5", "Rprec_mult_avgjg_0.50", "map", "num_ret", "P_5", "prefs_avgjg_Rnonrel", "gm_map", "recip_rank",
+            "num_rel", "ndcg_cut_3", "P_2", "Rprec", "bpref", "set_F", "iprec_at_recall_0.50", "num_rel_ret")
 
 
 @dataclass
@@ -120,11 +123,16 @@ def make_case(seed: int, version: str | None = None) -> Case:
     """One random case (deterministic in ``seed``)."""
     rng = random.Random(seed)
     version = version or rng.choice(VERSIONS)
-    fmt = rng.choices(("prefs", "qrels_prefs", "qrels_jg", "qrels"), (45, 22, 28, 5))[0]
+    fmt = rng.choices(("prefs", "qrels_prefs", "qrels_jg", "qrels", "qrels_z"), (40, 20, 25, 5, 12))[0]
     topics = rng.sample(_TOPICS, rng.randint(1, 4))
     rel_lines: list[str] = []
     for q in topics:
-        rel_lines += _prefs_topic(rng, q) if fmt == "prefs" else _qrels_topic(rng, q, fmt == "qrels_jg")
+        if fmt == "prefs":
+            rel_lines += _prefs_topic(rng, q)
+        elif fmt == "qrels_z":  # plain qrels, for -Z on trec_eval's own measures
+            rel_lines += [f"{q} 0 {d} {rng.choice((0, 1, 2, -1))}" for d in rng.sample(_DOCS, rng.randint(1, 7))]
+        else:
+            rel_lines += _qrels_topic(rng, q, fmt == "qrels_jg")
     if fmt != "prefs":
         rng.shuffle(rel_lines)
     if rng.random() < 0.08 and len(rel_lines) > 1:
@@ -141,7 +149,7 @@ def make_case(seed: int, version: str | None = None) -> Case:
             run_lines.append(f"{q} Q0 {docs[0]} 99 0.1 tag{seed % 3}")
     if not run_lines:
         run_lines.append(f"{topics[0]} Q0 d1 1 1 tag")
-    flags: list[str] = [] if fmt == "qrels" else ["-R", fmt]
+    flags: list[str] = [] if fmt in ("qrels", "qrels_z") else ["-R", fmt]
     if rng.random() < 0.6:
         flags.append("-q")
     if rng.random() < 0.3:
@@ -174,9 +182,12 @@ def make_case(seed: int, version: str | None = None) -> Case:
                 flags += ["-m", m]
         elif r < 0.95:
             flags += ["-m", rng.choice(("prefs_simp", "P.5", "runid"))]
+    elif fmt == "qrels_z":
+        for m in rng.sample(_STANDARD, rng.randint(1, 4)):
+            flags += ["-m", m]
     else:
         flags += ["-m", rng.choice(("prefs_simp", "qrels_jg", "all_prefs", "P_avgjg")), "-m", "map"]
-    z = _zfile(rng, topics) if rng.random() < 0.3 else None
+    z = _zfile(rng, topics) if fmt == "qrels_z" or rng.random() < 0.3 else None
     return Case(seed, version, "\n".join(rel_lines) + "\n", "\n".join(run_lines) + "\n", z, flags)
 
 

@@ -199,7 +199,7 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
             keep = set(done)
             sub_q = Qrels(_filter(qrels.table, keep), source=qrels.source)
             sub_r = Run(_filter(run.table, keep), name=run.name, source=run.source)
-            _print(a, sub_q, sub_r, insts, conv, out, err, summary=False)
+            _print(a, sub_q, sub_r, insts, conv, out, err, summary=False, zfile=zfile)
         err.write(stop[1])
         return 4
     if not loop:
@@ -252,7 +252,7 @@ def _print(
                     continue
                 _m, variant, p2, vals, _agg = res[id(inst)]
                 v = vals[ti] if p2 is p else vals[list(p2.topics).index(t)]
-                if zfile is not None:
+                if zfile is not None and inst.spec.fmt != "str":  # relstring keeps its line (m_relstring.c:100)
                     chunks.append(zscores.z_line(inst.name, t, v))
                     continue
                 chunks.append(line(inst.name, t, value_text(v, inst.spec.fmt), str(variant) if variants else None))
@@ -270,7 +270,7 @@ def _print(
             _m, variant, _p, _vals, agg = res[id(inst)]
             if agg is None:
                 continue
-            if inst.name == "num_rel" and num_rel_all is not None and zfile is None:
+            if inst.name == "num_rel" and num_rel_all is not None:  # -Z too: m_num_rel.c recounts the qrels
                 agg = num_rel_all
             if zfile is not None:
                 chunks.append(zscores.z_line(inst.name, "all", agg))

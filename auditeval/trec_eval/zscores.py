@@ -13,7 +13,9 @@ are accumulated (trec_eval.c:431-435, convert_zscores.c ``te_convert_to_zscore``
 * :data:`MISSING` when the file has no line for (qid, NAME) or no line for qid.
 
 The summary is then formed from the converted values as usual (mean over topics; counts are
-summed; gm_* take the geometric mean of the z-values; ``num_q`` stays the topic count), and
+summed; ``num_q`` stays the topic count, ``num_rel`` under ``-c`` the qrels count; gm_* store
+``log(max(v, 1e-5))`` per topic, m_gm_map.c:60-61, so that log is converted and the summary is
+``exp`` of the mean z), and
 every value line -- counts too -- is printed ``Z%-22s\\t%s\\t%6.4f`` (meas_print_single.c:43-66,
 meas_print_final.c:41-58); ``runid`` keeps its line. With 9.0.8 ``-c`` a topic without results
 is never evaluated, so it adds 0, unconverted, to the mean's sum.
@@ -132,21 +134,30 @@ def converted(z: Zscores, insts, res: dict, p, ten: bool, gm_floor: float) -> di
     topics = [str(t) for t in p.topics]
     valued = [i for i in insts if id(i) in res and i.spec.fmt != "str"]
     mat = np.zeros((len(valued), len(topics)))
+    geo = np.zeros(len(valued), bool)
     for k, inst in enumerate(valued):
-        _m, _v, p2, vals, _agg = res[id(inst)]
+        m, _v, p2, vals, _agg = res[id(inst)]
         if inst.spec.name == "num_q":
             mat[k] = 1.0
-        elif p2 is p:
+            continue
+        if p2 is p:
             mat[k] = np.asarray(vals, dtype=np.float64)
         else:
             where = {str(t): j for j, t in enumerate(p2.topics)}
             mat[k] = [vals[where[t]] for t in topics]
+        if SPECS[m.name].agg == "gmean":  # gm_*: the topic's value is log(max(v, floor)) (m_gm_map.c:60-61)
+            geo[k] = True
+            mat[k] = np.log(np.maximum(mat[k], gm_floor))
     evaluated = np.ones(len(topics), bool) if ten else ~np.asarray(p.missing, bool)
     zmat = convert_matrix(z, topics, [i.name for i in valued], mat, evaluated)
     out = dict(res)
     for k, inst in enumerate(valued):
         m, variant, _p2, _vals, agg = res[id(inst)]
-        if inst.spec.name != "num_q":
+        if geo[k]:  # meas_avg.c te_calc_avg_meas_s_gm: exp((sum + missing * log(floor)) / n)
+            s = float(np.cumsum(zmat[k][evaluated])[-1]) if evaluated.any() else 0.0
+            s += (len(topics) - int(evaluated.sum())) * float(np.log(gm_floor))
+            agg = float(np.exp(s / len(topics))) if len(topics) else 0.0
+        elif inst.spec.name != "num_q":
             agg = aggregate(zmat[k], SPECS[m.name].agg, gm_floor)
         out[id(inst)] = (m, variant, p, zmat[k], agg)
     return out
