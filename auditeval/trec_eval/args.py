@@ -32,7 +32,9 @@ engine inside pytrec_eval-terrier): same standard output, error messages and exi
   --as VERSION   9.0.8 (float32 scores), 9.0.8-double (2023 tag, double scores) or 10.0
   --variants     add the auditeval variant string of each value as a fourth column
 trec_eval flags: -q -c -J -n -M N -l N -N N -m MEASURE[.params] (also -m all_trec, -m official,
--m set); -N is the number of documents in the collection (only utility reads it).
+-m set, -m all_prefs, -m prefs, -m qrels_jg); -N is the number of documents in the collection
+(only utility reads it); -R qrels_jg|prefs|qrels_prefs reads preference judgments; -Z FILE
+prints z-scores (qid measure mean stddev lines).
 RUN may be '-' for standard input.
 """
 
