@@ -124,12 +124,10 @@ def _evaluate_judgments(judg: Any, runs: Any, measures: Iterable[str | Measure] 
     0.2 ... 2.0). Values come from :func:`auditeval.engine.evaluate_judgments`; each carries a
     variant string listing the axes the measure reads, its fixed tie rule included
     (``prefs_simp|ties=docno-asc|sim=float32|topics=both|depth=all``)."""
-    from auditeval.engine import evaluate_judgments
+    from auditeval.engine import evaluate_judgments, judgment_variant
     from auditeval.io.prefs import read_prefs, read_qrels_jg
-    from auditeval.vocab.conventions import AXES
     from auditeval.vocab.names import TREC_FAMILY_DEFAULTS
     from auditeval.vocab.spec_table import PREFS_SPECS
-    from auditeval.vocab.variant import Variant
 
     if isinstance(judg, Prefs | QrelsJg):
         j = judg
@@ -165,9 +163,7 @@ def _evaluate_judgments(judg: Any, runs: Any, measures: Iterable[str | Measure] 
             result.notes.append(tag_note)
         for label, m, jv in zip(labels, parsed, evaluate_judgments(j, r, parsed, conv), strict=True):
             spec = PREFS_SPECS[m.name]
-            c2 = conv.replace(**spec.fixed)
-            axes = [a for a in AXES if a in spec.axes and (a != "absent" or c2.topics == "qrels")]
-            variant = Variant(m, tuple((a, getattr(c2, a)) for a in axes))
+            variant = judgment_variant(m, conv)
             if per_topic:
                 for t, x in zip(jv.topics, jv.values, strict=True):
                     result.values.append(Value(r.name, label, variant, ENGINE, t, _typed(x, spec.fmt)))

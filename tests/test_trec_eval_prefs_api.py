@@ -131,3 +131,26 @@ def test_judgment_group_measures_and_variants(tmp_path) -> None:
         ae.evaluate(str(tmp_path / "q"), str(tmp_path / "r"), ["prefs_simp"], judgments="qrels_jg")
     with pytest.raises(ae.UnknownMeasureError):
         ae.evaluate(str(tmp_path / "q"), str(tmp_path / "r"), ["AP"], judgments="qrels_jg")
+
+
+def test_audit_on_preferences_runs_the_binaries_with_R(trec_eval_bins, tmp_path) -> None:
+    bins = [str(trec_eval_bins["9.0.8"]), str(trec_eval_bins["10.0"])]
+    for seed, fmt in ((1, "prefs"), (2, "qrels_prefs"), (3, "qrels_jg")):
+        rng = random.Random(seed)
+        prefs, run = _random_prefs(rng)
+        if fmt != "prefs":  # qid jg docno grade, each (qid, jg, docno) once
+            first = {}
+            for q, g, _s, d, lev in (ln.split() for ln in prefs.splitlines()):
+                first.setdefault((q, g, d), lev)
+            prefs = "".join(f"{q} {g} {d} {lev}\n" for (q, g, d), lev in first.items())
+        run = "".join(ln + "\n" for ln in run.splitlines() if not ln.startswith("3 "))  # topic 3 missing
+        (tmp_path / "p").write_text(prefs)
+        (tmp_path / "r").write_text(run)
+        rep = ae.audit(str(tmp_path / "p"), str(tmp_path / "r"), trec_eval=bins, judgments=fmt)
+        by = {r.engine: r for r in rep.agreement}
+        assert set(by) == {"trec_eval-9.0.8", "trec_eval-10.0"}
+        # 9.0.8 evaluates topics 1 and 2; 10.0 stops at the judged topic 3 missing from the run
+        ok = [r for r in rep.agreement if r.engine == "trec_eval-9.0.8"]
+        assert ok and all(r.status == "match" and r.topics == 2 for r in ok), [(r.measure, r.detail) for r in ok]
+        assert all(r.status == "failed" for r in rep.agreement if r.engine == "trec_eval-10.0")
+        assert "|sim=float32|topics=both|" in ok[0].variant

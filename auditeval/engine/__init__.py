@@ -35,6 +35,7 @@ from auditeval.engine.measures.prefs import (
     PrefsFailure,
     evaluate_judgments,
     jg_topic_values,
+    judgment_variant,
     prefs_topic_values,
     ranked_docs,
 )
@@ -88,6 +89,7 @@ __all__ = [
     "has_duplicate_pairs",
     "head",
     "jg_topic_values",
+    "judgment_variant",
     "measure_on",
     "prefs_topic_values",
     "prepare",

@@ -586,3 +586,16 @@ def evaluate_judgments(judgments, run, measures: Sequence, conv) -> list[Judgmen
                 vals[k, ti] = prefs_measure(tp, m.name)
     return [JudgmentValues(m, topics, vals[k], aggregate(vals[k], PREFS_SPECS[m.name].agg, conv.gm_floor))
             for k, m in enumerate(measures)]
+
+
+def judgment_variant(m, conv):
+    """The variant of a preference or judgment-group measure: the measure and the axes its
+    ``PREFS_SPECS`` row lists, its fixed tie rule included (``absent`` under topics=qrels only)."""
+    from auditeval.vocab.conventions import AXES
+    from auditeval.vocab.spec_table import PREFS_SPECS
+    from auditeval.vocab.variant import Variant
+
+    spec = PREFS_SPECS[m.name]
+    c2 = conv.replace(**spec.fixed)
+    axes = [a for a in AXES if a in spec.axes and (a != "absent" or c2.topics == "qrels")]
+    return Variant(m, tuple((a, getattr(c2, a)) for a in axes))
