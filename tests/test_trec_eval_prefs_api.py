@@ -154,3 +154,28 @@ def test_audit_on_preferences_runs_the_binaries_with_R(trec_eval_bins, tmp_path)
         assert ok and all(r.status == "match" and r.topics == 2 for r in ok), [(r.measure, r.detail) for r in ok]
         assert all(r.status == "failed" for r in rep.agreement if r.engine == "trec_eval-10.0")
         assert "|sim=float32|topics=both|" in ok[0].variant
+
+
+def test_dropin_variants_are_what_evaluate_gives(tmp_path) -> None:
+    import io
+
+    from auditeval.trec_eval import main
+
+    rng = random.Random(7)
+    prefs, run = _random_prefs(rng)
+    (tmp_path / "p").write_text(prefs)
+    (tmp_path / "r").write_text(run)
+    out = io.StringIO()
+    assert main(["--as", "9.0.8", "--variants", "-q", "-R", "prefs", "-m", "all_prefs", str(tmp_path / "p"),
+                 str(tmp_path / "r")], out, io.StringIO()) == 0
+    res = ae.evaluate(str(tmp_path / "p"), str(tmp_path / "r"), ["prefs_simp", "prefs_pair", "prefs_avgjg_Rnonrel"],
+                      profile="trec_eval-9.0.8", judgments="prefs")
+    lib = {(v.measure, v.topic): (f"{v.value:6.4f}", str(v.variant)) for v in res.values}
+    lines = [ln.split("\t") for ln in out.getvalue().splitlines()]
+    checked = 0
+    for name, topic, text, variant in lines:
+        key = (name.strip(), topic)
+        if key in lib:
+            assert lib[key] == (text, variant)
+            checked += 1
+    assert checked == len(lib) > 3

@@ -36,7 +36,7 @@ import numpy as np
 from auditeval.io.numbers import c_atof, c_atol
 from auditeval.vocab.errors import InputError
 
-# the three judgment formats: (fields per line, which field is the judgment group, the sub-group)
+# the three judgment formats: fields per line
 FORMATS = {"prefs": 5, "qrels_prefs": 4, "qrels_jg": 4}
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 

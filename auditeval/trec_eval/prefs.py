@@ -31,6 +31,7 @@ from auditeval.engine import (
     PrefsFailure,
     aggregate,
     jg_topic_values,
+    judgment_variant,
     prefs_topic_values,
     ranked_docs,
 )
@@ -49,6 +50,7 @@ from auditeval.trec_eval.order import sort_topics
 from auditeval.trec_eval.params import Instance
 from auditeval.trec_eval.parse import TrecError, read_run
 from auditeval.vocab.model import Run
+from auditeval.vocab.variant import Variant
 
 REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")  # formats.c te_rel_info_format[]
 BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval.c:154 (10.0 -c, a topic without results)
@@ -158,6 +160,14 @@ def _topic_values(a, rel, fmt: str, qid: str, docs: list[str], scores: np.ndarra
     return out
 
 
+def _variant(inst: Instance, conv) -> str:
+    """``--variants``: the value's variant string (preference and judgment-group measures: with
+    their fixed tie rule, :func:`auditeval.engine.judgment_variant`)."""
+    if inst.spec.rel_format == "qrels":
+        return str(Variant.of(inst.measure, conv))
+    return str(judgment_variant(inst.measure, conv))
+
+
 def _loop(a, rel, run: Run, insts: list[Instance], conv, z, out: TextIO, err: TextIO) -> int:
     ten = is_10(a.version)
     fmt = a.rel_format
@@ -167,6 +177,7 @@ def _loop(a, rel, run: Run, insts: list[Instance], conv, z, out: TextIO, err: Te
     loop = rel_topics if ten else [t for t in sort_topics(r_set) if t in rel.topics]
     valued = [i for i in insts if i.measure is not None]
     names = [i.name for i in valued]
+    variant = {id(i): _variant(i, conv) for i in valued} if a.variants else {}
     rows: list[list[float]] = []
     chunks: list[str] = []
     for t in loop:
@@ -192,7 +203,8 @@ def _loop(a, rel, run: Run, insts: list[Instance], conv, z, out: TextIO, err: Te
         if a.query:
             for inst, v in zip(valued, vals, strict=True):
                 if inst.spec.per_topic:
-                    chunks.append(zs.z_line(inst.name, t, v) if z is not None else line(inst.name, t, value_text(v, inst.spec.fmt)))
+                    chunks.append(zs.z_line(inst.name, t, v) if z is not None else
+                                  line(inst.name, t, value_text(v, inst.spec.fmt), variant.get(id(inst))))
     if not rows:
         out.write("".join(chunks))
         err.write("trec_eval: No queries with both results and relevance info\n")
@@ -203,7 +215,7 @@ def _loop(a, rel, run: Run, insts: list[Instance], conv, z, out: TextIO, err: Te
         k = 0
         for inst in insts:
             if inst.measure is None:
-                chunks.append(line("runid", "all", run.name))
+                chunks.append(line("runid", "all", run.name, "-" if a.variants else None))
                 continue
             col = mat[k]
             k += 1
@@ -213,6 +225,7 @@ def _loop(a, rel, run: Run, insts: list[Instance], conv, z, out: TextIO, err: Te
                 v = aggregate(col, "sum", 0.0)
             else:
                 v = float(np.cumsum(col)[-1]) / n
-            chunks.append(zs.z_line(inst.name, "all", v) if z is not None else line(inst.name, "all", value_text(v, inst.spec.fmt)))
+            chunks.append(zs.z_line(inst.name, "all", v) if z is not None else
+                          line(inst.name, "all", value_text(v, inst.spec.fmt), variant.get(id(inst))))
     out.write("".join(chunks))
     return 0

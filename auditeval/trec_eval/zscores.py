@@ -17,7 +17,8 @@ summed; ``num_q`` stays the topic count, ``num_rel`` under ``-c`` the qrels coun
 ``log(max(v, 1e-5))`` per topic, m_gm_map.c:60-61, so that log is converted and the summary is
 ``exp`` of the mean z), and
 every value line -- counts too -- is printed ``Z%-22s\\t%s\\t%6.4f`` (meas_print_single.c:43-66,
-meas_print_final.c:41-58); ``runid`` keeps its line. With 9.0.8 ``-c`` a topic without results
+meas_print_final.c:41-58); ``runid`` keeps its line. With ``--variants`` a z-score line carries
+no variant column: a z-score is no value of the measure the variant would name. With 9.0.8 ``-c`` a topic without results
 is never evaluated, so it adds 0, unconverted, to the mean's sum.
 
 The lookups are binary searches with ``end = n`` (convert_zscores.c:68-105): looking up a
