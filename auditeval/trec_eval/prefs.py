@@ -121,40 +121,44 @@ def evaluate(a, init: Callable[[], list[Instance]], conv, out: TextIO, err: Text
     return _loop(a, rel, run, init(), conv, z, out, err)
 
 
-def _topic_values(a, rel, fmt: str, qid: str, docs: list[str], scores: np.ndarray,
-                  insts: list[Instance], conv) -> list[float]:
-    """Every value of one topic in table order (``num_q`` is 1), or PrefsFailure."""
+def _topic_values(rel, fmt: str, qid: str, docs: list[str], scores: np.ndarray, insts: list[Instance],
+                  conv) -> list[float]:
+    """Every value of one topic in table order (``num_q`` is 1), or PrefsFailure naming the
+    measure whose calc stopped (form_prefs_counts / form_res_rels_jg run once per topic, at the
+    first measure of their family: trec_eval caches them by qid)."""
     float32 = conv.sim == "float32"
     depth = None if conv.depth == "all" else int(conv.depth)
-    ranked_p = ranked_j = None
+    prefs_vals: dict[str, float] = {}
+    jg_vals: dict[str, dict[str, float]] = {}  # family -> printed name -> value
+    ranked_j: list[str] | None = None
     out: list[float] = []
-    done: dict[str, list[float]] = {}
     for inst in insts:
         if inst.measure is None:
             continue
+        name = inst.spec.name
         bad = wrong_format(inst, fmt)
         if bad is not None:
-            raise PrefsFailure(bad + f"trec_eval: Can't calculate measure '{inst.spec.name}'\n")
-        name = inst.spec.name
+            raise PrefsFailure(bad + f"trec_eval: Can't calculate measure '{name}'\n")
         try:
             if name == "num_q":
                 out.append(1.0)
             elif inst.spec.rel_format == "prefs":
-                if ranked_p is None:  # form_prefs_counts once per topic (it caches by qid), every value then
-                    ranked_p = ranked_docs(docs, scores, float32, depth, doc_desc=False)
+                if not prefs_vals:
                     t = rel.topics[qid]
+                    ranked = ranked_docs(docs, scores, float32, depth, doc_desc=False)
                     names = [i.spec.name for i in insts if i.spec.rel_format == "prefs"]
-                    done.update(zip(names, ([v] for v in prefs_topic_values(t.jg, t.jsg, t.level, t.doc, ranked_p,
-                                                                              names, float32)), strict=True))
-                out.append(done[name][0])
+                    prefs_vals = dict(zip(names, prefs_topic_values(t.jg, t.jsg, t.level, t.doc, ranked, names,
+                                                                    float32), strict=True))
+                out.append(prefs_vals[name])
             else:
                 if ranked_j is None:
                     ranked_j = ranked_docs(docs, scores, float32, depth, doc_desc=True)
-                if name not in done:
-                    cuts = [inst2.measure.cutoff for inst2 in insts if inst2.spec.name == name]
-                    done[name] = jg_topic_values(rel.topics[qid].groups, ranked_j, name, cuts, conv.rel,
-                                                 conv.unjudged == "drop")
-                out.append(done[name][[i.name for i in insts if i.spec.name == name].index(inst.name)])
+                if name not in jg_vals:
+                    family = [i for i in insts if i.spec.name == name]
+                    vals = jg_topic_values(rel.topics[qid].groups, ranked_j, name, [i.measure.cutoff for i in family],
+                                           conv.rel, conv.unjudged == "drop")
+                    jg_vals[name] = {i.name: v for i, v in zip(family, vals, strict=True)}
+                out.append(jg_vals[name][inst.name])
         except PrefsFailure as exc:
             raise PrefsFailure(exc.message + f"trec_eval: Can't calculate measure '{name}'\n") from None
     return out
@@ -190,7 +194,7 @@ def _loop(a, rel, run: Run, insts: list[Instance], conv, z, out: TextIO, err: Te
             err.write(f"trec_eval: result qid '{t}' not found in qrels\n")
             return 4
         try:
-            vals = _topic_values(a, rel, fmt, t, docs, scores, insts, conv)
+            vals = _topic_values(rel, fmt, t, docs, scores, insts, conv)
         except PrefsFailure as exc:
             out.write("".join(chunks))
             err.write(exc.message)
