@@ -10,7 +10,7 @@ test (``test_trec_eval_prefs.py``).
   one sub-group (trec_eval stops, exit 4), or an inconsistent pair of sub-groups (it aborts);
 * qrels_prefs / qrels_jg: qrels lines whose iter field is the judgment group, grades -1..3;
   a duplicated (qid, jg, docno) now and then;
-* runs: tied and collapsing scores, unjudged documents, topics missing from either side, a
+* runs: tied and collapsing scores, now and then ``nan``, unjudged documents, topics missing from either side, a
   duplicated document now and then; ``#`` lines (10.0 skips one, 9.0.8 calls it malformed),
   malformed lines;
 * flags ``-q -c -n -M N -l N -J``, ``-m all_prefs``, ``prefs``, ``qrels_jg``, single measures
@@ -144,7 +144,8 @@ def make_case(seed: int, version: str | None = None) -> Case:
     for q in dict.fromkeys(run_topics):
         docs = rng.sample(_DOCS, rng.randint(0 if rng.random() < 0.1 else 1, 9))
         for i, d in enumerate(docs):
-            run_lines.append(f"{q} Q0 {d} {i + 1} {rng.choice(_SCORES)} tag{seed % 3}")
+            score = "nan" if rng.random() < 0.03 else rng.choice(_SCORES)  # NaN: glibc's merge-sort order
+            run_lines.append(f"{q} Q0 {d} {i + 1} {score} tag{seed % 3}")
         if docs and rng.random() < 0.04:
             run_lines.append(f"{q} Q0 {docs[0]} 99 0.1 tag{seed % 3}")
     if not run_lines:

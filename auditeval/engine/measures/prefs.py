@@ -118,7 +118,9 @@ def _c_sort(docs: Sequence[str], sims: np.ndarray, doc_desc: bool) -> list[int]:
         da, db = (docs[b], docs[a]) if doc_desc else (docs[a], docs[b])
         return -1 if da < db else (1 if da > db else 0)
 
-    return glibc_msort(list(range(n)), cmp)
+    # the results arrive sorted by docno (get_trec_results.c:173, a stable merge sort), and NaN
+    # makes the comparator inconsistent: replay glibc's merge sort from that order
+    return glibc_msort(sorted(range(n), key=lambda i: docs[i]), cmp)
 
 
 def ranked_docs(docs: Sequence[str], scores: np.ndarray, float32: bool, depth: int | None,
