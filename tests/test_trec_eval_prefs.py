@@ -159,3 +159,14 @@ def test_random_cases_equal_the_binaries(trec_eval_bins, tmp_path) -> None:
     if N_CASES >= 240:  # values, stops (exit 4), bad files (2), bad -Z files (255), an abort
         assert exits.get(0, 0) > N_CASES // 3 and exits.get(4, 0) > 20 and exits.get(2, 0) > 5
         assert exits.get(255, 0) >= 2 and exits.get(-6, 0) >= 1, exits
+
+
+def test_count_of_topics_alone_ignores_duplicates(trec_eval_bins, tmp_path) -> None:
+    # found by the -Z generator: num_q (and runid) never build the ranked list, so a duplicated
+    # document is no error to trec_eval (exit 0), with or without -Z
+    qrels, run = "20 0 x-1 2\n1 0 d11 -1\n", "20 Q0 e10 1 0.5 t\n1 Q0 d4 1 3 t\n1 Q0 d4 99 0.1 t\n"
+    for flags, z in ((("-c", "-m", "num_q"), None), (("-m", "num_q", "-m", "runid"), None),
+                     (("-c", "-m", "num_q"), "20 num_q 3 0.1\nzzzz zzzz 0 1\n")):
+        got = _run(tmp_path, qrels, run, *flags, z=z)
+        extra = ("-Z", str(tmp_path / "z")) if z else ()
+        assert got[2] == 0 and got == _binary(trec_eval_bins, tmp_path, "10.0", *flags, *extra)

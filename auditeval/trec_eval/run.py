@@ -205,7 +205,7 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
     if not loop:
         err.write("trec_eval: No queries with both results and relevance info\n")
         return 7
-    checked = set(loop)  # duplicates elsewhere are no error to trec_eval
+    checked = set(loop) if first_calc else set()  # duplicates elsewhere, or when no calc reads the lists, are no error
     num_rel_all = complete_num_rel(qrels) if a.complete else None
     qt = qrels.table
     q_kept = drop_unchecked_duplicates(qt, checked, has_duplicate_pairs(qt.column("topic"), qt.column("doc")))
