@@ -149,6 +149,21 @@ def _atof(values: list[bytes]) -> np.ndarray:
     return np.array([c_atof(v.decode("latin-1")) for v in values], dtype=np.float64)
 
 
+_FAST_INT = re.compile(rb"[0-9+\-\n]*")
+
+
+def _atol(values: list[bytes]) -> list[int]:
+    """C ``atol`` of each field, saturating at the long range (plain integers take ``int``)."""
+    if _FAST_INT.fullmatch(b"\n".join(values)):
+        try:
+            out = [int(v) for v in values]
+            if all(_LONG_MIN <= x <= _LONG_MAX for x in out):
+                return out
+        except ValueError:
+            pass
+    return [min(max(c_atol(v.decode("latin-1")), _LONG_MIN), _LONG_MAX) for v in values]
+
+
 def split_lines(data: bytes, path: str, n_fields: int, comments: bool) -> tuple[list[list[bytes]], list[int]]:
     """Fields of every parsed line and its physical line number (the C parse loop)."""
     if not data.endswith(b"\n"):
@@ -204,20 +219,21 @@ def read_qrels_jg(path: str, comments: bool = True) -> QrelsJg:
     qid = _decode([f[0] for f in rows])
     jg = _decode([f[1] for f in rows])
     doc = _decode([f[2] for f in rows])
-    rel = [min(max(c_atol(f[3].decode("latin-1")), _LONG_MIN), _LONG_MAX) for f in rows]
-    order = sorted(range(len(rows)), key=lambda k: (qid[k], jg[k], doc[k]))
-    for a, b in zip(order, order[1:], strict=False):
-        if qid[a] == qid[b] and jg[a] == jg[b] and doc[a] == doc[b]:
-            raise DuplicateJudgment(path, where[b], doc[b])
+    rel = _atol([f[3] for f in rows])
+    q, g, d = (np.array(x, dtype=str) for x in (qid, jg, doc))  # code point order = strcmp on UTF-8
+    order = np.lexsort((d, g, q)) if len(rows) else np.zeros(0, dtype=np.int64)
+    q, g, d = q[order], g[order], d[order]
+    r = np.array(rel, dtype=np.int64)[order]
+    same_group = (q[1:] == q[:-1]) & (g[1:] == g[:-1])
+    dup = np.flatnonzero(same_group & (d[1:] == d[:-1]))
+    if len(dup):
+        k = int(order[dup[0] + 1])
+        raise DuplicateJudgment(path, where[k], doc[k])
+    starts = np.concatenate([[0], np.flatnonzero(~same_group) + 1, [len(rows)]]) if len(rows) else np.zeros(1, int)
     topics: dict[str, list] = {}
-    for k in order:
-        groups = topics.setdefault(qid[k], [])
-        if not groups or groups[-1][0] != jg[k]:
-            groups.append((jg[k], [], []))
-        groups[-1][1].append(doc[k])
-        groups[-1][2].append(rel[k])
-    return QrelsJg({q: JgTopic(tuple((g, tuple(d), np.array(r, dtype=np.int64)) for g, d, r in gs))
-                    for q, gs in topics.items()}, source=path)
+    for a, b in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True):
+        topics.setdefault(str(q[a]), []).append((str(g[a]), tuple(d[a:b].tolist()), r[a:b]))
+    return QrelsJg({t: JgTopic(tuple(gs)) for t, gs in topics.items()}, source=path)
 
 
 def read_zscores(path: str) -> Zscores:

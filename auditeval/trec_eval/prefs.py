@@ -129,8 +129,7 @@ def _topic_values(rel, fmt: str, qid: str, docs: list[str], scores: np.ndarray, 
     float32 = conv.sim == "float32"
     depth = None if conv.depth == "all" else int(conv.depth)
     prefs_vals: dict[str, float] = {}
-    jg_vals: dict[str, dict[str, float]] = {}  # family -> printed name -> value
-    ranked_j: list[str] | None = None
+    jg_vals: dict[str, float] = {}  # printed name -> value
     out: list[float] = []
     for inst in insts:
         if inst.measure is None:
@@ -151,14 +150,16 @@ def _topic_values(rel, fmt: str, qid: str, docs: list[str], scores: np.ndarray, 
                                                                     float32), strict=True))
                 out.append(prefs_vals[name])
             else:
-                if ranked_j is None:
-                    ranked_j = ranked_docs(docs, scores, float32, depth, doc_desc=True)
-                if name not in jg_vals:
-                    family = [i for i in insts if i.spec.name == name]
-                    vals = jg_topic_values(rel.topics[qid].groups, ranked_j, name, [i.measure.cutoff for i in family],
+                if not jg_vals:
+                    ranked = ranked_docs(docs, scores, float32, depth, doc_desc=True)
+                    fams = {i.spec.name: [j for j in insts if j.spec.name == i.spec.name]
+                            for i in insts if i.spec.rel_format == "qrels_jg"}
+                    vals = jg_topic_values(rel.topics[qid].groups, ranked,
+                                           [(n, [i.measure.cutoff for i in f]) for n, f in fams.items()],
                                            conv.rel, conv.unjudged == "drop")
-                    jg_vals[name] = {i.name: v for i, v in zip(family, vals, strict=True)}
-                out.append(jg_vals[name][inst.name])
+                    jg_vals = {i.name: v for f, vs in zip(fams.values(), vals, strict=True)
+                               for i, v in zip(f, vs, strict=True)}
+                out.append(jg_vals[inst.name])
         except PrefsFailure as exc:
             raise PrefsFailure(exc.message + f"trec_eval: Can't calculate measure '{name}'\n") from None
     return out

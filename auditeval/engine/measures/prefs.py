@@ -510,10 +510,12 @@ def jg_measure(lists: list[JgLists], name: str, cuts: Sequence[float], rel_level
     return out
 
 
-def jg_topic_values(groups, ranked: list[str], name: str, cuts: Sequence[float | None], rel_level: int,
-                    judged_only: bool) -> list[float]:
-    """A judgment-group measure on one topic: one value per cut-off (``map_avgjg``: one)."""
-    return jg_measure(jg_lists(groups, ranked, rel_level, judged_only), name, cuts, rel_level)
+def jg_topic_values(groups, ranked: list[str], requests: Sequence[tuple[str, Sequence[float | None]]],
+                    rel_level: int, judged_only: bool) -> list[list[float]]:
+    """Judgment-group measures on one topic, ``requests`` = (name, cut-offs) pairs: per request
+    one value per cut-off (``map_avgjg``: ``[None]``, one value); the lists are formed once."""
+    lists = jg_lists(groups, ranked, rel_level, judged_only)
+    return [jg_measure(lists, name, cuts, rel_level) for name, cuts in requests]
 
 
 # ---- the library's entry: every topic of one run ------------------------------------------
