@@ -179,3 +179,14 @@ def test_dropin_variants_are_what_evaluate_gives(tmp_path) -> None:
             assert lib[key] == (text, variant)
             checked += 1
     assert checked == len(lib) > 3
+
+
+def test_audit_command_line_with_judgments(trec_eval_bins, tmp_path) -> None:
+    from cli_helpers import run_cli
+
+    (tmp_path / "q").write_text("1 a d1 1\n1 a d2 0\n1 b d2 1\n")
+    (tmp_path / "r").write_text("1 Q0 d1 1 3 r\n1 Q0 d2 2 2 r\n")
+    status, out, err = run_cli("audit", "--judgments", "qrels_jg", "--trec-eval", str(trec_eval_bins["10.0"]),
+                               "-m", "map_avgjg", str(tmp_path / "q"), str(tmp_path / "r"))
+    assert status == 0, err
+    assert out.startswith("every difference explained: 1 reference value(s) reproduced")
