@@ -161,7 +161,18 @@ def _evaluate_judgments(judg: Any, runs: Any, measures: Iterable[str | Measure] 
     for r, tag_note in read_runs(runs):
         if tag_note:
             result.notes.append(tag_note)
-        for label, m, jv in zip(labels, parsed, evaluate_judgments(j, r, parsed, conv), strict=True):
+        got = evaluate_judgments(j, r, parsed, conv)
+        run_topics = set(r.table.column("topic").to_pylist())
+        lacking = [t for t in j.topics if t not in run_topics]
+        unjudged = sorted(run_topics - set(j.topics))
+        if lacking:
+            how = "not evaluated" if conv.topics == "both" else f"scored as absent={conv.absent} says"
+            result.notes.append(f"{r.source}: {len(lacking)} judged topic(s) without results ({', '.join(lacking[:5])}"
+                                f"{', ...' if len(lacking) > 5 else ''}): {how} (topics={conv.topics})")
+        if unjudged:
+            result.notes.append(f"{r.source}: {len(unjudged)} run topic(s) without judgments left out "
+                                f"({', '.join(unjudged[:5])}{', ...' if len(unjudged) > 5 else ''})")
+        for label, m, jv in zip(labels, parsed, got, strict=True):
             spec = PREFS_SPECS[m.name]
             variant = judgment_variant(m, conv)
             if per_topic:

@@ -190,3 +190,13 @@ def test_audit_command_line_with_judgments(trec_eval_bins, tmp_path) -> None:
                                "-m", "map_avgjg", str(tmp_path / "q"), str(tmp_path / "r"))
     assert status == 0, err
     assert out.startswith("every difference explained: 1 reference value(s) reproduced")
+
+
+def test_topics_left_out_are_notes(tmp_path) -> None:
+    (tmp_path / "p").write_text("1 u s A 2\n1 u s B 1\n2 u s A 1\n2 u s C 0\n")
+    (tmp_path / "r").write_text("1 Q0 B 1 2 r\n1 Q0 A 2 1 r\n9 Q0 A 1 1 r\n")
+    res = ae.evaluate(str(tmp_path / "p"), str(tmp_path / "r"), ["prefs_simp"], profile="trec_eval-9.0.8",
+                      judgments="prefs")
+    assert [v.topic for v in res.values] == ["1", "all"] and res.values[0].value == 0.0  # B above A: 0 of 1
+    assert any("1 judged topic(s) without results (2): not evaluated (topics=both)" in n for n in res.notes)
+    assert any("1 run topic(s) without judgments left out (9)" in n for n in res.notes)
