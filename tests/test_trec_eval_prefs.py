@@ -170,3 +170,12 @@ def test_count_of_topics_alone_ignores_duplicates(trec_eval_bins, tmp_path) -> N
         got = _run(tmp_path, qrels, run, *flags, z=z)
         extra = ("-Z", str(tmp_path / "z")) if z else ()
         assert got[2] == 0 and got == _binary(trec_eval_bins, tmp_path, "10.0", *flags, *extra)
+
+
+def test_grade_too_large_to_allocate_stops_like_the_binary(trec_eval_bins, tmp_path) -> None:
+    # form_res_rels_jg.c allocates (max_rel + 1) * num_jgs longs: 800 GB here, refused by malloc
+    qrels, run = "1 a d1 99999999999\n1 a d2 0\n", "1 Q0 d1 1 3 r\n"
+    for version in ("9.0.8", "10.0"):
+        got = _run(tmp_path, qrels, run, "-R", "qrels_jg", "-m", "map_avgjg", version=version)
+        assert got == ("", "trec_eval: Can't calculate measure 'map_avgjg'\n", 4)
+        assert got == _binary(trec_eval_bins, tmp_path, version, "-R", "qrels_jg", "-m", "map_avgjg")

@@ -49,6 +49,7 @@ from auditeval.trec_eval.format import line, value_text
 from auditeval.trec_eval.order import sort_topics
 from auditeval.trec_eval.params import Instance
 from auditeval.trec_eval.parse import TrecError, read_run
+from auditeval.trec_eval.quirks import _malloc_limit
 from auditeval.vocab.model import Run
 from auditeval.vocab.variant import Variant
 
@@ -144,6 +145,7 @@ def _topic_values(rel, fmt: str, qid: str, docs: list[str], scores: np.ndarray, 
             elif inst.spec.rel_format == "prefs":
                 if not prefs_vals:
                     t = rel.topics[qid]
+                    _check_prefs_allocation(t)
                     ranked = ranked_docs(docs, scores, float32, depth, doc_desc=False)
                     names = [i.spec.name for i in insts if i.spec.rel_format == "prefs"]
                     prefs_vals = dict(zip(names, prefs_topic_values(t.jg, t.jsg, t.level, t.doc, ranked, names,
@@ -151,6 +153,7 @@ def _topic_values(rel, fmt: str, qid: str, docs: list[str], scores: np.ndarray, 
                 out.append(prefs_vals[name])
             else:
                 if not jg_vals:
+                    _check_jg_allocation(rel.topics[qid].groups)
                     ranked = ranked_docs(docs, scores, float32, depth, doc_desc=True)
                     fams = {i.spec.name: [j for j in insts if j.spec.name == i.spec.name]
                             for i in insts if i.spec.rel_format == "qrels_jg"}
@@ -163,6 +166,27 @@ def _topic_values(rel, fmt: str, qid: str, docs: list[str], scores: np.ndarray, 
         except PrefsFailure as exc:
             raise PrefsFailure(exc.message + f"trec_eval: Can't calculate measure '{name}'\n") from None
     return out
+
+
+def _check_prefs_allocation(t) -> None:
+    """form_prefs_counts.c:320-350: a ``J x J`` unsigned short count array (J judged docs of the
+    topic) and ``J x J`` bytes per judgment group with sub-groups; where malloc refuses (more
+    than memory and swap, :mod:`.quirks`) the calc fails (exit 4, no message of its own)."""
+    nj = len(set(t.doc))
+    subs: dict[str, set[str]] = {}
+    for g, s in zip(t.jg, t.jsg, strict=True):
+        subs.setdefault(g, set()).add(s)
+    n_pa = sum(1 for v in subs.values() if len(v) > 1)
+    if max(2 * nj * nj, (n_pa + 2) * nj * nj if n_pa else 0) > _malloc_limit():
+        raise PrefsFailure("")
+
+
+def _check_jg_allocation(groups) -> None:
+    """form_res_rels_jg.c:150-152: ``(max_rel + 1) * num_jgs`` longs; a grade so large that malloc
+    refuses them fails the calc (exit 4), as form_res_rels.c does (:mod:`.quirks`)."""
+    max_rel = max([0] + [int(r.max()) for _g, _d, r in groups if len(r)])
+    if (max_rel + 1) * len(groups) * 8 > _malloc_limit():
+        raise PrefsFailure("")
 
 
 def _variant(inst: Instance, conv) -> str:
