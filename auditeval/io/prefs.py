@@ -4,18 +4,18 @@ read them.
 
 Formats (whitespace-separated fields, ``bytes.split`` = C ``isspace``):
 
-* ``prefs``: ``qid jg jsg docno rel_level`` (get_prefs.c:25-35); ``rel_level`` is C ``atof``;
+* ``prefs``: ``qid jg jsg docno rel_level`` (get_prefs.c:15-22); ``rel_level`` is C ``atof``;
 * ``qrels_prefs``: a qrels file ``qid jg docno rel_level`` read as preferences, the iter
-  field being the judgment group and every line in sub-group ``"0"`` (get_qrels_prefs.c:14-20,
-  l.224 ``jsg = "0"``);
+  field being the judgment group and every line in sub-group ``"0"`` (get_qrels_prefs.c:15-20,
+  l.225 ``jsg = "0"``);
 * ``qrels_jg``: ``qid jg docno rel``, ``rel`` C ``atol`` (get_qrels_jg.c, ``TEXT_QRELS``);
-  a docno twice in one (qid, jg) stops the read (get_qrels_jg.c:176-181);
-* z-scores: ``qid measure mean stddev`` (get_zscores.c:28-40), both C ``atof``.
+  a docno twice in one (qid, jg) stops the read (get_qrels_jg.c:164-179);
+* z-scores: ``qid measure mean stddev`` (get_zscores.c:15-22), both C ``atof``.
 
 Line rules shared by the four readers (``parse_prefs_line`` and its copies): a line must have
 exactly the number of fields of its format (a blank line is malformed); the reported number
 counts the lines parsed so far. 10.0 skips a line with ``#`` in column 0 in the three judgment
-formats, but the line right after a skipped one is parsed unconditionally (get_prefs.c:176-207,
+formats, but the line right after a skipped one is parsed unconditionally (get_prefs.c:175-212,
 the same loop as get_qrels.c); 9.0.8 has no comments, and no build skips comments in z-score
 files. Where 10.0 parses past its buffer (a comment as the last line) it crashes:
 :class:`PrefsCrash`.
@@ -214,7 +214,7 @@ def read_prefs(path: str, fmt: str = "prefs", comments: bool = True) -> Prefs:
 
 def read_qrels_jg(path: str, comments: bool = True) -> QrelsJg:
     """Read a ``qrels_jg`` file; a repeated (qid, jg, docno) -> :class:`DuplicateJudgment`
-    naming the first in (qid, jg, docno) order, as get_qrels_jg.c:170-181 does."""
+    naming the first in (qid, jg, docno) order, as get_qrels_jg.c:160-179 does."""
     rows, where = split_lines(read_bytes(path), path, 4, comments)
     qid = _decode([f[0] for f in rows])
     jg = _decode([f[1] for f in rows])
@@ -237,7 +237,7 @@ def read_qrels_jg(path: str, comments: bool = True) -> QrelsJg:
 
 
 def read_zscores(path: str) -> Zscores:
-    """Read a ``-Z`` file (no comment lines in any build: get_zscores.c:94-96)."""
+    """Read a ``-Z`` file (no comment lines in any build: get_zscores.c:103-120)."""
     rows, _where = split_lines(read_bytes(path), path, 4, comments=False)
     qid = _decode([f[0] for f in rows])
     meas = _decode([f[1] for f in rows])

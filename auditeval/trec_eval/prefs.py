@@ -10,8 +10,8 @@ Control flow, as trec_eval.c:
    with ``-c`` its bogus one-document ranking ``ceci_nest_pas_un_docno``, trec_eval.c:153-156);
    9.0.8 over the results topics that have rel_info (``-c`` divides by the rel_info topics);
 3. per topic, measures in table order: ``runid``/``num_q`` read nothing; a measure of another
-   format fails there (its calc's format check: form_res_rels.c:76-80, form_prefs_counts.c:
-   287-293, form_res_rels_jg.c:78-83) and so does a topic whose preferences are inconsistent
+   format fails there (its calc's format check: form_res_rels.c:75-80, form_prefs_counts.c:
+   233-241, form_res_rels_jg.c:80-85) and so does a topic whose preferences are inconsistent
    (exit 4, after ``-q`` lines of earlier topics); values are computed by the engine
    (:func:`auditeval.engine.prefs_topic_values`, :func:`auditeval.engine.jg_topic_values`);
 4. ``-Z``: converted per topic, then accumulated; summary: means over topics, ``num_*`` sums.
@@ -169,7 +169,7 @@ def _topic_values(rel, fmt: str, qid: str, docs: list[str], scores: np.ndarray, 
 
 
 def _check_prefs_allocation(t) -> None:
-    """form_prefs_counts.c:320-350: a ``J x J`` unsigned short count array (J judged docs of the
+    """form_prefs_counts.c:296-320: a ``J x J`` unsigned short count array (J judged docs of the
     topic) and ``J x J`` bytes per judgment group with sub-groups; where malloc refuses (more
     than memory and swap, :mod:`.quirks`) the calc fails (exit 4, no message of its own)."""
     nj = len(set(t.doc))
@@ -182,7 +182,7 @@ def _check_prefs_allocation(t) -> None:
 
 
 def _check_jg_allocation(groups) -> None:
-    """form_res_rels_jg.c:150-152: ``(max_rel + 1) * num_jgs`` longs; a grade so large that malloc
+    """form_res_rels_jg.c:158-162: ``(max_rel + 1) * num_jgs`` longs; a grade so large that malloc
     refuses them fails the calc (exit 4), as form_res_rels.c does (:mod:`.quirks`)."""
     max_rel = max([0] + [int(r.max()) for _g, _d, r in groups if len(r)])
     if (max_rel + 1) * len(groups) * 8 > _malloc_limit():

@@ -4,7 +4,7 @@ The file holds ``qid measure mean stddev`` lines (:func:`auditeval.io.prefs.read
 errors: ``trec_eval.get_zscores: Malformed line N``, ``Cannot read zscores file`` -- worded
 ``trec_eval.get_prefs:`` by 9.0.8, get_zscores.c:91 -- and exit 255: trec_eval.c returns
 UNDEF from ``main``). For each evaluated topic, after its measures are computed and before they
-are accumulated (trec_eval.c:431-435, convert_zscores.c ``te_convert_to_zscore``), every value
+are accumulated (trec_eval.c:433-437, 9.0.8 l.396-400, convert_zscores.c ``te_convert_to_zscore``), every value
 ``v`` named ``NAME`` (``P_5``, ``num_ret``, ``num_q``...) becomes
 
 * ``(v - mean) / stddev`` with the file's (qid, NAME) line;
@@ -21,7 +21,7 @@ meas_print_final.c:41-58); ``runid`` keeps its line. With ``--variants`` a z-sco
 no variant column: a z-score is no value of the measure the variant would name. With 9.0.8 ``-c`` a topic without results
 is never evaluated, so it adds 0, unconverted, to the mean's sum.
 
-The lookups are binary searches with ``end = n`` (convert_zscores.c:68-105): looking up a
+The lookups are binary searches with ``end = n`` (convert_zscores.c:67-107): looking up a
 measure past the last one of its qid reads the next qid's first line (so that line's mean and
 stddev are used when its measure has the same name); past the last qid, or past the last line
 of the file, trec_eval reads beyond its array and crashes (exit 139): the drop-in stops with a

@@ -294,10 +294,10 @@ ROWS = _rows()
 # notoccur, summed over jgs unless "per jg"; R / N the jg's docs of level > 0 / = 0.
 PREFS_AXES = frozenset({"ties", "sim", "depth", "topics", "absent"})
 JG_AXES = PREFS_AXES | {"rel", "unjudged"}
-PREFS_TIES = {"ties": "docno-asc"}  # form_prefs_counts.c:1000-1006 comp_sim_docno: strcmp(p1, p2)
-JG_TIES = {"ties": "docno-desc"}  # form_res_rels_jg.c:283-291 comp_sim_docno: strcmp(p2, p1)
-_PREFS_SRC = ("trec_eval {f} (v9.0.8, v10.0) with form_prefs_counts.c (equivalence classes l.441-545, "
-              "preference arrays closed by transitivity l.547-656)")
+PREFS_TIES = {"ties": "docno-asc"}  # form_prefs_counts.c:997-1005 comp_sim_docno: strcmp(p1, p2)
+JG_TIES = {"ties": "docno-desc"}  # form_res_rels_jg.c:281-290 comp_sim_docno: strcmp(p2, p1)
+_PREFS_SRC = ("trec_eval {f} (v9.0.8, v10.0) with form_prefs_counts.c (equivalence classes l.425-537, "
+              "preference arrays closed by transitivity l.539-757)")
 
 
 def _prefs_rows():
@@ -322,7 +322,7 @@ def _prefs_rows():
         p("prefs_avgjg", "prefs_simp per jg, averaged over jgs", "sum_jg ful/poss / |jgs| (0 unless the sum > 0)"),
         p("prefs_avgjg_Rnonrel", "prefs_avgjg with each jg's nonrelevant docs set to R",
           "per jg: R >= N: (ful + relret (R - N)) / (poss + R (R - N)); else recounted on the first R nonrelevant "
-          "docs (m_prefs_avgjg_Rnonrel.c:112-225)"),
+          "docs (m_prefs_avgjg_Rnonrel.c:104-230)"),
         p("prefs_simp_ret", "prefs_simp among retrieved docs", "ful_ret / poss_ret"),
         p("prefs_pair_ret", "prefs_pair among retrieved docs", "as prefs_pair over pairs both retrieved"),
         p("prefs_avgjg_ret", "prefs_avgjg among retrieved docs", "sum_jg ful_ret/poss_ret / |jgs|"),

@@ -8,15 +8,16 @@ offers :func:`prefs_topic_values` and :func:`jg_topic_values`, one topic at a ti
 Conventions, each named in :data:`CONVENTIONS` with its source:
 
 * ranking: score descending, ties by docno **ascending** for preferences
-  (form_prefs_counts.c:1000-1006 ``comp_sim_docno``: ``strcmp(p1, p2)``) but docno
-  descending for qrels_jg (form_res_rels_jg.c:283-291, as form_res_rels.c); C ``float``
+  (form_prefs_counts.c:997-1005 ``comp_sim_docno``: ``strcmp(p1, p2)``) but docno
+  descending for qrels_jg (form_res_rels_jg.c:281-290, as form_res_rels.c); C ``float``
   scores and preference levels in 9.0.8 (form_prefs_counts.c:107,114 ``float sim``,
-  ``float rel_level``), ``double`` in 10.0; NaN scores in glibc's merge-sort order;
+  ``float rel_level``; ``double`` in 9.0.8-double and 10.0); NaN scores in glibc's merge-sort order;
 * docid ranks (form_prefs_counts.c:20-27): judged retrieved docs ``0..R-1`` in rank order,
   judged unretrieved docs ``R..J-1`` in docno order;
 * a judgment group with one sub-group is a list of equivalence classes by level (EC,
-  form_prefs_counts.c:28-33, 441-545); with several, a preference array closed under
-  transitivity (form_prefs_counts.c:34-42, 547-656 ``form_jg_pa``/``add_transitives``);
+  form_prefs_counts.c:28-33, 425-537 ``form_jg_ec``/``add_ec_pref_to_jg``); with several, a
+  preference array closed under transitivity (form_prefs_counts.c:34-42, 539-757 ``form_jg_pa``,
+  ``add_transitives``, ``add_pa_pref_to_jg``);
 * counts per group (form_prefs_counts.c:43-74): fulfilled/possible among retrieved (``ret``),
   implied (one retrieved, ``imp``), neither retrieved (``notoccur``); a count matrix over
   groups (``pref_counts``, for the ``pair`` measures).
@@ -34,10 +35,10 @@ groups; a value with a zero denominator stays 0):
 * ``prefs_avgjg*``: the simp ratios per group, summed, divided by the number of groups if the
   sum is positive (m_prefs_avgjg*.c);
 * ``prefs_avgjg_Rnonrel[_ret]``: per group, nonrelevant docs set to R (m_prefs_avgjg_Rnonrel.c:
-  72-108, recalculate l.112-225; _ret.c likewise);
+  62-96, ``recalculate`` l.104-230; _ret.c likewise);
 * ``map_avgjg``, ``P_avgjg``, ``Rprec_mult_avgjg``: AP, P@k, P at (long)(x*R+0.9) per group,
-  averaged over groups when more than one (m_map_avgjg.c:42-67, m_P_avgjg.c:44-83,
-  m_Rprec_mult_avgjg.c:46-105).
+  averaged over groups when more than one (m_map_avgjg.c:39-70, m_P_avgjg.c:46-86,
+  m_Rprec_mult_avgjg.c:49-108).
 
 Sums run in trec_eval's loop order (``np.cumsum`` is sequential), so values are bit-identical.
 """
@@ -54,8 +55,8 @@ from auditeval.engine.glibc_sort import glibc_msort
 from auditeval.vocab.errors import EvaluationError
 
 CONVENTIONS = {
-    "prefs_ties": "score desc, docno asc (form_prefs_counts.c:1000-1006 comp_sim_docno)",
-    "jg_ties": "score desc, docno desc (form_res_rels_jg.c:283-291 comp_sim_docno)",
+    "prefs_ties": "score desc, docno asc (form_prefs_counts.c:997-1005 comp_sim_docno)",
+    "jg_ties": "score desc, docno desc (form_res_rels_jg.c:281-290 comp_sim_docno)",
     "float32": "9.0.8: float sim and rel_level (form_prefs_counts.c:107,114); 10.0: double",
     "zero_denominator": "a ratio with no possible preference leaves the value 0 (m_prefs_simp.c:58)",
 }
