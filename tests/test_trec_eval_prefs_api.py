@@ -200,3 +200,11 @@ def test_topics_left_out_are_notes(tmp_path) -> None:
     assert [v.topic for v in res.values] == ["1", "all"] and res.values[0].value == 0.0  # B above A: 0 of 1
     assert any("1 judged topic(s) without results (2): not evaluated (topics=both)" in n for n in res.notes)
     assert any("1 run topic(s) without judgments left out (9)" in n for n in res.notes)
+
+
+def test_measures_command_prints_a_preference_row() -> None:
+    from cli_helpers import run_cli
+
+    status, out, _err = run_cli("measures", "prefs_simp")
+    assert status == 0 and out.startswith("prefs_simp: preferences fulfilled / possible")
+    assert "m_prefs_simp.c" in out and "ful / poss" in out
