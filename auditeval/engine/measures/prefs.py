@@ -89,8 +89,9 @@ class Group:
     num_nonrel: int = 0
     num_nonrel_ret: int = 0
     ecs: list | None = None  # [(level, ranks ascending)], EC form
-    pa: np.ndarray | None = None  # bool preference array, PA form
-    rel: np.ndarray | None = None  # rel_level per docid rank (-1 unknown), PA form
+    pa: np.ndarray | None = None  # bool preference array over the group's docs, PA form
+    rel: np.ndarray | None = None  # their rel_level, PA form
+    ranks: np.ndarray | None = None  # their docid ranks (ascending), PA form
 
 
 @dataclass
@@ -173,7 +174,7 @@ def prefs_counts(jg: Sequence[str], jsg: Sequence[str], level: np.ndarray, doc: 
         n_sub = 1 + sum(1 for a, b in zip(idx, idx[1:], strict=False) if jsg[a] != jsg[b])
         grp = Group()
         if n_sub > 1:
-            _form_pa(grp, idx, jsg, lev, rank, doc, nj, njr, counts)
+            _form_pa(grp, idx, jsg, lev, rank, doc, njr, counts)
         else:
             _form_ec(grp, idx, lev, rank, njr, counts)
         groups.append(grp)
@@ -225,12 +226,17 @@ def _form_ec(grp: Group, idx: list[int], lev: np.ndarray, rank: list[int], njr: 
 
 
 def _form_pa(grp: Group, idx: list[int], jsg: Sequence[str], lev: np.ndarray, rank: list[int],
-             doc: Sequence[str], nj: int, njr: int, counts: np.ndarray) -> None:
-    pa = np.zeros((nj, nj), dtype=bool)
-    rel = np.full(nj, -1.0)
+             doc: Sequence[str], njr: int, counts: np.ndarray) -> None:
+    """form_jg_pa / add_transitives / add_pa_pref_to_jg on the group's own docs: trec_eval's
+    ``J x J`` array is zero outside them, so the closure and the counts are taken on the ``k x k``
+    block of the group's docid ranks (ascending, so row-major order is trec_eval's)."""
+    ranks = np.unique(np.asarray([rank[i] for i in idx], dtype=np.int64))
+    at = {int(r): k for k, r in enumerate(ranks)}
+    pa = np.zeros((len(ranks), len(ranks)), dtype=bool)
+    rel = np.full(len(ranks), -1.0)
     m = len(idx)
     for k, i in enumerate(idx):
-        r = rank[i]
+        r = at[rank[i]]
         if (rel[r] > 0.0 and lev[i] == 0.0) or (rel[r] == 0.0 and lev[i] > 0.0):
             raise PrefsFailure(f"trec_eval.form_prefs_counts: doc '{doc[i]}' has both 0 and non-0 rel_level assigned\n")
         rel[r] = lev[i]
@@ -238,33 +244,42 @@ def _form_pa(grp: Group, idx: list[int], jsg: Sequence[str], lev: np.ndarray, ra
         while j < m and jsg[idx[j]] == jsg[i] and lev[idx[j]] == lev[i]:
             j += 1
         while j < m and jsg[idx[j]] == jsg[i]:
-            pa[r, rank[idx[j]]] = True
+            pa[r, at[rank[idx[j]]]] = True
             j += 1
     np.fill_diagonal(pa, True)
-    for k in range(nj):  # reflexive-transitive closure = repeated products until stable
+    for k in range(len(ranks)):  # reflexive-transitive closure = repeated products until stable
         pa |= pa[:, k:k + 1] & pa[k:k + 1, :]
     np.fill_diagonal(pa, False)
     both = pa & pa.T
     if both.any():
-        i, j = (int(x) for x in np.argwhere(both)[0])
+        i, j = (int(ranks[x]) for x in np.argwhere(both)[0])
         raise PrefsAbort(
             "trec_eval.form_prefs_counts: Pref inconsistency found\n"
             f"      internal rank {i} and internal rank {j} are conflicted\n"
             "trec_eval aborts here (SIGABRT)")
-    grp.pa, grp.rel = pa, rel
-    grp.num_rel_ret = int(np.count_nonzero(rel[:njr] > 0.0))
-    grp.num_nonrel_ret = int(np.count_nonzero(rel[:njr] == 0.0))
+    grp.pa, grp.rel, grp.ranks = pa, rel, ranks
+    ret = ranks < njr
+    grp.num_rel_ret = int(np.count_nonzero(rel[ret] > 0.0))
+    grp.num_nonrel_ret = int(np.count_nonzero(rel[ret] == 0.0))
     grp.num_rel = int(np.count_nonzero(rel > 0.0))
     grp.num_nonrel = int(np.count_nonzero(rel == 0.0))
-    counts += pa.astype(np.uint16)
-    top, bot = pa[:njr], pa[njr:]
-    grp.poss_ret = int(np.count_nonzero(np.tril(top[:, :njr], -1)))
-    grp.ful_ret = int(np.count_nonzero(np.triu(top[:, :njr], 1)))
-    grp.ful_imp = int(np.count_nonzero(top[:, njr:]))
-    grp.poss_imp = int(np.count_nonzero(bot[:, :njr]))
-    grp.notoccur = int(np.count_nonzero(bot[:, njr:]))
+    counts[np.ix_(ranks, ranks)] += pa.astype(np.uint16)
+    a = _areas(pa, ranks, njr)
+    grp.poss_ret, grp.ful_ret, grp.ful_imp, grp.poss_imp, grp.notoccur = a
     grp.poss_ret += grp.ful_ret
     grp.poss_imp += grp.ful_imp
+
+
+def _areas(pa: np.ndarray, ranks: np.ndarray, njr: int) -> tuple[int, int, int, int, int]:
+    """Marks of ``pa`` (rows preferred to columns, docid ranks ``ranks``) per area of
+    form_prefs_counts.c:56-74: A2 both retrieved, unfulfilled; A1 both, fulfilled; A3 row
+    retrieved only; A4 column retrieved only; A5 neither."""
+    i, j = ranks[:, None], ranks[None, :]
+    ri, rj = i < njr, j < njr
+    both = pa & ri & rj
+    return (int(np.count_nonzero(both & (j < i))), int(np.count_nonzero(both & (j > i))),
+            int(np.count_nonzero(pa & ri & ~rj)), int(np.count_nonzero(pa & ~ri & rj)),
+            int(np.count_nonzero(pa & ~ri & ~rj)))
 
 
 def _ratio(a: float, b: float) -> float:
@@ -309,25 +324,16 @@ def _recalc(grp: Group, njr: int, ret_only: bool) -> tuple[int, int]:
             a, b = pairs(ecs[e1][1], new)
             ful, poss = ful + a, poss + b
         return ful, poss + ful
-    rel, pa = grp.rel, grp.pa
-    assert rel is not None and pa is not None
-    nj = len(rel)
-    scan = njr if ret_only else nj
-    seen, fdn = 0, scan
-    for i in range(scan):
-        if rel[i] == 0.0:
-            seen += 1
-            if seen == grp.num_rel + 1:
-                fdn = i
-                break
-    keep = ~((np.arange(nj) >= fdn) & (rel == 0.0))
+    rel, pa, ranks = grp.rel, grp.pa, grp.ranks
+    assert rel is not None and pa is not None and ranks is not None
+    # the (num_rel + 1)-th nonrelevant doc in docid rank order (within the retrieved for _ret):
+    # it and every nonrelevant doc after it leave the array
+    zero = ranks[(rel == 0.0) & (ranks < njr if ret_only else True)]
+    fdn = int(zero[grp.num_rel]) if len(zero) > grp.num_rel else None
+    keep = ~((ranks >= fdn) & (rel == 0.0)) if fdn is not None else np.ones(len(ranks), bool)
     a = pa & keep[:, None] & keep[None, :]
-    top = a[:njr]
-    ful = int(np.count_nonzero(np.triu(top[:, :njr], 1)))
-    poss = int(np.count_nonzero(np.tril(top[:, :njr], -1)))
-    if not ret_only:
-        ful += int(np.count_nonzero(top[:, njr:]))
-        poss += int(np.count_nonzero(a[njr:]))
+    a2, a1, a3, a4, a5 = _areas(a, ranks, njr)
+    ful, poss = (a1, a2) if ret_only else (a1 + a3, a2 + a4 + a5)
     return ful, poss + ful
 
 
