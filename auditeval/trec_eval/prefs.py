@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import TextIO
 
 import numpy as np
-import pyarrow.compute as pc
 
 from auditeval.engine import (
     PrefsAbort,
@@ -202,7 +201,7 @@ def _loop(a, rel, run: Run, insts: list[Instance], conv, z, out: TextIO, err: Te
     fmt = a.rel_format
     rt = _run_topics(run)
     rel_topics = list(rel.topics)  # strcmp order
-    r_set = set(pc.unique(run.table.column("topic")).to_pylist())
+    r_set = set(rt.docs)
     loop = rel_topics if ten else [t for t in sort_topics(r_set) if t in rel.topics]
     valued = [i for i in insts if i.measure is not None]
     names = [i.name for i in valued]
