@@ -12,10 +12,12 @@ from typing import Any
 import numpy as np
 
 from auditeval.engine import ENGINE, SweepResult, run_sweep, staged_for, undefined_note, vary_values
-from auditeval.io import qrels_from, run_from
+from auditeval.io import c_atof, qrels_from, run_from
 from auditeval.io.labels import labelled
+from auditeval.io.prefs import Prefs, QrelsJg
 from auditeval.results.values import ResultSet, Value
 from auditeval.vocab.conventions import DEFAULT_PROFILE, Convention, load_profile, resolve
+from auditeval.vocab.errors import UnknownMeasureError
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Run
 from auditeval.vocab.names import parse_measures
@@ -45,8 +47,16 @@ def evaluate(
     settings: list[str] | None = None,
     per_topic: bool = True,
     cache: dict | None = None,
+    judgments: str = "qrels",
 ) -> ResultSet:
     """Evaluate one run or several under a profile (name, TOML path or Convention).
+
+    ``judgments``: the format of ``qrels`` -- ``"qrels"``, or trec_eval's preference formats
+    ``"prefs"`` (``qid jg jsg docno level``), ``"qrels_prefs"`` (a qrels file read as preferences)
+    and ``"qrels_jg"`` (``qid jg docno grade``), for the measures of those formats (``prefs_simp``,
+    ``prefs_avgjg``, ... ``map_avgjg``, ``P_avgjg.5,10``: :data:`auditeval.vocab.spec_table.PREFS_SPECS`);
+    see :func:`_evaluate_judgments`. A :class:`~auditeval.io.prefs.Prefs` or
+    :class:`~auditeval.io.prefs.QrelsJg` object as ``qrels`` selects its format.
 
     ``cache``: a dict kept by the caller to share the staged join and ranking with later
     calls on the same qrels and (single) run (``engine.evaluate.staged_for``).
@@ -62,6 +72,8 @@ def evaluate(
     gives a measure the axes of the profile it routes it to; ``result.convention`` is the
     profile's own axes (those of the measures it does not route).
     """
+    if judgments != "qrels" or isinstance(qrels, Prefs | QrelsJg):
+        return _evaluate_judgments(qrels, runs, measures, profile, settings, per_topic, judgments)
     q = qrels_from(qrels)
     conv = resolve(profile, settings)
     profile_name = profile_label(profile, settings)
@@ -98,6 +110,78 @@ def evaluate(
                 if n not in seen_notes:
                     seen_notes.add(n)
                     result.notes.append(n)
+    return result
+
+
+def _evaluate_judgments(judg: Any, runs: Any, measures: Iterable[str | Measure] | str,
+                        profile: str | Path | Convention, settings: list[str] | None, per_topic: bool,
+                        fmt: str) -> ResultSet:
+    """Preference / judgment-group measures (trec_eval ``-R prefs|qrels_prefs|qrels_jg``).
+
+    ``judg``: a path read in format ``fmt`` (:mod:`auditeval.io.prefs`; ``#`` comment lines
+    skipped as trec_eval 10.0 skips them) or a ``Prefs`` / ``QrelsJg``. ``measures``: trec_eval
+    names, ``NAME.k1,k2`` for cut-offs (``P_avgjg`` alone: 5, 10, ... 1000; ``Rprec_mult_avgjg``:
+    0.2 ... 2.0). Values come from :func:`auditeval.engine.evaluate_judgments`; each carries a
+    variant string listing the axes the measure reads, its fixed tie rule included
+    (``prefs_simp|ties=docno-asc|sim=float32|topics=both|depth=all``)."""
+    from auditeval.engine import evaluate_judgments, judgment_variant
+    from auditeval.io.prefs import read_prefs, read_qrels_jg
+    from auditeval.vocab.names import TREC_FAMILY_DEFAULTS
+    from auditeval.vocab.spec_table import PREFS_SPECS
+
+    if isinstance(judg, Prefs | QrelsJg):
+        j = judg
+    elif fmt == "qrels_jg":
+        j = read_qrels_jg(str(judg))
+    elif fmt in ("prefs", "qrels_prefs"):
+        j = read_prefs(str(judg), fmt)
+    else:
+        raise ValueError(f"judgments must be qrels, prefs, qrels_prefs or qrels_jg, got {fmt!r}")
+    conv = resolve(profile, settings)
+    result = ResultSet(profile=profile_label(profile, settings), convention=conv)
+    labels: list[str] = []
+    parsed: list[Measure] = []
+    for item in [measures] if isinstance(measures, str) else list(measures):
+        name, _, arg = str(item).partition(".")
+        spec = PREFS_SPECS.get(name)
+        if spec is None:
+            raise UnknownMeasureError(f"{name!r} is no preference or judgment-group measure "
+                                      f"(known: {', '.join(PREFS_SPECS)})")
+        if spec.cutoff == "none":
+            labels.append(name)
+            parsed.append(Measure(name))
+            continue
+        family = "P" if name == "P_avgjg" else "Rprec_mult"
+        cuts = sorted(spec.cutoff_type(c_atof(x)) for x in arg.split(",")) if arg else TREC_FAMILY_DEFAULTS[family]
+        for k in cuts:
+            labels.append(f"{name}_{k}" if spec.cutoff_type is int else f"{name}_{k:3.2f}")
+            parsed.append(Measure(name, (), k))
+    result.notes.append("preference measures: ties by docno ascending (form_prefs_counts.c comp_sim_docno); "
+                        "judgment-group measures: docno descending (form_res_rels_jg.c)")
+    for r, tag_note in read_runs(runs):
+        if tag_note:
+            result.notes.append(tag_note)
+        got = evaluate_judgments(j, r, parsed, conv)
+        run_topics = set(r.table.column("topic").to_pylist())
+        lacking = [t for t in j.topics if t not in run_topics]
+        unjudged = sorted(run_topics - set(j.topics))
+        if lacking:
+            how = "not evaluated" if conv.topics == "both" else f"scored as absent={conv.absent} says"
+            result.notes.append(f"{r.source}: {len(lacking)} judged topic(s) without results ({', '.join(lacking[:5])}"
+                                f"{', ...' if len(lacking) > 5 else ''}): {how} (topics={conv.topics})")
+        if unjudged:
+            result.notes.append(f"{r.source}: {len(unjudged)} run topic(s) without judgments left out "
+                                f"({', '.join(unjudged[:5])}{', ...' if len(unjudged) > 5 else ''})")
+        for label, m, jv in zip(labels, parsed, got, strict=True):
+            spec = PREFS_SPECS[m.name]
+            variant = judgment_variant(m, conv)
+            if per_topic:
+                for t, x in zip(jv.topics, jv.values, strict=True):
+                    result.values.append(Value(r.name, label, variant, ENGINE, t, _typed(x, spec.fmt)))
+            if jv.topics:
+                result.values.append(Value(r.name, label, variant, ENGINE, "all", _typed(jv.aggregate, spec.fmt)))
+            else:
+                result.notes.append(f"{r.source}: no topic evaluated: no value of {label} reported")
     return result
 
 

@@ -101,8 +101,10 @@ class TrecEvalBinary(Adapter):
         t = trec_name(m, self.build or "9.0.8")
         return None if t is None else f"{t[0]} {t[1]}"
 
-    def commands(self, qrels: str, run: str, options: tuple[str, ...], names: list[str]) -> list[str]:
-        cmd = [self.path, "-q", *options]
+    def commands(self, qrels: str, run: str, options: tuple[str, ...], names: list[str],
+                 rel_format: str = "qrels") -> list[str]:
+        """The command line; ``rel_format`` other than qrels (preference judgments) adds ``-R``."""
+        cmd = [self.path, "-q", *options, *(("-R", rel_format) if rel_format != "qrels" else ())]
         for n in dict.fromkeys(names):
             cmd += ["-m", n]
         return cmd + [qrels, run]

@@ -67,8 +67,12 @@ QUICK_FACTOR = 3.0  # --quick: references whose declared cost is at most this ti
 def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, against: list[str] | str | None = None,
           profile: str | Path | Convention | None = None, trec_eval: list[str] | None = None,
           progress: Any = None, seed: int = 0, samples: int = 50, timeout: float | None = None,
-          yield_cpu: bool = False, jobs: int | None = None, quick: bool = False) -> AuditReport:
+          yield_cpu: bool = False, jobs: int | None = None, quick: bool = False,
+          judgments: str = "qrels") -> AuditReport:
     """Audit ``runs`` against ``qrels`` with every reference in ``against`` (default: all installed).
+
+    ``judgments``: ``"prefs"``, ``"qrels_prefs"`` or ``"qrels_jg"`` when ``qrels`` holds trec_eval's
+    preference judgments: the trec_eval binaries run with ``-R`` (:mod:`auditeval.auditing.prefs`).
 
     ``profile`` is the chosen convention (default trec_eval-9.0.8) that the sensitivity sweep
     and the tie envelope start from; when given, references are also asked to compute under it
@@ -84,6 +88,10 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     :class:`~auditeval.results.audit.AuditReport` (``auditeval.render_audit(rep, fmt)``, ``.to_frame()``,
     ``.exit_status``).
     """
+    if judgments != "qrels":
+        from auditeval.auditing.prefs import audit_judgments
+
+        return audit_judgments(qrels, runs, [str(m) for m in measures or []], judgments, trec_eval, timeout)
     t0 = time.perf_counter()
     run_in = list(runs) if isinstance(runs, list | tuple) else [runs]
     pairs = parse_measures(measures or DEFAULT_MEASURES)  # as every -m reads them ("P", "ndcg_cut.1,4")

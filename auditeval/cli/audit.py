@@ -61,6 +61,9 @@ def audit_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled tie-envelope estimates (default 0)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="references run at once at most, longest expected first (default: the machine's cores)")
+    p.add_argument("--judgments", choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"), default="qrels",
+                   help="format of QRELS: trec_eval's preference judgments are audited against its binaries run "
+                   "with -R (default qrels)")
     p.add_argument("--quick", action="store_true",
                    help="only the references expected to cost at most 3x pytrec_eval; the report names those left "
                    "out and what only they would check")
@@ -110,7 +113,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         profile = resolve(args.profile or DEFAULT_PROFILE, args.settings)
     rep = audit(args.qrels, args.runs, measures=args.measures, against=against, profile=profile,
                 trec_eval=args.trec_eval, progress=progress, seed=args.seed, timeout=args.timeout,
-                yield_cpu=_own_process(), jobs=args.jobs, quick=args.quick)
+                yield_cpu=_own_process(), jobs=args.jobs, quick=args.quick, judgments=args.judgments)
     if args.settings:
         from auditeval.api import profile_label
 

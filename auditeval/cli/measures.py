@@ -19,7 +19,9 @@ def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from auditeval.vocab.specs import SPECS, TREC_ALIASES
 
     if args.name:
-        spec = SPECS.get(args.name) or SPECS.get(TREC_ALIASES.get(args.name, ("",))[0])
+        from auditeval.vocab.spec_table import PREFS_SPECS
+
+        spec = SPECS.get(args.name) or SPECS.get(TREC_ALIASES.get(args.name, ("",))[0]) or PREFS_SPECS.get(args.name)  # -R prefs
         if spec is None:  # every spelling -m reads: nDCG@10, MAP, ndcg_cut.10, P_5, SetP(relative=True)
             from auditeval.vocab.names import split_measures
             from auditeval.vocab.variant import parse_measure

@@ -14,6 +14,9 @@ Every package outside ``auditeval/engine/`` imports from here (``from auditeval.
   :func:`head`, :func:`relabel` (pooling's frozen labels);
 * tied blocks: :class:`Blocks`, :func:`tied_blocks`, :func:`ranked_scores`;
 * pool growth's step sums: :func:`growth_means`;
+* trec_eval's preference and judgment-group measures, one topic at a time (their judgments are
+  no grades): :func:`evaluate_judgments` (every topic of a run), :func:`ranked_docs`, :func:`prefs_topic_values`, :func:`jg_topic_values`,
+  :class:`PrefsFailure` / :class:`PrefsAbort` (where trec_eval stops or aborts);
 * sweeps: :func:`run_sweep`, :func:`axis_grid`, :func:`vary_values`, :func:`readable_axes`,
   :data:`DEPTH_GRID`, :class:`SweepResult`, :class:`SweepBlock`.
 
@@ -26,6 +29,16 @@ from auditeval.engine.evaluate import ENGINE, evaluate_prepared, staged_for
 from auditeval.engine.growth_sums import growth_means
 from auditeval.engine.ids import has_duplicate_pairs
 from auditeval.engine.measures.core import gain_of
+from auditeval.engine.measures.prefs import (
+    JudgmentValues,
+    PrefsAbort,
+    PrefsFailure,
+    evaluate_judgments,
+    jg_topic_values,
+    judgment_variant,
+    prefs_topic_values,
+    ranked_docs,
+)
 from auditeval.engine.preparation import prepare
 from auditeval.engine.rank_cut import as_sim
 from auditeval.engine.ranked_lists import NONPOOL, UNJUDGED, Prepared
@@ -57,7 +70,10 @@ __all__ = [
     "PREPARE_AXES",
     "UNJUDGED",
     "Blocks",
+    "JudgmentValues",
     "Prepared",
+    "PrefsAbort",
+    "PrefsFailure",
     "StagedRun",
     "SweepBlock",
     "SweepResult",
@@ -66,13 +82,18 @@ __all__ = [
     "as_sim",
     "axis_grid",
     "check_measure",
+    "evaluate_judgments",
     "evaluate_prepared",
     "gain_of",
     "growth_means",
     "has_duplicate_pairs",
     "head",
+    "jg_topic_values",
+    "judgment_variant",
     "measure_on",
+    "prefs_topic_values",
     "prepare",
+    "ranked_docs",
     "ranked_scores",
     "readable_axes",
     "relabel",

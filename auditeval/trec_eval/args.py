@@ -32,7 +32,9 @@ engine inside pytrec_eval-terrier): same standard output, error messages and exi
   --as VERSION   9.0.8 (float32 scores), 9.0.8-double (2023 tag, double scores) or 10.0
   --variants     add the auditeval variant string of each value as a fourth column
 trec_eval flags: -q -c -J -n -M N -l N -N N -m MEASURE[.params] (also -m all_trec, -m official,
--m set); -N is the number of documents in the collection (only utility reads it).
+-m set, -m all_prefs, -m prefs, -m qrels_jg); -N is the number of documents in the collection
+(only utility reads it); -R qrels_jg|prefs|qrels_prefs reads preference judgments; -Z FILE
+prints z-scores (qid measure mean stddev lines).
 RUN may be '-' for standard input.
 """
 
@@ -85,6 +87,8 @@ class Args:
     measures: list[str] = field(default_factory=list)
     qrels: str = ""
     run: str = ""
+    rel_format: str = "qrels"  # -R: qrels, qrels_jg, prefs, qrels_prefs (trec_eval/prefs.py)
+    zscores: str | None = None  # -Z FILE (trec_eval/zscores.py)
     unsupported: list[str] = field(default_factory=list)
 
 
@@ -123,7 +127,11 @@ def parse_args(argv: list[str]) -> Args:
             a.num_docs = c_atol(val)  # only utility reads it (its d * non-relevant-not-retrieved term)
         elif opt in ("-D", "--Debug_level"):
             pass  # debug output only
-        else:  # -R -T -o -Z: other formats, not supported
+        elif opt in ("-R", "--Rel_info_format"):
+            a.rel_format = val
+        elif opt in ("-Z", "--Zscore"):
+            a.zscores = val
+        else:  # -T -o: other formats, not supported
             a.unsupported.append(opt)
     if a.help or a.show_version:
         return a

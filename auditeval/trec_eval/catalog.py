@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from auditeval.vocab.names import TREC_PREFS_MEASURES as PREFS_MEASURES
 from auditeval.vocab.specs import TREC_ALIASES
 
 VERSIONS = ("9.0.8", "9.0.8-double", "10.0")
@@ -52,17 +53,21 @@ class Spec:
     per_topic: bool = True
     summary: bool = True
     since: str = "9"  # "9" = every version here, "10" = 10.0 only
+    rel_format: str = "qrels"  # the -R formats its calc accepts ("prefs": prefs and qrels_prefs)
 
     @property
     def canonical(self) -> str:
-        """The auditeval measure computing this entry (``runid`` is the run tag, no measure)."""
-        return "runid" if self.name == "runid" else TREC_ALIASES[self.name][0]
+        """The auditeval measure computing this entry (``runid`` is the run tag, no measure;
+        preference and judgment-group measures keep their trec_eval name, :mod:`.prefs`)."""
+        if self.name == "runid" or self.rel_format != "qrels":
+            return self.name
+        return TREC_ALIASES[self.name][0]
 
 
 _IPREC = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 _RPREC_MULT = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
-# te_trec_measures[] order (measures.c). prefs / qrels_jg measures are not supported.
+# te_trec_measures[] order (measures.c); the prefs / qrels_jg measures are computed by :mod:`.prefs`.
 TABLE: tuple[Spec, ...] = (
     Spec("runid", fmt="str", per_topic=False),
     Spec("num_q", fmt="long", per_topic=False),
@@ -98,6 +103,10 @@ TABLE: tuple[Spec, ...] = (
     Spec("set_map"),
     Spec("set_F", "double_params", (1.0,)),
     Spec("num_nonrel_judged_ret", fmt="long"),
+    *(Spec(n, fmt="long" if "_num_" in n else "float", rel_format="prefs") for n in PREFS_MEASURES),
+    Spec("map_avgjg", rel_format="qrels_jg"),
+    Spec("P_avgjg", "long_cut", LONG_CUTS, rel_format="qrels_jg"),
+    Spec("Rprec_mult_avgjg", "double_cut", _RPREC_MULT, rel_format="qrels_jg"),
     Spec("yaap"),
     Spec("rbp", "pairs", since="10"),
     Spec("rbp_resid", "pairs", since="10"),
@@ -126,4 +135,6 @@ def table(version: str) -> tuple[Spec, ...]:
 def nicknames(version: str) -> dict[str, tuple[str, ...]]:
     """Nickname -> measure names (measures.c ``te_trec_measure_nicknames``)."""
     all_trec = _ALL_TREC_9 + (("rbp", "rbp_resid", "unj") if is_10(version) else ())
-    return {"official": _OFFICIAL, "set": _SET, "all_trec": all_trec}
+    return {"official": _OFFICIAL, "set": _SET, "all_trec": all_trec, "all_prefs": ("runid", "num_q") + PREFS_MEASURES,
+            "prefs": ("runid", "num_q") + PREFS_MEASURES[:6], "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg",
+                                                                           "Rprec_mult_avgjg")}

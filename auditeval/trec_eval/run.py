@@ -34,12 +34,15 @@ import numpy as np
 import pyarrow as pa
 
 from auditeval.engine import evaluate_prepared, has_duplicate_pairs, staged_for
+from auditeval.trec_eval import prefs as prefs_path
+from auditeval.trec_eval import zscores
 from auditeval.trec_eval.args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
 from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, is_10, nicknames, table
 from auditeval.trec_eval.format import line, value_text
 from auditeval.trec_eval.order import duplicate_errors, sort_topics
 from auditeval.trec_eval.params import Instance, ParamError, instances
 from auditeval.trec_eval.parse import TrecError, read_qrels, read_run
+from auditeval.trec_eval.prefs import wrong_format
 from auditeval.trec_eval.quirks import complete_num_rel, drop_unchecked_duplicates, rel_levels_fault
 from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.conventions import load_profile
@@ -82,15 +85,18 @@ def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
         err.write(f"auditeval trec-eval: {', '.join(a.unsupported)} not supported (trec_results/qrels formats only)\n")
         return 1
     marked, params = _mark(a.measures or ["official"], a.version)
+    if a.rel_format != "qrels":  # -R qrels_jg / prefs / qrels_prefs (or a format no build knows)
+        return prefs_path.evaluate(a, lambda: _init(marked, params, a.version), _convention(a), out, err)
     qrels = read_qrels(a.qrels, a.version)
     run = read_run(a.run, a.version)
+    zfile = zscores.load(a.zscores, a.version) if a.zscores is not None else None
     insts = _init(marked, params, a.version)
     if a.num_docs:
         insts = [
             replace(i, measure=i.measure.with_params(num_docs=a.num_docs)) if i.spec.name == "utility" else i
             for i in insts
         ]
-    return _evaluate(a, qrels, run, insts, out, err)
+    return _evaluate(a, qrels, run, insts, out, err, zfile)
 
 
 def _mark(args: list[str], version: str) -> tuple[set[str], dict[str, str]]:
@@ -146,7 +152,7 @@ def _convention(a: Args):
     return conv.replace(**changes)
 
 
-def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextIO, err: TextIO) -> int:
+def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextIO, err: TextIO, zfile=None) -> int:
     conv = _convention(a)
     ten = is_10(a.version)
     cache: dict = {}  # one StagedRun: duplicates found on the ranking the evaluation uses
@@ -155,7 +161,13 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
     q_set = set(q_topics)
     loop = q_topics if ten else [t for t in sort_topics(r_set) if t in q_set]
 
-    first_calc = next((i.spec.name for i in insts if i.spec.name not in NOT_FORM_RES_RELS), None)
+    first_calc = next((i.spec.name for i in insts if i.spec.name not in NOT_FORM_RES_RELS
+                       and i.spec.rel_format == "qrels"), None)
+    # a prefs / qrels_jg measure fails on the first topic, unless a measure before it stops first
+    other = next((i for i in insts if wrong_format(i, "qrels")), None)
+    order = [s.name for s in table(a.version)]
+    if other is not None and first_calc is not None and order.index(first_calc) > order.index(other.spec.name):
+        first_calc = None
     dups = duplicate_errors(staged_for(qrels, run, cache), conv) if first_calc else {}
     fault = rel_levels_fault(qrels, loop) if first_calc else None
     stop: tuple[int, str] | None = None
@@ -176,6 +188,9 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
                 )
             stop = (i, f"trec_eval: Can't calculate measure '{first_calc}'\n")
             break
+        if other is not None:
+            stop = (i, f"{wrong_format(other, 'qrels')}trec_eval: Can't calculate measure '{other.spec.name}'\n")
+            break
     # a missing topic under -c is scored by the engine as the profile's absent axis says
     # (10.0: absent=bogus, its one-document ranking; 9.0.8: absent=zero)
     if stop is not None:
@@ -184,13 +199,13 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
             keep = set(done)
             sub_q = Qrels(_filter(qrels.table, keep), source=qrels.source)
             sub_r = Run(_filter(run.table, keep), name=run.name, source=run.source)
-            _print(a, sub_q, sub_r, insts, conv, out, err, summary=False)
+            _print(a, sub_q, sub_r, insts, conv, out, err, summary=False, zfile=zfile)
         err.write(stop[1])
         return 4
     if not loop:
         err.write("trec_eval: No queries with both results and relevance info\n")
         return 7
-    checked = set(loop)  # duplicates elsewhere are no error to trec_eval
+    checked = set(loop) if first_calc else set()  # duplicates elsewhere, or when no calc reads the lists, are no error
     num_rel_all = complete_num_rel(qrels) if a.complete else None
     qt = qrels.table
     q_kept = drop_unchecked_duplicates(qt, checked, has_duplicate_pairs(qt.column("topic"), qt.column("doc")))
@@ -198,7 +213,8 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
     if q_kept is not qt or r_kept is not run.table:  # else the staged join is reused
         qrels = Qrels(q_kept, source=qrels.source)
         run = Run(r_kept, name=run.name, source=run.source)
-    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary, num_rel_all=num_rel_all, cache=cache)
+    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary, num_rel_all=num_rel_all, cache=cache,
+                  zfile=zfile)
 
 
 def _filter(tbl: pa.Table, keep: set[str]) -> pa.Table:
@@ -207,7 +223,7 @@ def _filter(tbl: pa.Table, keep: set[str]) -> pa.Table:
 
 def _print(
     a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: TextIO, err: TextIO, summary: bool,
-    num_rel_all: int | None = None, cache: dict | None = None,
+    num_rel_all: int | None = None, cache: dict | None = None, zfile=None,
 ) -> int:
     from auditeval.vocab.specs import SPECS
 
@@ -222,6 +238,8 @@ def _print(
     variants = a.variants
     ten = is_10(a.version)
     p = rows[0][2] if rows else None
+    if zfile is not None and p is not None:
+        res = zscores.converted(zfile, insts, res, p, ten, conv.gm_floor)
     chunks: list[str] = []
     if a.query and p is not None:
         topics = [str(t) for t in p.topics]
@@ -234,6 +252,9 @@ def _print(
                     continue
                 _m, variant, p2, vals, _agg = res[id(inst)]
                 v = vals[ti] if p2 is p else vals[list(p2.topics).index(t)]
+                if zfile is not None and inst.spec.fmt != "str":  # relstring keeps its line (m_relstring.c:100)
+                    chunks.append(zscores.z_line(inst.name, t, v))
+                    continue
                 chunks.append(line(inst.name, t, value_text(v, inst.spec.fmt), str(variant) if variants else None))
     if summary:
         for inst in insts:
@@ -249,8 +270,11 @@ def _print(
             _m, variant, _p, _vals, agg = res[id(inst)]
             if agg is None:
                 continue
-            if inst.name == "num_rel" and num_rel_all is not None:
+            if inst.name == "num_rel" and num_rel_all is not None:  # -Z too: m_num_rel.c recounts the qrels
                 agg = num_rel_all
+            if zfile is not None:
+                chunks.append(zscores.z_line(inst.name, "all", agg))
+                continue
             chunks.append(line(inst.name, "all", value_text(agg, inst.spec.fmt), str(variant) if variants else None))
     out.write("".join(chunks))
     if absent:

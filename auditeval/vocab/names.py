@@ -239,3 +239,13 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tu
             if name not in out:
                 out[name] = parse_measure(name)
     return list(out.items())
+
+
+# trec_eval's preference measures (-R prefs / qrels_prefs, m_prefs_*.c) and judgment-group
+# measures (-R qrels_jg, m_*_avgjg.c), in its te_trec_measures[] order (measures.c:151-167).
+TREC_PREFS_MEASURES = (
+    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
+    "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+    "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+)
+TREC_JG_MEASURES = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")

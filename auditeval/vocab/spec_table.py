@@ -281,3 +281,66 @@ def _rows():
 
 
 ROWS = _rows()
+
+
+# ---------------------------------------------------------------------------------------------
+# Preference measures (trec_eval -R prefs / qrels_prefs) and judgment-group measures (-R qrels_jg).
+# They read judgments that are no grades (judgment groups, sub-groups, preference levels), so
+# they are a table of their own (PREFS_SPECS, not SPECS: no kernel on the graded lists; computed
+# by auditeval.engine.evaluate_judgments / the drop-in). Names are trec_eval's. In the formulas,
+# per judgment group (jg): ful_ret / poss_ret the preferences A>B with A and B retrieved that the
+# run fulfils (A above B) / that exist, ful_imp / poss_imp those with one retrieved (fulfilled
+# when A is), notoccur those with neither; ful = ful_ret + ful_imp, poss = poss_ret + poss_imp +
+# notoccur, summed over jgs unless "per jg"; R / N the jg's docs of level > 0 / = 0.
+PREFS_AXES = frozenset({"ties", "sim", "depth", "topics", "absent"})
+JG_AXES = PREFS_AXES | {"rel", "unjudged"}
+PREFS_TIES = {"ties": "docno-asc"}  # form_prefs_counts.c:997-1005 comp_sim_docno: strcmp(p1, p2)
+JG_TIES = {"ties": "docno-desc"}  # form_res_rels_jg.c:281-290 comp_sim_docno: strcmp(p2, p1)
+_PREFS_SRC = ("trec_eval {f} (v9.0.8, v10.0) with form_prefs_counts.c (equivalence classes l.425-537, "
+              "preference arrays closed by transitivity l.539-757)")
+
+
+def _prefs_rows():
+    from auditeval.vocab.specs import MeasureSpec as S
+
+    def p(name, doc, formula, agg="mean", fmt="float"):
+        return S(name, doc, PREFS_AXES, formula, _PREFS_SRC.format(f=f"m_{name}.c"), agg=agg, fmt=fmt,
+                 fixed=PREFS_TIES, trec_names=((name, None),), only_if={"absent": "topics=qrels"})
+
+    def j(name, doc, formula, **kw):
+        return S(name, doc, JG_AXES, formula, f"trec_eval m_{name}.c (v9.0.8, v10.0) with form_res_rels_jg.c",
+                 fixed=JG_TIES, trec_names=((name, None),), only_if={"absent": "topics=qrels"}, **kw)
+
+    return [
+        p("prefs_num_prefs_poss", "preferences possible, retrieved or not", "poss, summed over topics", "sum", "int"),
+        p("prefs_num_prefs_ful", "preferences fulfilled (implied ones too)", "ful, summed over topics", "sum", "int"),
+        p("prefs_num_prefs_ful_ret", "preferences fulfilled among retrieved docs", "ful_ret, summed over topics",
+          "sum", "int"),
+        p("prefs_simp", "preferences fulfilled / possible", "ful / poss (0 when poss = 0)"),
+        p("prefs_pair", "mean over doc pairs of the fraction of jgs the run agrees with",
+          "sum_{pairs, one retrieved} c_ij / (c_ij + c_ji) / |pairs with a preference| (c: jgs preferring i to j)"),
+        p("prefs_avgjg", "prefs_simp per jg, averaged over jgs", "sum_jg ful/poss / |jgs| (0 unless the sum > 0)"),
+        p("prefs_avgjg_Rnonrel", "prefs_avgjg with each jg's nonrelevant docs set to R",
+          "per jg: R >= N: (ful + relret (R - N)) / (poss + R (R - N)); else recounted on the first R nonrelevant "
+          "docs (m_prefs_avgjg_Rnonrel.c:104-230)"),
+        p("prefs_simp_ret", "prefs_simp among retrieved docs", "ful_ret / poss_ret"),
+        p("prefs_pair_ret", "prefs_pair among retrieved docs", "as prefs_pair over pairs both retrieved"),
+        p("prefs_avgjg_ret", "prefs_avgjg among retrieved docs", "sum_jg ful_ret/poss_ret / |jgs|"),
+        p("prefs_avgjg_Rnonrel_ret", "prefs_avgjg_Rnonrel among retrieved docs",
+          "per jg with R = relret, N = nonrelret: (ful_ret + relret (R - N)) / (poss_ret + R_all (R - N)), or "
+          "recounted"),
+        p("prefs_simp_imp", "prefs_simp ignoring pairs neither retrieved", "(ful_ret + ful_imp) / (poss_ret + poss_imp)"),
+        p("prefs_pair_imp", "prefs_pair ignoring pairs neither retrieved", "as prefs_pair without pairs neither retrieved"),
+        p("prefs_avgjg_imp", "prefs_avgjg ignoring pairs neither retrieved",
+          "sum_jg (ful_ret + ful_imp)/(poss_ret + poss_imp) / |jgs|"),
+        j("map_avgjg", "AP per judgment group, averaged over groups",
+          "sum_jg AP_jg / |jgs| (divided only when |jgs| > 1)"),
+        j("P_avgjg", "P@k per judgment group, averaged over groups", "sum_jg relret_jg(k) / k / |jgs|",
+          cutoff="required"),
+        j("Rprec_mult_avgjg", "precision at (long)(x R + 0.9) per judgment group, averaged over groups",
+          "sum_jg P_jg@((long)(x R_jg + 0.9)) / |jgs|", cutoff="required", cutoff_type=float),
+    ]
+
+
+PREFS_ROWS = _prefs_rows()
+PREFS_SPECS = {s.name: s for s in PREFS_ROWS}
