@@ -177,6 +177,7 @@ class Native:
         key = (ri, topics)
         if key not in self._subs:
             import pyarrow as pa
+
             from auditeval.vocab import arrow_compute as pc
 
             keep = pa.array(sorted(topics), pa.string())
