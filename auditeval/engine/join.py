@@ -27,6 +27,7 @@ from auditeval.engine.ids import (
     run_index_of,
     take_rows,
 )
+from auditeval.engine.subtopics import Subtopics, collapse
 from auditeval.vocab.errors import InputError
 from auditeval.vocab.model import Qrels, Run
 
@@ -53,6 +54,7 @@ class Join:
     q_dup: np.ndarray  # bool per qrels row: its (topic, doc) occurs twice
     in_run: np.ndarray  # bool per topic code
     in_qrels: np.ndarray
+    subtopics: Subtopics | None = None  # a subtopic qrels' judgments per (merged) qrels row
 
     @cached_property
     def q_has_negative(self) -> bool:
@@ -79,6 +81,8 @@ class Join:
 
 
 def join(qrels: Qrels, run: Run) -> Join:
+    """Stage 1; a subtopic qrels joins by its merged (topic, doc) rows (:func:`.subtopics.collapse`)."""
+    qrels, subtopics = collapse(qrels)
     qt = qrels.table
     q_topic = combined(qt.column("topic"))
     ri = run_index_of(run)
@@ -106,7 +110,7 @@ def join(qrels: Qrels, run: Run) -> Join:
     return Join(
         qrels, run, ri, all_topics, r_tcode, q_topic, q_doc, qd_values, q_tcode, q_key, q_ints, span,
         qt.column("grade").to_numpy().astype(np.int64), qt.column("line").to_numpy(),
-        duplicated(q_key, False), in_run, in_qrels,
+        duplicated(q_key, False), in_run, in_qrels, subtopics,
     )
 
 
@@ -123,6 +127,7 @@ class Judgments:
     hit_grade: np.ndarray  # and their grades
     hit_qrow: np.ndarray  # and the kept qrels row (index into q_tcode/q_grade/q_line) judging each
     notes: list[str]
+    subtopics: Subtopics | None = None  # per kept qrels row when none was dropped (dups), else see its ``repeated``
 
 
 def judgments(j: Join, dups: str | None) -> Judgments:
@@ -178,7 +183,7 @@ def judgments(j: Join, dups: str | None) -> Judgments:
         hit_qrow = qorder[pos[hit]]
         hit_grade = q_grade[hit_qrow]
         r_found[hit_rows] = True
-    return Judgments(q_tcode, q_grade, q_line, r_found, hit_rows, hit_grade, hit_qrow, notes)
+    return Judgments(q_tcode, q_grade, q_line, r_found, hit_rows, hit_grade, hit_qrow, notes, j.subtopics)
 
 
 def _judged_rows(j: Join) -> tuple[np.ndarray, np.ndarray]:

@@ -183,7 +183,7 @@ class StagedRun:
         if p is None:
             rk = self._ranking_for(convention)
             qs = self._qside_for(convention)
-            base = list(self.qrels.notes) + list(self.run.notes) + self._judgments_for(convention).notes
+            base = list(self.join.qrels.notes) + list(self.run.notes) + self._judgments_for(convention).notes
             p = cut(self.join, self._judgments_for(convention), rk, qs, self.doc_keys, convention, base)
             self._prepared[key] = p
         return p

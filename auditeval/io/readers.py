@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditeval.io.fast import FAST_NAMES, FAST_TYPES, fast_table, header_lines, run_tags
+from auditeval.io.fast import FAST_NAMES, FAST_TYPES, dict_values, fast_table, header_lines, run_tags
 from auditeval.io.lines import Split, bad_field_count, is_plain_file, read_bytes
 from auditeval.io.numbers import parse_numbers
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
@@ -57,9 +57,18 @@ def _header_notes(fast: pa.Table, name: str) -> tuple[int, list[str], dict[str, 
     return k, notes, {"blank": (), "comment": tuple(np.arange(1, k + 1))}
 
 
+def _subtopics(col: pa.Array | pa.ChunkedArray, distinct: int) -> pa.Array | pa.ChunkedArray | None:
+    """The second column as the ``subtopic`` column of a diversity qrels (``topic subtopic doc
+    grade``, as ndeval.c:905-927 and ir_measures' pyndeval provider read it), or None when it
+    holds one value (``0`` everywhere: an ordinary qrels, one subtopic per topic)."""
+    return col if distinct > 1 else None
+
+
 def _fast_qrels(fast: pa.Table, name: str) -> Qrels:
     k, notes, skipped = _header_notes(fast, name)
-    table = qrels_table(fast.column(0), fast.column(2), fast.column(3), first_line=k + 1)
+    iteration = fast.column(1)  # dictionary-encoded by the CSV reader: its distinct values cost nothing
+    subtopic = _subtopics(iteration, len(dict_values(iteration)))
+    table = qrels_table(fast.column(0), fast.column(2), fast.column(3), first_line=k + 1, subtopic=subtopic)
     return Qrels(table=table, source=name, notes=tuple(notes), skipped=skipped)
 
 
@@ -74,7 +83,9 @@ def _parse_qrels(data: bytes, name: str, numbers: str, try_fast: bool) -> Qrels:
     notes = list(split.notes)
     if coerced:
         notes.append(f"{name}: {coerced} grade(s) read with C atol (non-integer text)")
-    table = qrels_table(split.column(0), split.column(2), grade, line=split.lineno)
+    iteration = split.column(1)
+    subtopic = _subtopics(iteration, pc.count_distinct(iteration).as_py())
+    table = qrels_table(split.column(0), split.column(2), grade, line=split.lineno, subtopic=subtopic)
     return Qrels(table=table, source=name, notes=tuple(notes), skipped=split.skipped)
 
 
