@@ -20,7 +20,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditeval.io.fast import FAST_NAMES, FAST_TYPES, dict_values, fast_table, header_lines, run_tags
+from auditeval.io.fast import (
+    FAST_NAMES,
+    FAST_TYPES,
+    dict_values,
+    fast_table,
+    header_lines,
+    run_tags,
+)
 from auditeval.io.lines import Split, bad_field_count, is_plain_file, read_bytes
 from auditeval.io.numbers import parse_numbers
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
