@@ -6,6 +6,7 @@ name                        module                                     own profi
 pytrec_eval                 :mod:`.pytrec_eval`                        trec_eval-9.0.8
 ir_measures:PROVIDER        :mod:`.ir_measures` (one per provider)     see that module's table
 ranx                        :mod:`.ranx`                               ranx-0.3
+pyndeval                    :mod:`.pyndeval`                           pyndeval-0.0
 trec_eval-BUILD             :mod:`.trec_eval` (binaries, by probing)   trec_eval-BUILD
 ==========================  =========================================  =========================
 
@@ -16,7 +17,7 @@ a child process through :mod:`.tools` (which imports nothing from auditeval).
 
 from __future__ import annotations
 
-from auditeval.adapters import ir_measures, pytrec_eval, ranx
+from auditeval.adapters import ir_measures, pyndeval, pytrec_eval, ranx
 from auditeval.adapters.base import Adapter, Plan, Support, check_declarations
 from auditeval.adapters.trec_eval import TrecEvalBinary, discover
 
@@ -24,6 +25,7 @@ ADAPTERS: dict[str, Adapter] = {
     "pytrec_eval": pytrec_eval.PytrecEval(),
     **ir_measures.ADAPTERS,
     **ranx.ADAPTERS,
+    **pyndeval.ADAPTERS,
 }
 
 

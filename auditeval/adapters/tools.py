@@ -10,6 +10,9 @@ exits non-zero with the traceback on stderr; the parent reports its tail.
   Aggregates are pytrec_eval's own ``compute_aggregated_measure``.
 * ir_measures: one provider pinned (``providers.registry[NAME].evaluator``).
 * ranx: ``make_comparable=True``; per-topic values from ``run.scores``.
+* pyndeval: the qrels as ``topic subtopic doc grade``, the run as (topic, doc, score) grouped by
+  topic, one ``RelevanceEvaluator`` per (relevance_level, alpha, beta); the aggregate is the
+  mean over the topics it yields (pyndeval has none of its own).
 """
 
 from __future__ import annotations
@@ -130,11 +133,45 @@ def ranx_values(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def pyndeval_values(spec: dict[str, Any]) -> dict[str, Any]:
+    import pyndeval
+
+    with open(spec["qrels"], encoding="utf-8") as fh:
+        qrels = [(t, s, d, int(g)) for t, s, d, g in (line.split() for line in fh if line.strip())]
+    out: dict[str, Any] = {}
+    for job in spec["jobs"]:
+        by_topic: dict[str, list] = {}
+        with open(job["run"], encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    t, _, d, _, score, _ = line.split()
+                    by_topic.setdefault(t, []).append((t, d, float(score)))
+        run = [row for rows in by_topic.values() for row in rows]  # one block per topic, as pyndeval reads it
+        groups: dict[tuple, list] = {}
+        for req in job["requests"]:
+            name, *kw = req["tool"].split()
+            opts = dict(o.split("=", 1) for o in [*req["options"], *kw])
+            key = (int(opts.get("relevance_level", 1)), float(opts["alpha"]), float(opts["beta"]))
+            groups.setdefault(key, []).append((name, req))
+        for (level, alpha, beta), reqs in groups.items():
+            names = sorted({name for name, _ in reqs})
+            try:
+                res = pyndeval.RelevanceEvaluator(qrels, names, relevance_level=level, alpha=alpha, beta=beta).evaluate(run)
+            except Exception as exc:  # noqa: BLE001 - reported for these values, the other groups go on
+                for _, r in reqs:
+                    out[r["key"]] = {"error": f"{type(exc).__name__}: {exc} (pyndeval)"}
+                continue
+            for name, r in reqs:
+                vals = {t: float(v[name]) for t, v in res.items()}
+                out[r["key"]] = {"topics": vals, "aggregate": sum(vals.values()) / len(vals) if vals else None}
+    return out
+
+
 def main(argv: list[str]) -> int:
     with open(argv[0], encoding="utf-8") as fh:
         spec = json.load(fh)
     name = spec["adapter"]
-    compute = pytrec_eval_values if name == "pytrec_eval" else ranx_values if name == "ranx" else ir_measures_values
+    compute = {"pytrec_eval": pytrec_eval_values, "ranx": ranx_values, "pyndeval": pyndeval_values}.get(name, ir_measures_values)
     values = compute(spec)
     with open(argv[1], "w", encoding="utf-8") as fh:
         json.dump(values, fh)

@@ -34,14 +34,16 @@ from auditeval.vocab.model import Qrels, qrels_table
 @dataclass(eq=False)
 class Subtopics:
     """Subtopic judgments of each merged qrels row ``i``: ``code[offsets[i]:offsets[i+1]]``
-    (ascending) with their ``grade``; ``doc`` the merged rows' doc ids (the ideal ranking breaks
-    ties by them, ndeval.c:394-401)."""
+    (ascending) with their ``grade``; ``doc`` and ``topic`` the merged rows' ids (the ideal
+    ranking breaks ties by doc id, ndeval.c:394-401; lists rebuilt for a subset of topics or
+    stacked copies find their topics' judgments by topic id)."""
 
     offsets: np.ndarray  # int64, len rows + 1
     code: np.ndarray  # int64 subtopic code per judgment, ascending within a row
     grade: np.ndarray  # int64 grade per judgment
     names: list[str]  # subtopic id per code
     doc: np.ndarray  # object array: doc id per merged row
+    topic: np.ndarray  # object array: topic id per merged row
     repeated: tuple[int, int, str, str, str] | None  # (line, first line, topic, subtopic, doc) of a repeated triple
     source: str = "<qrels>"  # the qrels file, for the refusal of a repeated triple
 
@@ -96,7 +98,8 @@ def collapse(qrels: Qrels) -> tuple[Qrels, Subtopics | None]:
         qt.column("topic").take(pa.array(heads)), qt.column("doc").take(pa.array(heads)), merged_grade, line=line[heads]
     )
     doc = np.asarray(table.column("doc").to_pylist(), dtype=object)
-    subs = Subtopics(offsets, scode[order], grade[order], names, doc, repeated, qrels.source)
+    topic = np.asarray(table.column("topic").to_pylist(), dtype=object)
+    subs = Subtopics(offsets, scode[order], grade[order], names, doc, topic, repeated, qrels.source)
     merged = n - len(heads)
     notes = list(qrels.notes)
     if merged:

@@ -117,18 +117,25 @@ def n_subtopics(p: Prepared, rel: int) -> np.ndarray:
     subs = _subtopics(p)
     if subs is None:
         return (p.num_rel(rel) > 0).astype(np.int64)
-    t, code = _qrels_judgments(p, subs, rel)
-    pairs = np.unique(t * (len(subs.names) + 1) + code)
-    return np.bincount(pairs // (len(subs.names) + 1), minlength=p.n_topics).astype(np.int64)
+    uniq, inv, t, _, code = _qrels_judgments(p, subs, rel)
+    width = len(subs.names) + 1
+    pairs = np.unique(t * width + code)
+    return np.bincount(pairs // width, minlength=len(uniq)).astype(np.int64)[inv]
 
 
-def _qrels_judgments(p: Prepared, subs: Subtopics, rel: int) -> tuple[np.ndarray, np.ndarray]:
-    """(evaluated topic, subtopic code) of every relevant qrels judgment of an evaluated topic."""
-    jd = p.origin.judgments
+def _qrels_judgments(p: Prepared, subs: Subtopics, rel: int):
+    """The relevant qrels judgments of the evaluated topics, by topic id (lists rebuilt for a
+    subset of topics or stacked copies hold a topic more than once, or not at all): the
+    distinct topic ids of ``p`` and the index of each of ``p``'s topics among them, then per
+    judgment its topic's index, its merged qrels row and its subtopic code."""
+    uniq, inv = np.unique(p.topics.astype(str), return_inverse=True)
     row = subs.row_of()
-    t = p.origin.newcode[jd.q_tcode[row]] if len(row) else np.zeros(0, np.int64)
-    keep = (t >= 0) & (subs.grade >= rel)
-    return t[keep].astype(np.int64), subs.code[keep]
+    keep = np.flatnonzero(subs.grade >= rel)
+    tid = subs.topic[row[keep]].astype(str)
+    pos = np.minimum(np.searchsorted(uniq, tid), max(len(uniq) - 1, 0))
+    ok = (uniq[pos] == tid) if len(uniq) else np.zeros(len(tid), bool)
+    keep = keep[ok]
+    return uniq, inv, pos[ok].astype(np.int64), row[keep], subs.code[keep]
 
 
 def ideal_gains(p: Prepared, rel: int, alpha: float, k: int) -> np.ndarray:
@@ -138,24 +145,21 @@ def ideal_gains(p: Prepared, rel: int, alpha: float, k: int) -> np.ndarray:
 
 
 def _ideal_gains(p: Prepared, rel: int, alpha: float, k: int) -> np.ndarray:
-    out = np.zeros((p.n_topics, k))
     subs = _subtopics(p)
     power = _repeated_products(1.0 - alpha, k)
     if subs is None:  # one subtopic: every relevant document covers it, in any order
-        n = np.minimum(p.num_rel(rel), k)
-        mask = np.arange(k) < n[:, None]
+        out = np.zeros((p.n_topics, k))
+        mask = np.arange(k) < np.minimum(p.num_rel(rel), k)[:, None]
         out[mask] = np.broadcast_to(power, (p.n_topics, k))[mask]
         return out
-    jd = p.origin.judgments
-    row = subs.row_of()
-    t = p.origin.newcode[jd.q_tcode[row]] if len(row) else np.zeros(0, np.int64)
-    keep = np.flatnonzero((t >= 0) & (subs.grade >= rel))
-    order = keep[np.lexsort((row[keep], t[keep]))]
-    bounds = np.flatnonzero(np.r_[True, t[order][1:] != t[order][:-1], True]) if len(order) else np.zeros(1, np.int64)
-    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-        j = order[a:b]
-        out[t[j[0]]] = _greedy(row[j], subs.code[j], subs.doc, alpha, k)
-    return out
+    uniq, inv, t, row, code = _qrels_judgments(p, subs, rel)
+    out = np.zeros((len(uniq), k))
+    order = np.lexsort((row, t))
+    t, row, code = t[order], row[order], code[order]
+    bounds = np.flatnonzero(np.r_[True, t[1:] != t[:-1], True]) if len(t) else np.zeros(1, np.int64)
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):  # the greedy ideal is sequential: one topic at a time
+        out[t[a]] = _greedy(row[a:b], code[a:b], subs.doc, alpha, k)
+    return out[inv]
 
 
 def _greedy(q_row: np.ndarray, code: np.ndarray, doc: np.ndarray, alpha: float, k: int) -> np.ndarray:
