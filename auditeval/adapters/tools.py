@@ -8,7 +8,12 @@ exits non-zero with the traceback on stderr; the parent reports its tail.
 * pytrec_eval: per-topic ``gm_*`` values come back as logs, ``log(max(x, 1e-5))``; they are
   returned as ``max(x, 1e-5)`` so they compare with auditeval's floored per-topic values.
   Aggregates are pytrec_eval's own ``compute_aggregated_measure``.
-* ir_measures: one provider pinned (``providers.registry[NAME].evaluator``).
+* ir_measures: one provider pinned (``providers.registry[NAME].evaluator``). The pyndeval
+  provider gets one measure per evaluator: with measures of different (rel, alpha, beta) it
+  builds one pyndeval evaluator per group and hands them all the same run iterator
+  (pyndeval_provider.py ``PyNdEvalEvaluator._iter_calc``), so every group after the first sees
+  it exhausted and ir_measures fills 0 for each of its topics (ir_measures 0.4.3: ``NRBP(alpha=0.3)``
+  with ``alpha_nDCG@20`` gives alpha_nDCG@20 = 0.0); measured one at a time they are pyndeval's.
 * ranx: ``make_comparable=True``; per-topic values from ``run.scores``.
 * pyndeval: the qrels as ``topic subtopic doc grade``, the run as (topic, doc, score) grouped by
   topic, one ``RelevanceEvaluator`` per (relevance_level, alpha, beta); the aggregate is the
@@ -76,7 +81,12 @@ def ir_measures_values(spec: dict[str, Any]) -> dict[str, Any]:
         reqs = job["requests"]
         parsed = {r["key"]: ir_measures.parse_measure(r["tool"]) for r in reqs}
         try:
-            results = _provider_values(prov, list(set(parsed.values())), qrels, run)
+            if spec["provider"] == "pyndeval":  # one evaluator per measure: see ONE_PASS_PROVIDERS
+                results = {}
+                for meas in set(parsed.values()):
+                    results.update(_provider_values(prov, [meas], qrels, run))
+            else:
+                results = _provider_values(prov, list(set(parsed.values())), qrels, run)
         except Exception:  # noqa: BLE001 - one measure's crash must not hide the others: one by one
             results = {}
             for meas in set(parsed.values()):

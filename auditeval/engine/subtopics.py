@@ -12,9 +12,10 @@ document once per subtopic. The join reads pairs, so :func:`collapse` merges the
   the merged rows, codes in order of first appearance in the file (pyndeval's ``subtopic_map``,
   pyndeval/__init__.py ``_coerce_qrels``, whose order ndeval's per-subtopic sums follow).
 
-A (topic, subtopic, doc) given twice stays two rows of the pair (the k-th repetition joins the
-k-th merged row), so the ``dups`` axis decides between them for every other measure as for any
-qrels; the intent-aware measures refuse it (:attr:`Subtopics.repeated`): ndeval keeps one of
+A (topic, subtopic, doc) given twice makes two merged rows of the pair, the first with every
+subtopic's first judgment, the second with the repeated subtopic's second judgment and the
+others' (last) ones, so the ``dups`` axis (``first`` / ``last``) decides between them for every
+other measure as for any qrels; the intent-aware measures refuse it (:attr:`Subtopics.repeated`): ndeval keeps one of
 the two judgments arbitrarily (qsort is not stable, ndeval.c:301, rel = the later sorted,
 l.846) yet counts both (l.847).
 """
@@ -83,23 +84,35 @@ def collapse(qrels: Qrels) -> tuple[Qrels, Subtopics | None]:
         i = int(np.flatnonzero(occ > 0)[0])
         j = int(np.flatnonzero(triple == triple[i])[0])
         repeated = (int(line[i]), int(line[j]), qt.column("topic")[i].as_py(), names[scode[i]], qt.column("doc")[i].as_py())
-    # merged row = (pair, repetition), numbered in file order of its first line
-    group_key = pair.astype(np.int64) * (int(occ.max(initial=0)) + 1) + occ
-    _, first_row, group = np.unique(group_key, return_index=True, return_inverse=True)
-    rank = np.empty(len(first_row), np.int64)
-    rank[np.argsort(first_row, kind="stable")] = np.arange(len(first_row))
+    # merged row = (pair, repetition r): each subtopic's r-th judgment, or its last when it has
+    # fewer (so the first merged row of a pair holds every first judgment, the last every last:
+    # dups=first / dups=last), named by the first line that is an r-th judgment
+    n_tau = np.empty(n, np.int64)
+    n_tau[by_triple] = np.repeat(np.diff(np.r_[first, n]), np.diff(np.r_[first, n]))
+    reps = np.zeros(int(pair.max(initial=-1)) + 1, np.int64)
+    np.maximum.at(reps, pair, occ + 1)
+    copies = np.where(occ < n_tau - 1, 1, reps[pair] - occ)
+    member = np.repeat(np.arange(n), copies)
+    rep = occ[member] + np.arange(len(member)) - np.repeat(np.cumsum(copies) - copies, copies)
+    _, group = np.unique(pair[member].astype(np.int64) * (int(reps.max(initial=1))) + rep, return_inverse=True)
+    n_groups = int(group.max(initial=-1)) + 1
+    real = rep == occ[member]
+    head = np.full(n_groups, n, np.int64)
+    np.minimum.at(head, group[real], member[real])
+    rank = np.empty(n_groups, np.int64)
+    rank[np.argsort(head, kind="stable")] = np.arange(n_groups)
     group = rank[group]
-    heads = np.sort(first_row)
-    merged_grade = np.full(len(heads), np.iinfo(np.int64).min)
-    np.maximum.at(merged_grade, group, grade)
-    order = np.lexsort((scode, group))  # judgments by merged row, then subtopic code
-    offsets = np.r_[0, np.cumsum(np.bincount(group, minlength=len(heads)))].astype(np.int64)
+    heads = np.sort(head)
+    merged_grade = np.full(n_groups, np.iinfo(np.int64).min)
+    np.maximum.at(merged_grade, group, grade[member])
+    order = np.lexsort((scode[member], group))  # judgments by merged row, then subtopic code
+    offsets = np.r_[0, np.cumsum(np.bincount(group, minlength=n_groups))].astype(np.int64)
     table = qrels_table(
         qt.column("topic").take(pa.array(heads)), qt.column("doc").take(pa.array(heads)), merged_grade, line=line[heads]
     )
     doc = np.asarray(table.column("doc").to_pylist(), dtype=object)
     topic = np.asarray(table.column("topic").to_pylist(), dtype=object)
-    subs = Subtopics(offsets, scode[order], grade[order], names, doc, topic, repeated, qrels.source)
+    subs = Subtopics(offsets, scode[member][order], grade[member][order], names, doc, topic, repeated, qrels.source)
     merged = n - len(heads)
     notes = list(qrels.notes)
     if merged:

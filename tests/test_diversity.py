@@ -1,0 +1,224 @@
+"""Intent-aware measures (alpha_nDCG, ERR_IA, NRBP, P_IA, StRecall) against pyndeval 0.0.8 per
+topic (doubles to 1e-12), on a hand-checked example, seeded random cases and a realistic size;
+the subtopic qrels readers and writer; refusals."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pyndeval
+import pytest
+
+import auditeval as ae
+from auditeval.io import parse_qrels, read_qrels, write_qrels
+from auditeval.vocab.errors import InputError, MeasureSyntaxError
+
+
+# auditeval spelling -> pyndeval name
+CUT = {"alpha_nDCG": "alpha-nDCG", "ERR_IA": "ERR-IA", "P_IA": "P-IA", "StRecall": "strec"}
+
+
+def write(path, lines):
+    path.write_text("".join(" ".join(map(str, x)) + "\n" for x in lines))
+    return str(path)
+
+
+def pyndeval_topics(qrels, run, name, rel=1, alpha=0.5, beta=0.5):
+    """pyndeval's per-topic values: qrels (topic, subtopic, doc, grade), run (topic, doc, score)
+    grouped by topic; ERR-IA always with alpha 0.5, as ndeval has one global alpha."""
+    grouped = sorted(run, key=lambda r: r[0])
+    ev = pyndeval.RelevanceEvaluator(qrels, [name], relevance_level=rel, alpha=alpha, beta=beta)
+    return {t: v[name] for t, v in ev.evaluate(grouped).items()}
+
+
+def ours(qrels_path, run_path, measure, profile="pyndeval-0.0"):
+    df = ae.evaluate(qrels_path, run_path, [measure], profile=profile).to_frame()
+    return {t: v for t, v in zip(df.topic, df.value, strict=True) if t != "all"}
+
+
+# ------------------------------------------------------------------ (a) by hand
+HAND_QRELS = [("1", "A", "d1", 1), ("1", "B", "d1", 1), ("1", "A", "d2", 1), ("1", "B", "d3", 1), ("1", "A", "d4", 0)]
+HAND_RUN = [("1", "d2", 3.0), ("1", "d1", 2.0), ("1", "d3", 1.0)]
+
+
+@pytest.mark.parametrize(
+    ("measure", "expected"),
+    [
+        # run gains (alpha 0.5): d2 covers A: 1; d1 covers A again (0.5) and B: 1.5; d3 covers B again: 0.5.
+        # the greedy ideal: d1 (2), then d2 / d3 tie at 0.5 (the greater doc id d3 first), then d2 (0.5)
+        ("alpha_nDCG@1", 1 / 2),
+        ("alpha_nDCG@2", (1 + 1.5 / math.log2(3)) / (2 + 0.5 / math.log2(3))),
+        ("alpha_nDCG@3", (1 + 1.5 / math.log2(3) + 0.5 / 2) / (2 + 0.5 / math.log2(3) + 0.5 / 2)),  # 0.85614
+        ("ERR_IA@1", 1.0),  # rank 1 is not normalised (ndeval.c:656)
+        ("ERR_IA@3", (1 / 1 + 1.5 / 2 + 0.5 / 3) / (2 / 1 + 1 / 2 + 0.5 / 3)),  # 0.71875
+        ("NRBP", (1 + 1.5 * 0.5 + 0.5 * 0.25) * (1 - 0.5 * 0.5) / 2),  # 0.703125
+        ("P_IA@3", 4 / (3 * 2)),
+        ("P_IA@5", 4 / (5 * 2)),
+        ("StRecall@1", 1 / 2),
+        ("StRecall@2", 1.0),
+    ],
+)
+def test_hand_checked_three_document_example(tmp_path, measure, expected):
+    q = write(tmp_path / "q.txt", HAND_QRELS)
+    r = write(tmp_path / "r.txt", [(t, "Q0", d, i + 1, s, "run") for i, (t, d, s) in enumerate(HAND_RUN)])
+    assert abs(ours(q, r, measure)["1"] - expected) < 1e-15
+    name = measure.split("@")[0]
+    theirs = pyndeval_topics(HAND_QRELS, HAND_RUN, CUT.get(name, name) + measure[len(name):])
+    assert abs(theirs["1"] - expected) < 1e-15
+
+
+def test_first_document_on_two_subtopics_gives_err_ia_at_1_of_2(tmp_path):
+    """ndeval's ERR-IA@1 and alpha-DCG@1 are not divided by the ideal ideal (ndeval.c:656, 711)."""
+    q = write(tmp_path / "q.txt", HAND_QRELS)
+    r = write(tmp_path / "r.txt", [("1", "Q0", "d1", 1, 1.0, "run")])
+    assert ours(q, r, "ERR_IA@1") == {"1": 2.0}
+    assert pyndeval_topics(HAND_QRELS, [("1", "d1", 1.0)], "ERR-IA@1") == {"1": 2.0}
+
+
+# ------------------------------------------------------------------ (b) seeded random cases
+def _case(seed):
+    rng = random.Random(seed)
+    qrels, run = [], []
+    for t in range(rng.randint(1, 5)):
+        n_sub = rng.randint(1, 5)
+        docs = list(dict.fromkeys(f"D{rng.randint(0, 40):03d}" for _ in range(rng.randint(1, 25))))
+        for d in docs:
+            for s in rng.sample(range(1, n_sub + 1), rng.randint(1, n_sub)):
+                qrels.append((f"q{t}", str(s), d, rng.choice([0, 0, 1, 1, 2, 3, -1])))
+        ranked = docs[: rng.randint(0, len(docs))] + [f"D{rng.randint(0, 60):03d}" for _ in range(rng.randint(0, 30))]
+        for d in dict.fromkeys(ranked):
+            run.append((f"q{t}", d, float(rng.choice([1, 2, 3, rng.random()]))))  # many ties
+    rng.shuffle(qrels)
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_cases_agree_with_pyndeval_per_topic(tmp_path, seed):
+    qrels, run = _case(seed)
+    rng = random.Random(seed)
+    rel, alpha, beta = rng.choice([1, 2]), rng.choice([0.5, 0.3, 0.9, 1.0, 0.0]), rng.choice([0.5, 0.8])
+    q = write(tmp_path / "q.txt", qrels)
+    r = write(tmp_path / "r.txt", [(t, "Q0", d, 0, repr(s), "x") for t, d, s in run])
+    cases = [
+        (f"alpha_nDCG(alpha={alpha},rel={rel})@{k}", f"alpha-nDCG@{k}") for k in (1, 5, 20)
+    ] + [
+        (f"ERR_IA(rel={rel})@{k}", f"ERR-IA@{k}") for k in (1, 10)
+    ] + [
+        (f"NRBP(alpha={alpha},beta={beta},rel={rel})", "NRBP"), (f"P_IA(rel={rel})@7", "P-IA@7"),
+        (f"StRecall(rel={rel})@3", "strec@3"), (f"StRecall(rel={rel})@20", "strec@20"),
+    ]
+    for mine, theirs in cases:
+        a = 0.5 if theirs.startswith("ERR") else alpha
+        expected = pyndeval_topics(qrels, run, theirs, rel=rel, alpha=a, beta=beta)
+        got = ours(q, r, mine)
+        assert set(got) == set(expected), mine
+        assert max((abs(got[t] - v) for t, v in expected.items()), default=0.0) <= 1e-12, mine
+
+
+# ------------------------------------------------------------------ (c) a realistic size
+def test_fifty_topics_of_a_thousand_documents_and_five_subtopics(tmp_path):
+    rng = np.random.default_rng(7)
+    qrels, run = [], []
+    for t in range(50):
+        judged = rng.choice(1000, 150, replace=False)
+        for d in judged:
+            for s in np.flatnonzero(rng.random(5) < 0.5):
+                qrels.append((str(t), str(s), f"doc{d}", int(rng.random() < 0.4)))
+        scores = np.round(rng.random(1000), 3)  # ties at 3 decimals
+        run += [(str(t), f"doc{d}", float(scores[d])) for d in range(1000)]
+    q = write(tmp_path / "q.txt", qrels)
+    r = write(tmp_path / "r.txt", [(t, "Q0", d, 0, repr(s), "x") for t, d, s in run])
+    res = ae.evaluate(q, r, ["alpha_nDCG@20", "ERR_IA@20", "NRBP", "P_IA@20", "StRecall@20"], profile="pyndeval-0.0")
+    df = res.to_frame()
+    ev = pyndeval.RelevanceEvaluator(qrels, ["alpha-nDCG@20", "ERR-IA@20", "NRBP", "P-IA@20", "strec@20"])
+    expected = ev.evaluate(run)
+    assert len(expected) == 50
+    for mine, theirs in [("alpha_nDCG@20", "alpha-nDCG@20"), ("ERR_IA@20", "ERR-IA@20"), ("NRBP", "NRBP"),
+                         ("P_IA@20", "P-IA@20"), ("StRecall@20", "strec@20")]:
+        sub = df[(df.measure == mine) & (df.topic != "all")]
+        got = dict(zip(sub.topic, sub.value, strict=True))
+        assert max(abs(got[t] - v[theirs]) for t, v in expected.items()) <= 1e-12, mine
+
+
+# ------------------------------------------------------------------ conventions named
+def test_no_relevant_subtopic_scores_zero_and_missing_topics_follow_the_topics_axis(tmp_path):
+    q = write(tmp_path / "q.txt", [("1", "A", "d1", 1), ("1", "B", "d2", 1), ("2", "A", "e1", 0), ("3", "A", "f1", 1)])
+    r = write(tmp_path / "r.txt", [("1", "Q0", "d1", 1, 2.0, "x"), ("2", "Q0", "e1", 1, 1.0, "x")])
+    assert ours(q, r, "alpha_nDCG@10") == pytest.approx({"1": 1 / (1 + 1 / math.log2(3)), "2": 0.0})
+    assert ours(q, r, "NRBP")["2"] == 0.0  # |S| = 0 (ndeval.c:554)
+    # pyndeval yields topics in both run and qrels; ir_measures fills a missing qrels topic with 0
+    assert set(ours(q, r, "NRBP")) == {"1", "2"}
+    assert ours(q, r, "NRBP", profile="ir_measures-0.4-pyndeval")["3"] == 0.0
+
+
+def test_ties_by_score_then_doc_id_ascending_as_pyndeval_sorts(tmp_path):
+    qrels = [("1", "A", "a", 1), ("1", "B", "b", 1), ("1", "A", "c", 1)]
+    run = [("1", "c", 1.0), ("1", "b", 1.0), ("1", "a", 1.0)]
+    q = write(tmp_path / "q.txt", qrels)
+    r = write(tmp_path / "r.txt", [(t, "Q0", d, 1, s, "x") for t, d, s in run])
+    asc = ours(q, r, "ERR_IA@2")["1"]  # a (A: 1), b (B: 1)
+    assert asc == pytest.approx((1 + 1 / 2) / (2 + 1 / 2)) and asc == pyndeval_topics(qrels, run, "ERR-IA@2")["1"]
+    desc = ours(q, r, "ERR_IA@2", profile="trec_eval-9.0.8")["1"]  # c (A: 1), b (B: 1): the same here
+    assert desc == asc
+    assert ours(q, r, "ERR_IA@3", profile="trec_eval-9.0.8")["1"] == pytest.approx(ours(q, r, "ERR_IA@3")["1"])
+
+
+def test_a_qrels_whose_second_column_is_constant_is_one_subtopic(tmp_path):
+    q = write(tmp_path / "q.txt", [("1", 0, "d1", 1), ("1", 0, "d2", 2), ("1", 0, "d3", 0)])
+    r = write(tmp_path / "r.txt", [("1", "Q0", "d3", 1, 3.0, "x"), ("1", "Q0", "d2", 2, 2.0, "x"), ("1", "Q0", "d1", 3, 1.0, "x")])
+    assert "subtopic" not in read_qrels(q).table.column_names
+    # gains 0, 1, 0.5 at ranks 1-3; ideal 1, 0.5
+    got = ours(q, r, "alpha_nDCG@3")["1"]
+    assert got == pytest.approx((1 / math.log2(3) + 0.5 / 2) / (1 + 0.5 / math.log2(3)))
+    assert got == pytest.approx(pyndeval_topics([("1", "0", "d1", 1), ("1", "0", "d2", 2), ("1", "0", "d3", 0)],
+                                                [("1", "d3", 3.0), ("1", "d2", 2.0), ("1", "d1", 1.0)], "alpha-nDCG@3")["1"],
+                                rel=1e-15)
+
+
+# ------------------------------------------------------------------ readers, writer, refusals
+def test_readers_keep_the_subtopic_column_on_both_paths_and_the_writer_writes_it(tmp_path):
+    text = b"1 A d1 1\n1 B d1 0\n2 A e1 2\n"
+    fast = read_qrels(write(tmp_path / "q.txt", [("1", "A", "d1", 1), ("1", "B", "d1", 0), ("2", "A", "e1", 2)]))
+    general = parse_qrels(text.replace(b" ", b"  "), "q.txt")  # two spaces: the general path
+    assert fast.table.equals(general.table)
+    assert fast.table.column("subtopic").to_pylist() == ["A", "B", "A"]
+    write_qrels(fast, tmp_path / "w.txt")
+    assert (tmp_path / "w.txt").read_bytes() == text
+
+
+def test_other_measures_read_a_documents_highest_grade_with_a_note(tmp_path):
+    q = write(tmp_path / "q.txt", [("1", "A", "d1", 0), ("1", "B", "d1", 2), ("1", "A", "d2", 1)])
+    r = write(tmp_path / "r.txt", [("1", "Q0", "d1", 1, 2.0, "x"), ("1", "Q0", "x", 2, 1.0, "x")])
+    res = ae.evaluate(q, r, ["P@1", "NumRel"])
+    df = res.to_frame()
+    assert dict(zip(df.measure, df.value, strict=False)) == {"P@1": 1.0, "NumRel": 2}
+    assert any("judged under several subtopics" in n and "highest grade" in n for n in res.notes)
+
+
+def test_a_repeated_subtopic_judgment_is_refused_with_its_line(tmp_path):
+    q = write(tmp_path / "q.txt", [("1", "A", "d1", 1), ("1", "B", "d1", 1), ("1", "A", "d1", 0)])
+    r = write(tmp_path / "r.txt", [("1", "Q0", "d1", 1, 1.0, "x")])
+    with pytest.raises(InputError) as exc:
+        ae.evaluate(q, r, ["alpha_nDCG@10"], profile="pyndeval-0.0", settings=["dups=first"])
+    assert str(exc.value).startswith(f"{q}:3: subtopic 'A' of topic '1' judged twice for doc 'd1' (first at line 1)")
+    with pytest.raises(InputError, match=r":3: duplicate judgment for topic '1' doc 'd1'"):  # dups=error, as for any pair
+        ae.evaluate(q, r, ["alpha_nDCG@10"], profile="pyndeval-0.0")
+    assert ae.evaluate(q, r, ["P@1"], settings=["dups=last"]).to_frame().value.iloc[0] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [("alpha_nDCG(alpha=1.5)@10", "alpha must lie in [0, 1]"), ("NRBP(beta=-1)", "beta must lie in [0, 1]"),
+     ("alpha_nDCG", "needs a cutoff"), ("NRBP@10", "takes no @cutoff"), ("ERR_IA(alpha=0.3)@10", "no parameter 'alpha'")],
+)
+def test_parameters_are_checked_at_parse_time(text, reason):
+    with pytest.raises(MeasureSyntaxError, match=re_escape(reason)):
+        ae.parse_measure(text)
+
+
+def re_escape(s):
+    import re
+
+    return re.escape(s)
