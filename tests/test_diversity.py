@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 
 import numpy as np
 import pyndeval
@@ -14,7 +15,6 @@ import pytest
 import auditeval as ae
 from auditeval.io import parse_qrels, read_qrels, write_qrels
 from auditeval.vocab.errors import InputError, MeasureSyntaxError
-
 
 # auditeval spelling -> pyndeval name
 CUT = {"alpha_nDCG": "alpha-nDCG", "ERR_IA": "ERR-IA", "P_IA": "P-IA", "StRecall": "strec"}
@@ -208,17 +208,20 @@ def test_a_repeated_subtopic_judgment_is_refused_with_its_line(tmp_path):
     assert ae.evaluate(q, r, ["P@1"], settings=["dups=last"]).to_frame().value.iloc[0] == 1.0
 
 
+@pytest.mark.parametrize(("dups", "grade"), [("first", 1), ("last", 0)])
+def test_dups_first_and_last_pick_each_subtopics_first_or_last_judgment(tmp_path, dups, grade):
+    """d1 judged 1 then 0 for A (and d2 for B): the other measures read the kept judgment."""
+    q = write(tmp_path / "q.txt", [("1", "A", "d1", 1), ("1", "B", "d2", 0), ("1", "A", "d1", 0), ("1", "B", "d1", 0)])
+    r = write(tmp_path / "r.txt", [("1", "Q0", "d1", 1, 1.0, "x")])
+    res = ae.evaluate(q, r, ["P@1", "NumRel"], settings=[f"dups={dups}"]).to_frame()
+    assert res[res.topic == "1"].value.tolist() == [grade, grade]
+
+
 @pytest.mark.parametrize(
     ("text", "reason"),
     [("alpha_nDCG(alpha=1.5)@10", "alpha must lie in [0, 1]"), ("NRBP(beta=-1)", "beta must lie in [0, 1]"),
      ("alpha_nDCG", "needs a cutoff"), ("NRBP@10", "takes no @cutoff"), ("ERR_IA(alpha=0.3)@10", "no parameter 'alpha'")],
 )
 def test_parameters_are_checked_at_parse_time(text, reason):
-    with pytest.raises(MeasureSyntaxError, match=re_escape(reason)):
+    with pytest.raises(MeasureSyntaxError, match=re.escape(reason)):
         ae.parse_measure(text)
-
-
-def re_escape(s):
-    import re
-
-    return re.escape(s)

@@ -113,7 +113,12 @@ class _Judged:
 
 
 def n_subtopics(p: Prepared, rel: int) -> np.ndarray:
-    """|S| per evaluated topic: subtopics with a relevant judgment (ndeval.c:351-360)."""
+    """|S| per evaluated topic: subtopics with a relevant judgment (ndeval.c:351-360);
+    memoised on the qrels side."""
+    return p.qmemo(("diversity-S", rel), lambda: _n_subtopics(p, rel))
+
+
+def _n_subtopics(p: Prepared, rel: int) -> np.ndarray:
     subs = _subtopics(p)
     if subs is None:
         return (p.num_rel(rel) > 0).astype(np.int64)
@@ -163,27 +168,40 @@ def _ideal_gains(p: Prepared, rel: int, alpha: float, k: int) -> np.ndarray:
 
 
 def _greedy(q_row: np.ndarray, code: np.ndarray, doc: np.ndarray, alpha: float, k: int) -> np.ndarray:
-    """One topic's ideal gains: rank by rank the document of highest gain (its uncovered
-    subtopics' current gains added in code order), ties to the greatest doc id."""
+    """One topic's ideal gains: rank by rank the document of highest gain (its subtopics'
+    current gains added in code order), ties to the greatest doc id (ndeval.c:378-414).
+
+    Documents relevant to the same subtopics have the same gain at every rank, so the choice is
+    among subtopic patterns (at most 2^|S|, a few dozen): the best pattern, ties to the one whose
+    next document (they leave in doc id order, greatest first) has the greatest doc id."""
     docs, d_of = np.unique(q_row, return_inverse=True)
     codes, s_of = np.unique(code, return_inverse=True)
     member = np.zeros((len(docs), len(codes)), bool)
     member[d_of, s_of] = True
     tie = np.empty(len(docs), np.int64)
     tie[np.argsort(doc[docs].astype(str), kind="stable")] = np.arange(len(docs))  # code point = UTF-8 byte order
-    gain = np.ones(len(codes))
-    taken = np.zeros(len(docs), bool)
+    patterns, p_of = np.unique(member, axis=0, return_inverse=True)
+    p_of = p_of.reshape(-1)
+    queue = [sorted(tie[p_of == i].tolist(), reverse=True) for i in range(len(patterns))]  # greatest doc id first
+    subs = [np.flatnonzero(row).tolist() for row in patterns]  # each pattern's subtopics, in code order
+    gain = [1.0] * len(codes)
+    factor = 1.0 - alpha
     out = np.zeros(k)
-    for i in range(min(k, len(docs))):
-        score = np.zeros(len(docs))
-        for s in range(len(codes)):
-            score += np.where(member[:, s], gain[s], 0.0)
-        score[taken] = -1.0
-        best = score.max()
-        pick = int(np.argmax(np.where(score == best, tie, -1)))
+    live = [i for i in range(len(patterns)) if queue[i]]
+    for i in range(min(k, len(docs))):  # a few dozen patterns: plain floats beat array calls
+        best, pick = -1.0, -1
+        for pt in live:
+            score = 0.0
+            for s in subs[pt]:
+                score += gain[s]
+            if score > best or (score == best and queue[pt][0] > queue[pick][0]):
+                best, pick = score, pt
         out[i] = best
-        taken[pick] = True
-        gain[member[pick]] *= 1.0 - alpha
+        queue[pick].pop(0)
+        if not queue[pick]:
+            live.remove(pick)
+        for s in subs[pick]:
+            gain[s] *= factor
     return out
 
 
