@@ -225,3 +225,14 @@ def test_dups_first_and_last_pick_each_subtopics_first_or_last_judgment(tmp_path
 def test_parameters_are_checked_at_parse_time(text, reason):
     with pytest.raises(MeasureSyntaxError, match=re.escape(reason)):
         ae.parse_measure(text)
+
+
+def test_a_dataframe_with_ir_measures_iteration_column_is_a_subtopic_qrels(tmp_path):
+    import pandas as pd
+
+    qrels = pd.DataFrame({"query_id": ["1"] * 5, "iteration": [s for _, s, _, _ in HAND_QRELS],
+                          "doc_id": [d for _, _, d, _ in HAND_QRELS], "relevance": [g for *_, g in HAND_QRELS]})
+    run = pd.DataFrame({"query_id": ["1"] * 3, "doc_id": [d for _, d, _ in HAND_RUN], "score": [s for *_, s in HAND_RUN]})
+    df = ae.evaluate(qrels, run, ["alpha_nDCG@3"], profile="pyndeval-0.0").to_frame()
+    expected = (1 + 1.5 / math.log2(3) + 0.5 / 2) / (2 + 0.5 / math.log2(3) + 0.5 / 2)
+    assert abs(df[df.topic == "1"].value.iloc[0] - expected) < 1e-15

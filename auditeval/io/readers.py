@@ -2,7 +2,8 @@
 
 Formats (trec_eval's ``get_qrels.c`` / ``get_trec_results.c``)::
 
-    qrels:  TOPIC  ITERATION  DOCNO  GRADE            (exactly 4 fields)
+    qrels:  TOPIC  ITERATION  DOCNO  GRADE            (exactly 4 fields; ITERATION is the
+            subtopic of a diversity qrels, kept when it holds more than one value)
     run:    TOPIC  Q0  DOCNO  RANK  SCORE  RUN_TAG    (6 fields)
     run, format="msmarco":  QID  PID  RANK            (3 fields: an MS MARCO candidate file)
 
@@ -64,17 +65,20 @@ def _header_notes(fast: pa.Table, name: str) -> tuple[int, list[str], dict[str, 
     return k, notes, {"blank": (), "comment": tuple(np.arange(1, k + 1))}
 
 
-def _subtopics(col: pa.Array | pa.ChunkedArray, distinct: int) -> pa.Array | pa.ChunkedArray | None:
+def subtopic_column(col, distinct: int | None = None):
     """The second column as the ``subtopic`` column of a diversity qrels (``topic subtopic doc
     grade``, as ndeval.c:905-927 and ir_measures' pyndeval provider read it), or None when it
-    holds one value (``0`` everywhere: an ordinary qrels, one subtopic per topic)."""
+    holds one value (``0`` everywhere: an ordinary qrels, one subtopic per topic). ``distinct``:
+    its number of distinct values, when known."""
+    if distinct is None:
+        distinct = pc.count_distinct(col).as_py() if isinstance(col, pa.Array | pa.ChunkedArray) else len(set(col))
     return col if distinct > 1 else None
 
 
 def _fast_qrels(fast: pa.Table, name: str) -> Qrels:
     k, notes, skipped = _header_notes(fast, name)
     iteration = fast.column(1)  # dictionary-encoded by the CSV reader: its distinct values cost nothing
-    subtopic = _subtopics(iteration, len(dict_values(iteration)))
+    subtopic = subtopic_column(iteration, len(dict_values(iteration)))
     table = qrels_table(fast.column(0), fast.column(2), fast.column(3), first_line=k + 1, subtopic=subtopic)
     return Qrels(table=table, source=name, notes=tuple(notes), skipped=skipped)
 
@@ -91,7 +95,7 @@ def _parse_qrels(data: bytes, name: str, numbers: str, try_fast: bool) -> Qrels:
     if coerced:
         notes.append(f"{name}: {coerced} grade(s) read with C atol (non-integer text)")
     iteration = split.column(1)
-    subtopic = _subtopics(iteration, pc.count_distinct(iteration).as_py())
+    subtopic = subtopic_column(iteration)
     table = qrels_table(split.column(0), split.column(2), grade, line=split.lineno, subtopic=subtopic)
     return Qrels(table=table, source=name, notes=tuple(notes), skipped=split.skipped)
 
