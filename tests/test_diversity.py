@@ -154,15 +154,17 @@ def test_no_relevant_subtopic_scores_zero_and_missing_topics_follow_the_topics_a
 
 
 def test_ties_by_score_then_doc_id_ascending_as_pyndeval_sorts(tmp_path):
-    qrels = [("1", "A", "a", 1), ("1", "B", "b", 1), ("1", "A", "c", 1)]
-    run = [("1", "c", 1.0), ("1", "b", 1.0), ("1", "a", 1.0)]
+    """Three tied documents in file order c, a, b (c on B, a and b on A): pyndeval sorts them
+    a, b, c (pyndeval/__init__.py: sorted by (-score, doc id)), not in file order."""
+    qrels = [("1", "A", "a", 1), ("1", "A", "b", 1), ("1", "B", "c", 1)]
+    run = [("1", "c", 1.0), ("1", "a", 1.0), ("1", "b", 1.0)]
     q = write(tmp_path / "q.txt", qrels)
     r = write(tmp_path / "r.txt", [(t, "Q0", d, 1, s, "x") for t, d, s in run])
-    asc = ours(q, r, "ERR_IA@2")["1"]  # a (A: 1), b (B: 1)
-    assert asc == pytest.approx((1 + 1 / 2) / (2 + 1 / 2)) and asc == pyndeval_topics(qrels, run, "ERR-IA@2")["1"]
-    desc = ours(q, r, "ERR_IA@2", profile="trec_eval-9.0.8")["1"]  # c (A: 1), b (B: 1): the same here
-    assert desc == asc
-    assert ours(q, r, "ERR_IA@3", profile="trec_eval-9.0.8")["1"] == pytest.approx(ours(q, r, "ERR_IA@3")["1"])
+    ideal_ideal = 2 / 1 + 1 / 2
+    asc = ours(q, r, "ERR_IA@2")["1"]  # a (A: 1), b (A again: 0.5)
+    assert asc == (1 + 0.5 / 2) / ideal_ideal == pyndeval_topics(qrels, run, "ERR-IA@2")["1"]
+    df = ae.evaluate(q, r, ["ERR_IA@2"], profile="pyndeval-0.0", settings=["ties=file-order"]).to_frame()
+    assert df[df.topic == "1"].value.iloc[0] == (1 + 1 / 2) / ideal_ideal  # c (B: 1), a (A: 1)
 
 
 def test_a_qrels_whose_second_column_is_constant_is_one_subtopic(tmp_path):
