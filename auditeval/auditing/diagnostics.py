@@ -29,7 +29,9 @@ def qrels_facts(q: Qrels, rel: int) -> dict[str, Any]:
     g = t.column("grade")
     rel_topics = set(pc.unique(pc.filter(topic, pc.greater_equal(g, rel))).to_pylist())
     all_topics = pc.unique(topic).to_pylist()
-    dup = t.group_by(["topic", "doc"]).aggregate([("line", "count")])
+    # a subtopic qrels judges a document once per subtopic: a duplicate repeats (topic, subtopic, doc)
+    keys = ["topic", "subtopic", "doc"] if "subtopic" in t.column_names else ["topic", "doc"]
+    dup = t.group_by(keys).aggregate([("line", "count")])
     dups = dup.filter(pc.greater(dup.column("line_count"), 1))
     return {
         "topics": len(all_topics),
