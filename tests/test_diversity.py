@@ -69,6 +69,19 @@ def test_hand_checked_three_document_example(tmp_path, measure, expected):
     assert abs(theirs["1"] - expected) < 1e-15
 
 
+def test_a_run_can_beat_the_greedy_ideal(tmp_path):
+    """d0 {B,D,E}, d1 {A,C,E}, d2 {A,B,E} all gain 3 first: the greedy ideal takes d2 (greatest
+    doc id), then d1 (A .5, C 1, E .5 = 2; tied with d0, greater id): 3 + 2/log2(3). The run d0,
+    d1 gets 3 + (1 + 1 + .5)/log2(3): alpha_nDCG@2 = 1.0740 (alpha_nDCG is not bounded by 1)."""
+    qrels = [("1", s, d, 1) for d, subs in (("d0", "BDE"), ("d1", "ACE"), ("d2", "ABE")) for s in subs]
+    run = [("1", "d0", 2.0), ("1", "d1", 1.0)]
+    q = write(tmp_path / "q.txt", qrels)
+    r = write(tmp_path / "r.txt", [(t, "Q0", d, 1, s, "x") for t, d, s in run])
+    expected = (3 + 2.5 / math.log2(3)) / (3 + 2 / math.log2(3))
+    assert abs(ours(q, r, "alpha_nDCG@2")["1"] - expected) < 1e-15 and expected > 1.074
+    assert abs(pyndeval_topics(qrels, run, "alpha-nDCG@2")["1"] - expected) < 1e-15
+
+
 def test_first_document_on_two_subtopics_gives_err_ia_at_1_of_2(tmp_path):
     """ndeval's ERR-IA@1 and alpha-DCG@1 are not divided by the ideal ideal (ndeval.c:656, 711)."""
     q = write(tmp_path / "q.txt", HAND_QRELS)

@@ -16,7 +16,8 @@ above 1 into 1, l.923).
   ``sum_{i<=k} |S| (1 - alpha)^{i-1} / log2(i + 1)`` (l.697-712; k = 1 is not divided, l.711),
   the discount ``log(2) / log(i + 1)`` (l.582-605). The ideal ranking is ndeval's greedy one
   (l.362-415): over the topic's qrels documents, at each rank the one of highest gain given the
-  subtopics already covered, ties to the greatest doc id (``strcmp > 0``, l.394-401).
+  subtopics already covered, ties to the greatest doc id (``strcmp > 0``, l.394-401). It is not
+  the best ranking (l.378: an approximation), so a run can score above 1.
 * ``ERR_IA@k`` = ``sum_{i<=k} g_i / i`` with alpha 0.5 (ndeval's global ``ALPHA``, l.70, the one
   pyndeval and ir_measures' provider pass), divided for k >= 2 by
   ``sum_{i<=k} |S| 0.5^{i-1} / i`` (l.612-658; collection-independent normalisation, so a first
