@@ -76,7 +76,9 @@ NO_REL = frozenset({"gdeval", "compat"})  # no rel= parameter: the threshold is 
 # cwl_eval 39 (pure Python per topic), ranx 22 (81 the first time numba compiles, cached afterwards)
 COST = {"pytrec_eval": (0.5, 1.0), "msmarco": (0.5, 1.0), "judged": (0.5, 1.0), "gdeval": (4.4, 1.0),
         "ranx": (21.0, 1.0), "trectools": (6.1, 1.0), "cwl_eval": (38.0, 1.0), "compat": (1.0, 1.0),
-        "accuracy": (1.0, 1.0), "pyndeval": (1.0, 1.0)}
+        "accuracy": (1.0, 1.0), "pyndeval": (4.5, 0.5)}
+# pyndeval: 2.5 s CPU on benchmarks/diversity.py's 50,000-line run with its five measures, one
+# evaluator per measure (tools.py), 0.35 s of it start-up
 
 # measures a provider computes only without a cut-off (RR@k is the msmarco provider's). ir_measures
 # 0.4.3 parses NumRet(rel=1)@10 but its pytrec_eval provider ignores the @10 (num_rel_ret of the
