@@ -25,6 +25,10 @@ pyndeval      alpha_nDCG ERR_IA NRBP      ir_measures-0.4-pyndeval (docno-asc; t
               P_IA StRecall (k <= 20)     iteration column is the subtopic)
 ============  ==========================  ============================================
 
+The pyndeval provider reads the qrels' iteration column as the subtopic; its child evaluates one
+measure per evaluator (:mod:`.tools`: the provider hands one run iterator to each (rel, alpha,
+beta) group, so every group after the first would score 0), and cut-offs above 20 are not sent.
+
 The compat provider orders its ideal ranking by run score, so a run rewritten with new
 scores would change it: ``ties`` and ``sim`` are fixed there, not emulated. Its ``Compat``
 has no ``rel=``: the threshold is fixed at 1 (``qrels > 0``).
