@@ -251,3 +251,12 @@ def test_a_dataframe_with_ir_measures_iteration_column_is_a_subtopic_qrels(tmp_p
     df = ae.evaluate(qrels, run, ["alpha_nDCG@3"], profile="pyndeval-0.0").to_frame()
     expected = (1 + 1.5 / math.log2(3) + 0.5 / 2) / (2 + 0.5 / math.log2(3) + 0.5 / 2)
     assert abs(df[df.topic == "1"].value.iloc[0] - expected) < 1e-15
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [("α_nDCG@20", "alpha_nDCG@20"), ("alpha_nDCG(cutoff=20)", "alpha_nDCG@20"), ("P_IA(cutoff=10)", "P_IA@10"),
+     ("NRBP(alpha=0.5,beta=0.5)", "NRBP(alpha=0.5,beta=0.5)"), ("StRecall(rel=2)@20", "StRecall(rel=2)@20")],
+)
+def test_ir_measures_spellings(text, canonical):
+    assert str(ae.parse_measure(text)) == canonical

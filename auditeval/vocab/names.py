@@ -3,7 +3,8 @@
 :func:`normalize` maps a parsed ir_measures spelling onto auditeval's measure table:
 
 * aliases: ``MAP`` -> ``AP``, ``MRR`` -> ``RR``, ``NDCG`` -> ``nDCG``, ``BPref`` -> ``Bpref``,
-  ``RPrec`` -> ``Rprec``, ``Precision`` -> ``P``, ``Recall`` -> ``R`` (ir_measures/measures);
+  ``RPrec`` -> ``Rprec``, ``Precision`` -> ``P``, ``Recall`` -> ``R``, ``α_nDCG`` -> ``alpha_nDCG``
+  (ir_measures/measures);
 * the cut-off given as a parameter: ``P(cutoff=10)`` -> ``P@10``, ``IPrec(recall=0.25)`` ->
   ``IPrec@0.25`` (ir_measures' ``AT_PARAM``);
 * ``SetP(relative=True)`` -> ``SetRelP`` (ir_measures' SetRelP), ``NumRet(rel=k)`` ->
@@ -25,7 +26,8 @@ from collections.abc import Collection, Iterable, Mapping
 
 from auditeval.vocab.measure import Measure
 
-ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "BPref": "Bpref", "RPrec": "Rprec", "Precision": "P", "Recall": "R"}
+ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "BPref": "Bpref", "RPrec": "Rprec", "Precision": "P", "Recall": "R",
+           "α_nDCG": "alpha_nDCG"}  # ir_measures measures/diversity.py registers α_nDCG
 CUTOFF_PARAMS = ("cutoff", "recall")  # ir_measures' AT_PARAM names
 # auditeval measures ir_measures names otherwise: auditeval name -> (ir_measures name, the parameter
 # that selects it); read both ways (normalize, and the ir_measures adapter's spellings)
