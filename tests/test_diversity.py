@@ -260,3 +260,24 @@ def test_a_dataframe_with_ir_measures_iteration_column_is_a_subtopic_qrels(tmp_p
 )
 def test_ir_measures_spellings(text, canonical):
     assert str(ae.parse_measure(text)) == canonical
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_depth_and_judged_only_equal_pyndeval_on_the_cut_or_filtered_run(tmp_path, seed):
+    """depth=5 (ndeval -M 5) is pyndeval on each topic's top 5 (score desc, doc id asc);
+    judged_only=True (unjudged=drop) is pyndeval on the run without documents absent from the qrels."""
+    qrels, run = _case(seed + 100)
+    q = write(tmp_path / "q.txt", qrels)
+    r = write(tmp_path / "r.txt", [(t, "Q0", d, 0, repr(s), "x") for t, d, s in run])
+    ranked = sorted(run, key=lambda x: (x[0], -x[2], x[1]))
+    top5 = [row for i, row in enumerate(ranked) if sum(1 for x in ranked[:i] if x[0] == row[0]) < 5]
+    judged = {(t, d) for t, _, d, _ in qrels}
+    for mine, theirs in [("alpha_nDCG@10", "alpha-nDCG@10"), ("NRBP", "NRBP"), ("StRecall@10", "strec@10")]:
+        df = ae.evaluate(q, r, [mine], profile="pyndeval-0.0", settings=["depth=5"]).to_frame()
+        got = {t: v for t, v in zip(df.topic, df.value, strict=True) if t != "all"}
+        expected = pyndeval_topics(qrels, top5, theirs)
+        assert max((abs(got[t] - v) for t, v in expected.items()), default=0.0) <= 1e-12, mine
+        name, _, k = mine.partition("@")
+        got = ours(q, r, f"{name}(judged_only=True)" + (f"@{k}" if k else ""))
+        expected = pyndeval_topics(qrels, [x for x in run if (x[0], x[1]) in judged], theirs)
+        assert all(abs(got[t] - v) <= 1e-12 for t, v in expected.items()), mine
