@@ -111,7 +111,7 @@ def _case(seed):
 def test_random_cases_agree_with_pyndeval_per_topic(tmp_path, seed):
     qrels, run = _case(seed)
     rng = random.Random(seed)
-    rel, alpha, beta = rng.choice([1, 2]), rng.choice([0.5, 0.3, 0.9, 1.0, 0.0]), rng.choice([0.5, 0.8])
+    rel, alpha, beta = rng.choice([0, 1, 2]), rng.choice([0.5, 0.3, 0.9, 1.0, 0.0]), rng.choice([0.5, 0.8])
     q = write(tmp_path / "q.txt", qrels)
     r = write(tmp_path / "r.txt", [(t, "Q0", d, 0, repr(s), "x") for t, d, s in run])
     cases = [
@@ -192,6 +192,17 @@ def test_a_qrels_whose_second_column_is_constant_is_one_subtopic(tmp_path):
     assert got == pytest.approx(pyndeval_topics([("1", "0", "d1", 1), ("1", "0", "d2", 2), ("1", "0", "d3", 0)],
                                                 [("1", "d3", 3.0), ("1", "d2", 2.0), ("1", "d1", 1.0)], "alpha-nDCG@3")["1"],
                                 rel=1e-15)
+
+
+@pytest.mark.parametrize("profile", ["pyndeval-0.0", "trec_eval-9.0.8"])  # negatives=nonrel, =pooled
+def test_a_negative_grade_is_never_relevant_even_at_rel_0(tmp_path, profile):
+    """pyndeval: judgment = relevance >= relevance_level on the grade as written; negatives=nonrel
+    lists d1 at grade 0 for other measures, yet at rel=0 it is not relevant here."""
+    qrels = [("1", "0", "d1", -1), ("1", "0", "d2", 0), ("1", "0", "d3", 1)]
+    run = [("1", "d1", 3.0), ("1", "d2", 2.0), ("1", "d3", 1.0)]
+    q = write(tmp_path / "q.txt", qrels)
+    r = write(tmp_path / "r.txt", [(t, "Q0", d, i + 1, s, "x") for i, (t, d, s) in enumerate(run)])
+    assert ours(q, r, "P_IA(rel=0)@3", profile=profile) == {"1": 2 / 3} == pyndeval_topics(qrels, run, "P-IA@3", rel=0)
 
 
 # ------------------------------------------------------------------ readers, writer, refusals

@@ -50,14 +50,28 @@ ALPHA = 0.5  # ndeval.c:70
 BETA = 0.5  # ndeval.c:71
 
 
-def _subtopics(p: Prepared) -> Subtopics | None:
+def _subtopics(p: Prepared) -> Subtopics:
+    """The subtopic judgments behind ``p``: a subtopic qrels' own, or for any other qrels one
+    subtopic per topic, each kept qrels row judging it with its grade as written (pyndeval's
+    ``relevance >= relevance_level`` reads the raw grade: a negative one is never relevant, even
+    where ``negatives=nonrel`` lists it at grade 0)."""
     if p.origin is None:
         raise EvaluationError(
             "intent-aware measures read the subtopic judgments of the qrels, which lists rebuilt from frozen labels "
             "(auditeval pool bias / growth) do not keep: use another measure there"
         )
-    subs = p.origin.judgments.subtopics
-    if subs is not None and subs.repeated is not None:
+    jd = p.origin.judgments
+    subs = jd.subtopics
+    if subs is None:
+        subs = p.origin.memo.get("subtopics")
+        if subs is None:
+            n = len(jd.q_grade)
+            topic = np.asarray(p.origin.topic_ids, dtype=object)[jd.q_tcode] if n else np.zeros(0, object)
+            subs = p.origin.memo["subtopics"] = Subtopics(
+                np.arange(n + 1, dtype=np.int64), np.zeros(n, np.int64), jd.q_grade, ["0"], np.full(n, "", dtype=object),
+                topic, None,
+            )
+    if subs.repeated is not None:
         line, first, topic, sub, doc = subs.repeated
         raise InputError(
             subs.source, line,
@@ -82,17 +96,13 @@ class _Judged:
 
     def __init__(self, p: Prepared, rel: int):
         subs = _subtopics(p)
-        rows, self.topic, self.rank = p.rows_where(p.rel_mask(rel))
-        if subs is None:
-            self.e_row = np.arange(len(rows))
-            self.e_code = np.zeros(len(rows), np.int64)
-        else:
-            q = p.origin.qrels_row(p.run_row[rows])
-            start, count = subs.offsets[q], subs.offsets[q + 1] - subs.offsets[q]
-            e_row = np.repeat(np.arange(len(rows)), count)
-            idx = np.repeat(start - np.r_[0, np.cumsum(count)[:-1]], count) + np.arange(int(count.sum()))
-            keep = subs.grade[idx] >= rel
-            self.e_row, self.e_code = e_row[keep], subs.code[idx][keep]
+        rows, self.topic, self.rank = p.rows_where(p.rel_mask(rel))  # candidates: a judgment >= rel
+        q = p.origin.qrels_row(p.run_row[rows])
+        start, count = subs.offsets[q], subs.offsets[q + 1] - subs.offsets[q]
+        e_row = np.repeat(np.arange(len(rows)), count)
+        idx = np.repeat(start - np.r_[0, np.cumsum(count)[:-1]], count) + np.arange(int(count.sum()))
+        keep = subs.grade[idx] >= rel
+        self.e_row, self.e_code = e_row[keep], subs.code[idx][keep]
         self.e_topic = self.topic[self.e_row]
         self.n_topics = p.n_topics
 
@@ -121,8 +131,6 @@ def n_subtopics(p: Prepared, rel: int) -> np.ndarray:
 
 def _n_subtopics(p: Prepared, rel: int) -> np.ndarray:
     subs = _subtopics(p)
-    if subs is None:
-        return (p.num_rel(rel) > 0).astype(np.int64)
     uniq, inv, t, _, code = _qrels_judgments(p, subs, rel)
     width = len(subs.names) + 1
     pairs = np.unique(t * width + code)
@@ -152,12 +160,6 @@ def ideal_gains(p: Prepared, rel: int, alpha: float, k: int) -> np.ndarray:
 
 def _ideal_gains(p: Prepared, rel: int, alpha: float, k: int) -> np.ndarray:
     subs = _subtopics(p)
-    power = _repeated_products(1.0 - alpha, k)
-    if subs is None:  # one subtopic: every relevant document covers it, in any order
-        out = np.zeros((p.n_topics, k))
-        mask = np.arange(k) < np.minimum(p.num_rel(rel), k)[:, None]
-        out[mask] = np.broadcast_to(power, (p.n_topics, k))[mask]
-        return out
     uniq, inv, t, row, code = _qrels_judgments(p, subs, rel)
     out = np.zeros((len(uniq), k))
     order = np.lexsort((row, t))
