@@ -8,8 +8,9 @@ relevant to, in subtopic-code order (first appearance in the qrels, pyndeval's `
 ``g_i = sum_s (1 - alpha)^{c_s(i)}``, c_s(i) = documents above rank i relevant to s; each power
 is the repeated product ``gain *= (1 - alpha)`` (l.637-638, 690-692, 569-570), so values agree with
 ndeval to rounding. A document not in the qrels, or relevant to no subtopic, gains 0. Grades are
-binary: grade >= rel (pyndeval's ``relevance_level``; ndeval's file reader turns every grade
-above 1 into 1, l.923).
+binary: the grade as written >= rel (pyndeval's ``relevance_level``; ndeval's file reader turns
+every grade above 1 into 1, l.923), so a negative grade is never relevant, whatever ``negatives``
+says (that axis still decides which rows ``unjudged=drop`` removes).
 
 * ``alpha_nDCG(alpha=0.5)@k`` = ``D(run) / D(ideal)`` (0 when D(run) = 0, l.1163-1168), where
   ``D = sum_{i<=k} g_i / log2(i + 1)`` divided, for k >= 2, by the "ideal ideal"
