@@ -7,10 +7,12 @@ from __future__ import annotations
 import math
 import random
 import re
+import subprocess
 
 import numpy as np
 import pyndeval
 import pytest
+from cli_helpers import run_cli
 
 import auditeval as ae
 from auditeval.io import parse_qrels, read_qrels, write_qrels
@@ -216,13 +218,101 @@ def test_readers_keep_the_subtopic_column_on_both_paths_and_the_writer_writes_it
     assert (tmp_path / "w.txt").read_bytes() == text
 
 
-def test_other_measures_read_a_documents_highest_grade_with_a_note(tmp_path):
-    q = write(tmp_path / "q.txt", [("1", "A", "d1", 0), ("1", "B", "d1", 2), ("1", "A", "d2", 1)])
-    r = write(tmp_path / "r.txt", [("1", "Q0", "d1", 1, 2.0, "x"), ("1", "Q0", "x", 2, 1.0, "x")])
-    res = ae.evaluate(q, r, ["P@1", "NumRel"])
+# ------------------------------------------------------------------ (c) the other measures read lines
+def _two_subtopic_case(tmp_path, seed=3):
+    """A subtopic qrels where documents are judged under two or three subtopics with different
+    grades, written in shuffled order (so a document's last line is often not its highest
+    grade), and a run with distinct scores (no tie convention in play)."""
+    rng = random.Random(seed)
+    qrels, run = [], []
+    for t in ("301", "302", "303"):
+        for d in range(30):
+            for s in rng.sample("ABC", rng.choice([1, 1, 2, 3])):
+                qrels.append((t, s, f"D{d:02d}", rng.choice([0, 0, 1, 2])))
+        docs = rng.sample(range(40), 25)  # D30..D39 are not judged
+        run += [(t, "Q0", f"D{d:02d}", i + 1, 100.0 - i - rng.random() / 2, "x") for i, d in enumerate(docs)]
+    rng.shuffle(qrels)
+    qrels.insert(5, ("301", "B", "D99", 2))  # D99 judged 2 then 0: its last line reads 0, its highest grade 2
+    qrels.append(("301", "A", "D99", 0))
+    run.append(("301", "Q0", "D99", 26, 0.5, "x"))
+    return write(tmp_path / "q.txt", qrels), write(tmp_path / "r.txt", run), qrels, run
+
+
+def _first_repeat(qrels):
+    """(line of its second occurrence, first line, topic, doc) of the first line in the file
+    whose (topic, doc) pair occurs again (the pair trec_eval-profile refusals name)."""
+    lines: dict = {}
+    for i, (t, _, d, _) in enumerate(qrels, 1):
+        lines.setdefault((t, d), []).append(i)
+    first, second, (t, d) = min((v[0], v[1], k) for k, v in lines.items() if len(v) > 1)
+    return second, first, t, d
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+def test_a_document_under_two_subtopics_is_refused_under_trec_eval_as_the_binary_does(tmp_path, version, trec_eval_bins):
+    """trec_eval reads column 2 as an ignored iteration: the pair repeats, "duplicate docs"
+    (form_res_rels.c:131-139); auditeval refuses under the same profile with main's message."""
+    q, r, qrels, _ = _two_subtopic_case(tmp_path)
+    proc = subprocess.run([str(trec_eval_bins[version]), "-m", "map", "-m", "ndcg_cut.10", "-m", "P.10", q, r],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode != 0 and "duplicate docs" in proc.stderr and proc.stdout == ""
+    line, first, t, d = _first_repeat(qrels)
+    msg = (f"{q}:{line}: duplicate judgment for topic {t!r} doc {d!r} (first at line {first}); "
+           "choose dups=first or dups=last to keep one")
+    with pytest.raises(InputError) as exc:
+        ae.evaluate(q, r, ["AP", "nDCG@10", "P@10"], profile=f"trec_eval-{version}")
+    assert str(exc.value) == msg
+    status, out, err = run_cli("eval", q, r, "-m", "AP", "-m", "nDCG@10", "-m", "P@10", "--profile", f"trec_eval-{version}")
+    assert (status, out, err) == (2, "", f"auditeval: error: {msg}\n")
+
+
+def test_a_document_under_two_subtopics_under_dups_last_equals_ir_measures_per_topic(tmp_path):
+    """ir_measures-0.4 (dups=last): its pytrec_eval provider turns the qrels into a dict, the last
+    line of a (topic, doc) wins (ir_measures util.py:213); auditeval reads the same lines, with
+    main's note and no merge note."""
+    import ir_measures
+
+    q, r, qrels, run = _two_subtopic_case(tmp_path)
+    names = ["AP", "nDCG@10", "P@10"]
+    res = ae.evaluate(q, r, names, profile="ir_measures-0.4")
     df = res.to_frame()
-    assert dict(zip(df.measure, df.value, strict=False)) == {"P@1": 1.0, "NumRel": 2}
-    assert any("judged under several subtopics" in n and "highest grade" in n for n in res.notes)
+    theirs = {(m.query_id, str(m.measure)): m.value for m in ir_measures.pytrec_eval.iter_calc(
+        [ir_measures.parse_measure(n) for n in names], ir_measures.read_trec_qrels(q), ir_measures.read_trec_run(r))}
+    mine = {(t, m): v for t, m, v in zip(df.topic, df.measure, df.value, strict=True) if t != "all"}
+    assert set(mine) == set(theirs) and len(mine) == 9
+    for key, v in theirs.items():
+        assert abs(mine[key] - v) <= 1e-12, key
+    agg = ir_measures.pytrec_eval.calc_aggregate([ir_measures.parse_measure(n) for n in names],
+                                                 ir_measures.read_trec_qrels(q), ir_measures.read_trec_run(r))
+    for n in names:
+        assert abs(df[(df.topic == "all") & (df.measure == n)].value.iloc[0] - agg[ir_measures.parse_measure(n)]) <= 1e-12
+    dropped = len(qrels) - len({(t, d) for t, _, d, _ in qrels})
+    assert f"{q}: {dropped} duplicate judgment line(s) dropped (dups=last)" in res.notes
+    assert not any("subtopics" in n for n in res.notes)
+    # NumRelRet per topic against a plain count over the kept line of each pair (D99 of topic 301:
+    # first line grade 2, last 0; neither is a maximum over its lines)
+    for keep in ("first", "last"):
+        grade = {}
+        for t, _, d, g in qrels:
+            if keep == "last" or (t, d) not in grade:
+                grade[(t, d)] = g
+        got = ae.evaluate(q, r, ["NumRelRet"], profile="ir_measures-0.4", settings=[f"dups={keep}"]).to_frame()
+        plain = {t: sum(grade.get((t, d), 0) >= 1 for t2, _, d, *_ in run if t2 == t) for t in ("301", "302", "303")}
+        assert {t: v for t, v in zip(got.topic, got.value, strict=True) if t != "all"} == plain
+        assert grade[("301", "D99")] == (2 if keep == "first" else 0)
+
+
+@pytest.mark.parametrize("measure", ["alpha_nDCG@10", "ERR_IA@10", "NRBP", "P_IA@10", "StRecall@10"])
+def test_the_intent_aware_measures_on_that_file_still_equal_pyndeval(tmp_path, measure):
+    q, r, qrels, run = _two_subtopic_case(tmp_path)
+    name = CUT.get(measure.split("@")[0], measure) + ("@10" if "@" in measure else "")
+    theirs = pyndeval_topics(qrels, [(t, d, s) for t, _, d, _, s, _ in run], name)
+    mine = ours(q, r, measure)
+    assert set(mine) == set(theirs) == {"301", "302", "303"}
+    for t, v in theirs.items():
+        assert abs(mine[t] - v) <= 1e-12, t
+    res = ae.evaluate(q, r, [measure, "P@10"], profile="pyndeval-0.0", settings=["dups=last"])
+    assert any("merged into their (topic, doc) for the intent-aware measures" in n for n in res.notes)
 
 
 def test_a_repeated_subtopic_judgment_is_refused_with_its_line(tmp_path):
@@ -233,7 +323,8 @@ def test_a_repeated_subtopic_judgment_is_refused_with_its_line(tmp_path):
     assert str(exc.value).startswith(f"{q}:3: subtopic 'A' of topic '1' judged twice for doc 'd1' (first at line 1)")
     with pytest.raises(InputError, match=r":3: duplicate judgment for topic '1' doc 'd1'"):  # dups=error, as for any pair
         ae.evaluate(q, r, ["alpha_nDCG@10"], profile="pyndeval-0.0")
-    assert ae.evaluate(q, r, ["P@1"], settings=["dups=last"]).to_frame().value.iloc[0] == 1.0
+    assert ae.evaluate(q, r, ["P@1"], settings=["dups=last"]).to_frame().value.iloc[0] == 0.0  # line 3's grade
+    assert ae.evaluate(q, r, ["P@1"], settings=["dups=first"]).to_frame().value.iloc[0] == 1.0
 
 
 @pytest.mark.parametrize(("dups", "grade"), [("first", 1), ("last", 0)])

@@ -103,7 +103,8 @@ def test_tie_envelope_of_two_equally_graded_documents_on_different_subtopics(tmp
     (tmp_path / "r.txt").write_text("1 Q0 d1 1 5 r\n1 Q0 d2 2 5 r\n")
     qrels, run = ae.read_qrels(tmp_path / "q.txt"), ae.read_run(tmp_path / "r.txt")
     conv = load_profile("pyndeval-0.0").convention
-    p = staged_for(qrels, run, None).prepared(conv)
-    env = envelope(p, run, parse_measure("ERR_IA@1"), conv, samples=40, seed=1)
+    m = parse_measure("ERR_IA@1")
+    p = staged_for(qrels, run, None).prepared(conv, m)  # the merged lists the intent-aware measures read
+    env = envelope(p, run, m, conv, samples=40, seed=1)
     assert (env.value[0], env.minimum[0], env.maximum[0]) == (2.0, 1.0, 2.0)
     assert 1.0 < env.expected[0] < 2.0 and np.isclose(env.orderings[0], np.log10(2))

@@ -58,7 +58,7 @@ def tie_summary(
         axes = variant_axes(m2, c2.depth, c2.topics)
         if "ties" not in axes:
             continue
-        p = staged.prepared(c2)
+        p = staged.prepared(c2, m2)
         b = next((x for x in seen if x.p is p), None)
         if b is None:
             b = _Blocks(p, run)

@@ -1,23 +1,27 @@
-"""Subtopic (diversity) qrels: one judged row per (topic, doc) for the join, the subtopic
-judgments kept beside it for the intent-aware measures (:mod:`.measures.diversity`).
+"""Subtopic (diversity) qrels merged for the intent-aware measures: one judged row per
+(topic, doc) for their join, the subtopic judgments kept beside it (:mod:`.measures.diversity`).
 
 A qrels with a ``subtopic`` column (``topic subtopic doc grade``, ndeval.c:905-927) judges a
-document once per subtopic. The join reads pairs, so :func:`collapse` merges the rows of one
-(topic, doc) under different subtopics into one row:
+document once per subtopic. Only the intent-aware measures (spec ``subtopics``) read it so
+(:meth:`.staged_run.StagedRun.for_measure`); every other measure reads the file line by line
+with column 2 ignored, as trec_eval does (a document under two subtopics is a repeated
+(topic, doc) pair, decided by the ``dups`` axis: trec_eval refuses it, form_res_rels.c:131-139,
+a dict loader keeps the last line). For the intent-aware measures :func:`collapse` merges the
+rows of one (topic, doc) under different subtopics into one row:
 
-* its grade is the highest of them: the document is relevant to the topic when it is relevant
-  to any subtopic (ndeval.c:322-344 ``nrel``, how ndeval's own MAP reads a subtopic qrels), what
-  every measure that is not intent-aware sees; its line is the first of them;
+* its grade is the highest of them, read only to find the ranked documents relevant to some
+  subtopic (the candidates whose judgments the kernels then read one by one) and which rows
+  are judged (``unjudged``); its line is the first of them;
 * its subtopic judgments (subtopic code, grade) stay in :class:`Subtopics`, a CSR table over
   the merged rows, codes in order of first appearance in the file (pyndeval's ``subtopic_map``,
   pyndeval/__init__.py ``_coerce_qrels``, whose order ndeval's per-subtopic sums follow).
 
-A (topic, subtopic, doc) given twice makes two merged rows of the pair, the first with every
+A (topic, subtopic, doc) given twice makes two merged rows of the pair (the first with every
 subtopic's first judgment, the second with the repeated subtopic's second judgment and the
-others' (last) ones, so the ``dups`` axis (``first`` / ``last``) decides between them for every
-other measure as for any qrels; the intent-aware measures refuse it (:attr:`Subtopics.repeated`): ndeval keeps one of
-the two judgments arbitrarily (qsort is not stable, ndeval.c:301, rel = the later sorted,
-l.846) yet counts both (l.847).
+others' last ones), so ``dups=error`` refuses it as a repeated pair; under ``first`` / ``last``
+the intent-aware measures refuse it (:attr:`Subtopics.repeated`): ndeval keeps one of the two
+judgments arbitrarily (qsort is not stable, ndeval.c:301, rel = the later sorted, l.846) yet
+counts both (l.847).
 """
 
 from __future__ import annotations
@@ -59,11 +63,16 @@ def _codes(col: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[str]]:
     return enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), enc.dictionary.to_pylist()
 
 
+def has_subtopics(qrels: Qrels) -> bool:
+    """``qrels`` is a subtopic qrels (its readers kept column 2, :class:`~auditeval.vocab.model.Qrels`)."""
+    return "subtopic" in qrels.table.column_names
+
+
 def collapse(qrels: Qrels) -> tuple[Qrels, Subtopics | None]:
     """``qrels`` with one row per (topic, doc, repetition) and the :class:`Subtopics` of those
     rows; ``qrels`` itself and None when it has no ``subtopic`` column."""
     qt = qrels.table
-    if "subtopic" not in qt.column_names:
+    if not has_subtopics(qrels):
         return qrels, None
     n = qt.num_rows
     tcode, _ = _codes(qt.column("topic"))
@@ -118,7 +127,6 @@ def collapse(qrels: Qrels) -> tuple[Qrels, Subtopics | None]:
     if merged:
         notes.append(
             f"{qrels.source}: {merged} judgment line(s) of documents judged under several subtopics (column 2) merged "
-            "into their (topic, doc): measures that are not intent-aware read a document's highest grade (relevant "
-            "to any subtopic, as ndeval's MAP: ndeval.c:322-344)"
+            "into their (topic, doc) for the intent-aware measures, which read each subtopic's judgment"
         )
     return Qrels(table=table, source=qrels.source, notes=tuple(notes), skipped=qrels.skipped), subs

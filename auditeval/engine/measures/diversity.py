@@ -62,6 +62,11 @@ def _subtopics(p: Prepared) -> Subtopics:
             "(auditeval pool bias / growth) do not keep: use another measure there"
         )
     jd = p.origin.judgments
+    if jd.unmerged_subtopics:  # StagedRun.for_measure stages these measures on the merged qrels
+        raise EvaluationError(
+            "intent-aware measures read a subtopic qrels merged per (topic, doc); these lists read it line by line "
+            "(prepare them with the measure: StagedRun.prepared(convention, measure))"
+        )
     subs = jd.subtopics
     if subs is None:
         subs = p.origin.memo.get("subtopics")
