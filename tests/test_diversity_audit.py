@@ -108,3 +108,21 @@ def test_tie_envelope_of_two_equally_graded_documents_on_different_subtopics(tmp
     env = envelope(p, run, m, conv, samples=40, seed=1)
     assert (env.value[0], env.minimum[0], env.maximum[0]) == (2.0, 1.0, 2.0)
     assert 1.0 < env.expected[0] < 2.0 and np.isclose(env.orderings[0], np.log10(2))
+
+
+def test_an_audit_reads_a_subtopic_qrels_per_measure_and_counts_both_kinds_of_repeat(tmp_path):
+    """d1 under A and B, d2 under A twice: AP sees two repeated (topic, doc) pairs and trec_eval's
+    profile refuses the audit as it refuses eval (main's message); the qrels facts count the
+    repeated pairs (2, what dups decides) and the repeated (topic, subtopic, doc) (1)."""
+    from auditeval.auditing.diagnostics import qrels_facts
+
+    (tmp_path / "q.txt").write_text("1 A d1 1\n1 B d1 0\n1 A d2 1\n1 A d2 0\n1 B d3 1\n")
+    (tmp_path / "r.txt").write_text("1 Q0 d1 1 3 r\n1 Q0 d2 2 2 r\n1 Q0 d3 3 1 r\n")
+    q, r = str(tmp_path / "q.txt"), str(tmp_path / "r.txt")
+    code, out, err = run_cli("audit", q, r, "-m", "AP", "--against", "pyndeval", "--format", "json")
+    assert (code, out) == (2, "")
+    assert err == (f"auditeval: error: {q}:2: duplicate judgment for topic '1' doc 'd1' (first at line 1); "
+                   "choose dups=first or dups=last to keep one\n")
+    f = qrels_facts(ae.read_qrels(q), 1)
+    assert (f["duplicate_judgments"], f["duplicate_subtopic_judgments"]) == (2, 1)
+    assert f["duplicate_examples"] == ["1 d1", "1 d2"]
