@@ -1,6 +1,7 @@
 """Intent-aware measures (alpha_nDCG, ERR_IA, NRBP, P_IA, StRecall) against pyndeval 0.0.8 per
 topic (doubles to 1e-12), on a hand-checked example, seeded random cases and a realistic size;
-the subtopic qrels readers and writer; refusals."""
+the subtopic qrels readers and writer; refusals; the measures that are not intent-aware read a
+subtopic qrels line by line (trec_eval's refusal, ir_measures' pytrec_eval provider)."""
 
 from __future__ import annotations
 
