@@ -126,3 +126,22 @@ def test_an_audit_reads_a_subtopic_qrels_per_measure_and_counts_both_kinds_of_re
     f = qrels_facts(ae.read_qrels(q), 1)
     assert (f["duplicate_judgments"], f["duplicate_subtopic_judgments"]) == (2, 1)
     assert f["duplicate_examples"] == ["1 d1", "1 d2"]
+
+
+def test_lists_that_read_a_subtopic_qrels_line_by_line_are_refused_by_the_intent_aware_kernels(tmp_path):
+    """The lists prepared without the measure read every line (AP's view); an intent-aware
+    kernel given them refuses rather than score one subtopic per topic."""
+    from auditeval.engine import measure_on
+    from auditeval.vocab.errors import EvaluationError
+
+    (tmp_path / "q.txt").write_text("1 A d1 1\n1 C d2 1\n1 B d2 1\n")
+    (tmp_path / "r.txt").write_text("1 Q0 d1 1 5 r\n1 Q0 d2 2 4 r\n")
+    qrels, run = ae.read_qrels(tmp_path / "q.txt"), ae.read_run(tmp_path / "r.txt")
+    conv = load_profile("pyndeval-0.0").convention.replace(dups="last")
+    m = parse_measure("ERR_IA@2")
+    sr = staged_for(qrels, run, None)
+    with pytest.raises(EvaluationError, match="read it line by line"):
+        measure_on(sr.prepared(conv), m, conv)
+    # with the measure, the merged lists: d1 gains 1 (A) at rank 1, d2 gains 2 (B, C) at rank 2:
+    # (1 / 1 + 2 / 2) / (3 / 1 + 3 * 0.5 / 2), |S| = 3 (ndeval.c:612-658)
+    assert measure_on(sr.prepared(conv, m), m, conv)[0].tolist() == [2 / 3.75]
