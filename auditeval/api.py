@@ -88,7 +88,7 @@ def evaluate(
         sr = staged_for(q, r, cache)
         for label, m, mconv in zip(labels, parsed, convs, strict=True):
             tv = sr.evaluate(m, mconv)
-            p, vals, agg = sr.prepared(fold(m, mconv)[1]), tv.values, tv.aggregate
+            p, vals, agg = sr.prepared(fold(m, mconv)[1], m), tv.values, tv.aggregate
             d = SPECS[tv.variant.measure.name]
             v_str = str(tv.variant)
             undefined = np.isnan(vals) if d.agg == "mean-defined" else np.zeros(len(vals), bool)

@@ -72,8 +72,9 @@ def test_folded_spellings_land_on_their_axes():
         ("nDCG@10 P@10", "one measure per name here; give a list in Python, or several per -m on the command line"),
         ("nDCG(dcg='exp')@10", "parameter 'dcg' must be one of ['log2', 'exp-log2']"),
         ("nDCG(dcg='exp-log2',gains={0:0,1:2})", "give dcg= or gains={...}, not both"),
-        ("alpha_nDCG@10", "alpha_nDCG is an ir_measures measure auditeval does not compute: it needs subtopic"),
-        ("StRecall", "StRecall is an ir_measures measure auditeval does not compute: it needs subtopic"),
+        ("alpha_DCG@10", "alpha_DCG is an ir_measures measure auditeval does not compute: not yet"),
+        ("StRecall", "StRecall needs a cutoff, e.g. StRecall@10"),
+        ("alpha_nDCG(alpha=2)@10", "alpha must lie in [0, 1]"),
         ("Compat(p=1.5)", "p (persistence) must lie in [0, 1]"),
         ("nDCG(gain=exp2)@10", "'gain' is a convention axis, not a measure parameter: set it with --set gain=exp2, "
                                "or nDCG(dcg='exp-log2')@10 (ir_measures' spelling)"),

@@ -7,6 +7,7 @@ pytrec_eval                 :mod:`.pytrec_eval`                        trec_eval
 ir_measures:PROVIDER        :mod:`.ir_measures` (one per provider)     see that module's table
 ranx                        :mod:`.ranx`                               ranx-0.3
 beir                        :mod:`.beir` (EvaluateRetrieval.evaluate)  beir-2.2
+pyndeval                    :mod:`.pyndeval`                           pyndeval-0.0
 trec_eval-BUILD             :mod:`.trec_eval` (binaries, by probing)   trec_eval-BUILD
 ==========================  =========================================  =========================
 
@@ -17,7 +18,7 @@ a child process through :mod:`.tools` (which imports nothing from auditeval).
 
 from __future__ import annotations
 
-from auditeval.adapters import beir, ir_measures, pytrec_eval, ranx
+from auditeval.adapters import beir, ir_measures, pyndeval, pytrec_eval, ranx
 from auditeval.adapters.base import Adapter, Plan, Support, check_declarations
 from auditeval.adapters.trec_eval import TrecEvalBinary, discover
 
@@ -26,6 +27,7 @@ ADAPTERS: dict[str, Adapter] = {
     **ir_measures.ADAPTERS,
     **ranx.ADAPTERS,
     **beir.ADAPTERS,
+    **pyndeval.ADAPTERS,
 }
 
 

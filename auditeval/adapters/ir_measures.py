@@ -21,7 +21,13 @@ cwl_eval      AP P RR SDCG NERR8-11 INST  cwl_eval-1.0
               INSQ BPM
 compat        Compat                      ir_measures-0.4-msmarco
 accuracy      Accuracy                    ir_measures-0.4-accuracy (ties in file order)
+pyndeval      alpha_nDCG ERR_IA NRBP      ir_measures-0.4-pyndeval (docno-asc; the qrels'
+              P_IA StRecall (k <= 20)     iteration column is the subtopic)
 ============  ==========================  ============================================
+
+The pyndeval provider reads the qrels' iteration column as the subtopic; its child evaluates one
+measure per evaluator (:mod:`.tools`: the provider hands one run iterator to each (rel, alpha,
+beta) group, so every group after the first would score 0), and cut-offs above 20 are not sent.
 
 The compat provider orders its ideal ranking by run score, so a run rewritten with new
 scores would change it: ``ties`` and ``sim`` are fixed there, not emulated. Its ``Compat``
@@ -56,10 +62,12 @@ PROVIDERS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
                  frozenset({"P"})),
     "compat": ("ir_measures-0.4-msmarco", "ir-measures", frozenset({"Compat"}), frozenset()),
     "accuracy": ("ir_measures-0.4-accuracy", "ir-measures", frozenset({"Accuracy"}), frozenset()),
+    "pyndeval": ("ir_measures-0.4-pyndeval", "pyndeval", frozenset({"alpha_nDCG", "ERR_IA", "NRBP", "P_IA", "StRecall"}),
+                 frozenset({"alpha_nDCG", "ERR_IA", "P_IA", "StRecall"})),
 }
 # measure parameters a provider takes as they are (auditeval spelling = ir_measures spelling)
 OWN_PARAMS = {"compat": frozenset({"p", "normalize"}), "cwl_eval": frozenset({"max_rel", "min_rel", "T", "p"}),
-              "pytrec_eval": frozenset({"beta"})}
+              "pytrec_eval": frozenset({"beta"}), "pyndeval": frozenset({"alpha", "beta"})}
 # auditeval name -> ir_measures spelling with the parameter that selects it (measure_names' table)
 SPELLED = {ours: (theirs, [f"{k}={v!r}"]) for ours, (theirs, (k, v)) in IR_MEASURES_SPELLING.items()}
 # providers that score with the run's own scores beyond their order: no rewrite of ties/sim
@@ -72,7 +80,9 @@ NO_REL = frozenset({"gdeval", "compat"})  # no rel= parameter: the threshold is 
 # cwl_eval 39 (pure Python per topic), ranx 22 (81 the first time numba compiles, cached afterwards)
 COST = {"pytrec_eval": (0.5, 1.0), "msmarco": (0.5, 1.0), "judged": (0.5, 1.0), "gdeval": (4.4, 1.0),
         "ranx": (21.0, 1.0), "trectools": (6.1, 1.0), "cwl_eval": (38.0, 1.0), "compat": (1.0, 1.0),
-        "accuracy": (1.0, 1.0)}
+        "accuracy": (1.0, 1.0), "pyndeval": (4.5, 0.5)}
+# pyndeval: 2.5 s CPU on benchmarks/diversity.py's 50,000-line run with its five measures, one
+# evaluator per measure (tools.py), 0.35 s of it start-up
 
 # measures a provider computes only without a cut-off (RR@k is the msmarco provider's). ir_measures
 # 0.4.3 parses NumRet(rel=1)@10 but its pytrec_eval provider ignores the @10 (num_rel_ret of the
@@ -120,6 +130,8 @@ class IrMeasures(Adapter):
             return None
         if m.cutoff is not None and m.name in NO_CUTOFF.get(self.provider, ()):
             return None
+        if self.provider == "pyndeval" and m.cutoff is not None and not 1 <= m.cutoff <= 20:
+            return None  # ndeval.c:69 DEPTH; pyndeval asserts cut-offs <= 20
         name, params = SPELLED.get(m.name, (m.name, []))
         params = [*params, *(f"{k}={v!r}" for k, v in m.params)]
         if self.provider == "gdeval" and m.name == "nDCG":

@@ -8,10 +8,18 @@ exits non-zero with the traceback on stderr; the parent reports its tail.
 * pytrec_eval: per-topic ``gm_*`` values come back as logs, ``log(max(x, 1e-5))``; they are
   returned as ``max(x, 1e-5)`` so they compare with auditeval's floored per-topic values.
   Aggregates are pytrec_eval's own ``compute_aggregated_measure``.
-* ir_measures: one provider pinned (``providers.registry[NAME].evaluator``).
+* ir_measures: one provider pinned (``providers.registry[NAME].evaluator``). The pyndeval
+  provider gets one measure per evaluator: with measures of different (rel, alpha, beta) it
+  builds one pyndeval evaluator per group and hands them all the same run iterator
+  (pyndeval_provider.py ``PyNdEvalEvaluator._iter_calc``), so every group after the first sees
+  it exhausted and ir_measures fills 0 for each of its topics (ir_measures 0.4.3: ``NRBP(alpha=0.3)``
+  with ``alpha_nDCG@20`` gives alpha_nDCG@20 = 0.0); measured one at a time they are pyndeval's.
 * ranx: ``make_comparable=True``; per-topic values from ``run.scores``.
 * beir: ``EvaluateRetrieval.evaluate`` on dicts of dicts (a repeated pair keeps its last line);
   its rounded means come back as text with 5 decimals, as BEIR's ``round(x, 5)`` gives them.
+* pyndeval: the qrels as ``topic subtopic doc grade``, the run as (topic, doc, score) grouped by
+  topic, one ``RelevanceEvaluator`` per (relevance_level, alpha, beta); the aggregate is the
+  mean over the topics it yields (pyndeval has none of its own).
 """
 
 from __future__ import annotations
@@ -77,7 +85,12 @@ def ir_measures_values(spec: dict[str, Any]) -> dict[str, Any]:
         reqs = job["requests"]
         parsed = {r["key"]: ir_measures.parse_measure(r["tool"]) for r in reqs}
         try:
-            results = _provider_values(prov, list(set(parsed.values())), qrels, run)
+            if spec["provider"] == "pyndeval":  # one evaluator per measure: see ONE_PASS_PROVIDERS
+                results = {}
+                for meas in set(parsed.values()):
+                    results.update(_provider_values(prov, [meas], qrels, run))
+            else:
+                results = _provider_values(prov, list(set(parsed.values())), qrels, run)
         except Exception:  # noqa: BLE001 - one measure's crash must not hide the others: one by one
             results = {}
             for meas in set(parsed.values()):
@@ -173,7 +186,42 @@ def beir_values(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-COMPUTE = {"pytrec_eval": pytrec_eval_values, "ranx": ranx_values, "beir": beir_values}
+def pyndeval_values(spec: dict[str, Any]) -> dict[str, Any]:
+    import pyndeval
+
+    with open(spec["qrels"], encoding="utf-8") as fh:
+        qrels = [(t, s, d, int(g)) for t, s, d, g in (line.split() for line in fh if line.strip())]
+    out: dict[str, Any] = {}
+    for job in spec["jobs"]:
+        by_topic: dict[str, list] = {}
+        with open(job["run"], encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    t, _, d, _, score, _ = line.split()
+                    by_topic.setdefault(t, []).append((t, d, float(score)))
+        run = [row for rows in by_topic.values() for row in rows]  # one block per topic, as pyndeval reads it
+        groups: dict[tuple, list] = {}
+        for req in job["requests"]:
+            name, *kw = req["tool"].split()
+            opts = dict(o.split("=", 1) for o in [*req["options"], *kw])
+            key = (int(opts.get("relevance_level", 1)), float(opts["alpha"]), float(opts["beta"]))
+            groups.setdefault(key, []).append((name, req))
+        for (level, alpha, beta), reqs in groups.items():
+            names = sorted({name for name, _ in reqs})
+            try:
+                res = pyndeval.RelevanceEvaluator(qrels, names, relevance_level=level, alpha=alpha, beta=beta).evaluate(run)
+            except Exception as exc:  # noqa: BLE001 - reported for these values, the other groups go on
+                for _, r in reqs:
+                    out[r["key"]] = {"error": f"{type(exc).__name__}: {exc} (pyndeval)"}
+                continue
+            for name, r in reqs:
+                vals = {t: float(v[name]) for t, v in res.items()}
+                out[r["key"]] = {"topics": vals, "aggregate": sum(vals.values()) / len(vals) if vals else None}
+    return out
+
+
+COMPUTE = {"pytrec_eval": pytrec_eval_values, "ranx": ranx_values, "beir": beir_values,
+           "pyndeval": pyndeval_values}
 
 
 def main(argv: list[str]) -> int:

@@ -135,7 +135,7 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
         rep.notes.extend(n for _, n in loaded if n)
         nat = Native(q, run_objs, base)
         for sr in nat.staged:  # the input rule of every command (engine door): what eval refuses
-            sr.check_inputs(base)
+            sr.check_inputs(base, parsed)
         if not early:
             rfiles = [tool_file(r_in, r, work, f"run{i}", rep.notes) for i, (r_in, r) in enumerate(zip(run_in, run_objs, strict=True))]
             tasks, requested = _plan(refs, parsed, labels, base, profile is not None, q, run_objs, rfiles, qfile, work, rep,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from auditeval.engine import Prepared, as_sim, has_duplicate_pairs, ranked_scores, tied_blocks
 from auditeval.vocab import arrow_compute as pc
@@ -29,8 +30,10 @@ def qrels_facts(q: Qrels, rel: int) -> dict[str, Any]:
     g = t.column("grade")
     rel_topics = set(pc.unique(pc.filter(topic, pc.greater_equal(g, rel))).to_pylist())
     all_topics = pc.unique(topic).to_pylist()
-    dup = t.group_by(["topic", "doc"]).aggregate([("line", "count")])
-    dups = dup.filter(pc.greater(dup.column("line_count"), 1))
+    dups = _repeated(t, ["topic", "doc"])  # what the dups axis decides for every measure but the intent-aware ones
+    subtopic = {}
+    if "subtopic" in t.column_names:  # the intent-aware measures refuse a repeated (topic, subtopic, doc)
+        subtopic = {"duplicate_subtopic_judgments": _repeated(t, ["topic", "subtopic", "doc"]).num_rows}
     return {
         "topics": len(all_topics),
         "judgments": t.num_rows,
@@ -40,7 +43,14 @@ def qrels_facts(q: Qrels, rel: int) -> dict[str, Any]:
         "duplicate_judgments": dups.num_rows,
         "duplicate_examples": [f"{a} {b}" for a, b in zip(dups.column("topic").to_pylist()[:SHOW],
                                                           dups.column("doc").to_pylist()[:SHOW], strict=True)],
+        **subtopic,
     }
+
+
+def _repeated(t: pa.Table, keys: list[str]) -> pa.Table:
+    """The ``keys`` combinations of ``t`` on more than one line."""
+    dup = t.group_by(keys).aggregate([("line", "count")])
+    return dup.filter(pc.greater(dup.column("line_count"), 1))
 
 
 def run_facts(q: Qrels, run: Run, p: Prepared, conv: Convention) -> dict[str, Any]:

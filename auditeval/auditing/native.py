@@ -107,7 +107,7 @@ class Native:
                                                      d.undefined, len(topics)))
                 topics, values = topics[~np.isnan(values)], values[~np.isnan(values)]
             tv = TopicValues(variant, topics, values, tv0.aggregate)
-            for n in self.staged[ri].prepared(fold(m, conv)[1]).notes:
+            for n in self.staged[ri].prepared(fold(m, conv)[1], m).notes:
                 if n not in self.notes:
                     self.notes.append(n)
         except AuditEvalError as exc:
@@ -190,7 +190,7 @@ class Native:
 
     def prepared(self, ri: int, conv: Convention, m: Measure | None = None) -> Prepared:
         """The prepared lists of run ``ri`` under ``conv`` (folded by ``m``'s parameters)."""
-        return self.staged[ri].prepared(fold(m, conv)[1] if m is not None else conv)
+        return self.staged[ri].prepared(fold(m, conv)[1] if m is not None else conv, m)
 
 
 def floor_for(m: Measure, conv: Convention) -> float | None:

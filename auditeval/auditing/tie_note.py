@@ -4,7 +4,8 @@ Tied block: consecutive ranked documents of one topic with equal scores (as the 
 axis stores them: float32 under trec_eval 9 / pytrec_eval). A block is *mixed* when its
 documents are not interchangeable for the measure: a relevant and a non-relevant one
 (grade >= ``rel`` or not) for binary measures, different grades (unjudged read as 0) for
-graded ones (nDCG, RBP, ...). A topic counts for a measure when a mixed block
+graded ones (nDCG, RBP, ...), two documents one of which is relevant for measures that read
+which documents are where (spec ``reads_ids``: Compat, the intent-aware measures). A topic counts for a measure when a mixed block
 
 * straddles the cut-off k (ranks k and k+1 in one block) for measures that count the top k
   as a set (spec ``ties_effect="set-at-k"``: P, R, Success, RelP, Judged, Unj), or
@@ -57,7 +58,7 @@ def tie_summary(
         axes = variant_axes(m2, c2.depth, c2.topics)
         if "ties" not in axes:
             continue
-        p = staged.prepared(c2)
+        p = staged.prepared(c2, m2)
         b = next((x for x in seen if x.p is p), None)
         if b is None:
             b = _Blocks(p, run)
@@ -65,7 +66,7 @@ def tie_summary(
         if len(b.first) == 0:
             out.append((label, 0, b.p.n_topics, None))
             continue
-        mixed = b.mixed(c2.rel if "rel" in axes else None)
+        mixed = b.with_relevant(c2.rel) if SPECS[m2.name].reads_ids else b.mixed(c2.rel if "rel" in axes else None)
         effect = SPECS[m2.name].ties_effect
         if effect == "first-relevant":  # only the block of the first relevant document matters
             mixed = mixed & b.holds_first_relevant(c2.rel)
@@ -115,6 +116,17 @@ class _Blocks:
             m = np.minimum.reduceat(g, self.first) != np.maximum.reduceat(g, self.first)
             self._mixed[rel] = m
         return self._mixed[rel]
+
+    def with_relevant(self, rel: int) -> np.ndarray:
+        """Blocks of two or more documents holding a relevant one: for measures that read which
+        documents are where (spec ``reads_ids``: Compat, the intent-aware ones), two relevant
+        documents of one grade are not interchangeable either."""
+        key = ("ids", rel)
+        if key not in self._mixed:
+            g = self.p.rel_mask(rel).view(np.int8)
+            size = np.diff(np.append(self.first, len(self.p.grade)))
+            self._mixed[key] = (size >= 2) & (np.maximum.reduceat(g, self.first) > 0)
+        return self._mixed[key]
 
     def holds_first_relevant(self, rel: int) -> np.ndarray:
         mask = self.p.rel_mask(rel)

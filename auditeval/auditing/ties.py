@@ -106,8 +106,11 @@ def _sampled(sub: Prepared, blk: np.ndarray, mixed_rows: np.ndarray, m: Measure,
         # one float key orders by (copy, block) and at random inside a block (u in [0, 1))
         order = np.argsort(copy * span + np.tile(bl, k) + rng.random(k * len(idx)), kind="stable")
         grade = np.tile(sub.grade, k)
-        grade[(copy * n + np.tile(idx, k))] = vals[order % len(idx)] if len(idx) else vals
-        copies = stacked(sub, k, grade)
+        run_row = np.tile(sub.run_row, k)  # the documents move with their grades (Compat, intent-aware measures read them)
+        at = copy * n + np.tile(idx, k)
+        grade[at] = vals[order % len(idx)] if len(idx) else vals
+        run_row[at] = sub.run_row[idx][order % len(idx)] if len(idx) else run_row[at]
+        copies = stacked(sub, k, grade, run_row)
         out[s0:s0 + k] = np.asarray(measure_on(copies, m, c)[0], dtype=np.float64).reshape(k, t)
     return out
 
@@ -125,13 +128,24 @@ class Envelope:
     agg_method: str
 
 
+def _moving(p: Prepared, b: Blocks, m: Measure, c: Convention) -> np.ndarray:
+    """Per tied block: whether reordering it can change ``m``: a mixed block (two grades), or
+    for a measure that reads which documents are where (spec ``reads_ids``: Compat, the
+    intent-aware measures) any block of two or more documents holding a relevant one."""
+    if not SPECS[m.name].reads_ids or not len(b.block):
+        return b.mixed
+    rel = np.bincount(b.block, weights=p.rel_mask(c.rel), minlength=len(b.size)) > 0
+    return b.mixed | ((b.size >= 2) & rel)
+
+
 def envelope(p: Prepared, run: Run, m: Measure, conv: Convention, samples: int = 50, seed: int = 0) -> Envelope:
     """The tie envelope of measure ``m`` on prepared lists ``p`` (see the module docstring)."""
     m2, c2 = fold(m, conv)
     d = SPECS[m2.name]
     base = np.asarray(measure_on(p, m2, c2)[0], dtype=np.float64)
     b = tied_blocks(p, run, c2.sim)
-    mixed_topics = np.unique(p.row_topic[b.mixed_rows]) if len(b.block) else np.zeros(0, np.int64)
+    moving = _moving(p, b, m2, c2)
+    mixed_topics = np.unique(p.row_topic[moving[b.block]]) if len(b.block) else np.zeros(0, np.int64)
     lo, hi, ex = base.copy(), base.copy(), base.copy()
     log_orders = np.zeros(p.n_topics)
     method = "exact" if exact_envelope(m2) else f"sampled (seed {seed}, {samples} orderings)"
@@ -141,7 +155,7 @@ def envelope(p: Prepared, run: Run, m: Measure, conv: Convention, samples: int =
         sub, rows = subset(p, mixed_topics)
         blk = b.block[rows]
         g = sub.grade
-        mixed_rows = b.mixed_rows[rows]
+        mixed_rows = moving[b.block][rows]
         sub_lo = reorder(sub, blk, g)
         sub_hi = reorder(sub, blk, -g)
         vlo = np.asarray(measure_on(sub_lo, m2, c2)[0], dtype=np.float64)
@@ -158,8 +172,8 @@ def envelope(p: Prepared, run: Run, m: Measure, conv: Convention, samples: int =
             ex[mixed_topics] = _expected(sub, blk, b, rows, m2, c2, vhi)
         else:
             ex[mixed_topics] = samples_vals.mean(0)
-        sizes = b.size[np.unique(blk)][b.mixed[np.unique(blk)]]
-        owners = sub.row_topic[np.searchsorted(blk, np.unique(blk)[b.mixed[np.unique(blk)]])]
+        sizes = b.size[np.unique(blk)][moving[np.unique(blk)]]
+        owners = sub.row_topic[np.searchsorted(blk, np.unique(blk)[moving[np.unique(blk)]])]
         from scipy.special import gammaln
 
         np.add.at(log_orders, mixed_topics[owners], gammaln(sizes + 1) / math.log(10))

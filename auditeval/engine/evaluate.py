@@ -44,6 +44,6 @@ def evaluate_prepared(
     out = []
     for m in measures:
         tv = sr.evaluate(m, conv)
-        out.append((m, tv.variant, sr.prepared(fold(m, conv)[1]), tv.values, tv.aggregate))
+        out.append((m, tv.variant, sr.prepared(fold(m, conv)[1], m), tv.values, tv.aggregate))
     return out
 

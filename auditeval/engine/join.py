@@ -26,6 +26,7 @@ from auditeval.engine.ids import (
     run_index_of,
     take_rows,
 )
+from auditeval.engine.subtopics import Subtopics, has_subtopics
 from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.errors import InputError
 from auditeval.vocab.model import Qrels, Run
@@ -53,6 +54,7 @@ class Join:
     q_dup: np.ndarray  # bool per qrels row: its (topic, doc) occurs twice
     in_run: np.ndarray  # bool per topic code
     in_qrels: np.ndarray
+    subtopics: Subtopics | None = None  # a merged subtopic qrels' judgments per row (intent-aware measures only)
 
     @cached_property
     def q_has_negative(self) -> bool:
@@ -78,7 +80,11 @@ class Join:
         return pc.equal(rt.column("doc"), rt.column("topic")).to_numpy(zero_copy_only=False)
 
 
-def join(qrels: Qrels, run: Run) -> Join:
+def join(qrels: Qrels, run: Run, subtopics: Subtopics | None = None) -> Join:
+    """Stage 1: every qrels line is a (topic, doc) judgment (a ``subtopic`` column is not read:
+    a document judged under two subtopics is a repeated pair, as trec_eval reads the file);
+    ``subtopics``: the judgments behind each row of ``qrels`` when it is a subtopic qrels merged
+    for the intent-aware measures (:func:`.subtopics.collapse`)."""
     qt = qrels.table
     q_topic = combined(qt.column("topic"))
     ri = run_index_of(run)
@@ -106,7 +112,7 @@ def join(qrels: Qrels, run: Run) -> Join:
     return Join(
         qrels, run, ri, all_topics, r_tcode, q_topic, q_doc, qd_values, q_tcode, q_key, q_ints, span,
         qt.column("grade").to_numpy().astype(np.int64), qt.column("line").to_numpy(),
-        duplicated(q_key, False), in_run, in_qrels,
+        duplicated(q_key, False), in_run, in_qrels, subtopics,
     )
 
 
@@ -123,6 +129,8 @@ class Judgments:
     hit_grade: np.ndarray  # and their grades
     hit_qrow: np.ndarray  # and the kept qrels row (index into q_tcode/q_grade/q_line) judging each
     notes: list[str]
+    subtopics: Subtopics | None = None  # per kept qrels row when none was dropped (dups), else see its ``repeated``
+    unmerged_subtopics: bool = False  # a subtopic qrels read line by line (not for the intent-aware measures)
 
 
 def judgments(j: Join, dups: str | None) -> Judgments:
@@ -178,7 +186,7 @@ def judgments(j: Join, dups: str | None) -> Judgments:
         hit_qrow = qorder[pos[hit]]
         hit_grade = q_grade[hit_qrow]
         r_found[hit_rows] = True
-    return Judgments(q_tcode, q_grade, q_line, r_found, hit_rows, hit_grade, hit_qrow, notes)
+    return Judgments(q_tcode, q_grade, q_line, r_found, hit_rows, hit_grade, hit_qrow, notes, j.subtopics, has_subtopics(j.qrels))
 
 
 def _judged_rows(j: Join) -> tuple[np.ndarray, np.ndarray]:

@@ -285,7 +285,7 @@ def cut(j: Join, jd: Judgments, rk: Ranking, qs: QrelsSide, doc_keys: DocKeys | 
         run_name=run.name,
         notes=notes,
         qcache=qs.cache,
-        origin=Origin(run, jd, qs.newcode, conv.negatives, conv.sim, rows, grade),
+        origin=Origin(run, jd, qs.newcode, conv.negatives, conv.sim, rows, grade, topic_ids=j.all_topics),
     )
 
 

@@ -186,6 +186,7 @@ class Origin:
     rows: np.ndarray  # run row of each ranked row of the lists it was built with
     grade: np.ndarray  # and its grade
     memo: dict = field(default_factory=dict)
+    topic_ids: list[str] = field(default_factory=list)  # topic id per topic code (the join's, byte order)
 
     def qrels_row(self, run_rows: np.ndarray) -> np.ndarray:
         """Kept qrels row judging each of ``run_rows`` (rows found in the qrels only)."""

@@ -84,9 +84,10 @@ def relabel(p: Prepared, hide_rows: np.ndarray, drop: bool, qgrade: np.ndarray, 
     )
 
 
-def stacked(p: Prepared, k: int, grade: np.ndarray) -> Prepared:
+def stacked(p: Prepared, k: int, grade: np.ndarray, run_row: np.ndarray | None = None) -> Prepared:
     """``k`` copies of ``p`` stacked as ``k * n_topics`` topics, ranked grades ``grade``
-    (``k * len(p.grade)`` of them, copy by copy)."""
+    (``k * len(p.grade)`` of them, copy by copy) of the run rows ``run_row`` (default: ``p``'s,
+    copy by copy)."""
     n, t, nq = len(p.grade), p.n_topics, len(p.qgrade)
     shift = np.repeat(np.arange(k) * n, t)
     qshift = np.repeat(np.arange(k) * nq, t)
@@ -95,7 +96,8 @@ def stacked(p: Prepared, k: int, grade: np.ndarray) -> Prepared:
         offsets=np.append(np.tile(p.offsets[:-1], k) + shift, k * n).astype(np.int64), grade=grade,
         qoffsets=np.append(np.tile(p.qoffsets[:-1], k) + qshift, k * nq).astype(np.int64),
         qgrade=np.tile(p.qgrade, k), missing=np.tile(p.missing, k),
-        n_pooled_unjudged=np.tile(p.n_pooled_unjudged, k), run_row=np.tile(p.run_row, k), run_name=p.run_name,
+        n_pooled_unjudged=np.tile(p.n_pooled_unjudged, k),
+        run_row=np.tile(p.run_row, k) if run_row is None else run_row, run_name=p.run_name,
         origin=p.origin,
     )
 

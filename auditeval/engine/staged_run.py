@@ -13,10 +13,18 @@ A key leaves out an axis that cannot change the stage on *this* input (``dups`` 
 when no grade is negative, ``topics`` when run and qrels hold the same topics, a ``depth``
 at least the longest ranking): variants that differ only there share every array, and
 their variant strings still differ (they name the convention, not the work done).
+
+A subtopic qrels (a ``subtopic`` column) is read two ways: every measure that is not
+intent-aware reads it line by line, column 2 ignored, as trec_eval and every dict loader do
+(a document judged under two subtopics is a repeated (topic, doc) pair: the ``dups`` axis);
+the intent-aware measures (spec ``subtopics``) are staged on its merge per (topic, doc)
+(:func:`.subtopics.collapse`, :meth:`StagedRun.for_measure`), their kernels reading the
+subtopic judgments kept beside.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -31,6 +39,7 @@ from auditeval.engine.join import Join, Judgments, join, judgments
 from auditeval.engine.measures import MEASURES
 from auditeval.engine.rank_cut import QrelsSide, Ranking, cut, qrels_side, ranking
 from auditeval.engine.ranked_lists import Prepared
+from auditeval.engine.subtopics import Subtopics, collapse, has_subtopics
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.errors import EvaluationError
 from auditeval.vocab.measure import Measure
@@ -96,11 +105,15 @@ def measure_on(p: Prepared, m: Measure, conv: Convention, staged: StagedRun | No
 
 
 class StagedRun:
-    """Caches the join / ranking / cut stages and the kernels of one (qrels, run) pair."""
+    """Caches the join / ranking / cut stages and the kernels of one (qrels, run) pair.
 
-    def __init__(self, qrels: Qrels, run: Run):
+    ``subtopics``: set on the staged pair of a merged subtopic qrels (:meth:`for_measure`)."""
+
+    def __init__(self, qrels: Qrels, run: Run, subtopics: Subtopics | None = None):
         self.qrels = qrels
         self.run = run
+        self.subtopics = subtopics
+        self._merged: StagedRun | None = None
         self._join: Join | None = None
         self._doc_keys: DocKeys | None | bool = False  # False: not built yet
         self._judgments: dict[Any, Judgments] = {}
@@ -112,10 +125,21 @@ class StagedRun:
         self._bogus: StagedRun | None = None
 
     # ------------------------------------------------------------------ stages
+    def for_measure(self, m: Measure | None) -> StagedRun:
+        """The staged pair ``m`` is evaluated on: this one, or for an intent-aware measure on a
+        subtopic qrels the pair over that qrels merged per (topic, doc), its subtopic judgments
+        kept beside (built once)."""
+        if m is None or not MEASURES[m.name].subtopics or not has_subtopics(self.qrels):
+            return self
+        if self._merged is None:
+            merged, subs = collapse(self.qrels)
+            self._merged = StagedRun(merged, self.run, subs)
+        return self._merged
+
     @property
     def join(self) -> Join:
         if self._join is None:
-            self._join = join(self.qrels, self.run)
+            self._join = join(self.qrels, self.run, self.subtopics)
         return self._join
 
     @property
@@ -175,15 +199,20 @@ class StagedRun:
         topics = c.topics if j.topics_differ else "-"
         return (*self.ranking_key(c), depth, c.unjudged, negatives, topics, self._qdups(c))
 
-    def prepared(self, convention: Convention) -> Prepared:
+    def prepared(self, convention: Convention, measure: Measure | None = None) -> Prepared:
         """The ranked, judged lists under ``convention`` (shared by every convention with the
-        same :meth:`prepare_key`; ``Prepared.convention`` is the first one asked for)."""
+        same :meth:`prepare_key`; ``Prepared.convention`` is the first one asked for), for
+        ``measure`` (:meth:`for_measure`: an intent-aware one on a subtopic qrels reads the
+        merged lists; None: the lists of every other measure)."""
+        sr = self.for_measure(measure)
+        if sr is not self:
+            return sr.prepared(convention)
         key = self.prepare_key(convention)
         p = self._prepared.get(key)
         if p is None:
             rk = self._ranking_for(convention)
             qs = self._qside_for(convention)
-            base = list(self.qrels.notes) + list(self.run.notes) + self._judgments_for(convention).notes
+            base = list(self.join.qrels.notes) + list(self.run.notes) + self._judgments_for(convention).notes
             p = cut(self.join, self._judgments_for(convention), rk, qs, self.doc_keys, convention, base)
             self._prepared[key] = p
         return p
@@ -194,7 +223,7 @@ class StagedRun:
         if self._bogus is None:
             j = self.join
             missing = [t for t, q, r in zip(j.all_topics, j.in_qrels, j.in_run, strict=True) if q and not r]
-            self._bogus = StagedRun(self.qrels, with_bogus_ranking(self.run, missing))
+            self._bogus = StagedRun(self.qrels, with_bogus_ranking(self.run, missing), self.subtopics)
         return self._bogus
 
     # ------------------------------------------------------------------ kernels
@@ -202,6 +231,9 @@ class StagedRun:
         """One measure under one convention (through :func:`measure_on`); equal (prepared
         lists, measure, measure axes) are computed once."""
         m = parse_measure(measure) if isinstance(measure, str) else measure
+        sr = self.for_measure(m)
+        if sr is not self:
+            return sr.evaluate(m, convention)
         variant, m2, c2, own = _resolved(m, convention)
         check_measure(m2, c2)  # before any stage is built
         key = (self.prepare_key(c2), m2, own)
@@ -215,15 +247,20 @@ class StagedRun:
 
     def notes(self, measure: Measure, convention: Convention) -> list[str]:
         """The notes of the lists ``measure`` is evaluated on under ``convention``."""
-        return self.prepared(_resolved(measure, convention)[2]).notes
+        return self.prepared(_resolved(measure, convention)[2], measure).notes
 
-    def check_inputs(self, convention: Convention) -> None:
+    def check_inputs(self, convention: Convention, measures: Iterable[Measure] | None = None) -> None:
         """Raise what evaluating under ``convention`` raises for these inputs, whatever the
         measure: a repeated (topic, doc) pair of the run or the qrels under ``dups=error``, a
         topic missing from one side under ``topics=strict``, ... The one rule of every command
         (``eval`` meets it in :meth:`evaluate`; ``sweep`` and ``audit`` call this for their
-        base convention before varying anything), so each refuses an input with one message."""
-        self.prepared(convention)
+        base convention before varying anything), so each refuses an input with one message.
+        ``measures``: the inputs as those measures read them (a subtopic qrels: merged for the
+        intent-aware ones, line by line for the others, :meth:`for_measure`); None: as a measure
+        that is not intent-aware reads them."""
+        views = [self] if measures is None else list({id(s): s for s in map(self.for_measure, measures)}.values())
+        for sr in views:
+            sr.prepared(convention)
 
     def duplicates(self, convention: Convention) -> dict[str, str]:
         """Topic -> smallest doc id (byte order) of a (topic, doc) pair the run repeats within

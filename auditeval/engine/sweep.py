@@ -240,7 +240,7 @@ def run_sweep(
     for ri, run in enumerate(runs):
         sr = StagedRun(qrels, run)
         if not INPUT_RULE_AXES & set(values):  # what eval refuses, the sweep refuses; varying the
-            sr.check_inputs(base)  # rule's own axis shows each refusing variant as a cell instead
+            sr.check_inputs(base, measures)  # rule's own axis shows each refusing variant as a cell instead
         for mi, m in enumerate(measures):
             for vi, (_, conv) in enumerate(variants[mi]):
                 try:

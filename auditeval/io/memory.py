@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from auditeval.io.readers import read_qrels, read_run
+from auditeval.io.readers import read_qrels, read_run, subtopic_column
 from auditeval.vocab.errors import InputError
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
@@ -32,7 +32,9 @@ def _ranx(obj: Any, kind: str) -> bool:
 
 def qrels_from(obj: Any) -> Qrels:
     """Qrels from a path, a :class:`Qrels`, a pandas DataFrame, a dict-of-dicts, a ranx
-    ``Qrels``, or ``irds:ID``."""
+    ``Qrels``, or ``irds:ID``. A DataFrame's ``subtopic`` / ``subtopic_id`` / ``iteration``
+    column and an ir_datasets qrels' ``subtopic_id`` (TREC Web diversity) are the subtopic of a
+    diversity qrels when they hold more than one value (as a file's second column)."""
     if isinstance(obj, Qrels):
         return obj
     if _ranx(obj, "Qrels"):
@@ -61,8 +63,11 @@ def qrels_from(obj: Any) -> Qrels:
             if not np.all(np.isfinite(g)) or np.any(g != np.round(g)):
                 row = int(np.flatnonzero(~np.isfinite(g) | (g != np.round(g)))[0])
                 raise InputError("<DataFrame>", row + 1, f"grade is not an integer: {np.asarray(grade[row]).item()!r}")
+        sub = next((c for c in ("subtopic", "subtopic_id", "iteration") if c in obj.columns), None)
+        subtopic = None if sub is None else subtopic_column(obj[sub].astype(str).tolist())
         return Qrels(
-            qrels_table(obj[cols["topic"]].astype(str).tolist(), obj[cols["doc"]].astype(str).tolist(), grade.astype(np.int64)),
+            qrels_table(obj[cols["topic"]].astype(str).tolist(), obj[cols["doc"]].astype(str).tolist(), grade.astype(np.int64),
+                        subtopic=subtopic),
             source="<DataFrame>",
         )
     raise TypeError(f"cannot read qrels from {type(obj).__name__}")
@@ -183,11 +188,12 @@ def qrels_from_irds(dataset_id: str) -> Qrels:
         raise InputError(f"irds:{dataset_id}", None, f"unknown ir_datasets id ({exc})") from None
     if not ds.has_qrels():
         raise InputError(f"irds:{dataset_id}", None, "dataset has no qrels")
-    topic, doc, grade = [], [], []
+    topic, doc, grade, sub = [], [], [], []
     for q in ds.qrels_iter():
         topic.append(str(q.query_id))
         doc.append(str(q.doc_id))
         grade.append(int(q.relevance))
+        sub.append(str(getattr(q, "subtopic_id", "0")))  # TREC Web diversity qrels (TrecSubQrel)
     if not grade:
         raise InputError(f"irds:{dataset_id}", None, "empty qrels (no judgments)")
-    return Qrels(qrels_table(topic, doc, grade), source=f"irds:{dataset_id}")
+    return Qrels(qrels_table(topic, doc, grade, subtopic=subtopic_column(sub)), source=f"irds:{dataset_id}")

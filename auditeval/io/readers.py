@@ -2,7 +2,8 @@
 
 Formats (trec_eval's ``get_qrels.c`` / ``get_trec_results.c``)::
 
-    qrels:  TOPIC  ITERATION  DOCNO  GRADE            (exactly 4 fields)
+    qrels:  TOPIC  ITERATION  DOCNO  GRADE            (exactly 4 fields; ITERATION is the
+            subtopic of a diversity qrels, kept when it holds more than one value)
     run:    TOPIC  Q0  DOCNO  RANK  SCORE  RUN_TAG    (6 fields)
     run, format="msmarco":  QID  PID  RANK            (3 fields: an MS MARCO candidate file)
 
@@ -19,7 +20,14 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from auditeval.io.fast import FAST_NAMES, FAST_TYPES, fast_table, header_lines, run_tags
+from auditeval.io.fast import (
+    FAST_NAMES,
+    FAST_TYPES,
+    dict_values,
+    fast_table,
+    header_lines,
+    run_tags,
+)
 from auditeval.io.lines import Split, bad_field_count, head_bytes, is_plain_file, read_bytes
 from auditeval.io.numbers import parse_numbers
 from auditeval.vocab import arrow_compute as pc
@@ -57,9 +65,21 @@ def _header_notes(fast: pa.Table, name: str) -> tuple[int, list[str], dict[str, 
     return k, notes, {"blank": (), "comment": tuple(np.arange(1, k + 1))}
 
 
+def subtopic_column(col, distinct: int | None = None):
+    """The second column as the ``subtopic`` column of a diversity qrels (``topic subtopic doc
+    grade``, as ndeval.c:905-927 and ir_measures' pyndeval provider read it), or None when it
+    holds one value (``0`` everywhere: an ordinary qrels, one subtopic per topic). ``distinct``:
+    its number of distinct values, when known."""
+    if distinct is None:
+        distinct = pc.count_distinct(col).as_py() if isinstance(col, pa.Array | pa.ChunkedArray) else len(set(col))
+    return col if distinct > 1 else None
+
+
 def _fast_qrels(fast: pa.Table, name: str) -> Qrels:
     k, notes, skipped = _header_notes(fast, name)
-    table = qrels_table(fast.column(0), fast.column(2), fast.column(3), first_line=k + 1)
+    iteration = fast.column(1)  # dictionary-encoded by the CSV reader: its distinct values cost nothing
+    subtopic = subtopic_column(iteration, len(dict_values(iteration)))
+    table = qrels_table(fast.column(0), fast.column(2), fast.column(3), first_line=k + 1, subtopic=subtopic)
     return Qrels(table=table, source=name, notes=tuple(notes), skipped=skipped)
 
 
@@ -74,7 +94,9 @@ def _parse_qrels(data: bytes, name: str, numbers: str, try_fast: bool) -> Qrels:
     notes = list(split.notes)
     if coerced:
         notes.append(f"{name}: {coerced} grade(s) read with C atol (non-integer text)")
-    table = qrels_table(split.column(0), split.column(2), grade, line=split.lineno)
+    iteration = split.column(1)
+    subtopic = subtopic_column(iteration)
+    table = qrels_table(split.column(0), split.column(2), grade, line=split.lineno, subtopic=subtopic)
     return Qrels(table=table, source=name, notes=tuple(notes), skipped=split.skipped)
 
 

@@ -42,13 +42,21 @@ def write_run(run: Run, path: str | Path) -> None:
 
 
 def write_qrels(qrels: Qrels, path: str | Path) -> None:
-    """Write qrels in TREC format (4 columns, ``.gz`` when the name ends so)."""
+    """Write qrels in TREC format (4 columns, ``.gz`` when the name ends so); the second column
+    is the subtopic of a subtopic qrels, else 0."""
     t = qrels.table
     _check_writable(path, "topic id", t.column("topic"), topic=True)
     _check_writable(path, "doc id", t.column("doc"))
+    if "subtopic" in t.column_names:
+        _check_writable(path, "subtopic id", t.column("subtopic"))
+        second = t.column("subtopic").to_pylist()
+    else:
+        second = ["0"] * t.num_rows
     lines = [
-        f"{q} 0 {d} {g}\n"
-        for q, d, g in zip(t.column("topic").to_pylist(), t.column("doc").to_pylist(), t.column("grade").to_pylist(), strict=True)
+        f"{q} {s} {d} {g}\n"
+        for q, s, d, g in zip(
+            t.column("topic").to_pylist(), second, t.column("doc").to_pylist(), t.column("grade").to_pylist(), strict=True
+        )
     ]
     _write_text(path, "".join(lines))
 

@@ -41,15 +41,15 @@ class Engine:
         self.qrels = NO_QRELS if qrels is None else qrels
         self._staged: dict[int, StagedRun] = {}
 
-    def prepared(self, run: Run, conv: Convention) -> Prepared:
+    def prepared(self, run: Run, conv: Convention, measure: Measure | None = None) -> Prepared:
         s = self._staged.get(id(run))
         if s is None or s.run is not run:
             s = self._staged[id(run)] = StagedRun(self.qrels, run)
-        return s.prepared(conv)
+        return s.prepared(conv, measure)
 
     def for_measure(self, run: Run, measure: Measure, conv: Convention) -> Prepared:
         """The lists for evaluating ``measure`` (its convention-like parameters folded in)."""
-        return self.prepared(run, fold(measure, conv)[1])
+        return self.prepared(run, fold(measure, conv)[1], measure)
 
 
 def pool_convention(conv: Convention, depth: int) -> Convention:

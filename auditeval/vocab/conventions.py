@@ -94,10 +94,10 @@ AXES: dict[str, Axis] = {
             "order of documents with equal scores",
             {
                 "docno-desc": "score desc, then docno descending as byte strings: trec_eval (form_res_rels.c comp_sim_docno), pytrec_eval, gdeval",
-                "docno-asc": "score desc, then docno ascending: ir_measures msmarco/judged providers, MS MARCO eval script, much paper code",
+                "docno-asc": "score desc, then docno ascending: ir_measures msmarco/judged providers, MS MARCO eval script, pyndeval (sorted by (-score, doc id)), much paper code",
                 "docno-asc-numeric": "score desc, then docno ascending as numbers where numeric: seed code with integer ids",
                 "rank": "the rank column (ascending), ignoring scores: TREC submissions read literally",
-                "file-order": "score desc, ties in input order (stable sort): cwl_eval, pyndeval, trectools NDCG, ranx small ties",
+                "file-order": "score desc, ties in input order (stable sort): cwl_eval, trectools NDCG, ranx small ties",
             },
         ),
         Axis(

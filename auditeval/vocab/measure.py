@@ -82,7 +82,7 @@ def format_value(v: ParamValue) -> str:
 
 
 # ------------------------------------------------------------------------------- parsing
-_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.]*")
+_NAME = re.compile(r"[A-Za-z0-9_α][A-Za-z0-9_.]*")  # α: ir_measures' α_nDCG, α_DCG aliases
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUM = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
 

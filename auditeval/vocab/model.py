@@ -49,7 +49,10 @@ class _Columns:
 
 @dataclass(frozen=True, eq=False)
 class Qrels(_Columns):
-    """Relevance judgments: columns ``topic``, ``doc`` (str), ``grade`` (int64), ``line`` (int64)."""
+    """Relevance judgments: columns ``topic``, ``doc`` (str), ``grade`` (int64), ``line`` (int64),
+    and ``subtopic`` (str) for a subtopic (diversity) qrels ``topic subtopic doc grade``: the
+    second column, kept by the readers when it holds more than one value (a qrels whose second
+    column is 0 everywhere is one subtopic per topic and has no ``subtopic`` column)."""
 
     table: pa.Table
     source: str = "<memory>"
@@ -120,19 +123,23 @@ def _lines(n: int, line: Values | None, first_line: int) -> pa.Array | pa.Chunke
     return _column(line, pa.int64())
 
 
-def qrels_table(topic: Values, doc: Values, grade: Values, line: Values | None = None, first_line: int = 1) -> pa.Table:
+def qrels_table(
+    topic: Values, doc: Values, grade: Values, line: Values | None = None, first_line: int = 1,
+    subtopic: Values | None = None,
+) -> pa.Table:
     """THE table of a :class:`Qrels` (every reader and in-memory form builds it here):
     ``topic``, ``doc`` (string), ``grade`` (int64), ``line`` (int64: the given line numbers,
-    else ``first_line``, ``first_line + 1``, ...)."""
+    else ``first_line``, ``first_line + 1``, ...), and ``subtopic`` (string) when given."""
     grade = _column(grade, pa.int64())
-    return pa.table(
-        {
-            "topic": _column(topic, pa.string()),
-            "doc": _column(doc, pa.string()),
-            "grade": grade,
-            "line": _lines(len(grade), line, first_line),
-        }
-    )
+    cols = {
+        "topic": _column(topic, pa.string()),
+        "doc": _column(doc, pa.string()),
+        "grade": grade,
+        "line": _lines(len(grade), line, first_line),
+    }
+    if subtopic is not None:
+        cols["subtopic"] = _column(subtopic, pa.string())
+    return pa.table(cols)
 
 
 def _narrow(col: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:

@@ -67,6 +67,21 @@ _CWL = ("cwl-eval 1.0.12 cwl/ruler/measures (cwl_nerr.py, cwl_inst.py, cwl_insq.
 _CWL_REL = {"max_rel": int, "min_rel": int}
 
 
+def _check_alpha_beta(m: Measure) -> str | None:
+    """alpha (redundancy intolerance) and beta (patience) are probabilities (ndeval.c:18-21)."""
+    for key in ("alpha", "beta"):
+        v = m.param(key)
+        if v is not None and not 0.0 <= float(v) <= 1.0:
+            return f"{key} must lie in [0, 1]"
+    return None
+
+
+_NDEVAL = "ndeval 4.5 (src/ndeval.c of pyndeval 0.0.8)"
+_IA = ("intent-aware: a topic's subtopics S are those with a relevant judgment (grade >= rel) in a subtopic "
+       "qrels (column 2); g_i = sum over the subtopics document i is relevant to of (1 - alpha)^(documents above "
+       "it relevant to the same subtopic); |S| = 0 scores 0")
+
+
 def _check_rbp_gains(m: Measure, c: Convention) -> str | None:
     if c.rbp_gain == "binary" and m.param("gains"):
         return "RBP gains={...} needs rbp_gain=minmax or raw (binary gain is grade >= rel)"
@@ -254,6 +269,29 @@ def _rows():
           "ir_measures accuracy_provider.py (AccuracyEvaluator.iter_calc)", cutoff="optional", agg="mean-defined",
           undefined="no relevant document retrieved, within the cut-off if any", only_if=ABSENT_IF,
           bounded=True),
+        # ------------------------------------------------------------------ intent-aware (ndeval)
+        S("alpha_nDCG", "alpha-nDCG (Clarke et al. 2008): novelty-discounted gain over ndeval's greedy ideal",
+          RANKING_REL, _IA + "; alpha-DCG@k = sum_{i<=k} g_i / log2(i + 1), for k >= 2 over sum_{i<=k} "
+          "|S| (1 - alpha)^(i-1) / log2(i + 1); over the same of the greedy ideal ranking (highest gain first, ties "
+          "to the greatest doc id; not optimal, so a ranking can score above 1); alpha default 0.5",
+          _NDEVAL + " l.362-415 idealResult, l.666-713 computeDCG, l.1158-1171 renormalize", cutoff="required",
+          params={"alpha": float}, check=_check_alpha_beta, reads_ids=True, subtopics=True),
+        S("ERR_IA", "intent-aware ERR with ndeval's collection-independent normalisation, alpha 0.5", RANKING_REL,
+          _IA + "; alpha = 0.5; sum_{i<=k} g_i / i, for k >= 2 over sum_{i<=k} |S| 0.5^(i-1) / i (so ERR_IA@1 "
+          "is the number of subtopics of the first document)",
+          _NDEVAL + " l.607-658 computeERR", cutoff="required", reads_ids=True, subtopics=True),
+        S("NRBP", "novelty- and rank-biased precision (Clarke et al. 2009)", RANKING_REL,
+          _IA + "; (1 - (1 - alpha) beta) / |S| * sum over the whole ranking of g_i beta^(i-1); alpha, beta "
+          "default 0.5", _NDEVAL + " l.542-577 computeNRBP", params={"alpha": float, "beta": float},
+          check=_check_alpha_beta, bounded=True, reads_ids=True, subtopics=True),
+        S("P_IA", "intent-aware precision at k", RANKING_REL,
+          "relevant (document, subtopic) pairs in the top k / (k |S|), S as for alpha_nDCG; |S| = 0 scores 0",
+          _NDEVAL + " l.747-774 computePrecision", cutoff="required", bounded=True, ties_effect="set-at-k",
+          reads_ids=True, subtopics=True),
+        S("StRecall", "subtopic recall: fraction of the subtopics covered by the top k", RANKING_REL,
+          "subtopics with a relevant document in the top k / |S|, S as for alpha_nDCG; |S| = 0 scores 0",
+          _NDEVAL + " l.715-745 computeSTRecall", cutoff="required", bounded=True, ties_effect="set-at-k",
+          reads_ids=True, subtopics=True),
         # ------------------------------------------------------------------ C/W/L (cwl_eval)
         S("NERR8", "not-quite ERR, eq. 8 (C/W/L): stop at relevance, truncated at k", RANKING,
           "EU = sum W_i g_i, C_i = 1 - g_i for i < k, 0 from k; W over cwl_eval's 1,000 positions", _CWL,

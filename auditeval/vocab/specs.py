@@ -78,6 +78,10 @@ class MeasureSpec:
     * ``reads_ids``: the value depends on which documents are where, not only on the grade
       sequence (Compat: RBO against the ideal ranking, whose order reads run scores and qrels
       lines), so reordering tied documents of equal grade can change it.
+    * ``subtopics``: intent-aware (ndeval's measures): the value reads a subtopic qrels'
+      judgments per (topic, subtopic, doc); every other measure reads a subtopic qrels as any
+      qrels, line by line with column 2 ignored (a document judged under two subtopics is a
+      repeated (topic, doc) pair for the ``dups`` axis, as trec_eval reads it).
     """
 
     name: str
@@ -105,6 +109,7 @@ class MeasureSpec:
     tail_free: bool = False
     growth_sum: bool = False
     reads_ids: bool = False
+    subtopics: bool = False
 
     @property
     def trec_name(self) -> str | None:

@@ -7,12 +7,12 @@ family module here (see :mod:`.base` for the contract) and list it in that modul
 
 from __future__ import annotations
 
-from auditeval.engine.measures import cascade, core, cwl, pairwise, trec_gain, trec_set
+from auditeval.engine.measures import cascade, core, cwl, diversity, pairwise, trec_gain, trec_set
 from auditeval.engine.measures.base import MeasureDef
 from auditeval.vocab.specs import SPECS
 
 _KERNELS = {**core.KERNELS, **trec_set.KERNELS, **trec_gain.KERNELS, **cascade.KERNELS, **cwl.KERNELS,
-            **pairwise.KERNELS}
+            **pairwise.KERNELS, **diversity.KERNELS}
 if set(_KERNELS) != set(SPECS):  # pragma: no cover - a table edit without its kernel
     raise ImportError(f"spec rows and kernels differ: {sorted(set(_KERNELS) ^ set(SPECS))}")
 

@@ -248,6 +248,8 @@ def diagnostics(rep: AuditReport, width: int) -> list[Line]:
         grades = ", ".join(f"{g}: {n}" for g, n in q.get("grades", {}).items())
         out += para(f"{q.get('topics')} topics, {q.get('judgments')} judgments (grades {grades}), "
                      f"{q.get('negative_grades', 0)} negative, {q.get('duplicate_judgments', 0)} duplicate, "
+                     + (f"{q['duplicate_subtopic_judgments']} repeated (topic, subtopic, doc), "
+                        if "duplicate_subtopic_judgments" in q else "") +
                      f"{len(q.get('topics_without_relevant', []))} topic(s) without a relevant document", width,
                      indent=4, first="  qrels: ")
     rows = []
