@@ -17,11 +17,18 @@ from dataclasses import dataclass
 
 from auditeval.vocab.specs import TREC_ALIASES
 
-VERSIONS = ("9.0.8", "9.0.8-double", "10.0")
+VERSIONS = ("9.0.8", "9.0.8-double", "10.0", "9.0.7", "9.0.6", "9.0.5", "8.1", "8.0")
 DEFAULT_VERSION = "9.0.8"
-PROFILES = {"9.0.8": "trec_eval-9.0.8", "9.0.8-double": "trec_eval-9.0.8-double", "10.0": "trec_eval-10.0"}
-# What ``-v`` prints (to stderr) per build: ``trec_eval version %s``.
-VERSION_IDS = {"9.0.8": "9.0.7", "9.0.8-double": "9.0.8", "10.0": "10.0-rc3"}
+PROFILES = {v: f"trec_eval-{v}" for v in VERSIONS}
+# What ``-v`` prints (to stderr) per build: ``trec_eval version %s`` (the Makefile's VERSIONID:
+# 9.0.5 and 9.0.6 still say 9.0.4, tag v9.0.8 says 9.0.7).
+VERSION_IDS = {"9.0.8": "9.0.7", "9.0.8-double": "9.0.8", "10.0": "10.0-rc3", "9.0.7": "9.0.7", "9.0.6": "9.0.4",
+               "9.0.5": "9.0.4", "8.1": "8.1", "8.0": "8.0"}
+# The 9.x releases whose measures, names, output and flags are 9.0.8's (sources diffed: 9.0.5 ->
+# 9.0.6 changes only trec_eval.c:125-133 ``extern long`` -> ``extern int``; 9.0.6 -> 9.0.7 the
+# Makefile's VERSIONID and sysfunc.h's bzero/bcopy guards; 9.0.7 -> 9.0.8 get_qrels.c open/lseek ->
+# fopen/fseek, an mmap cast and Windows headers: no change in values, names, format or exit status).
+SAME_AS_908 = ("9.0.7", "9.0.6", "9.0.5")
 
 LONG_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -116,6 +123,11 @@ _SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P
 
 def is_10(version: str) -> bool:
     return version.startswith("10")
+
+
+def is_8(version: str) -> bool:
+    """trec_eval 8.0 / 8.1: a different program (:mod:`auditeval.trec_eval.v8`)."""
+    return version.startswith("8.")
 
 
 def table(version: str) -> tuple[Spec, ...]:

@@ -36,7 +36,8 @@ import pyarrow.compute as pc
 
 from auditeval.engine import evaluate_prepared, has_duplicate_pairs, staged_for
 from auditeval.trec_eval.args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
-from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, is_10, nicknames, table
+from auditeval.trec_eval import v905
+from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, is_8, is_10, nicknames, table
 from auditeval.trec_eval.format import line, value_text
 from auditeval.trec_eval.order import duplicate_errors, sort_topics
 from auditeval.trec_eval.params import Instance, ParamError, instances
@@ -67,6 +68,14 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
 
 
 def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
+    version = _requested_version(argv)
+    if version is not None and is_8(version):
+        from auditeval.trec_eval.v8 import main_v8
+
+        return main_v8(argv, out, err)
+    if version == "9.0.5" and (kind := v905.flag_crash(argv)) is not None:
+        err.write(v905.crash_text(kind))
+        return 2
     try:
         a = parse_args(argv)
     except UsageError as exc:
@@ -84,6 +93,9 @@ def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
     marked, params = _mark(a.measures or ["official"], a.version)
     qrels = read_qrels(a.qrels, a.version)
     run = read_run(a.run, a.version)
+    if a.version == "9.0.5":  # the measure loop runs past the table (trec_eval.c:338)
+        err.write(v905.crash_text(v905.ALWAYS))
+        return 2
     insts = _init(marked, params, a.version)
     if a.num_docs:
         insts = [
@@ -91,6 +103,18 @@ def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
             for i in insts
         ]
     return _evaluate(a, qrels, run, insts, out, err)
+
+
+def _requested_version(argv: list[str]) -> str | None:
+    """The ``--as`` value (``--as V`` or ``--as=V``), read before the build's own flag rules."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            return None
+        if arg == "--as" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--as="):
+            return arg[5:]
+    return None
 
 
 def _mark(args: list[str], version: str) -> tuple[set[str], dict[str, str]]:

@@ -1,0 +1,451 @@
+"""``auditeval trec-eval --as 8.0 | 8.1``: trec_eval 8.x, another program than 9.x.
+
+Control flow (8.1 trec_eval.c ``main``; 8.0 the same):
+
+1. flags (no getopt, trec_eval.c:100-150): while ``argv[1]`` starts with ``-``, its second
+   character decides: ``q`` per-topic values, ``v`` version (stderr, exit 0), ``h`` help, ``a``
+   every measure, ``o`` the old layout, ``c`` average over every qrels topic, ``lN`` relevance
+   level, ``J`` judged documents only, ``NN`` collection size, ``MN`` depth, ``U[abcd]X``
+   utility coefficients, ``T`` time measures; anything else, or not exactly two files after
+   the flags, prints the usage text and exits 1. Flags after a file name are file names.
+2. qrels then results are read whole (get_qrels.c, get_top.c; :func:`_parse`): errors are
+   ``trec_eval: input error: in trec_eval: 'MESSAGE' Illegal parameter value - Quit``, exit 2.
+3. topics in the order they first appear in the results file; one without qrels is skipped.
+   Per topic (form_trvec.c): a repeated results docno, then a repeated qrels docno, stops the
+   run (exit 3, after the per-topic lines printed so far); the values come from the engine
+   under the profile (``trec_eval-8.1`` / ``-8.0``) with ``-l`` rel, ``-M`` depth, ``-J``
+   unjudged=drop, are stored as C floats, and a topic that retrieves nothing prints zeros
+   (trvec_teval.c:55-57) and is left out of the means (print_meas.c:29).
+4. no topic evaluated: main returns UNDEF: exit 255, nothing printed. Else the summary: float
+   sums over the topics divided by ``num_q`` (``-c``: the number of qrels topics), in float
+   (:func:`auditeval.engine.c_float_sum`).
+
+Printed measures (measures.c ``print_short_flag``): ``num_q`` (summary), ``num_ret``,
+``num_rel``, ``num_rel_ret`` (sums), ``map``, ``gm_ap`` (summary), ``R-prec``, ``bpref``,
+``recip_rank``, ``ircl_prn.0.00`` .. ``ircl_prn.1.00``, ``P5`` .. ``P1000``, as
+``"%-15s\\t%s\\t%6.4f\\n"`` (print_meas.c:100-160; the topic id cut to 20 bytes, ``%.20s``);
+``-o`` prints print_meas.c:190-330's old layout instead. Not done: ``-a`` (about 100 measures
+the engine has no kernel for: exact_*, fallout, unranked, relative and time measures) and
+``-T``: the drop-in says so and exits 3. ``-N`` and ``-U`` change only ``-a`` measures.
+
+8.0 differs from 8.1 (diff -r of the sources): its bpref counts only rel == 0 as judged
+nonrelevant (8.1 counts 0 <= rel < level), which no axis expresses: under ``-l`` >= 2 with a
+qrels grade between 1 and the level the 8.0 drop-in refuses bpref (exit 3, the reason
+named); it keeps qrels -1 as -1 (for the short measures the same as 8.1's pool-unjudged
+-2); an unreadable results file is "Cannot read qrels file" (get_top.c:49).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TextIO
+
+import numpy as np
+
+from auditeval.engine import c_float_gmean, c_float_logs, c_float_mean, c_float_sum, evaluate_prepared
+from auditeval.io import c_atof, c_atol
+from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, table
+from auditeval.trec_eval.format import c_float
+from auditeval.trec_eval.params import instances
+from auditeval.vocab.conventions import load_profile
+from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
+
+USAGE_8 = """Usage: trec_eval [-h] [-q] [-a] [-o] [-v] trec_rel_file trec_top_file
+   -h: Give full help information, including other options
+   -q: In addition to summary evaluation, give evaluation for each query
+   -a: Print all evaluation measures, instead of just official measures
+   -o: Print requested measures in old non-relational format
+"""
+
+HELP_8 = """auditeval trec-eval --as 8.0 | 8.1 [flags] QRELS RUN
+
+Behaves as trec_eval 8.0 / 8.1 (the releases of the 2000s): same standard output, error
+messages and exit status. Flags before the files: -q -o -c -lN -J -MN (-NN, -U[abcd]X read
+and unused); -a and -T are not supported (exit 3).
+"""
+
+_C_SPACE = b" \t\n\v\f\r"
+CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval.h:161 CUTOFF_VALUES
+MIN_GEO_MEAN = 1e-5  # trec_eval.h:190
+
+
+class Stop(Exception):
+    def __init__(self, text: str, code: int):
+        super().__init__(text)
+        self.text, self.code = text, code
+
+
+@dataclass
+class Args8:
+    version: str
+    query: bool = False
+    all: bool = False
+    old: bool = False
+    complete: bool = False
+    judged_only: bool = False
+    time: bool = False
+    rel_level: int = 1
+    max_docs: int | None = None
+    files: list[str] = field(default_factory=list)
+
+
+def _error(message: str) -> str:
+    """error_msgs.c ``print_error`` after ``set_error (SM_ILLPA_ERR, message, "trec_eval")``."""
+    return f"{message}: in trec_eval: '{{}}' Illegal parameter value - Quit\n"
+
+
+def input_error(message: str) -> Stop:
+    return Stop(_error("trec_eval: input error").format(message), 2)
+
+
+def parse_args8(argv: list[str], version: str) -> Args8 | Stop:
+    """trec_eval.c:100-160 (8.1; 8.0 the same)."""
+    a = Args8(version)
+    rest = list(argv)
+    while rest and rest[0][:1] == "-":
+        flag = rest[0][1:2]
+        arg = rest[0][2:]
+        if flag == "q":
+            a.query = True
+        elif flag == "v":
+            return Stop(f"trec_eval version {VERSION_IDS[version]}\n", 0)
+        elif flag == "h":
+            return Stop("", -1)
+        elif flag == "a":
+            a.all = True
+        elif flag == "o":
+            a.old = True
+        elif flag == "c":
+            a.complete = True
+        elif flag == "l":
+            a.rel_level = c_atol(arg)
+        elif flag == "J":
+            a.judged_only = True
+        elif flag == "N":
+            pass  # num_docs_in_coll: only -a's measures read it
+        elif flag == "M":
+            a.max_docs = c_atol(arg)
+        elif flag == "U":
+            if arg[:1] not in ("a", "b", "c", "d") or not arg:
+                return Stop(USAGE_8, 1)
+            c_atof(arg[1:])  # utility coefficients: only -a's measures read them
+        elif flag == "T":
+            a.time = True
+        else:
+            return Stop(USAGE_8, 1)
+        rest.pop(0)
+    if len(rest) != 2:
+        return Stop(USAGE_8, 1)
+    a.files = rest
+    return a
+
+
+def _read(path: str, what: str) -> bytes | None:
+    """The whole file, or None where open/lseek/read fail (a directory, a missing file)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _fields(line: bytes) -> list[bytes]:
+    out, cur = [], bytearray()
+    for ch in line:
+        if ch in _C_SPACE:
+            if cur:
+                out.append(bytes(cur))
+                cur = bytearray()
+        else:
+            cur.append(ch)
+    if cur:
+        out.append(bytes(cur))
+    return out
+
+
+def _split_c(line: bytes) -> list[bytes]:
+    """Fields split at C ``isspace`` bytes (what get_qrels.c / get_top.c walk over)."""
+    if not any(ch in line for ch in b"\v\f\r"):
+        return line.split()
+    return _fields(line)
+
+
+@dataclass
+class Input8:
+    q_topics: list[str]  # qrels topics, first-appearance order
+    qrels: dict[str, list[tuple[str, int]]]
+    r_topics: list[str]  # results topics, first-appearance order
+    run: dict[str, list[tuple[str, float]]]
+    run_id: str
+
+
+def _decode(b: bytes) -> str:
+    return b.decode("utf-8", "surrogateescape")
+
+
+def read_inputs(a: Args8) -> Input8:
+    qpath, rpath = a.files
+    qdata = _read(qpath, "qrels")
+    if qdata is None:
+        raise input_error("Cannot read qrels file")
+    qrels: dict[str, list[tuple[str, int]]] = {}
+    if qdata:
+        data = qdata if qdata.endswith(b"\n") else qdata + b"\n"
+        for line in data[:-1].split(b"\n"):
+            f = _split_c(line)
+            if len(f) < 4:
+                raise input_error("Malformed qrels line")
+            if len(f) > 4:
+                raise input_error("malformed qrels line")
+            qrels.setdefault(_decode(f[0]), []).append((_decode(f[2]), c_atol(_decode(f[3]))))
+    rdata = _read(rpath, "results")
+    if rdata is None:  # get_top.c:49: 8.0 names the qrels file
+        raise input_error("Cannot read results file" if a.version == "8.1" else "Cannot read qrels file")
+    run: dict[str, list[tuple[str, float]]] = {}
+    run_id = ""
+    if rdata:
+        data = rdata if rdata.endswith(b"\n") else rdata + b"\n"
+        for line in data[:-1].split(b"\n"):
+            f = _split_c(line)
+            if not f:
+                continue  # blank lines are skipped (get_top.c:80)
+            if len(f) < 6:
+                raise input_error("malformed top results line")
+            run.setdefault(_decode(f[0]), []).append((_decode(f[2]), c_atof(_decode(f[4]))))
+            run_id = _decode(f[5])
+    return Input8(list(qrels), qrels, list(run), run, run_id)
+
+
+# ---------------------------------------------------------------------------------- measures
+@dataclass(frozen=True)
+class Out8:
+    name: str  # as printed
+    source: str  # catalog name of the 9.x measure computing it
+    index: int = 0  # which value of that catalog entry
+    kind: str = "float"  # float, long
+    summary_only: bool = False
+
+
+SHORT: tuple[Out8, ...] = (
+    Out8("num_ret", "num_ret", kind="long"),
+    Out8("num_rel", "num_rel", kind="long"),
+    Out8("num_rel_ret", "num_rel_ret", kind="long"),
+    Out8("map", "map"),
+    Out8("gm_ap", "map", summary_only=True),
+    Out8("R-prec", "Rprec"),
+    Out8("bpref", "bpref"),
+    Out8("recip_rank", "recip_rank"),
+    *(Out8(f"ircl_prn.{i / 10:4.2f}", "iprec_at_recall", i) for i in range(11)),
+    *(Out8(f"P{k}", "P", j) for j, k in enumerate(CUTOFFS)),
+)
+
+
+def _measures():
+    specs = {s.name: s for s in table("9.0.8")}
+    return {name: [i.measure for i in instances(specs[name], None)]
+            for name in ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
+                         "iprec_at_recall", "P")}
+
+
+def _bpref_refused(a: Args8, inp: Input8, topics: list[str]) -> bool:
+    """8.0's bpref bug (trvec_teval.c:325,342 of 8.0: only rel == 0 is judged nonrelevant)
+    changes bpref only where a retrieved-or-not judged grade lies in [1, level)."""
+    if a.version != "8.0" or a.rel_level < 2:
+        return False
+    return any(0 < g < a.rel_level for t in topics for _, g in inp.qrels[t])
+
+
+def main_v8(argv: list[str], out: TextIO, err: TextIO) -> int:
+    argv = list(argv)
+    version = None
+    variants = False
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):  # the drop-in's own flags, wherever they are
+        if argv[i] == "--as" and i + 1 < len(argv):
+            version = argv[i + 1]
+            i += 2
+            continue
+        if argv[i].startswith("--as="):
+            version = argv[i][5:]
+        elif argv[i] == "--variants":
+            variants = True
+        else:
+            rest.append(argv[i])
+        i += 1
+    assert version is not None
+    try:
+        return _run(rest, version, variants, out, err)
+    except Stop as s:
+        err.write(s.text)
+        return s.code
+
+
+def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO) -> int:
+    a = parse_args8(argv, version)
+    if isinstance(a, Stop):
+        if a.code == -1:
+            out.write(HELP_8)
+            return 0
+        raise a
+    if a.all or a.time:
+        which = "-a" if a.all else "-T"
+        raise Stop(f"auditeval trec-eval: {which} of trec_eval {version} is not implemented (its measures have no "
+                   "engine kernel: exact_*, fallout, unranked, relative, time)\n", 3)
+    inp = read_inputs(a)
+    loop = [t for t in inp.r_topics if t in inp.qrels]
+    # form_trvec.c:60-90: duplicates stop the run at their topic (results first, then qrels)
+    stop_at, stop_text = len(loop), ""
+    for k, t in enumerate(loop):
+        docs = [d for d, _ in inp.run[t]]
+        if len(set(docs)) != len(docs):
+            stop_at, stop_text = k, "Duplicate top docs docno"
+            break
+        qdocs = [d for d, _ in inp.qrels[t]]
+        if len(set(qdocs)) != len(qdocs):
+            stop_at, stop_text = k, "Duplicate qrels docno"
+            break
+    done = loop[:stop_at]
+    if _bpref_refused(a, inp, done):
+        raise Stop(f"auditeval trec-eval: trec_eval {version}'s bpref under -l{a.rel_level} counts only grade 0 as "
+                   "judged nonrelevant (trvec_teval.c:325,342; fixed in 8.1): no convention axis computes it\n", 3)
+    values = _values(a, inp, done)
+    text = []
+    if a.query:
+        for t in done:
+            text.append(_topic_text(a, t, values[t], variants))
+    if stop_text:
+        out.write("".join(text))
+        raise Stop(_error("trec_eval: form_tr_vec error").format(stop_text), 3)
+    if not loop:
+        out.write("".join(text))
+        return 255  # trec_eval.c:245 returns UNDEF before print_error: nothing printed
+    text.append(_summary_text(a, inp, done, values, variants))
+    out.write("".join(text))
+    return 0
+
+
+def _values(a: Args8, inp: Input8, topics: list[str]) -> dict[str, dict[str, float]]:
+    """Per topic: printed name -> value, as trvec_teval.c stores it (floats as C float)."""
+    if not topics:
+        return {}
+    qt, qd, qg = [], [], []
+    for t in topics:
+        for d, g in inp.qrels[t]:
+            qt.append(t)
+            qd.append(d)
+            # form_trvec.c:117-121 (8.1): -1 is pool-unjudged, any other negative grade is
+            # never relevant and never judged nonrelevant: the same under negatives=pooled
+            qg.append(g)
+    rt, rd, rs = [], [], []
+    for t in topics:
+        for d, s in inp.run[t]:
+            rt.append(t)
+            rd.append(d)
+            rs.append(s)
+    qrels = Qrels(qrels_table(qt, qd, np.array(qg, dtype=np.int64)), source=a.files[0])
+    run = Run(run_table(rt, rd, np.array(rs, dtype=np.float64)), name=inp.run_id, source=a.files[1])
+    conv = load_profile(PROFILES[a.version]).convention
+    changes: dict = {"rel": a.rel_level}
+    if a.judged_only:
+        changes["unjudged"] = "drop"
+    if a.max_docs is not None:
+        changes["depth"] = max(a.max_docs, 0)
+    conv = conv.replace(**changes)
+    ms = _measures()
+    flat = [m for name in ms for m in ms[name]]
+    rows = evaluate_prepared(qrels, run, flat, conv, cache={})
+    by = {}
+    k = 0
+    for name in ms:
+        by[name] = rows[k:k + len(ms[name])]
+        k += len(ms[name])
+    p_topics = [str(x) for x in rows[0][2].topics]
+    pos = {t: j for j, t in enumerate(p_topics)}
+    out: dict[str, dict[str, float]] = {}
+    for t in topics:
+        j = pos[t]
+        num_ret = float(by["num_ret"][0][3][j])
+        vals: dict[str, float] = {}
+        for o in SHORT:
+            if num_ret <= 0:  # trvec_teval.c:55-57: nothing retrieved, every value stays 0
+                v = 0.0
+            else:
+                v = float(by[o.source][o.index][3][j])
+            vals[o.name] = float(np.float32(v)) if o.kind == "float" else v
+        out[t] = vals
+    return out
+
+
+def _line(name: str, topic: str, text: str) -> str:
+    return f"{name:<15}\t{topic}\t{text}\n"
+
+
+def _topic_id(t: str) -> str:
+    b = t.encode("utf-8", "surrogateescape")[:20]  # print_meas.c:93 "%.20s"
+    return b.decode("utf-8", "surrogateescape")
+
+
+def _topic_text(a: Args8, t: str, vals: dict[str, float], variants: bool) -> str:
+    if a.old:
+        return _old_block(_topic_id(t), {k: v for k, v in vals.items()}, 1)
+    lines = []
+    for o in SHORT:
+        if o.summary_only:
+            continue
+        v = vals[o.name]
+        lines.append(_line(o.name, _topic_id(t), str(int(v)) if o.kind == "long" else c_float(np.float32(v))))
+    return "".join(lines)
+
+
+def _summary_text(a: Args8, inp: Input8, topics: list[str], values: dict[str, dict[str, float]],
+                  variants: bool) -> str:
+    counted = [t for t in topics if values[t]["num_ret"] > 0]  # print_meas.c:29
+    n = len(inp.q_topics) if a.complete else len(counted)
+    sums: dict[str, float] = {}
+    for o in SHORT:
+        col = np.array([values[t][o.name] for t in counted], dtype=np.float64)
+        if o.kind == "long":
+            sums[o.name] = float(int(col.sum())) if len(col) else 0.0
+        elif o.name == "gm_ap":
+            logs = c_float_logs(col, MIN_GEO_MEAN)
+            missing = n - len(counted) if a.complete else 0
+            sums[o.name] = c_float_gmean(c_float_sum(logs), n, missing, MIN_GEO_MEAN)
+        else:
+            sums[o.name] = c_float_mean(c_float_sum(col), n)
+    if a.old:
+        return _old_block("All", sums, n, averaged=True)
+    lines = [_line("num_q", "all", str(n))]
+    for o in SHORT:
+        v = sums[o.name]
+        lines.append(_line(o.name, "all", str(int(v)) if o.kind == "long" else c_float(np.float32(v))))
+    return "".join(lines)
+
+
+def _old_block(qid: str, vals: dict[str, float], n: int, averaged: bool = False) -> str:
+    """print_meas.c:190-330 ``old_print_trec_eval_list`` for one run: ``vals`` are per-topic
+    values (n = 1) or the summary's means already divided (``averaged``)."""
+
+    def f(name: str) -> str:
+        v = np.float32(vals[name])
+        if not averaged:
+            with np.errstate(all="ignore"):
+                v = np.float32(v / np.float32(n))
+        return c_float(v)
+
+    s = ["\nQueryid (Num):\t", qid, "\nTotal number of documents over all queries", "\n    Retrieved:",
+         f"    {int(vals['num_ret']):5d}", "\n    Relevant: ", f"    {int(vals['num_rel']):5d}",
+         "\n    Rel_ret:  ", f"    {int(vals['num_rel_ret']):5d}", "\nInterpolated Recall - Precision Averages:"]
+    for i in range(11):
+        s.append(f"\n    at {i / 10:4.2f}     ")
+        s.append(f"  {f(f'ircl_prn.{i / 10:4.2f}')} ")
+    s.append("\nAverage precision (non-interpolated) for all rel docs(averaged over queries)\n                ")
+    s.append(f"  {f('map')} ")
+    s.append("\nPrecision:")
+    for k in CUTOFFS:
+        s.append(f"\n  At {k:4d} docs:")
+        s.append(f"   {f(f'P{k}')}")
+    s.append("\nR-Precision (precision after R (= num_rel for a query) docs retrieved):\n    Exact:     ")
+    s.append(f"   {f('R-prec')}")
+    s.append("\n")
+    return "".join(s)
