@@ -14,7 +14,7 @@ Every package outside ``auditeval/engine/`` imports from here (``from auditeval.
 * lists rebuilt from another's rows: :func:`subset`, :func:`reorder`, :func:`stacked`,
   :func:`head`, :func:`relabel` (pooling's frozen labels);
 * tied blocks: :class:`Blocks`, :func:`tied_blocks`, :func:`ranked_scores`;
-* pool growth's step sums: :func:`growth_means`;
+* pool growth's step sums: :func:`growth_means`; glibc's qsort order: :func:`glibc_msort`;
 * sweeps: :func:`run_sweep`, :func:`axis_grid`, :func:`vary_values`, :func:`readable_axes`,
   :data:`DEPTH_GRID`, :class:`SweepResult`, :class:`SweepBlock`.
 
@@ -31,6 +31,7 @@ from auditeval.engine.aggregation import (
     undefined_note,
 )
 from auditeval.engine.evaluate import ENGINE, evaluate_prepared, staged_for
+from auditeval.engine.glibc_sort import glibc_msort
 from auditeval.engine.growth_sums import growth_means
 from auditeval.engine.ids import has_duplicate_pairs
 from auditeval.engine.measures.core import gain_of
@@ -80,6 +81,7 @@ __all__ = [
     "check_measure",
     "evaluate_prepared",
     "gain_of",
+    "glibc_msort",
     "growth_means",
     "has_duplicate_pairs",
     "head",

@@ -35,8 +35,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditeval.engine import evaluate_prepared, has_duplicate_pairs, staged_for
-from auditeval.trec_eval.args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
 from auditeval.trec_eval import v905
+from auditeval.trec_eval.args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
 from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, is_8, is_10, nicknames, table
 from auditeval.trec_eval.format import line, value_text
 from auditeval.trec_eval.order import duplicate_errors, sort_topics

@@ -29,10 +29,12 @@ the engine has no kernel for: exact_*, fallout, unranked, relative and time meas
 ``-T``: the drop-in says so and exits 3. ``-N`` and ``-U`` change only ``-a`` measures.
 
 8.0 differs from 8.1 (diff -r of the sources): its bpref counts only rel == 0 as judged
-nonrelevant (8.1 counts 0 <= rel < level), which no axis expresses: under ``-l`` >= 2 with a
-qrels grade between 1 and the level the 8.0 drop-in refuses bpref (exit 3, the reason
-named); it keeps qrels -1 as -1 (for the short measures the same as 8.1's pool-unjudged
--2); an unreadable results file is "Cannot read qrels file" (get_top.c:49).
+nonrelevant (8.1 counts 0 <= rel < level): under ``-l`` >= 2 a grade in [1, level) is skipped
+like a pool-unjudged document (:func:`_bpref_inputs` renames its retrieved copies); under
+``-l0`` (or below) a grade-0 document is relevant for R yet nonrelevant for bpref's
+penalties, which no engine measure computes: the drop-in stops there (exit 3,
+:data:`BPREF_80_GAP`). It keeps qrels -1 as -1 (for the short measures the same as 8.1's
+pool-unjudged -2); an unreadable results file is "Cannot read qrels file" (get_top.c:49).
 """
 
 from __future__ import annotations
@@ -42,7 +44,14 @@ from typing import TextIO
 
 import numpy as np
 
-from auditeval.engine import c_float_gmean, c_float_logs, c_float_mean, c_float_sum, evaluate_prepared
+from auditeval.engine import (
+    c_float_gmean,
+    c_float_logs,
+    c_float_mean,
+    c_float_sum,
+    evaluate_prepared,
+    glibc_msort,
+)
 from auditeval.io import c_atof, c_atol
 from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, table
 from auditeval.trec_eval.format import c_float
@@ -67,6 +76,13 @@ and unused); -a and -T are not supported (exit 3).
 _C_SPACE = b" \t\n\v\f\r"
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval.h:161 CUTOFF_VALUES
 MIN_GEO_MEAN = 1e-5  # trec_eval.h:190
+
+
+BPREF_80_GAP = (
+    "auditeval trec-eval: trec_eval 8.0's bpref under -l{level} is not implemented: it counts a grade-0 "
+    "document as judged nonrelevant before asking whether it is relevant (trvec_teval.c:333-342 of 8.0), "
+    "so grade 0 is relevant for R and nonrelevant for bpref's penalties; no engine measure computes that\n"
+)
 
 
 class Stop(Exception):
@@ -247,12 +263,24 @@ def _measures():
                          "iprec_at_recall", "P")}
 
 
-def _bpref_refused(a: Args8, inp: Input8, topics: list[str]) -> bool:
-    """8.0's bpref bug (trvec_teval.c:325,342 of 8.0: only rel == 0 is judged nonrelevant)
-    changes bpref only where a retrieved-or-not judged grade lies in [1, level)."""
-    if a.version != "8.0" or a.rel_level < 2:
-        return False
-    return any(0 < g < a.rel_level for t in topics for _, g in inp.qrels[t])
+def _bpref_inputs(version: str, level: int, qt: list[str], qd: list[str], qg: list[int],
+                  rt: list[str], rd: list[str]) -> tuple[list[int], list[str]]:
+    """The qrels grades and run docnos under which the engine's bpref is trec_eval 8.x's.
+
+    8.x's bpref (trvec_teval.c:323-356 of 8.1) skips a retrieved document in the pool but not
+    judged (qrels rel < 0; in 8.0 also 0 < rel < level: only rel == 0 is judged nonrelevant
+    there), yet divides by ``MIN(num_nonrel, R)`` with ``num_nonrel`` every qrels line of the
+    topic but the relevant ones (trec_eval.c:224), skipped ones included. So: such qrels lines
+    become grade 0 (they count in the denominator as judged nonrelevant), and their retrieved
+    copies are renamed ``docno + "\\x01"`` (not in the qrels, so not judged: skipped; the
+    name sorts where the docno sorts, so ties break the same way)."""
+    skip = {(t, d) for t, d, g in zip(qt, qd, qg, strict=True)
+            if g < 0 or (version == "8.0" and 0 < g < level)}
+    if not skip or level <= 0:  # nothing is judged nonrelevant: bpref = relevant retrieved / R
+        return qg, rd
+    grades = [0 if (t, d) in skip else g for t, d, g in zip(qt, qd, qg, strict=True)]
+    docs = [d + "\x01" if (t, d) in skip else d for t, d in zip(rt, rd, strict=True)]
+    return grades, docs
 
 
 def main_v8(argv: list[str], out: TextIO, err: TextIO) -> int:
@@ -306,9 +334,8 @@ def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO
             stop_at, stop_text = k, "Duplicate qrels docno"
             break
     done = loop[:stop_at]
-    if _bpref_refused(a, inp, done):
-        raise Stop(f"auditeval trec-eval: trec_eval {version}'s bpref under -l{a.rel_level} counts only grade 0 as "
-                   "judged nonrelevant (trvec_teval.c:325,342; fixed in 8.1): no convention axis computes it\n", 3)
+    if version == "8.0" and a.rel_level <= 0 and any(g == 0 for t in done for _, g in inp.qrels[t]):
+        raise Stop(BPREF_80_GAP.format(level=a.rel_level), 3)
     values = _values(a, inp, done)
     text = []
     if a.query:
@@ -339,41 +366,99 @@ def _values(a: Args8, inp: Input8, topics: list[str]) -> dict[str, dict[str, flo
             qg.append(g)
     rt, rd, rs = [], [], []
     for t in topics:
-        for d, s in inp.run[t]:
+        docs = inp.run[t]
+        scores = _nan_order(docs) if any(s != s for _, s in docs) else [s for _, s in docs]
+        if a.judged_only:
+            docs, scores = _judged_only(docs, scores, {d for d, _ in inp.qrels[t]}, a.max_docs)
+        for (d, _), s in zip(docs, scores, strict=True):
             rt.append(t)
             rd.append(d)
             rs.append(s)
     qrels = Qrels(qrels_table(qt, qd, np.array(qg, dtype=np.int64)), source=a.files[0])
     run = Run(run_table(rt, rd, np.array(rs, dtype=np.float64)), name=inp.run_id, source=a.files[1])
+    bg, bd = _bpref_inputs(a.version, a.rel_level, qt, qd, qg, rt, rd)
+    if bd is not rd:
+        b_qrels = Qrels(qrels_table(qt, qd, np.array(bg, dtype=np.int64)), source=a.files[0])
+        b_run = Run(run_table(rt, bd, np.array(rs, dtype=np.float64)), name=inp.run_id, source=a.files[1])
+    else:
+        b_qrels, b_run = qrels, run
     conv = load_profile(PROFILES[a.version]).convention
     changes: dict = {"rel": a.rel_level}
-    if a.judged_only:
-        changes["unjudged"] = "drop"
-    if a.max_docs is not None:
+    if a.max_docs is not None and not a.judged_only:
         changes["depth"] = max(a.max_docs, 0)
     conv = conv.replace(**changes)
+    if not rt:
+        return {t: {o.name: 0.0 for o in SHORT} for t in topics}
     ms = _measures()
-    flat = [m for name in ms for m in ms[name]]
+    flat = [m for name in ms if name != "bpref" for m in ms[name]]
     rows = evaluate_prepared(qrels, run, flat, conv, cache={})
     by = {}
     k = 0
     for name in ms:
+        if name == "bpref":
+            continue
         by[name] = rows[k:k + len(ms[name])]
         k += len(ms[name])
+    by["bpref"] = evaluate_prepared(b_qrels, b_run, ms["bpref"], conv, cache={})
     p_topics = [str(x) for x in rows[0][2].topics]
     pos = {t: j for j, t in enumerate(p_topics)}
     out: dict[str, dict[str, float]] = {}
+    b_pos = {str(x): j for j, x in enumerate(by["bpref"][0][2].topics)}
     for t in topics:
-        j = pos[t]
-        num_ret = float(by["num_ret"][0][3][j])
+        j = pos.get(t, -1)
+        num_ret = float(by["num_ret"][0][3][j]) if j >= 0 else 0.0
         vals: dict[str, float] = {}
+        jb = b_pos.get(t, -1)
         for o in SHORT:
             if num_ret <= 0:  # trvec_teval.c:55-57: nothing retrieved, every value stays 0
                 v = 0.0
             else:
-                v = float(by[o.source][o.index][3][j])
+                v = float(by[o.source][o.index][3][jb if o.source == "bpref" else j])
             vals[o.name] = float(np.float32(v)) if o.kind == "float" else v
         out[t] = vals
+    return out
+
+
+def _judged_only(docs: list[tuple[str, float]], scores: list[float], judged: set[str],
+                 max_docs: int | None) -> tuple[list[tuple[str, float]], list[float]]:
+    """-J as form_trvec.c:100-140 applies it: the -M cut on the full ranking first, then only
+    the documents in the topic's qrels (a negative grade included: in the pool), ranks renumbered.
+    The engine then sees the judged ranking (the convention's unjudged=drop, applied to the input
+    because 8.x keeps negative-grade documents that 9.x's -J drops)."""
+    if max_docs is None:
+        keep = [i for i, (d, _) in enumerate(docs) if d in judged]
+        return [docs[i] for i in keep], [scores[i] for i in keep]
+    order = _order(docs, scores)[: max(max_docs, 0)]
+    kept = [i for i in order if docs[i][0] in judged]
+    return [docs[i] for i in kept], [float(len(kept) - k) for k in range(len(kept))]
+
+
+def _order(docs: list[tuple[str, float]], scores: list[float]) -> list[int]:
+    """Row indices in 8.x's rank order: comp_sim_docno (form_trvec.c:150-160) under glibc qsort."""
+    sims = [float(np.float32(s)) for s in scores]
+    keys = [d.encode("utf-8", "surrogateescape") for d, _ in docs]
+
+    def cmp(i: int, j: int) -> int:
+        if sims[i] > sims[j]:
+            return -1
+        if sims[i] < sims[j]:
+            return 1
+        return (keys[j] > keys[i]) - (keys[j] < keys[i])
+
+    return glibc_msort(list(range(len(docs))), cmp)
+
+
+def _nan_order(docs: list[tuple[str, float]]) -> list[float]:
+    """Scores that rank a topic holding a NaN score as 8.x's qsort does (form_trvec.c:44-48).
+
+    comp_sim_docno (form_trvec.c:150-160) is inconsistent with a NaN score (neither above nor
+    below: the docno decides), so the order is glibc's merge sort's, run on the topic's lines
+    in file order (get_top.c keeps them so; 9.x starts from docno order). The returned scores
+    n, n-1, ... give that order under any tie rule."""
+    order = _order(docs, [s for _, s in docs])
+    out = [0.0] * len(docs)
+    for pos, idx in enumerate(order):
+        out[idx] = float(len(docs) - pos)
     return out
 
 
