@@ -241,7 +241,10 @@ def difference(case: Case, real: tuple[str, str, int], mine: tuple[str, str, int
     stdout, stderr and exit status must be equal (the ``rbp`` lines left out where trec_eval
     10.0 reads uninitialised memory, :func:`_rbp_undefined`). Where the binary crashes (killed by
     a signal), the drop-in must stop cleanly instead: non-zero status and a message naming
-    the crash, no traceback."""
+    the crash, no traceback. The drop-in's one documented refusal (:func:`refused`) is no
+    difference: the differential test counts those cases apart."""
+    if refused(case, mine):
+        return None
     if real[2] < 0:
         if mine[2] > 0 and ("crashes here" in mine[1] or RANDOM_CRASH in mine[1]) and "Traceback" not in mine[1]:
             return None

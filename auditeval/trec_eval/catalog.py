@@ -139,3 +139,34 @@ def nicknames(version: str) -> dict[str, tuple[str, ...]]:
     """Nickname -> measure names (measures.c ``te_trec_measure_nicknames``)."""
     all_trec = _ALL_TREC_9 + (("rbp", "rbp_resid", "unj") if is_10(version) else ())
     return {"official": _OFFICIAL, "set": _SET, "all_trec": all_trec}
+
+
+# ------------------------------------------------------------------------------ trec_eval 8.x
+CUTOFFS_8 = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # 8.1 trec_eval.h:161 CUTOFF_VALUES
+
+
+@dataclass(frozen=True)
+class Out8:
+    """One value trec_eval 8.x prints by default (8.1 measures.c:82-230, ``print_short_flag``):
+    its printed name, the 9.x table entry whose auditeval measure computes it (``index``: which
+    of that entry's values), ``long`` counts (summed, not averaged) or ``float`` values."""
+
+    name: str  # as printed
+    source: str  # catalog name of the 9.x measure computing it
+    index: int = 0  # which value of that catalog entry
+    kind: str = "float"  # float, long
+    summary_only: bool = False
+
+
+SHORT_8: tuple[Out8, ...] = (
+    Out8("num_ret", "num_ret", kind="long"),
+    Out8("num_rel", "num_rel", kind="long"),
+    Out8("num_rel_ret", "num_rel_ret", kind="long"),
+    Out8("map", "map"),
+    Out8("gm_ap", "map", summary_only=True),
+    Out8("R-prec", "Rprec"),
+    Out8("bpref", "bpref"),
+    Out8("recip_rank", "recip_rank"),
+    *(Out8(f"ircl_prn.{i / 10:4.2f}", "iprec_at_recall", i) for i in range(11)),
+    *(Out8(f"P{k}", "P", j) for j, k in enumerate(CUTOFFS_8)),
+)

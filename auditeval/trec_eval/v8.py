@@ -53,7 +53,8 @@ from auditeval.engine import (
     glibc_msort,
 )
 from auditeval.io import c_atof, c_atol
-from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, table
+from auditeval.trec_eval.catalog import CUTOFFS_8 as CUTOFFS
+from auditeval.trec_eval.catalog import PROFILES, SHORT_8, VERSION_IDS, table
 from auditeval.trec_eval.format import c_float
 from auditeval.trec_eval.params import instances
 from auditeval.vocab.conventions import load_profile
@@ -74,7 +75,6 @@ and unused); -a and -T are not supported (exit 3).
 """
 
 _C_SPACE = b" \t\n\v\f\r"
-CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval.h:161 CUTOFF_VALUES
 MIN_GEO_MEAN = 1e-5  # trec_eval.h:190
 
 
@@ -233,29 +233,6 @@ def read_inputs(a: Args8) -> Input8:
 
 
 # ---------------------------------------------------------------------------------- measures
-@dataclass(frozen=True)
-class Out8:
-    name: str  # as printed
-    source: str  # catalog name of the 9.x measure computing it
-    index: int = 0  # which value of that catalog entry
-    kind: str = "float"  # float, long
-    summary_only: bool = False
-
-
-SHORT: tuple[Out8, ...] = (
-    Out8("num_ret", "num_ret", kind="long"),
-    Out8("num_rel", "num_rel", kind="long"),
-    Out8("num_rel_ret", "num_rel_ret", kind="long"),
-    Out8("map", "map"),
-    Out8("gm_ap", "map", summary_only=True),
-    Out8("R-prec", "Rprec"),
-    Out8("bpref", "bpref"),
-    Out8("recip_rank", "recip_rank"),
-    *(Out8(f"ircl_prn.{i / 10:4.2f}", "iprec_at_recall", i) for i in range(11)),
-    *(Out8(f"P{k}", "P", j) for j, k in enumerate(CUTOFFS)),
-)
-
-
 def _measures():
     specs = {s.name: s for s in table("9.0.8")}
     return {name: [i.measure for i in instances(specs[name], None)]
@@ -388,7 +365,7 @@ def _values(a: Args8, inp: Input8, topics: list[str]) -> dict[str, dict[str, flo
         changes["depth"] = max(a.max_docs, 0)
     conv = conv.replace(**changes)
     if not rt:
-        return {t: {o.name: 0.0 for o in SHORT} for t in topics}
+        return {t: {o.name: 0.0 for o in SHORT_8} for t in topics}
     ms = _measures()
     flat = [m for name in ms if name != "bpref" for m in ms[name]]
     rows = evaluate_prepared(qrels, run, flat, conv, cache={})
@@ -409,7 +386,7 @@ def _values(a: Args8, inp: Input8, topics: list[str]) -> dict[str, dict[str, flo
         num_ret = float(by["num_ret"][0][3][j]) if j >= 0 else 0.0
         vals: dict[str, float] = {}
         jb = b_pos.get(t, -1)
-        for o in SHORT:
+        for o in SHORT_8:
             if num_ret <= 0:  # trvec_teval.c:55-57: nothing retrieved, every value stays 0
                 v = 0.0
             else:
@@ -475,7 +452,7 @@ def _topic_text(a: Args8, t: str, vals: dict[str, float], variants: bool) -> str
     if a.old:
         return _old_block(_topic_id(t), {k: v for k, v in vals.items()}, 1)
     lines = []
-    for o in SHORT:
+    for o in SHORT_8:
         if o.summary_only:
             continue
         v = vals[o.name]
@@ -488,7 +465,7 @@ def _summary_text(a: Args8, inp: Input8, topics: list[str], values: dict[str, di
     counted = [t for t in topics if values[t]["num_ret"] > 0]  # print_meas.c:29
     n = len(inp.q_topics) if a.complete else len(counted)
     sums: dict[str, float] = {}
-    for o in SHORT:
+    for o in SHORT_8:
         col = np.array([values[t][o.name] for t in counted], dtype=np.float64)
         if o.kind == "long":
             sums[o.name] = float(int(col.sum())) if len(col) else 0.0
@@ -501,7 +478,7 @@ def _summary_text(a: Args8, inp: Input8, topics: list[str], values: dict[str, di
     if a.old:
         return _old_block("All", sums, n, averaged=True)
     lines = [_line("num_q", "all", str(n))]
-    for o in SHORT:
+    for o in SHORT_8:
         v = sums[o.name]
         lines.append(_line(o.name, "all", str(int(v)) if o.kind == "long" else c_float(np.float32(v))))
     return "".join(lines)
