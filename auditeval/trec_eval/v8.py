@@ -74,7 +74,6 @@ messages and exit status. Flags before the files: -q -o -c -lN -J -MN (-NN, -U[a
 and unused); -a and -T are not supported (exit 3).
 """
 
-_C_SPACE = b" \t\n\v\f\r"
 MIN_GEO_MEAN = 1e-5  # trec_eval.h:190
 
 
@@ -165,25 +164,21 @@ def _read(path: str, what: str) -> bytes | None:
         return None
 
 
-def _fields(line: bytes) -> list[bytes]:
-    out, cur = [], bytearray()
-    for ch in line:
-        if ch in _C_SPACE:
-            if cur:
-                out.append(bytes(cur))
-                cur = bytearray()
-        else:
-            cur.append(ch)
-    if cur:
-        out.append(bytes(cur))
-    return out
+def _long(field: bytes) -> int:
+    """C ``atol`` of one field (Python's int where it reads the same digits)."""
+    if field.isdigit():
+        return int(field)
+    return c_atol(_decode(field))
 
 
-def _split_c(line: bytes) -> list[bytes]:
-    """Fields split at C ``isspace`` bytes (what get_qrels.c / get_top.c walk over)."""
-    if not any(ch in line for ch in b"\v\f\r"):
-        return line.split()
-    return _fields(line)
+def _float(field: bytes) -> float:
+    """C ``atof`` of one field (Python's float where the text is a plain decimal number)."""
+    try:
+        if b"_" not in field:
+            return float(field)
+    except ValueError:
+        pass
+    return c_atof(_decode(field))
 
 
 @dataclass
@@ -207,13 +202,15 @@ def read_inputs(a: Args8) -> Input8:
     qrels: dict[str, list[tuple[str, int]]] = {}
     if qdata:
         data = qdata if qdata.endswith(b"\n") else qdata + b"\n"
+        names: dict[bytes, list[tuple[str, int]]] = {}
         for line in data[:-1].split(b"\n"):
-            f = _split_c(line)
-            if len(f) < 4:
-                raise input_error("Malformed qrels line")
-            if len(f) > 4:
-                raise input_error("malformed qrels line")
-            qrels.setdefault(_decode(f[0]), []).append((_decode(f[2]), c_atol(_decode(f[3]))))
+            f = line.split()  # bytes.split: the C isspace bytes, as get_qrels.c walks them
+            if len(f) != 4:
+                raise input_error("Malformed qrels line" if len(f) < 4 else "malformed qrels line")
+            lst = names.get(f[0])
+            if lst is None:
+                lst = names[f[0]] = qrels.setdefault(_decode(f[0]), [])
+            lst.append((_decode(f[2]), _long(f[3])))
     rdata = _read(rpath, "results")
     if rdata is None:  # get_top.c:49: 8.0 names the qrels file
         raise input_error("Cannot read results file" if a.version == "8.1" else "Cannot read qrels file")
@@ -221,14 +218,20 @@ def read_inputs(a: Args8) -> Input8:
     run_id = ""
     if rdata:
         data = rdata if rdata.endswith(b"\n") else rdata + b"\n"
+        topics: dict[bytes, list[tuple[str, float]]] = {}
+        last = b""
         for line in data[:-1].split(b"\n"):
-            f = _split_c(line)
+            f = line.split()
             if not f:
                 continue  # blank lines are skipped (get_top.c:80)
             if len(f) < 6:
                 raise input_error("malformed top results line")
-            run.setdefault(_decode(f[0]), []).append((_decode(f[2]), c_atof(_decode(f[4]))))
-            run_id = _decode(f[5])
+            lst = topics.get(f[0])
+            if lst is None:
+                lst = topics[f[0]] = run.setdefault(_decode(f[0]), [])
+            lst.append((_decode(f[2]), _float(f[4])))
+            last = f[5]
+        run_id = _decode(last)
     return Input8(list(qrels), qrels, list(run), run, run_id)
 
 
