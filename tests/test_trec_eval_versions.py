@@ -183,3 +183,29 @@ def test_the_audit_probe_names_every_build(trec_eval_bins) -> None:
     # tag v9.0.7 is 9.0.8's program and says what 9.0.8 says: the build 9.0.8
     assert found == {"9.0.8": "9.0.8", "9.0.8-double": "9.0.8-double", "10.0": "10.0", "9.0.7": "9.0.8",
                      "9.0.6": "9.0.6", "9.0.5": "9.0.5", "8.1": "8.1", "8.0": "8.0"}
+
+
+def test_8x_variants_column_evaluates_to_the_printed_values(hand) -> None:
+    """Each ``--variants`` string of ``--as 8.1``, evaluated by ``auditeval.evaluate``, gives the
+    printed value (as a C float at 4 decimals; counts exactly)."""
+    import numpy as np
+
+    import auditeval
+
+    q, r = hand
+    out, err, code = _mine("8.1", "--variants", "-q", "-c", q, r)
+    assert code == 0 and err == ""
+    checked = 0
+    for ln in out.splitlines():
+        name, topic, text, variant = ln.split("\t")
+        if variant == "-":
+            assert name.strip() == "num_q"
+            continue
+        parts = str(auditeval.parse_variant(variant)).split("|")
+        res = auditeval.evaluate(q, r, [parts[0]], profile="trec_eval-8.1", settings=parts[1:])
+        got = {x.topic: x.value for x in res.values}
+        v = got["all" if topic == "all" else topic]
+        want = str(int(v)) if name.startswith("num_") else f"{float(np.float32(v)):6.4f}"
+        assert text == want, ln
+        checked += 1
+    assert checked == 2 * 27 + 1  # 27 values per topic (gm_ap is summary-only), 28 in the summary

@@ -317,17 +317,18 @@ def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO
     if version == "8.0" and a.rel_level <= 0 and any(g == 0 for t in done for _, g in inp.qrels[t]):
         raise Stop(BPREF_80_GAP.format(level=a.rel_level), 3)
     values = _values(a, inp, done)
+    shown = _variant_texts(a, inp, done, values) if variants and not a.old else None
     text = []
     if a.query:
         for t in done:
-            text.append(_topic_text(a, t, values[t], variants))
+            text.append(_topic_text(a, t, values[t], shown))
     if stop_text:
         out.write("".join(text))
         raise Stop(_error("trec_eval: form_tr_vec error").format(stop_text), 3)
     if not loop:
         out.write("".join(text))
         return 255  # trec_eval.c:245 returns UNDEF before print_error: nothing printed
-    text.append(_summary_text(a, inp, done, values, variants))
+    text.append(_summary_text(a, inp, done, values, shown))
     out.write("".join(text))
     return 0
 
@@ -442,8 +443,42 @@ def _nan_order(docs: list[tuple[str, float]]) -> list[float]:
     return out
 
 
-def _line(name: str, topic: str, text: str) -> str:
-    return f"{name:<15}\t{topic}\t{text}\n"
+def _line(name: str, topic: str, text: str, variant: str | None = None) -> str:
+    return f"{name:<15}\t{topic}\t{text}" + ("" if variant is None else "\t" + variant) + "\n"
+
+
+def _variant_texts(a: Args8, inp: Input8, topics: list[str],
+                   values: dict[str, dict[str, float]]) -> dict[str, tuple[str, str]]:
+    """``--variants``: printed name -> (per-topic, summary) variant strings under the stated
+    convention (the profile with ``-l``, ``-M``, ``-J``, ``-c``), or ``-`` where 8.x's value is
+    not that variant's: a NaN score (8.x's qsort from file order), ``-J`` with a negative grade
+    in the qrels (8.x keeps such documents), bpref where 8.x skips judged lines it counts in its
+    denominator (:func:`_bpref_inputs`), and summaries that leave out a topic that retrieved
+    nothing (print_meas.c:29)."""
+    from auditeval.vocab.variant import Variant
+
+    conv = load_profile(PROFILES[a.version]).convention
+    changes: dict = {"rel": a.rel_level}
+    if a.judged_only:
+        changes["unjudged"] = "drop"
+    if a.max_docs is not None:
+        changes["depth"] = max(a.max_docs, 0)
+    if a.complete:
+        changes["topics"] = "qrels"
+    conv = conv.replace(**changes)
+    grades = [g for t in topics for _, g in inp.qrels[t]]
+    nan = any(sc != sc for t in topics for _, sc in inp.run[t])
+    odd_all = nan or (a.judged_only and any(g < 0 for g in grades))
+    odd_bpref = a.rel_level > 0 and any(g < 0 or (a.version == "8.0" and 0 < g < a.rel_level) for g in grades)
+    empty = any(values[t]["num_ret"] <= 0 for t in topics)
+    ms = _measures()
+    specs = {sp.name: sp for sp in table("9.0.8")}
+    out: dict[str, tuple[str, str]] = {}
+    for o in SHORT_8:
+        m = instances(specs["gm_map"], None)[0].measure if o.name == "gm_ap" else ms[o.source][o.index]
+        text = "-" if odd_all or (o.source == "bpref" and odd_bpref) else str(Variant.of(m, conv))
+        out[o.name] = (text, "-" if empty else text)
+    return out
 
 
 def _topic_id(t: str) -> str:
@@ -451,7 +486,7 @@ def _topic_id(t: str) -> str:
     return b.decode("utf-8", "surrogateescape")
 
 
-def _topic_text(a: Args8, t: str, vals: dict[str, float], variants: bool) -> str:
+def _topic_text(a: Args8, t: str, vals: dict[str, float], shown: dict[str, tuple[str, str]] | None) -> str:
     if a.old:
         return _old_block(_topic_id(t), {k: v for k, v in vals.items()}, 1)
     lines = []
@@ -459,12 +494,13 @@ def _topic_text(a: Args8, t: str, vals: dict[str, float], variants: bool) -> str
         if o.summary_only:
             continue
         v = vals[o.name]
-        lines.append(_line(o.name, _topic_id(t), str(int(v)) if o.kind == "long" else c_float(np.float32(v))))
+        lines.append(_line(o.name, _topic_id(t), str(int(v)) if o.kind == "long" else c_float(np.float32(v)),
+                           None if shown is None else shown[o.name][0]))
     return "".join(lines)
 
 
 def _summary_text(a: Args8, inp: Input8, topics: list[str], values: dict[str, dict[str, float]],
-                  variants: bool) -> str:
+                  shown: dict[str, tuple[str, str]] | None) -> str:
     counted = [t for t in topics if values[t]["num_ret"] > 0]  # print_meas.c:29
     n = len(inp.q_topics) if a.complete else len(counted)
     sums: dict[str, float] = {}
@@ -480,10 +516,11 @@ def _summary_text(a: Args8, inp: Input8, topics: list[str], values: dict[str, di
             sums[o.name] = c_float_mean(c_float_sum(col), n)
     if a.old:
         return _old_block("All", sums, n, averaged=True)
-    lines = [_line("num_q", "all", str(n))]
+    lines = [_line("num_q", "all", str(n), None if shown is None else "-")]
     for o in SHORT_8:
         v = sums[o.name]
-        lines.append(_line(o.name, "all", str(int(v)) if o.kind == "long" else c_float(np.float32(v))))
+        lines.append(_line(o.name, "all", str(int(v)) if o.kind == "long" else c_float(np.float32(v)),
+                           None if shown is None else shown[o.name][1]))
     return "".join(lines)
 
 
