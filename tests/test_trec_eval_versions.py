@@ -209,3 +209,16 @@ def test_8x_variants_column_evaluates_to_the_printed_values(hand) -> None:
         assert text == want, ln
         checked += 1
     assert checked == 2 * 27 + 1  # 27 values per topic (gm_ap is summary-only), 28 in the summary
+
+
+def test_the_audit_runs_the_8_1_binary(trec_eval_bins, hand) -> None:
+    """The audit asks trec_eval 8.1 for its default measures (no -m) and reads its names; 9.0.5
+    is named and left out (it crashes on every evaluation)."""
+    q, r = hand
+    code, out, _err = run_cli("audit", q, r, "-m", "IPrec@0.7", "-m", "P@5", "--against", "trec_eval",
+                              "--trec-eval", str(trec_eval_bins["8.1"]), "--trec-eval", str(trec_eval_bins["9.0.5"]),
+                              "--profile", "trec_eval-8.1", "--width", "100")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith("every difference explained: 2 reference value(s) reproduced"), out
+    assert any(ln.split()[:2] == ["trec_eval-8.1", "ok"] for ln in lines), out
+    assert any(ln.split()[:2] == ["trec_eval-9.0.5", "unsupported"] for ln in lines), out
