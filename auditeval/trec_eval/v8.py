@@ -78,9 +78,10 @@ MIN_GEO_MEAN = 1e-5  # trec_eval.h:190
 
 
 BPREF_80_GAP = (
-    "auditeval trec-eval: trec_eval 8.0's bpref under -l{level} is not implemented: it counts a grade-0 "
-    "document as judged nonrelevant before asking whether it is relevant (trvec_teval.c:333-342 of 8.0), "
-    "so grade 0 is relevant for R and nonrelevant for bpref's penalties; no engine measure computes that\n"
+    "auditeval trec-eval: trec_eval 8.0's bpref under -l{level} is not implemented where a grade-0 document "
+    "is ranked above a relevant one: 8.0 counts grade 0 as judged nonrelevant before asking whether it is "
+    "relevant (trvec_teval.c:333-342 of 8.0), so it is relevant for R and nonrelevant for bpref's penalty; "
+    "no engine measure computes that\n"
 )
 
 
@@ -254,9 +255,18 @@ def _bpref_inputs(version: str, level: int, qt: list[str], qd: list[str], qg: li
     become grade 0 (they count in the denominator as judged nonrelevant), and their retrieved
     copies are renamed ``docno + "\\x01"`` (not in the qrels, so not judged: skipped; the
     name sorts where the docno sorts, so ties break the same way)."""
+    if level <= 0:
+        if version == "8.1":  # nothing is judged nonrelevant: bpref = relevant retrieved / R
+            return qg, rd
+        # 8.0 (trvec_teval.c:333-342): a grade-0 document goes to the "rel == 0" branch first, so
+        # it is never relevant for bpref, though R counts it; with none ranked above a relevant
+        # document (else the drop-in stops, _zero_above_relevant) it only adds nothing
+        skip = {(t, d) for t, d, g in zip(qt, qd, qg, strict=True) if g == 0}
+        docs = [d + "\x01" if (t, d) in skip else d for t, d in zip(rt, rd, strict=True)]
+        return qg, docs
     skip = {(t, d) for t, d, g in zip(qt, qd, qg, strict=True)
             if g < 0 or (version == "8.0" and 0 < g < level)}
-    if not skip or level <= 0:  # nothing is judged nonrelevant: bpref = relevant retrieved / R
+    if not skip:
         return qg, rd
     grades = [0 if (t, d) in skip else g for t, d, g in zip(qt, qd, qg, strict=True)]
     docs = [d + "\x01" if (t, d) in skip else d for t, d in zip(rt, rd, strict=True)]
@@ -314,7 +324,7 @@ def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO
             stop_at, stop_text = k, "Duplicate qrels docno"
             break
     done = loop[:stop_at]
-    if version == "8.0" and a.rel_level <= 0 and any(g == 0 for t in done for _, g in inp.qrels[t]):
+    if version == "8.0" and a.rel_level <= 0 and _zero_above_relevant(a, inp, done):
         raise Stop(BPREF_80_GAP.format(level=a.rel_level), 3)
     values = _values(a, inp, done)
     shown = _variant_texts(a, inp, done, values) if variants and not a.old else None
@@ -398,6 +408,31 @@ def _values(a: Args8, inp: Input8, topics: list[str]) -> dict[str, dict[str, flo
             vals[o.name] = float(np.float32(v)) if o.kind == "float" else v
         out[t] = vals
     return out
+
+
+def _zero_above_relevant(a: Args8, inp: Input8, topics: list[str]) -> bool:
+    """Whether 8.0's bpref under ``-l`` <= 0 needs its penalty: a retrieved grade-0 document (judged
+    nonrelevant to bpref, relevant to R) ranked above a retrieved relevant one (grade >= level,
+    not 0), within the -M cut. Then 1 - min(n, R) / min(num_nonrel, R) has num_nonrel = the
+    topic's qrels lines below the level, which no engine measure computes (BPREF_80_GAP)."""
+    for t in topics:
+        grade = dict(inp.qrels[t])
+        if not any(g == 0 for g in grade.values()):
+            continue
+        docs = inp.run[t]
+        order = _order(docs, [s for _, s in docs])
+        if a.max_docs is not None:
+            order = order[: max(a.max_docs, 0)]
+        zero_seen = False
+        for i in order:
+            g = grade.get(docs[i][0])
+            if g is None:
+                continue
+            if g == 0:
+                zero_seen = True
+            elif g >= a.rel_level and zero_seen:
+                return True
+    return False
 
 
 def _judged_only(docs: list[tuple[str, float]], scores: list[float], judged: set[str],
