@@ -1,7 +1,10 @@
 """``auditeval trec-eval``: trec_eval's command line, output, errors and exit status, with
 every number computed by the auditeval engine under the matching convention.
 
-Flags -> convention axes (profile per ``--as``: trec_eval-9.0.8 / -9.0.8-double / -10.0):
+``--as 8.0`` / ``8.1`` go to :mod:`.v8` first (another program); ``--as 9.0.5`` stops where
+that build crashes (:mod:`.v905`); 9.0.6 and 9.0.7 are 9.0.8 but for ``-v``.
+
+Flags -> convention axes (profile per ``--as``: trec_eval-9.0.8 / -9.0.8-double / -10.0 / ...):
 ``-J`` unjudged=drop, ``-M N`` depth=N, ``-l N`` rel=N, ``-c`` topics=qrels; without ``-c``
 9.0.8 is topics=both and 10.0 topics=strict.
 
