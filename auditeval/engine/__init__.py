@@ -9,8 +9,9 @@ Every package outside ``auditeval/engine/`` imports from here (``from auditeval.
   :data:`UNJUDGED`, :func:`has_duplicate_pairs`, :func:`as_sim` (the float32 rule);
 * values: :func:`measure_on`, the one application of a kernel with every spec wrapper
   (``check_convention``, ``fixed``, ``missing``, ``agg``), which :meth:`StagedRun.evaluate`
-  calls too; :func:`aggregate`, trec_eval 8.x's float accumulation (:func:`c_float_sum`,
-  :func:`c_float_mean`, :func:`c_float_gmean`, :func:`c_float_logs`), :func:`undefined_note`, :func:`gain_of` (nDCG's gain);
+  calls too; :func:`aggregate`, trec_eval 8.x's float arithmetic (:func:`c_float_ap`,
+  :func:`c_float_bpref`, :func:`c_float_sum`, :func:`c_float_mean`, :func:`c_float_gmean`,
+  :func:`c_float_logs`), :func:`undefined_note`, :func:`gain_of` (nDCG's gain);
 * lists rebuilt from another's rows: :func:`subset`, :func:`reorder`, :func:`stacked`,
   :func:`head`, :func:`relabel` (pooling's frozen labels);
 * tied blocks: :class:`Blocks`, :func:`tied_blocks`, :func:`ranked_scores`;
@@ -22,13 +23,14 @@ Measure facts (aggregation, format, axes, properties) are the spec table's
 (:data:`auditeval.vocab.specs.SPECS`), not the engine's.
 """
 
-from auditeval.engine.aggregation import (
-    aggregate,
+from auditeval.engine.aggregation import aggregate, undefined_note
+from auditeval.engine.c_float import (
+    c_float_ap,
+    c_float_bpref,
     c_float_gmean,
     c_float_logs,
     c_float_mean,
     c_float_sum,
-    undefined_note,
 )
 from auditeval.engine.evaluate import ENGINE, evaluate_prepared, staged_for
 from auditeval.engine.glibc_sort import glibc_msort
@@ -74,6 +76,8 @@ __all__ = [
     "aggregate",
     "as_sim",
     "axis_grid",
+    "c_float_ap",
+    "c_float_bpref",
     "c_float_gmean",
     "c_float_logs",
     "c_float_mean",

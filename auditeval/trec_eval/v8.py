@@ -45,6 +45,8 @@ from typing import TextIO
 import numpy as np
 
 from auditeval.engine import (
+    c_float_ap,
+    c_float_bpref,
     c_float_gmean,
     c_float_logs,
     c_float_mean,
@@ -391,6 +393,11 @@ def _values(a: Args8, inp: Input8, topics: list[str]) -> dict[str, dict[str, flo
         by[name] = rows[k:k + len(ms[name])]
         k += len(ms[name])
     by["bpref"] = evaluate_prepared(b_qrels, b_run, ms["bpref"], conv, cache={})
+    # AP and bpref as 8.x sums them, in C float (auditeval/engine/c_float.py)
+    m, var, p, _vals, agg = by["map"][0]
+    by["map"] = [(m, var, p, c_float_ap(p, conv), agg)]
+    m, var, p, _vals, agg = by["bpref"][0]
+    by["bpref"] = [(m, var, p, c_float_bpref(p, conv), agg)]
     p_topics = [str(x) for x in rows[0][2].topics]
     pos = {t: j for j, t in enumerate(p_topics)}
     out: dict[str, dict[str, float]] = {}
