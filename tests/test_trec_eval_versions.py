@@ -222,3 +222,26 @@ def test_the_audit_runs_the_8_1_binary(trec_eval_bins, hand) -> None:
     assert code == 0 and lines[0].startswith("every difference explained: 2 reference value(s) reproduced"), out
     assert any(ln.split()[:2] == ["trec_eval-8.1", "ok"] for ln in lines), out
     assert any(ln.split()[:2] == ["trec_eval-9.0.5", "unsupported"] for ln in lines), out
+
+
+def test_8x_sums_ap_in_float(trec_eval_bins, tmp_path) -> None:
+    """R = 80, relevant at ranks 1, 2, 3, 5, 6, 9 of 10: AP = (1 + 1 + 1 + 4/5 + 5/6 + 6/9) / 80
+    = 5.3 / 80 = 0.06625, a tie at 4 decimals. The float nearest the double value lies below it
+    (0.066249996: a double AP stored as a C float would print 0.0662); 8.x adds float
+    precisions from rank 9 back to rank 1 and divides in float: 0.066250004, printed 0.0663, as
+    9.0.8's double. Found on robust03 (UAmsT03RDesc, topic 375, -M10)."""
+    import numpy as np
+
+    q, r = tmp_path / "q", tmp_path / "r"
+    rel = [1, 2, 3, 5, 6, 9]
+    q.write_text("".join(f"t 0 d{k} 1\n" for k in range(80)) + "t 0 n0 0\n")
+    r.write_text("".join(f"t Q0 {'d' + str(rel.index(k)) if k in rel else 'x' + str(k)} {k} {20 - k} run\n"
+                         for k in range(1, 11)))
+    assert f"{float(np.float32(5.3 / 80)):6.4f}" == "0.0662"
+    acc = np.float32(0)
+    for i in reversed(range(len(rel))):
+        acc = np.float32(acc + np.float32(i + 1) / np.float32(rel[i]))
+    assert f"{float(np.float32(acc / np.float32(80))):6.4f}" == "0.0663"
+    for v in ("8.1", "8.0"):
+        real = _bin(trec_eval_bins, v, str(q), str(r))
+        assert "map            \tall\t0.0663\n" in real[0] and real == _mine(v, str(q), str(r))
