@@ -5,14 +5,14 @@ trec_eval 8.x keeps every per-topic value in a ``float`` field of its TREC_EVAL 
 printed decimals the two differ now and then (one robust03 topic in about a hundred runs and
 flags: AP 0.0663 against 0.0662), so the drop-in for 8.x takes its sums from here:
 
-* :func:`c_float_ap`: trvec_teval.c:490-545, precision ``(float) rel_so_far / (float) j`` at
+* :func:`c_float_ap`: trvec_teval.c:490-555, precision ``(float) rel_so_far / (float) j`` at
   each relevant rank, added to a float *from the last retrieved document to the first*, then
   ``/= num_rel`` (float by long);
 * :func:`c_float_bpref`: trvec_teval.c:323-460, ``bpref += 1.0 - (float) a / (float) b`` per
   relevant judged document in rank order (double arithmetic stored in the float), then
   ``/= num_rel``; the counts are the Bpref kernel's (judged non-relevant above, N, R);
 * :func:`c_float_sum`, :func:`c_float_mean`, :func:`c_float_gmean`, :func:`c_float_logs`: the
-  means over topics (print_meas.c:30-60 and 100-125).
+  means over topics (print_meas.c:26-75 and 125-145).
 
 These are sequential float sums over the few relevant rows of a topic (numpy's float32
 ``cumsum`` is sequential, as C's loop is); none is a measure of its own: the values are AP's and
@@ -72,7 +72,7 @@ def c_float_bpref(p: Prepared, c: Convention) -> np.ndarray:
 
 
 def c_float_sum(values: np.ndarray) -> float:
-    """trec_eval 8.x's accumulation (print_meas.c:30-60 ``accumulate_results``): every per-topic
+    """trec_eval 8.x's accumulation (print_meas.c:26-75 ``accumulate_results``): every per-topic
     value is stored as a C ``float`` (trec_eval.h:200-370, the TREC_EVAL fields) and added to a
     ``float`` total in topic order, ``*float_accum += *float_query`` (float arithmetic)."""
     total = np.float32(0.0)
@@ -82,14 +82,14 @@ def c_float_sum(values: np.ndarray) -> float:
 
 
 def c_float_mean(total: float, n: int) -> float:
-    """print_meas.c:108-110: ``float_eval /= eval->num_queries`` (float by long: float division;
+    """print_meas.c:132: ``float_eval /= eval->num_queries`` (float by long: float division;
     0 topics give C's NaN or infinity)."""
     with np.errstate(all="ignore"):
         return float(np.float32(total) / np.float32(n))
 
 
 def c_float_gmean(log_total: float, n: int, n_missing: int, floor: float) -> float:
-    """print_meas.c:112-121, trec_eval 8.x's geometric mean: the float sum of per-topic
+    """print_meas.c:134-145, trec_eval 8.x's geometric mean: the float sum of per-topic
     ``(float) log(MAX(v, MIN_GEO_MEAN))``, plus ``n_missing * log(MIN_GEO_MEAN)`` for the qrels
     topics ``-c`` counts (double arithmetic stored in the float), then
     ``(float) exp((double)(float_eval / num_queries))``."""

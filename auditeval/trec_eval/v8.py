@@ -15,7 +15,7 @@ Control flow (8.1 trec_eval.c ``main``; 8.0 the same):
    run (exit 3, after the per-topic lines printed so far); the values come from the engine
    under the profile (``trec_eval-8.1`` / ``-8.0``) with ``-l`` rel, ``-M`` depth, ``-J``
    unjudged=drop, are stored as C floats, and a topic that retrieves nothing prints zeros
-   (trvec_teval.c:55-57) and is left out of the means (print_meas.c:29).
+   (trvec_teval.c:52-54) and is left out of the means (print_meas.c:34).
 4. no topic evaluated: main returns UNDEF: exit 255, nothing printed. Else the summary: float
    sums over the topics divided by ``num_q`` (``-c``: the number of qrels topics), in float
    (:func:`auditeval.engine.c_float_sum`).
@@ -23,8 +23,8 @@ Control flow (8.1 trec_eval.c ``main``; 8.0 the same):
 Printed measures (measures.c ``print_short_flag``): ``num_q`` (summary), ``num_ret``,
 ``num_rel``, ``num_rel_ret`` (sums), ``map``, ``gm_ap`` (summary), ``R-prec``, ``bpref``,
 ``recip_rank``, ``ircl_prn.0.00`` .. ``ircl_prn.1.00``, ``P5`` .. ``P1000``, as
-``"%-15s\\t%s\\t%6.4f\\n"`` (print_meas.c:100-160; the topic id cut to 20 bytes, ``%.20s``);
-``-o`` prints print_meas.c:190-330's old layout instead. Not done: ``-a`` (about 100 measures
+``"%-15s\\t%s\\t%6.4f\\n"`` (print_meas.c:79-205; the topic id cut to 20 bytes, ``%.20s``);
+``-o`` prints print_meas.c:212-330's old layout instead. Not done: ``-a`` (about 100 measures
 the engine has no kernel for: exact_*, fallout, unranked, relative and time measures) and
 ``-T``: the drop-in says so and exits 3. ``-N`` and ``-U`` change only ``-a`` measures.
 
@@ -76,7 +76,7 @@ messages and exit status. Flags before the files: -q -o -c -lN -J -MN (-NN, -U[a
 and unused); -a and -T are not supported (exit 3).
 """
 
-MIN_GEO_MEAN = 1e-5  # trec_eval.h:190
+MIN_GEO_MEAN = 1e-5  # trec_eval.h:191
 
 
 BPREF_80_GAP = (
@@ -253,7 +253,7 @@ def _bpref_inputs(version: str, level: int, qt: list[str], qd: list[str], qg: li
     8.x's bpref (trvec_teval.c:323-356 of 8.1) skips a retrieved document in the pool but not
     judged (qrels rel < 0; in 8.0 also 0 < rel < level: only rel == 0 is judged nonrelevant
     there), yet divides by ``MIN(num_nonrel, R)`` with ``num_nonrel`` every qrels line of the
-    topic but the relevant ones (trec_eval.c:224), skipped ones included. So: such qrels lines
+    topic but the relevant ones (trec_eval.c:210), skipped ones included. So: such qrels lines
     become grade 0 (they count in the denominator as judged nonrelevant), and their retrieved
     copies are renamed ``docno + "\\x01"`` (not in the qrels, so not judged: skipped; the
     name sorts where the docno sorts, so ties break the same way)."""
@@ -339,7 +339,7 @@ def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO
         raise Stop(_error("trec_eval: form_tr_vec error").format(stop_text), 3)
     if not loop:
         out.write("".join(text))
-        return 255  # trec_eval.c:245 returns UNDEF before print_error: nothing printed
+        return 255  # trec_eval.c:238 returns UNDEF before print_error: nothing printed
     text.append(_summary_text(a, inp, done, values, shown))
     out.write("".join(text))
     return 0
@@ -408,7 +408,7 @@ def _values(a: Args8, inp: Input8, topics: list[str]) -> dict[str, dict[str, flo
         vals: dict[str, float] = {}
         jb = b_pos.get(t, -1)
         for o in SHORT_8:
-            if num_ret <= 0:  # trvec_teval.c:55-57: nothing retrieved, every value stays 0
+            if num_ret <= 0:  # trvec_teval.c:52-54: nothing retrieved, every value stays 0
                 v = 0.0
             else:
                 v = float(by[o.source][o.index][3][jb if o.source == "bpref" else j])
@@ -457,7 +457,7 @@ def _judged_only(docs: list[tuple[str, float]], scores: list[float], judged: set
 
 
 def _order(docs: list[tuple[str, float]], scores: list[float]) -> list[int]:
-    """Row indices in 8.x's rank order: comp_sim_docno (form_trvec.c:150-160) under glibc qsort."""
+    """Row indices in 8.x's rank order: comp_sim_docno (form_trvec.c:160-168) under glibc qsort."""
     sims = [float(np.float32(s)) for s in scores]
     keys = [d.encode("utf-8", "surrogateescape") for d, _ in docs]
 
@@ -474,7 +474,7 @@ def _order(docs: list[tuple[str, float]], scores: list[float]) -> list[int]:
 def _nan_order(docs: list[tuple[str, float]]) -> list[float]:
     """Scores that rank a topic holding a NaN score as 8.x's qsort does (form_trvec.c:44-48).
 
-    comp_sim_docno (form_trvec.c:150-160) is inconsistent with a NaN score (neither above nor
+    comp_sim_docno (form_trvec.c:160-168) is inconsistent with a NaN score (neither above nor
     below: the docno decides), so the order is glibc's merge sort's, run on the topic's lines
     in file order (get_top.c keeps them so; 9.x starts from docno order). The returned scores
     n, n-1, ... give that order under any tie rule."""
@@ -496,7 +496,7 @@ def _variant_texts(a: Args8, inp: Input8, topics: list[str],
     not that variant's: a NaN score (8.x's qsort from file order), ``-J`` with a negative grade
     in the qrels (8.x keeps such documents), bpref where 8.x skips judged lines it counts in its
     denominator (:func:`_bpref_inputs`), and summaries that leave out a topic that retrieved
-    nothing (print_meas.c:29)."""
+    nothing (print_meas.c:34)."""
     from auditeval.vocab.variant import Variant
 
     conv = load_profile(PROFILES[a.version]).convention
@@ -524,7 +524,7 @@ def _variant_texts(a: Args8, inp: Input8, topics: list[str],
 
 
 def _topic_id(t: str) -> str:
-    b = t.encode("utf-8", "surrogateescape")[:20]  # print_meas.c:93 "%.20s"
+    b = t.encode("utf-8", "surrogateescape")[:20]  # print_meas.c:101 "%.20s"
     return b.decode("utf-8", "surrogateescape")
 
 
@@ -543,7 +543,7 @@ def _topic_text(a: Args8, t: str, vals: dict[str, float], shown: dict[str, tuple
 
 def _summary_text(a: Args8, inp: Input8, topics: list[str], values: dict[str, dict[str, float]],
                   shown: dict[str, tuple[str, str]] | None) -> str:
-    counted = [t for t in topics if values[t]["num_ret"] > 0]  # print_meas.c:29
+    counted = [t for t in topics if values[t]["num_ret"] > 0]  # print_meas.c:34
     n = len(inp.q_topics) if a.complete else len(counted)
     sums: dict[str, float] = {}
     for o in SHORT_8:
@@ -567,7 +567,7 @@ def _summary_text(a: Args8, inp: Input8, topics: list[str], values: dict[str, di
 
 
 def _old_block(qid: str, vals: dict[str, float], n: int, averaged: bool = False) -> str:
-    """print_meas.c:190-330 ``old_print_trec_eval_list`` for one run: ``vals`` are per-topic
+    """print_meas.c:212-330 ``old_print_trec_eval_list`` for one run: ``vals`` are per-topic
     values (n = 1) or the summary's means already divided (``averaged``)."""
 
     def f(name: str) -> str:
