@@ -2,19 +2,20 @@
 
 Control flow (8.1 trec_eval.c ``main``; 8.0 the same):
 
-1. flags (no getopt, trec_eval.c:100-150): while ``argv[1]`` starts with ``-``, its second
+1. flags (no getopt, trec_eval.c:104-160): while ``argv[1]`` starts with ``-``, its second
    character decides: ``q`` per-topic values, ``v`` version (stderr, exit 0), ``h`` help, ``a``
    every measure, ``o`` the old layout, ``c`` average over every qrels topic, ``lN`` relevance
    level, ``J`` judged documents only, ``NN`` collection size, ``MN`` depth, ``U[abcd]X``
    utility coefficients, ``T`` time measures; anything else, or not exactly two files after
    the flags, prints the usage text and exits 1. Flags after a file name are file names.
-2. qrels then results are read whole (get_qrels.c, get_top.c; :func:`_parse`): errors are
+2. qrels then results are read whole (get_qrels.c, get_top.c; :func:`read_inputs`): errors are
    ``trec_eval: input error: in trec_eval: 'MESSAGE' Illegal parameter value - Quit``, exit 2.
 3. topics in the order they first appear in the results file; one without qrels is skipped.
    Per topic (form_trvec.c): a repeated results docno, then a repeated qrels docno, stops the
    run (exit 3, after the per-topic lines printed so far); the values come from the engine
-   under the profile (``trec_eval-8.1`` / ``-8.0``) with ``-l`` rel, ``-M`` depth, ``-J``
-   unjudged=drop, are stored as C floats, and a topic that retrieves nothing prints zeros
+   under the profile (``trec_eval-8.1`` / ``-8.0``) with ``-l`` rel and ``-M`` depth (``-J`` is
+   applied to the input, :func:`_judged_only`), AP and bpref summed in C float
+   (:func:`auditeval.engine.c_float_ap`), every value stored as a C float; a topic that retrieves nothing prints zeros
    (trvec_teval.c:52-54) and is left out of the means (print_meas.c:34).
 4. no topic evaluated: main returns UNDEF: exit 255, nothing printed. Else the summary: float
    sums over the topics divided by ``num_q`` (``-c``: the number of qrels topics), in float
@@ -31,8 +32,9 @@ the engine has no kernel for: exact_*, fallout, unranked, relative and time meas
 8.0 differs from 8.1 (diff -r of the sources): its bpref counts only rel == 0 as judged
 nonrelevant (8.1 counts 0 <= rel < level): under ``-l`` >= 2 a grade in [1, level) is skipped
 like a pool-unjudged document (:func:`_bpref_inputs` renames its retrieved copies); under
-``-l0`` (or below) a grade-0 document is relevant for R yet nonrelevant for bpref's
-penalties, which no engine measure computes: the drop-in stops there (exit 3,
+``-l0`` (or below) a grade-0 document is relevant for R yet nonrelevant for bpref: its
+retrieved copies are renamed too, unless one ranks above a relevant document, where bpref's
+penalty divides by a count no engine measure has and the drop-in stops (exit 3,
 :data:`BPREF_80_GAP`). It keeps qrels -1 as -1 (for the short measures the same as 8.1's
 pool-unjudged -2); an unreadable results file is "Cannot read qrels file" (get_top.c:49).
 """
@@ -88,6 +90,8 @@ BPREF_80_GAP = (
 
 
 class Stop(Exception):
+    """trec_eval 8.x stops: ``text`` to stderr, exit status ``code``."""
+
     def __init__(self, text: str, code: int):
         super().__init__(text)
         self.text, self.code = text, code
@@ -95,6 +99,8 @@ class Stop(Exception):
 
 @dataclass
 class Args8:
+    """The flags of one 8.x command line and its two files."""
+
     version: str
     query: bool = False
     all: bool = False
@@ -117,7 +123,8 @@ def input_error(message: str) -> Stop:
 
 
 def parse_args8(argv: list[str], version: str) -> Args8 | Stop:
-    """trec_eval.c:100-160 (8.1; 8.0 the same)."""
+    """trec_eval.c:104-160 (8.1; 8.0 the same): the flags, or the Stop they end in (``-v``: the
+    version, exit 0; ``-h``: code -1, the drop-in's help; anything else: usage, exit 1)."""
     a = Args8(version)
     rest = list(argv)
     while rest and rest[0][:1] == "-":
@@ -158,7 +165,7 @@ def parse_args8(argv: list[str], version: str) -> Args8 | Stop:
     return a
 
 
-def _read(path: str, what: str) -> bytes | None:
+def _read(path: str) -> bytes | None:
     """The whole file, or None where open/lseek/read fail (a directory, a missing file)."""
     try:
         with open(path, "rb") as fh:
@@ -186,6 +193,9 @@ def _float(field: bytes) -> float:
 
 @dataclass
 class Input8:
+    """Both files as 8.x holds them: per topic, in first-appearance order, (docno, grade) and
+    (docno, score) pairs in file order; the run id of the last results line."""
+
     q_topics: list[str]  # qrels topics, first-appearance order
     qrels: dict[str, list[tuple[str, int]]]
     r_topics: list[str]  # results topics, first-appearance order
@@ -198,8 +208,11 @@ def _decode(b: bytes) -> str:
 
 
 def read_inputs(a: Args8) -> Input8:
+    """get_qrels.c and get_top.c: a qrels line has exactly 4 fields ("Malformed" with fewer,
+    "malformed" with more; a blank line too), a results line at least 6 (blank lines skipped),
+    grades C ``atol``, scores C ``atof``; an empty file holds no topic (not an error)."""
     qpath, rpath = a.files
-    qdata = _read(qpath, "qrels")
+    qdata = _read(qpath)
     if qdata is None:
         raise input_error("Cannot read qrels file")
     qrels: dict[str, list[tuple[str, int]]] = {}
@@ -214,7 +227,7 @@ def read_inputs(a: Args8) -> Input8:
             if lst is None:
                 lst = names[f[0]] = qrels.setdefault(_decode(f[0]), [])
             lst.append((_decode(f[2]), _long(f[3])))
-    rdata = _read(rpath, "results")
+    rdata = _read(rpath)
     if rdata is None:  # get_top.c:49: 8.0 names the qrels file
         raise input_error("Cannot read results file" if a.version == "8.1" else "Cannot read qrels file")
     run: dict[str, list[tuple[str, float]]] = {}
@@ -239,7 +252,9 @@ def read_inputs(a: Args8) -> Input8:
 
 
 # ---------------------------------------------------------------------------------- measures
-def _measures():
+def _measures() -> dict[str, list]:
+    """The auditeval measures behind 8.x's default values, by 9.x table name (one per value:
+    ``iprec_at_recall`` its 11 levels, ``P`` its 9 cut-offs)."""
     specs = {s.name: s for s in table("9.0.8")}
     return {name: [i.measure for i in instances(specs[name], None)]
             for name in ("num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
