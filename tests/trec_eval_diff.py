@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auditeval.trec_eval import main
-from auditeval.trec_eval.v8 import BPREF_80_GAP
 
 VERSIONS = ("9.0.8", "9.0.8-double", "10.0", "9.0.7", "9.0.6", "9.0.5", "8.1", "8.0")
 
@@ -219,32 +218,13 @@ def _comparable(text: str, case: Case) -> str:
     return "".join(keep)
 
 
-def refused(case: Case, mine: tuple[str, str, int]) -> bool:
-    """The drop-in's one documented refusal: trec_eval 8.0's bpref under ``-l0`` on qrels with
-    grade 0 (trec_eval/v8.py ``BPREF_80_GAP``): exit 3 with that message, nothing on stdout."""
-    return case.version == "8.0" and mine == ("", BPREF_80_GAP.format(level=_level(case)), 3)
-
-
-def _level(case: Case) -> int:
-    from auditeval.io import c_atol
-
-    level = 1
-    for f in case.flags:
-        if f.startswith("-l"):
-            level = c_atol(f[2:])
-    return level
-
-
 def difference(case: Case, real: tuple[str, str, int], mine: tuple[str, str, int]) -> str | None:
     """Why the drop-in's result differs from the binary's, or None when it does not.
 
     stdout, stderr and exit status must be equal (the ``rbp`` lines left out where trec_eval
     10.0 reads uninitialised memory, :func:`_rbp_undefined`). Where the binary crashes (killed by
     a signal), the drop-in must stop cleanly instead: non-zero status and a message naming
-    the crash, no traceback. The drop-in's one documented refusal (:func:`refused`) is no
-    difference: the differential test counts those cases apart."""
-    if refused(case, mine):
-        return None
+    the crash, no traceback."""
     if real[2] < 0:
         if mine[2] > 0 and ("crashes here" in mine[1] or RANDOM_CRASH in mine[1]) and "Traceback" not in mine[1]:
             return None

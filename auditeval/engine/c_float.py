@@ -10,7 +10,8 @@ flags: AP 0.0663 against 0.0662), so the drop-in for 8.x takes its sums from her
   ``/= num_rel`` (float by long);
 * :func:`c_float_bpref`: trvec_teval.c:323-460, ``bpref += 1.0 - (float) a / (float) b`` per
   relevant judged document in rank order (double arithmetic stored in the float), then
-  ``/= num_rel``; the counts are the Bpref kernel's (judged non-relevant above, N, R);
+  ``/= num_rel``, with 8.x's counts (its N counts every non-relevant qrels line; 8.0 counts
+  only grade 0 as judged nonrelevant);
 * :func:`c_float_sum`, :func:`c_float_mean`, :func:`c_float_gmean`, :func:`c_float_logs`: the
   means over topics (print_meas.c:26-75 and 125-145).
 
@@ -25,7 +26,6 @@ import math
 
 import numpy as np
 
-from auditeval.engine.measures.trec_set import _rel_and_nonrel_above
 from auditeval.engine.ranked_lists import Prepared
 from auditeval.vocab.conventions import Convention
 
@@ -50,24 +50,40 @@ def c_float_ap(p: Prepared, c: Convention) -> np.ndarray:
     return out
 
 
-def c_float_bpref(p: Prepared, c: Convention) -> np.ndarray:
-    """Per topic: bpref as trec_eval 8.x computes it in float (see the module docstring)."""
+def c_float_bpref(p: Prepared, c: Convention, zero_only: bool = False) -> np.ndarray:
+    """Per topic: bpref as trec_eval 8.x computes it (trvec_teval.c:323-460 of 8.1), in float.
+
+    Over the judged ranked documents in rank order (outside the qrels, or in it with a negative
+    grade: skipped, trvec_teval.c:335-341): a judged nonrelevant one (8.1: ``0 <= rel < level``;
+    8.0, ``zero_only``: ``rel == 0``, tested first, trvec_teval.c:333 of 8.0) adds to ``a``; any
+    other with ``rel >= level`` adds ``1.0 - (float) MIN(a, R) / (float) MIN(N, R)`` (1.0 while
+    a == 0) to a float, which is divided by R at the end. ``N`` is every qrels line of the topic
+    that is not relevant, negative grades included (trec_eval.c:210 passes ``num_text_qrels -
+    num_rel``): here judged nonrelevant plus pooled-unjudged (negatives=pooled). Where N is 0
+    and a > 0, C divides by zero: the term is -inf, as here."""
     big_r = p.num_rel(c.rel)
-    n_nonrel = p.num_judged_nonrel(c.rel)
-    _, t, rank, _, above = _rel_and_nonrel_above(p, c)
-    order = np.lexsort((rank, t))
-    t, above = t[order], above[order]
+    n_lines = p.num_judged_nonrel(c.rel) + np.asarray(p.n_pooled_unjudged, dtype=np.int64)
+    rows, t, _rank = p.rows_where(p.rel_mask(0))  # judged rows, by topic in rank order
+    grade = p.grade[rows]
     acc = np.zeros(p.n_topics, dtype=np.float32)
-    for ti, a in zip(t.tolist(), above.tolist(), strict=True):
-        if a > 0:
-            r = int(big_r[ti])
-            term = 1.0 - float(_F(min(a, r)) / _F(min(int(n_nonrel[ti]), r)))
-        else:
-            term = 1.0
-        acc[ti] = _F(float(acc[ti]) + term)
-    out = acc.astype(np.float64)
-    has = big_r > 0
-    out[has] = (acc[has] / big_r[has].astype(np.float32)).astype(np.float64)
+    above = np.zeros(p.n_topics, dtype=np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for ti, g in zip(t.tolist(), grade.tolist(), strict=True):
+            if (g == 0) if zero_only else (g < c.rel):
+                above[ti] += 1
+                continue
+            if g < c.rel:
+                continue  # 8.0: 0 < rel < level, neither relevant nor judged nonrelevant
+            a = int(above[ti])
+            if a > 0:
+                r = int(big_r[ti])
+                term = 1.0 - float(_F(min(a, r)) / _F(min(int(n_lines[ti]), r)))
+            else:
+                term = 1.0
+            acc[ti] = _F(float(acc[ti]) + term)
+        out = acc.astype(np.float64)
+        has = big_r > 0
+        out[has] = (acc[has] / big_r[has].astype(np.float32)).astype(np.float64)
     return out
 
 

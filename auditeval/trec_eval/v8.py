@@ -30,13 +30,12 @@ the engine has no kernel for: exact_*, fallout, unranked, relative and time meas
 ``-T``: the drop-in says so and exits 3. ``-N`` and ``-U`` change only ``-a`` measures.
 
 8.0 differs from 8.1 (diff -r of the sources): its bpref counts only rel == 0 as judged
-nonrelevant (8.1 counts 0 <= rel < level): under ``-l`` >= 2 a grade in [1, level) is skipped
-like a pool-unjudged document (:func:`_bpref_inputs` renames its retrieved copies); under
-``-l0`` (or below) a grade-0 document is relevant for R yet nonrelevant for bpref: its
-retrieved copies are renamed too, unless one ranks above a relevant document, where bpref's
-penalty divides by a count no engine measure has and the drop-in stops (exit 3,
-:data:`BPREF_80_GAP`). It keeps qrels -1 as -1 (for the short measures the same as 8.1's
-pool-unjudged -2); an unreadable results file is "Cannot read qrels file" (get_top.c:49).
+nonrelevant (8.1 counts 0 <= rel < level), before asking whether a document is relevant: under
+``-l2`` a grade 1 is neither, under ``-l0`` a grade 0 is relevant for R and nonrelevant for
+bpref (:func:`auditeval.engine.c_float_bpref` with ``zero_only``). It keeps qrels -1 as -1 (for
+the printed measures what 8.1 does with its pool-unjudged -2); an unreadable results file is
+"Cannot read qrels file" (get_top.c:49). A qrels grade of -3 or less is "relevant" to 8.x's
+bpref loop (its else branch) and pool-unjudged here: not reproduced.
 """
 
 from __future__ import annotations
@@ -79,14 +78,6 @@ and unused); -a and -T are not supported (exit 3).
 """
 
 MIN_GEO_MEAN = 1e-5  # trec_eval.h:191
-
-
-BPREF_80_GAP = (
-    "auditeval trec-eval: trec_eval 8.0's bpref under -l{level} is not implemented where a grade-0 document "
-    "is ranked above a relevant one: 8.0 counts grade 0 as judged nonrelevant before asking whether it is "
-    "relevant (trvec_teval.c:333-342 of 8.0), so it is relevant for R and nonrelevant for bpref's penalty; "
-    "no engine measure computes that\n"
-)
 
 
 class Stop(Exception):
@@ -261,35 +252,6 @@ def _measures() -> dict[str, list]:
                          "iprec_at_recall", "P")}
 
 
-def _bpref_inputs(version: str, level: int, qt: list[str], qd: list[str], qg: list[int],
-                  rt: list[str], rd: list[str]) -> tuple[list[int], list[str]]:
-    """The qrels grades and run docnos under which the engine's bpref is trec_eval 8.x's.
-
-    8.x's bpref (trvec_teval.c:323-356 of 8.1) skips a retrieved document in the pool but not
-    judged (qrels rel < 0; in 8.0 also 0 < rel < level: only rel == 0 is judged nonrelevant
-    there), yet divides by ``MIN(num_nonrel, R)`` with ``num_nonrel`` every qrels line of the
-    topic but the relevant ones (trec_eval.c:210), skipped ones included. So: such qrels lines
-    become grade 0 (they count in the denominator as judged nonrelevant), and their retrieved
-    copies are renamed ``docno + "\\x01"`` (not in the qrels, so not judged: skipped; the
-    name sorts where the docno sorts, so ties break the same way)."""
-    if level <= 0:
-        if version == "8.1":  # nothing is judged nonrelevant: bpref = relevant retrieved / R
-            return qg, rd
-        # 8.0 (trvec_teval.c:333-342): a grade-0 document goes to the "rel == 0" branch first, so
-        # it is never relevant for bpref, though R counts it; with none ranked above a relevant
-        # document (else the drop-in stops, _zero_above_relevant) it only adds nothing
-        skip = {(t, d) for t, d, g in zip(qt, qd, qg, strict=True) if g == 0}
-        docs = [d + "\x01" if (t, d) in skip else d for t, d in zip(rt, rd, strict=True)]
-        return qg, docs
-    skip = {(t, d) for t, d, g in zip(qt, qd, qg, strict=True)
-            if g < 0 or (version == "8.0" and 0 < g < level)}
-    if not skip:
-        return qg, rd
-    grades = [0 if (t, d) in skip else g for t, d, g in zip(qt, qd, qg, strict=True)]
-    docs = [d + "\x01" if (t, d) in skip else d for t, d in zip(rt, rd, strict=True)]
-    return grades, docs
-
-
 def main_v8(argv: list[str], out: TextIO, err: TextIO) -> int:
     argv = list(argv)
     version = None
@@ -341,8 +303,6 @@ def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO
             stop_at, stop_text = k, "Duplicate qrels docno"
             break
     done = loop[:stop_at]
-    if version == "8.0" and a.rel_level <= 0 and _zero_above_relevant(a, inp, done):
-        raise Stop(BPREF_80_GAP.format(level=a.rel_level), 3)
     values = _values(a, inp, done)
     shown = _variant_texts(a, inp, done, values) if variants and not a.old else None
     text = []
@@ -384,12 +344,6 @@ def _values(a: Args8, inp: Input8, topics: list[str]) -> dict[str, dict[str, flo
             rs.append(s)
     qrels = Qrels(qrels_table(qt, qd, np.array(qg, dtype=np.int64)), source=a.files[0])
     run = Run(run_table(rt, rd, np.array(rs, dtype=np.float64)), name=inp.run_id, source=a.files[1])
-    bg, bd = _bpref_inputs(a.version, a.rel_level, qt, qd, qg, rt, rd)
-    if bd is not rd:
-        b_qrels = Qrels(qrels_table(qt, qd, np.array(bg, dtype=np.int64)), source=a.files[0])
-        b_run = Run(run_table(rt, bd, np.array(rs, dtype=np.float64)), name=inp.run_id, source=a.files[1])
-    else:
-        b_qrels, b_run = qrels, run
     conv = load_profile(PROFILES[a.version]).convention
     changes: dict = {"rel": a.rel_level}
     if a.max_docs is not None and not a.judged_only:
@@ -398,63 +352,33 @@ def _values(a: Args8, inp: Input8, topics: list[str]) -> dict[str, dict[str, flo
     if not rt:
         return {t: {o.name: 0.0 for o in SHORT_8} for t in topics}
     ms = _measures()
-    flat = [m for name in ms if name != "bpref" for m in ms[name]]
+    flat = [m for name in ms for m in ms[name]]
     rows = evaluate_prepared(qrels, run, flat, conv, cache={})
     by = {}
     k = 0
     for name in ms:
-        if name == "bpref":
-            continue
         by[name] = rows[k:k + len(ms[name])]
         k += len(ms[name])
-    by["bpref"] = evaluate_prepared(b_qrels, b_run, ms["bpref"], conv, cache={})
-    # AP and bpref as 8.x sums them, in C float (auditeval/engine/c_float.py)
+    # AP and bpref as 8.x computes them, in C float and with its bpref counts (engine/c_float.py)
     m, var, p, _vals, agg = by["map"][0]
     by["map"] = [(m, var, p, c_float_ap(p, conv), agg)]
     m, var, p, _vals, agg = by["bpref"][0]
-    by["bpref"] = [(m, var, p, c_float_bpref(p, conv), agg)]
+    by["bpref"] = [(m, var, p, c_float_bpref(p, conv, zero_only=a.version == "8.0"), agg)]
     p_topics = [str(x) for x in rows[0][2].topics]
     pos = {t: j for j, t in enumerate(p_topics)}
     out: dict[str, dict[str, float]] = {}
-    b_pos = {str(x): j for j, x in enumerate(by["bpref"][0][2].topics)}
     for t in topics:
         j = pos.get(t, -1)
         num_ret = float(by["num_ret"][0][3][j]) if j >= 0 else 0.0
         vals: dict[str, float] = {}
-        jb = b_pos.get(t, -1)
         for o in SHORT_8:
             if num_ret <= 0:  # trvec_teval.c:52-54: nothing retrieved, every value stays 0
                 v = 0.0
             else:
-                v = float(by[o.source][o.index][3][jb if o.source == "bpref" else j])
+                v = float(by[o.source][o.index][3][j])
             vals[o.name] = float(np.float32(v)) if o.kind == "float" else v
         out[t] = vals
     return out
-
-
-def _zero_above_relevant(a: Args8, inp: Input8, topics: list[str]) -> bool:
-    """Whether 8.0's bpref under ``-l`` <= 0 needs its penalty: a retrieved grade-0 document (judged
-    nonrelevant to bpref, relevant to R) ranked above a retrieved relevant one (grade >= level,
-    not 0), within the -M cut. Then 1 - min(n, R) / min(num_nonrel, R) has num_nonrel = the
-    topic's qrels lines below the level, which no engine measure computes (BPREF_80_GAP)."""
-    for t in topics:
-        grade = dict(inp.qrels[t])
-        if not any(g == 0 for g in grade.values()):
-            continue
-        docs = inp.run[t]
-        order = _order(docs, [s for _, s in docs])
-        if a.max_docs is not None:
-            order = order[: max(a.max_docs, 0)]
-        zero_seen = False
-        for i in order:
-            g = grade.get(docs[i][0])
-            if g is None:
-                continue
-            if g == 0:
-                zero_seen = True
-            elif g >= a.rel_level and zero_seen:
-                return True
-    return False
 
 
 def _judged_only(docs: list[tuple[str, float]], scores: list[float], judged: set[str],
@@ -509,9 +433,9 @@ def _variant_texts(a: Args8, inp: Input8, topics: list[str],
     """``--variants``: printed name -> (per-topic, summary) variant strings under the stated
     convention (the profile with ``-l``, ``-M``, ``-J``, ``-c``), or ``-`` where 8.x's value is
     not that variant's: a NaN score (8.x's qsort from file order), ``-J`` with a negative grade
-    in the qrels (8.x keeps such documents), bpref where 8.x skips judged lines it counts in its
-    denominator (:func:`_bpref_inputs`), and summaries that leave out a topic that retrieved
-    nothing (print_meas.c:34)."""
+    in the qrels (8.x keeps such documents), bpref where 8.x's counts differ from the Bpref
+    measure's (negative grades in its denominator; 8.0's grades in [1, level), or 0 under -l0),
+    and summaries that leave out a topic that retrieved nothing (print_meas.c:34)."""
     from auditeval.vocab.variant import Variant
 
     conv = load_profile(PROFILES[a.version]).convention
@@ -526,7 +450,9 @@ def _variant_texts(a: Args8, inp: Input8, topics: list[str],
     grades = [g for t in topics for _, g in inp.qrels[t]]
     nan = any(sc != sc for t in topics for _, sc in inp.run[t])
     odd_all = nan or (a.judged_only and any(g < 0 for g in grades))
-    odd_bpref = a.rel_level > 0 and any(g < 0 or (a.version == "8.0" and 0 < g < a.rel_level) for g in grades)
+    odd_bpref = any((g < 0 and a.rel_level > 0) or (a.version == "8.0" and (0 < g < a.rel_level or
+                                                                             (g == 0 and a.rel_level <= 0)))
+                    for g in grades)
     empty = any(values[t]["num_ret"] <= 0 for t in topics)
     ms = _measures()
     specs = {sp.name: sp for sp in table("9.0.8")}
