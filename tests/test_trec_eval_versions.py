@@ -245,3 +245,16 @@ def test_8x_sums_ap_in_float(trec_eval_bins, tmp_path) -> None:
     for v in ("8.1", "8.0"):
         real = _bin(trec_eval_bins, v, str(q), str(r))
         assert "map            \tall\t0.0663\n" in real[0] and real == _mine(v, str(q), str(r))
+
+
+def test_8_0_bpref_under_l0_by_hand(trec_eval_bins, tmp_path) -> None:
+    """-l0, qrels d1 grade 0 and d2 grade 1, ranked d1, d2. R = 2 (both grades >= 0); num_nonrel
+    = qrels lines - R = 0. 8.0 tests rel == 0 first: d1 is judged nonrelevant, so d2 adds
+    1 - MIN(1, 2) / MIN(0, 2) = 1 - 1/0 = -inf (float division). 8.1: both relevant, 2/2 = 1."""
+    q, r = tmp_path / "q", tmp_path / "r"
+    q.write_text("t 0 d1 0\nt 0 d2 1\n")
+    r.write_text("t Q0 d1 1 2.0 run\nt Q0 d2 2 1.0 run\n")
+    for v, want in (("8.0", "  -inf"), ("8.1", "1.0000")):
+        real = _bin(trec_eval_bins, v, "-q", "-l0", str(q), str(r))
+        assert f"bpref          \tt\t{want}\n" in real[0] and f"bpref          \tall\t{want}\n" in real[0]
+        assert _mine(v, "-q", "-l0", str(q), str(r)) == real
