@@ -42,4 +42,3 @@ def undefined_note(source: str, label: str, topics: Sequence[str], reason: str, 
     count = f"{len(topics)} of {of}" if of is not None else f"{len(topics)}"
     return (f"{source}: {label} has no value for {count} topic(s){where} ({reason}): left out of its mean "
             f"and of per-topic output: {shown}")
-
