@@ -16,6 +16,12 @@ and a trec_eval command line, built to reach the corners where evaluators disagr
   ``rbp.p=0.8`` on 10.0, ``Rprec_mult.0.5``, ``iprec_at_recall.0.25``, ``relstring.4``, gain
   maps ``G.1=2,2=5``, ``ndcg_rel.1=5,2=8``, ``Rndcg.0=1,2=3``), ``-N`` for utility.
 
+The build is drawn among the eight (8.0, 8.1, 9.0.5, 9.0.6, 9.0.7, 9.0.8, 9.0.8-double, 10.0):
+8.x gets its own flags (:func:`_flags_8`: before the files, values joined, ``-o``, no ``-m``);
+9.0.5 mostly the default measures, since any ``-m`` makes it crash at random (where the binary
+got through, its output is compared with the 9.0.6 drop-in's, the one source difference being
+the crash).
+
 :func:`run_case` writes the files to a folder, runs one real binary and the drop-in
 (in-process, :func:`auditeval.trec_eval.main`) on the same paths and returns both
 (stdout, stderr, exit status).
