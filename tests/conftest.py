@@ -17,12 +17,12 @@ def shared() -> Path:
 
 
 TREC_EVAL_DIR = Path(__file__).resolve().parents[1] / ".bin" / "trec_eval"
-TREC_EVAL_BUILDS = ("9.0.8", "9.0.8-double", "10.0")
+TREC_EVAL_BUILDS = ("9.0.8", "9.0.8-double", "10.0", "9.0.7", "9.0.6", "9.0.5", "8.1", "8.0")
 
 
 @pytest.fixture(scope="session")
 def trec_eval_bins(shared: Path) -> dict[str, Path]:
-    """The three real trec_eval binaries, built from NIST's sources by
+    """The eight real trec_eval binaries (9.0.8, 9.0.8-double, 10.0, 9.0.7, 9.0.6, 9.0.5, 8.1, 8.0), built from NIST's sources by
     ``../shared/tools/build-trec-eval`` into the ignored ``.bin/trec_eval`` (``.ci/run`` builds
     them first; here they are built on demand, idempotently). ``{"9.0.8": path, ...}``."""
     import subprocess

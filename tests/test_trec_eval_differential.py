@@ -1,4 +1,5 @@
-"""Differential test: random qrels, runs and flags through the three real trec_eval builds and
+"""Differential test: random qrels, runs and flags through the eight real trec_eval builds
+(8.0, 8.1, 9.0.5, 9.0.6, 9.0.7, 9.0.8, 9.0.8-double, 10.0) and
 ``auditeval trec-eval --as V`` (in process); stdout, stderr and exit status must be equal.
 
 Cases come from :mod:`trec_eval_diff` (seeded, deterministic: ties, float32-collapsing
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import os
 
-from trec_eval_diff import difference, make_case, run_case
+from trec_eval_diff import VERSIONS, difference, make_case, run_case
 
 N_CASES = int(os.environ.get("AUDITEVAL_DIFF_CASES", "400"))
 FIRST_SEED = int(os.environ.get("AUDITEVAL_DIFF_SEED", "0"))
@@ -28,14 +29,17 @@ FIRST_SEED = int(os.environ.get("AUDITEVAL_DIFF_SEED", "0"))
 def test_random_cases_equal_the_binaries(trec_eval_bins, tmp_path) -> None:
     failures = []
     exits: dict[int, int] = {}
+    per_version: dict[str, int] = {}
     for seed in range(FIRST_SEED, FIRST_SEED + N_CASES):
         case = make_case(seed)
         real, mine = run_case(case, trec_eval_bins, tmp_path)
         exits[real[2]] = exits.get(real[2], 0) + 1
+        per_version[case.version] = per_version.get(case.version, 0) + 1
         why = difference(case, real, mine)
         if why is not None:
             failures.append(f"{case.describe()}: {why}")
     assert not failures, f"{len(failures)} of {N_CASES} cases differ:\n" + "\n\n".join(failures[:20])
+    assert set(per_version) == set(VERSIONS) or N_CASES < 100, per_version
     # the generator reaches the outcomes that matter: values, exit 4 stops, crashes
     assert exits.get(0, 0) > N_CASES // 2
     if N_CASES >= 400:

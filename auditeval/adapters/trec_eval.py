@@ -13,7 +13,17 @@ build                   sim       iprec     profile
 tag v9.0.8 (2020)       float32   trunc09   trec_eval-9.0.8
 tag trec_eval-9.0.8     float64   trunc09   trec_eval-9.0.8-double
 tag v10.0               float64   lround    trec_eval-10.0
+tag v9.0.6              float32   trunc09   trec_eval-9.0.6 (-v says 9.0.4)
+tag v9.0.5              (crashes on every evaluation; -v says 9.0.4)
+tag v8.1, v8.0          float32   ceil      trec_eval-8.1, trec_eval-8.0
 ======================  ========  ========  ========================
+
+Tag v9.0.7 behaves as tag v9.0.8 and both say ``9.0.7``: such a binary is the build 9.0.8 (the
+two programs differ in how get_qrels.c opens the file, conventions/trec_eval-9.0.7.toml).
+``9.0.4`` is said by 9.0.5 and 9.0.6: 9.0.5's probe crashes (SIGSEGV, trec_eval.c:338 walks past
+the measure table), 9.0.6's prints 9.0.8's values. 8.x is another program (no ``-m``): ``-v``
+says 8.0 or 8.1 and ``-q`` prints ``ircl_prn.0.00``; an unreadable results file tells the two
+apart (8.1: "Cannot read results file", 8.0: "Cannot read qrels file", get_top.c:49).
 """
 
 from __future__ import annotations
@@ -39,6 +49,11 @@ PROBE_RUN = "".join(
 )
 
 
+OLD_BUILDS = ("8.0", "8.1")
+CRASHING = {"9.0.5": "trec_eval 9.0.5 crashes on every evaluation (trec_eval.c:125-133 reads the int measure "
+                     "count as a long; conventions/trec_eval-9.0.5.toml)"}
+
+
 @cache
 def probe(path: str) -> tuple[str | None, str]:
     """``(build, what -v says)`` of the binary at ``path``; build None when not recognised."""
@@ -46,11 +61,15 @@ def probe(path: str) -> tuple[str | None, str]:
         q, r = Path(d, "q"), Path(d, "r")
         q.write_text(PROBE_QRELS)
         r.write_text(PROBE_RUN)
+        ver = subprocess.run([path, "-v"], capture_output=True, text=True, timeout=30)
+        said = (ver.stdout + ver.stderr).strip().splitlines()
+        said_text = said[0] if said else f"exit {ver.returncode}"
+        if said_text in ("trec_eval version 8.0", "trec_eval version 8.1"):
+            return _probe_8(path, q, r, Path(d, "absent")), said_text
         res = subprocess.run([path, "-q", "-m", "recip_rank", "-m", "11pt_avg", str(q), str(r)],
                              capture_output=True, text=True, timeout=30)
-        ver = subprocess.run([path, "-v"], capture_output=True, text=True, timeout=30)
-    said = (ver.stdout + ver.stderr).strip().splitlines()
-    said_text = said[0] if said else f"exit {ver.returncode}"
+    if said_text == "trec_eval version 9.0.4" and res.returncode < 0:
+        return "9.0.5", said_text
     vals = {}
     for line in res.stdout.splitlines():
         parts = line.split()
@@ -59,7 +78,20 @@ def probe(path: str) -> tuple[str | None, str]:
     rr, pt = vals.get(("recip_rank", "f")), vals.get(("11pt_avg", "i"))
     sim = {"1.0000": "float32", "0.5000": "float64"}.get(rr or "")
     iprec = {"0.4295": "trunc09", "0.4409": "lround"}.get(pt or "")
-    return BUILDS.get((sim, iprec)), said_text
+    build = BUILDS.get((sim, iprec))
+    if build == "9.0.8" and said_text == "trec_eval version 9.0.4":
+        build = "9.0.6"
+    return build, said_text
+
+
+def _probe_8(path: str, q: Path, r: Path, absent: Path) -> str | None:
+    """8.0 or 8.1 from behaviour: the 8.x layout (``ircl_prn.0.00``, no ``-m``), then the
+    message for an unreadable results file (get_top.c:49)."""
+    res = subprocess.run([path, "-q", str(q), str(r)], capture_output=True, text=True, timeout=30)
+    if res.returncode != 0 or "ircl_prn.0.00" not in res.stdout:
+        return None
+    bad = subprocess.run([path, str(q), str(absent)], capture_output=True, text=True, timeout=30)
+    return "8.1" if "Cannot read results file" in bad.stderr else "8.0"
 
 
 class TrecEvalBinary(Adapter):
@@ -90,6 +122,8 @@ class TrecEvalBinary(Adapter):
     def available(self) -> str | None:
         if not os.access(self.path, os.X_OK):
             return f"not installed: {self.path} is not an executable file ({self.install})"
+        if self.build in CRASHING:
+            return f"unsupported: {CRASHING[self.build]}"
         if self.build is None:
             return f"unsupported: {self.path} behaves like no known trec_eval build (-v says {self.said!r})"
         return None
@@ -104,6 +138,8 @@ class TrecEvalBinary(Adapter):
     def commands(self, qrels: str, run: str, options: tuple[str, ...], names: list[str],
                  rel_format: str = "qrels") -> list[str]:
         """The command line; ``rel_format`` other than qrels (preference judgments) adds ``-R``."""
+        if self.build in OLD_BUILDS:  # 8.x prints its measures without -m; flags before the files
+            return [self.path, "-q", *options, qrels, run]
         cmd = [self.path, "-q", *options, *(("-R", rel_format) if rel_format != "qrels" else ())]
         for n in dict.fromkeys(names):
             cmd += ["-m", n]

@@ -15,8 +15,10 @@ Left out: ``runid`` and ``relstring`` (text, not numbers), and 10.0's ``rbp``, w
 
 from __future__ import annotations
 
+from functools import cache
+
 from auditeval.adapters.tools import GEOMETRIC  # noqa: F401 - kept here for the readers of tool outputs (verify)
-from auditeval.trec_eval.catalog import TABLE, Spec, table
+from auditeval.trec_eval.catalog import SHORT_8, TABLE, Spec, table
 from auditeval.trec_eval.params import ParamError, instances
 from auditeval.vocab.measure import Measure
 
@@ -40,7 +42,12 @@ def _param(spec: Spec, m: Measure) -> str | None:
 
 def trec_name(m: Measure, version: str = "9.0.8") -> tuple[str, str] | None:
     """``(request, printed name)`` of ``m`` in trec_eval ``version``, or None when that build
-    prints no value that is exactly ``m``."""
+    prints no value that is exactly ``m``. trec_eval 8.x prints its measures without ``-m``:
+    the request is ``short`` (one invocation prints them all), the name 8.x's (``P10``,
+    ``ircl_prn.0.10``, ``gm_ap``, ``R-prec``; :data:`auditeval.trec_eval.catalog.SHORT_8`)."""
+    if version.startswith("8."):
+        name = _names_8().get(m)
+        return None if name is None else ("short", name)
     if m.name in _UNCUT_AS and m.cutoff is None and not m.params:
         return _UNCUT_AS[m.name], _UNCUT_AS[m.name]
     for spec in table(version):
@@ -57,6 +64,20 @@ def trec_name(m: Measure, version: str = "9.0.8") -> tuple[str, str] | None:
         if hit is not None:
             return (spec.name if param is None else f"{spec.name}.{param}"), hit.name
     return None
+
+
+@cache
+def _names_8() -> dict[Measure, str]:
+    """auditeval measure -> the name trec_eval 8.x prints it under (its default measures)."""
+    specs = {s.name: s for s in table("9.0.8")}
+    out: dict[Measure, str] = {}
+    for o in SHORT_8:
+        source = "gm_map" if o.name == "gm_ap" else o.source  # gm_ap: the geometric mean of map
+        found = instances(specs[source], None)
+        m = found[o.index].measure
+        if m is not None:
+            out[m] = o.name
+    return out
 
 
 KIND = {spec.name: spec.params for spec in TABLE}  # trec_eval measure -> how -m reads its parameters

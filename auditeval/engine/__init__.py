@@ -9,11 +9,13 @@ Every package outside ``auditeval/engine/`` imports from here (``from auditeval.
   :data:`UNJUDGED`, :func:`has_duplicate_pairs`, :func:`as_sim` (the float32 rule);
 * values: :func:`measure_on`, the one application of a kernel with every spec wrapper
   (``check_convention``, ``fixed``, ``missing``, ``agg``), which :meth:`StagedRun.evaluate`
-  calls too; :func:`aggregate`, :func:`undefined_note`, :func:`gain_of` (nDCG's gain);
+  calls too; :func:`aggregate`, trec_eval 8.x's float arithmetic (:func:`c_float_ap`,
+  :func:`c_float_bpref`, :func:`c_float_sum`, :func:`c_float_mean`, :func:`c_float_gmean`,
+  :func:`c_float_logs`), :func:`undefined_note`, :func:`gain_of` (nDCG's gain);
 * lists rebuilt from another's rows: :func:`subset`, :func:`reorder`, :func:`stacked`,
   :func:`head`, :func:`relabel` (pooling's frozen labels);
 * tied blocks: :class:`Blocks`, :func:`tied_blocks`, :func:`ranked_scores`;
-* pool growth's step sums: :func:`growth_means`;
+* pool growth's step sums: :func:`growth_means`; glibc's qsort order: :func:`glibc_msort`;
 * trec_eval's preference and judgment-group measures, one topic at a time (their judgments are
   no grades): :func:`evaluate_judgments` (every topic of a run), :func:`ranked_docs`, :func:`prefs_topic_values`, :func:`jg_topic_values`,
   :class:`PrefsFailure` / :class:`PrefsAbort` (where trec_eval stops or aborts);
@@ -25,7 +27,16 @@ Measure facts (aggregation, format, axes, properties) are the spec table's
 """
 
 from auditeval.engine.aggregation import aggregate, undefined_note
+from auditeval.engine.c_float import (
+    c_float_ap,
+    c_float_bpref,
+    c_float_gmean,
+    c_float_logs,
+    c_float_mean,
+    c_float_sum,
+)
 from auditeval.engine.evaluate import ENGINE, evaluate_prepared, staged_for
+from auditeval.engine.glibc_sort import glibc_msort
 from auditeval.engine.growth_sums import growth_means
 from auditeval.engine.ids import has_duplicate_pairs
 from auditeval.engine.measures.core import gain_of
@@ -81,10 +92,17 @@ __all__ = [
     "aggregate",
     "as_sim",
     "axis_grid",
+    "c_float_ap",
+    "c_float_bpref",
+    "c_float_gmean",
+    "c_float_logs",
+    "c_float_mean",
+    "c_float_sum",
     "check_measure",
     "evaluate_judgments",
     "evaluate_prepared",
     "gain_of",
+    "glibc_msort",
     "growth_means",
     "has_duplicate_pairs",
     "head",

@@ -25,11 +25,13 @@ USAGE = """Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file
        ('-m all_qrels' prints all qrels measures, '-m official' is default)
 """
 
-DROPIN_HELP = f"""auditeval trec-eval [--as {' | '.join(VERSIONS)}] [--variants] [trec_eval flags] QRELS RUN
+DROPIN_HELP = f"""auditeval trec-eval [--as {' | '.join(VERSIONS[:3])}] [--variants] [trec_eval flags] QRELS RUN
 
 Behaves as the chosen trec_eval build (default {DEFAULT_VERSION}: tag v9.0.8, float32 scores, the
 engine inside pytrec_eval-terrier): same standard output, error messages and exit status.
-  --as VERSION   9.0.8 (float32 scores), 9.0.8-double (2023 tag, double scores) or 10.0
+  --as VERSION   9.0.8 (float32 scores), 9.0.8-double (2023 tag, double scores) or 10.0;
+                 also {', '.join(VERSIONS[3:])}: 9.0.5-9.0.7 behave as 9.0.8 (9.0.5 crashes
+                 on every evaluation), 8.x is another program (--as 8.1 -h)
   --variants     add the auditeval variant string of each value as a fourth column
 trec_eval flags: -q -c -J -n -M N -l N -N N -m MEASURE[.params] (also -m all_trec, -m official,
 -m set, -m all_prefs, -m prefs, -m qrels_jg); -N is the number of documents in the collection

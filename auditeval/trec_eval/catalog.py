@@ -18,11 +18,18 @@ from dataclasses import dataclass
 from auditeval.vocab.names import TREC_PREFS_MEASURES as PREFS_MEASURES
 from auditeval.vocab.specs import TREC_ALIASES
 
-VERSIONS = ("9.0.8", "9.0.8-double", "10.0")
+VERSIONS = ("9.0.8", "9.0.8-double", "10.0", "9.0.7", "9.0.6", "9.0.5", "8.1", "8.0")
 DEFAULT_VERSION = "9.0.8"
-PROFILES = {"9.0.8": "trec_eval-9.0.8", "9.0.8-double": "trec_eval-9.0.8-double", "10.0": "trec_eval-10.0"}
-# What ``-v`` prints (to stderr) per build: ``trec_eval version %s``.
-VERSION_IDS = {"9.0.8": "9.0.7", "9.0.8-double": "9.0.8", "10.0": "10.0-rc3"}
+PROFILES = {v: f"trec_eval-{v}" for v in VERSIONS}
+# What ``-v`` prints (to stderr) per build: ``trec_eval version %s`` (the Makefile's VERSIONID:
+# 9.0.5 and 9.0.6 still say 9.0.4, tag v9.0.8 says 9.0.7).
+VERSION_IDS = {"9.0.8": "9.0.7", "9.0.8-double": "9.0.8", "10.0": "10.0-rc3", "9.0.7": "9.0.7", "9.0.6": "9.0.4",
+               "9.0.5": "9.0.4", "8.1": "8.1", "8.0": "8.0"}
+# The 9.x releases whose measures, names, output and flags are 9.0.8's (sources diffed: 9.0.5 ->
+# 9.0.6 changes only trec_eval.c:125-133 ``extern long`` -> ``extern int``; 9.0.6 -> 9.0.7 the
+# Makefile's VERSIONID and sysfunc.h's bzero/bcopy guards; 9.0.7 -> 9.0.8 get_qrels.c open/lseek ->
+# fopen/fseek, an mmap cast and Windows headers: no change in values, names, format or exit status).
+SAME_AS_908 = ("9.0.7", "9.0.6", "9.0.5")
 
 LONG_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -127,6 +134,11 @@ def is_10(version: str) -> bool:
     return version.startswith("10")
 
 
+def is_8(version: str) -> bool:
+    """trec_eval 8.0 / 8.1: a different program (:mod:`auditeval.trec_eval.v8`)."""
+    return version.startswith("8.")
+
+
 def table(version: str) -> tuple[Spec, ...]:
     """The measure table of ``version``, in trec_eval's computing/printing order."""
     return tuple(s for s in TABLE if s.since == "9" or is_10(version))
@@ -138,3 +150,34 @@ def nicknames(version: str) -> dict[str, tuple[str, ...]]:
     return {"official": _OFFICIAL, "set": _SET, "all_trec": all_trec, "all_prefs": ("runid", "num_q") + PREFS_MEASURES,
             "prefs": ("runid", "num_q") + PREFS_MEASURES[:6], "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg",
                                                                            "Rprec_mult_avgjg")}
+
+
+# ------------------------------------------------------------------------------ trec_eval 8.x
+CUTOFFS_8 = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # 8.1 trec_eval.h:161 CUTOFF_VALUES
+
+
+@dataclass(frozen=True)
+class Out8:
+    """One value trec_eval 8.x prints by default (8.1 measures.c:82-230, ``print_short_flag``):
+    its printed name, the 9.x table entry whose auditeval measure computes it (``index``: which
+    of that entry's values), ``long`` counts (summed, not averaged) or ``float`` values."""
+
+    name: str  # as printed
+    source: str  # catalog name of the 9.x measure computing it
+    index: int = 0  # which value of that catalog entry
+    kind: str = "float"  # float, long
+    summary_only: bool = False
+
+
+SHORT_8: tuple[Out8, ...] = (
+    Out8("num_ret", "num_ret", kind="long"),
+    Out8("num_rel", "num_rel", kind="long"),
+    Out8("num_rel_ret", "num_rel_ret", kind="long"),
+    Out8("map", "map"),
+    Out8("gm_ap", "map", summary_only=True),
+    Out8("R-prec", "Rprec"),
+    Out8("bpref", "bpref"),
+    Out8("recip_rank", "recip_rank"),
+    *(Out8(f"ircl_prn.{i / 10:4.2f}", "iprec_at_recall", i) for i in range(11)),
+    *(Out8(f"P{k}", "P", j) for j, k in enumerate(CUTOFFS_8)),
+)

@@ -1,7 +1,10 @@
 """``auditeval trec-eval``: trec_eval's command line, output, errors and exit status, with
 every number computed by the auditeval engine under the matching convention.
 
-Flags -> convention axes (profile per ``--as``: trec_eval-9.0.8 / -9.0.8-double / -10.0):
+``--as 8.0`` / ``8.1`` go to :mod:`.v8` first (another program); ``--as 9.0.5`` stops where
+that build crashes (:mod:`.v905`); 9.0.6 and 9.0.7 are 9.0.8 but for ``-v``.
+
+Flags -> convention axes (profile per ``--as``: trec_eval-9.0.8 / -9.0.8-double / -10.0 / ...):
 ``-J`` unjudged=drop, ``-M N`` depth=N, ``-l N`` rel=N, ``-c`` topics=qrels; without ``-c``
 9.0.8 is topics=both and 10.0 topics=strict.
 
@@ -35,9 +38,9 @@ import pyarrow as pa
 
 from auditeval.engine import evaluate_prepared, has_duplicate_pairs, staged_for
 from auditeval.trec_eval import prefs as prefs_path
-from auditeval.trec_eval import zscores
+from auditeval.trec_eval import v905, zscores
 from auditeval.trec_eval.args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
-from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, is_10, nicknames, table
+from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, is_8, is_10, nicknames, table
 from auditeval.trec_eval.format import line, value_text
 from auditeval.trec_eval.order import duplicate_errors, sort_topics
 from auditeval.trec_eval.params import Instance, ParamError, instances
@@ -70,6 +73,14 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
 
 
 def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
+    version = _requested_version(argv)
+    if version is not None and is_8(version):
+        from auditeval.trec_eval.v8 import main_v8
+
+        return main_v8(argv, out, err)
+    if version == "9.0.5" and (kind := v905.flag_crash(argv)) is not None:
+        err.write(v905.crash_text(kind))
+        return 2
     try:
         a = parse_args(argv)
     except UsageError as exc:
@@ -90,6 +101,9 @@ def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
     qrels = read_qrels(a.qrels, a.version)
     run = read_run(a.run, a.version)
     zfile = zscores.load(a.zscores, a.version) if a.zscores is not None else None
+    if a.version == "9.0.5":  # the measure loop runs past the table (trec_eval.c:338)
+        err.write(v905.crash_text(v905.ALWAYS))
+        return 2
     insts = _init(marked, params, a.version)
     if a.num_docs:
         insts = [
@@ -97,6 +111,18 @@ def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
             for i in insts
         ]
     return _evaluate(a, qrels, run, insts, out, err, zfile)
+
+
+def _requested_version(argv: list[str]) -> str | None:
+    """The ``--as`` value (``--as V`` or ``--as=V``), read before the build's own flag rules."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            return None
+        if arg == "--as" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--as="):
+            return arg[5:]
+    return None
 
 
 def _mark(args: list[str], version: str) -> tuple[set[str], dict[str, str]]:

@@ -34,8 +34,10 @@ from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.variant import Variant
 
-PREFERRED = ("trec_eval-9.0.8", "trec_eval-10.0", "trec_eval-9.0.8-double", "ir_measures-0.4",
+PREFERRED = ("trec_eval-9.0.8", "trec_eval-10.0", "trec_eval-9.0.8-double", "trec_eval-8.1", "ir_measures-0.4",
              "ir_measures-0.4-msmarco", "ranx-0.3", "textbook")
+# trec_eval 9.0.7, 9.0.6, 9.0.5 share 9.0.8's axes (same_as) and 8.0 shares 8.1's: their candidates
+# are 9.0.8's and 8.1's (one per variant string), found under those names first.
 
 
 def profile_order() -> list[str]:
