@@ -14,7 +14,8 @@ Every package outside ``auditeval/engine/`` imports from here (``from auditeval.
   :func:`head`, :func:`relabel` (pooling's frozen labels);
 * tied blocks: :class:`Blocks`, :func:`tied_blocks`, :func:`ranked_scores`;
 * pool growth's step sums: :func:`growth_means`;
-* sweeps: :func:`run_sweep`, :func:`axis_grid`, :func:`vary_values`, :func:`readable_axes`,
+* sweeps: :func:`run_sweep` (= :func:`sweep_plan`, :func:`sweep_part` per run,
+  :func:`sweep_assemble`: the parts can run elsewhere), :func:`axis_grid`, :func:`vary_values`, :func:`readable_axes`,
   :data:`DEPTH_GRID`, :class:`SweepResult`, :class:`SweepBlock`.
 
 Measure facts (aggregation, format, axes, properties) are the spec table's
@@ -41,10 +42,15 @@ from auditeval.engine.staged_run import (
 from auditeval.engine.sweep import (
     DEPTH_GRID,
     SweepBlock,
+    SweepPart,
+    SweepPlan,
     SweepResult,
     axis_grid,
     readable_axes,
     run_sweep,
+    sweep_assemble,
+    sweep_part,
+    sweep_plan,
     vary_values,
 )
 from auditeval.engine.ties import Blocks, ranked_scores, tied_blocks
@@ -60,6 +66,8 @@ __all__ = [
     "Prepared",
     "StagedRun",
     "SweepBlock",
+    "SweepPart",
+    "SweepPlan",
     "SweepResult",
     "TopicValues",
     "aggregate",
@@ -81,6 +89,9 @@ __all__ = [
     "stacked",
     "staged_for",
     "subset",
+    "sweep_assemble",
+    "sweep_part",
+    "sweep_plan",
     "tied_blocks",
     "undefined_note",
     "vary_values",
