@@ -125,10 +125,10 @@ def eval_parts(backend: Backend, qrels: Qrels, runs: Sequence[RunSource], measur
 
 def evaluate_runs(backend: Backend, qrels: Qrels, runs: Sequence[RunSource], measures: Sequence[str],
                   profile: str, settings: Sequence[str] = (), progress: Progress | None = None
-                  ) -> tuple[ResultSet, list[str]]:
+                  ) -> tuple[ResultSet, list[str], list[str]]:
     """The runs under one profile as one :class:`ResultSet` (what ``evaluate(qrels, runs, ...)``
-    gives for already labelled runs: values in run order, each note once) and the labelling
-    notes. A refusal is raised, as ``evaluate`` raises it."""
+    gives for already labelled runs: values in run order, each note once), the runs' labels
+    and the labelling notes. A refusal is raised, as ``evaluate`` raises it."""
     parts = list(eval_parts(backend, qrels, runs, measures, [profile], settings, False, progress))
     labels, notes = labels_of([p.header for p in parts])
     total = ResultSet(profile=profile_label(profile, list(settings)), convention=resolve(profile, list(settings)),
@@ -139,7 +139,7 @@ def evaluate_runs(backend: Backend, qrels: Qrels, runs: Sequence[RunSource], mea
             raise EvaluationError(got.refusal or "refused")
         total.values.extend(renamed(got.result, label).values)
         total.notes.extend(n for n in got.result.notes if n not in total.notes)
-    return total, notes
+    return total, labels, notes
 
 
 # ----------------------------------------------------------------------------- sweep
