@@ -172,24 +172,23 @@ def jobs_value(text: str) -> int | str:
     return n
 
 
-EXECUTION_HELP = ("the output is the same bytes on every backend (results in run order; random "
-                  "draws from streams named per block)")
+EXECUTION_HELP = "the output is the same bytes whatever runs the tasks"
 
 
-def add_execution(parser: argparse.ArgumentParser, what: str = "runs") -> None:
+def add_execution(parser: argparse.ArgumentParser, what: str = "run") -> None:
     """``--jobs N|auto`` and ``--scheduler ADDRESS`` (:mod:`auditeval.execution`): where the
-    per-``what`` tasks run; the output does not depend on it."""
+    command's tasks (one per ``what``) run; the output does not depend on it."""
     parser.add_argument("--jobs", type=jobs_value, default=1, metavar="N",
-                        help=f"evaluate the {what} on N local processes (auto: one per core; default 1: in this "
-                        f"process); {EXECUTION_HELP}")
-    add_scheduler(parser, what)
+                        help=f"run the tasks (one per {what}) on N local processes (auto: one per core; "
+                        f"default 1: in this process); {EXECUTION_HELP}")
+    add_scheduler(parser)
 
 
-def add_scheduler(parser: argparse.ArgumentParser, what: str = "runs") -> None:
+def add_scheduler(parser: argparse.ArgumentParser) -> None:
     """``--scheduler ADDRESS``: a ``dask.distributed`` scheduler (default ``$DASK_SCHEDULER_ADDRESS``)."""
     parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help=f"run the per-{what.rstrip('s')} tasks on this dask.distributed scheduler "
-                        "(tcp://HOST:8786; default $DASK_SCHEDULER_ADDRESS; needs auditeval[scale]); wins over --jobs")
+                        help="run the tasks on this dask.distributed scheduler (tcp://HOST:8786; default "
+                        "$DASK_SCHEDULER_ADDRESS; needs auditeval[scale]); wins over --jobs")
 
 
 def backend(args: argparse.Namespace) -> Any:
