@@ -24,6 +24,7 @@ from auditeval.execution.backends import Backend, Progress
 from auditeval.io import run_from
 from auditeval.io.labels import label_notes, run_labels
 from auditeval.results.values import ResultSet
+from auditeval.verify.claims import Claim, Verdict, verify_claim
 from auditeval.vocab.conventions import resolve
 from auditeval.vocab.errors import EvaluationError
 from auditeval.vocab.model import Qrels, Run
@@ -169,3 +170,21 @@ def sweep_runs(backend: Backend, qrels: Qrels, runs: Sequence[RunSource], measur
     res = sweep_assemble(qrels, plan, headers, (p for _, p in results), setup.name)
     res.notes[:0] = notes
     return res
+
+
+# ----------------------------------------------------------------------------- verify --table
+@dataclass(frozen=True)
+class ClaimsShared:
+    """What every run's claims read: the qrels and the most departures searched."""
+
+    qrels: Qrels
+    max_departures: int
+
+
+def verify_run(shared: ClaimsShared, item: tuple[RunSource, list[Claim]]) -> list[Verdict]:
+    """Every claim of one run (``verify --table``): :func:`auditeval.verify.claims.verify_claim`
+    in the table's order, one staged run (cache) shared by the run's claims."""
+    src, claims = item
+    run = _read(src)
+    cache: dict = {}
+    return [verify_claim(shared.qrels, run, c, cache, shared.max_departures) for c in claims]
