@@ -125,7 +125,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             from dataclasses import replace
 
             from auditeval.cli.common import baseline_index
-            from auditeval.execution.tasks import RunHeader
+            from auditeval.results.parts import RunHeader
 
             headers = [RunHeader(n, p) for n, p in zip(names, args.runs, strict=True)]
             s = replace(s, baseline=names[baseline_index(args.baseline, args.runs, headers)])

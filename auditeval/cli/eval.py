@@ -82,12 +82,13 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from auditeval.api import profile_label
     from auditeval.auditing.tie_note import tie_note
     from auditeval.cli.common import backend, task_progress
-    from auditeval.execution.tasks import eval_parts, labels_of, renamed
+    from auditeval.execution.tasks import eval_parts
     from auditeval.io import qrels_from, run_from
     from auditeval.render import RENDERERS
     from auditeval.render.eval_text import detect_width, write_topic_header, write_topic_lines
     from auditeval.render.progress import Steps
     from auditeval.render.textgrid import wrap
+    from auditeval.results.parts import labels_of, renamed
     from auditeval.results.values import Refusal, ResultSet
     from auditeval.vocab.conventions import resolve
     from auditeval.vocab.errors import EvaluationError

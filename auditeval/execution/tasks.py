@@ -13,16 +13,16 @@ the run's header (tag and source); the parent labels the runs by the one rule
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
-from auditeval.api import evaluate, profile_label, sweep_setup
+from auditeval.api import evaluate, sweep_setup
 from auditeval.auditing.tie_note import tie_summary
 from auditeval.engine import SweepPart, SweepPlan, SweepResult, sweep_assemble, sweep_plan
 from auditeval.engine import sweep_part as engine_sweep_part
 from auditeval.execution.backends import Backend, Progress
 from auditeval.io import run_from
-from auditeval.io.labels import label_notes, run_labels
+from auditeval.results.parts import RunHeader, labels_of, merged
 from auditeval.results.values import ResultSet
 from auditeval.verify.claims import Claim, Verdict, verify_claim
 from auditeval.vocab.conventions import resolve
@@ -34,23 +34,9 @@ RunSource = str | Run
 """A task's run: a path, or the run itself (standard input, a DataFrame, a dict)."""
 
 
-class RunHeader(NamedTuple):
-    """What labelling needs of a run (:func:`auditeval.io.labels.run_labels` reads these two)."""
-
-    name: str
-    source: str
-
-
 def item_label(src: RunSource) -> str:
     """How a failure report names a run: its path, or its source (``<stdin>``)."""
     return src if isinstance(src, str) else src.source
-
-
-def labels_of(headers: Sequence[RunHeader]) -> tuple[list[str], list[str]]:
-    """The runs' labels and the labelling notes (in run order): the one rule, on headers."""
-    labels = run_labels(headers)  # type: ignore[arg-type]  # it reads .name and .source only
-    notes = label_notes(headers, labels)  # type: ignore[arg-type]
-    return labels, [n for n in notes if n]
 
 
 def _read(src: RunSource) -> Run:
@@ -109,13 +95,6 @@ def eval_run(shared: EvalShared, src: RunSource) -> EvalPart:
     return EvalPart(RunHeader(run.name, run.source), list(run.notes), out)
 
 
-def renamed(res: ResultSet, label: str) -> ResultSet:
-    """``res`` (one run's values) with the run reported as ``label``."""
-    if all(v.run == label for v in res.values):
-        return res
-    return replace(res, values=[replace(v, run=label) for v in res.values])
-
-
 def eval_parts(backend: Backend, qrels: Qrels, runs: Sequence[RunSource], measures: Sequence[str],
                profiles: Sequence[str], settings: Sequence[str] = (), ties: bool = True,
                progress: Progress | None = None) -> Iterator[EvalPart]:
@@ -132,15 +111,10 @@ def evaluate_runs(backend: Backend, qrels: Qrels, runs: Sequence[RunSource], mea
     and the labelling notes. A refusal is raised, as ``evaluate`` raises it."""
     parts = list(eval_parts(backend, qrels, runs, measures, [profile], settings, False, progress))
     labels, notes = labels_of([p.header for p in parts])
-    total = ResultSet(profile=profile_label(profile, list(settings)), convention=resolve(profile, list(settings)),
-                      notes=list(qrels.notes))
-    for part, label in zip(parts, labels, strict=True):
-        got = part.profiles[0]
-        if got.result is None:
-            raise EvaluationError(got.refusal or "refused")
-        total.values.extend(renamed(got.result, label).values)
-        total.notes.extend(n for n in got.result.notes if n not in total.notes)
-    return total, labels, notes
+    for part in parts:
+        if part.profiles[0].result is None:
+            raise EvaluationError(part.profiles[0].refusal or "refused")
+    return merged([p.profiles[0].result for p in parts], labels, qrels.notes), labels, notes
 
 
 # ----------------------------------------------------------------------------- sweep
