@@ -25,9 +25,10 @@ bounded whatever the number of items. Ctrl-C (``KeyboardInterrupt``) cancels the
 tasks, stops the pool's processes (or cancels the cluster's futures) and is re-raised, so
 ``auditeval`` exits 130 (:mod:`auditeval.cli.main`).
 
-Test-only: ``AUDITEVAL_TEST_FAIL=LABEL[:N]`` makes the task of the item labelled ``LABEL``
-raise on its first ``N`` attempts (default 1; ``always``: every attempt), to test the retry
-and the report; ``AUDITEVAL_TEST_SLOW=SECONDS`` makes every task sleep first (the Ctrl-C
+Test-only: ``AUDITEVAL_TEST_FAIL=LABEL:N`` makes the task of the item labelled ``LABEL``
+raise on its first ``N`` attempts (``always``: every attempt), to test the retry and the
+report; ``LABEL:exit:N`` makes the worker process die instead (pool workers only; a dead
+worker costs every task then in flight one attempt); ``AUDITEVAL_TEST_SLOW=SECONDS`` makes every task sleep first (the Ctrl-C
 test). Both are read in the worker and do nothing when unset.
 """
 
@@ -84,9 +85,14 @@ def _inject(label: str, attempt: int) -> None:
     if not spec:
         return
     name, _, count = spec.rpartition(":") if ":" in spec else (spec, "", "1")
+    how = "raise"
+    if name.endswith(":exit"):  # LABEL:exit:N: the worker process dies (pool workers only)
+        name, how = name[: -len(":exit")], "exit"
     if name != label:
         return
     if count == "always" or attempt < int(count):
+        if how == "exit":
+            os._exit(70)
         raise RuntimeError(f"injected failure (AUDITEVAL_TEST_FAIL) on attempt {attempt + 1}")
 
 
