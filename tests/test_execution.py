@@ -114,7 +114,7 @@ def robust(tmp_path_factory):
 def _same_everywhere(backends, *argv):
     """stdout of ``auditeval ARGV`` for every backend: all exit 0 and equal, byte for byte."""
     got = [run_cli(*argv, *extra) for extra in backends]
-    for (code, out, err), extra in zip(got, backends, strict=True):
+    for (code, _out, err), extra in zip(got, backends, strict=True):
         assert code == 0, (extra, err)
     assert got[1][1] == got[0][1]
     assert got[2][1] == got[0][1]
@@ -242,7 +242,7 @@ def test_results_in_item_order_with_progress(cluster, pool):
     with DaskCluster(cluster.scheduler_address) as dask:
         for be in (InProcess(), _Kept(pool), dask):
             seen = []
-            got = list(be.map(operator.add, be.share(100), items, progress=lambda d, n: seen.append((d, n))))
+            got = list(be.map(operator.add, be.share(100), items, progress=lambda d, n, seen=seen: seen.append((d, n))))
             assert got == [100 + i for i in items]
             assert seen == [(k, 25) for k in range(1, 26)]
 
