@@ -107,10 +107,22 @@ def call(fn: Task, shared: Any, item: Any, label: str, attempt: int) -> tuple[st
         return "error", str(exc)
 
 
+ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+"""Set to 1 in every pool worker (as dask's nanny does for its workers), and pyarrow's CPU pool
+to one thread: the pool is the parallelism; N workers each running a machine's worth of
+threads would oversubscribe the cores."""
+
+
 def _worker_start() -> None:
-    """A pool worker ignores Ctrl-C: the parent receives it, cancels and ends the workers."""
+    """A pool worker: one thread of numeric work (:data:`ONE_THREAD`); ignores Ctrl-C (the
+    parent receives it, cancels and ends the workers)."""
     import signal
 
+    for var in ONE_THREAD:
+        os.environ.setdefault(var, "1")
+    import pyarrow
+
+    pyarrow.set_cpu_count(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -298,6 +310,12 @@ class DaskCluster(Backend):
             raise AuditEvalError(f"--scheduler {address}: cannot connect ({exc})") from exc
         self.address = address
         self.workers = max(1, sum(w.get("nthreads", 1) for w in self._client.scheduler_info()["workers"].values()))
+
+    @property
+    def window(self) -> int:
+        """More in flight than on a local pool: each task's round trip through the scheduler
+        costs milliseconds, hidden only when every worker has the next task queued."""
+        return 8 * self.workers
 
     def share(self, value: Any) -> Any:
         return self._client.scatter(value, broadcast=True, hash=False)
