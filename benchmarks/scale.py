@@ -91,25 +91,36 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-def timed(argv: list[str], repeat: int, memory: bool = False) -> tuple[float, str, int]:
-    """(best wall seconds, SHA-256 of stdout, peak summed RSS in bytes when ``memory``)."""
-    best, digest, peak = float("inf"), "", 0
-    out_path = DATA / "stdout.tmp"
+def timed(argv: list[str], repeat: int, memory: bool = False, workers: list[int] | None = None) -> dict:
+    """Best wall seconds of ``repeat``, SHA-256 of stdout, CPU seconds (the command's own, and
+    with its workers: reaped pool workers through ``RUSAGE_CHILDREN``, the cluster's
+    ``workers`` by psutil), and the peak summed RSS in bytes when ``memory``."""
+    import resource
+
+    import psutil
+
+    best: dict = {"wall": float("inf")}
+    out_path = DATA / f"stdout.{os.getpid()}.tmp"
     for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        w0 = sum(sum(psutil.Process(w).cpu_times()[:2]) for w in workers or [])
         with open(out_path, "wb") as out:
             t0 = time.perf_counter()
             proc = subprocess.Popen([sys.executable, "-m", "auditeval", *argv], stdout=out,
                                     stderr=subprocess.DEVNULL, env=_env())
-            sampler = _Peak(proc.pid) if memory else None
+            sampler = _Peak(proc.pid)
             code = proc.wait()
             wall = time.perf_counter() - t0
-            if sampler is not None:
-                peak = max(peak, sampler.stop())
+            peak, own = sampler.stop()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        w1 = sum(sum(psutil.Process(w).cpu_times()[:2]) for w in workers or [])
         if code != 0:
             raise SystemExit(f"exit {code}: auditeval {' '.join(argv[:3])} ...")
-        best = min(best, wall)
-        digest = hashlib.sha256(out_path.read_bytes()).hexdigest()
-    return best, digest, peak
+        total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime) + (w1 - w0)
+        if wall < best["wall"]:
+            best = {"wall": wall, "cpu_total": total, "cpu_command": own, "peak_rss_mb": peak / 2**20 if memory else None}
+        best["sha256"] = hashlib.sha256(out_path.read_bytes()).hexdigest()
+    return best
 
 
 class _Peak:
@@ -120,6 +131,7 @@ class _Peak:
 
         self.proc = psutil.Process(pid)
         self.peak = 0
+        self.own = 0.0  # the command's own CPU seconds (its last reading)
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -129,16 +141,18 @@ class _Peak:
 
         while not self.done.is_set():
             try:
+                t = self.proc.cpu_times()
+                self.own = t.user + t.system
                 procs = [self.proc, *self.proc.children(recursive=True)]
                 self.peak = max(self.peak, sum(p.memory_info().rss for p in procs if p.is_running()))
             except psutil.Error:
                 pass
             time.sleep(0.1)
 
-    def stop(self) -> int:
+    def stop(self) -> tuple[int, float]:
         self.done.set()
         self.thread.join()
-        return self.peak
+        return self.peak, self.own
 
 
 def overhead(address: str, n: int = 400) -> dict[str, float]:
@@ -182,11 +196,11 @@ def main(argv: list[str] | None = None) -> int:
     if a.memory:
         paths = runs(a.memory_runs)
         for backend in (["--jobs", "2"],):
-            wall, _, peak = timed(["eval", str(QRELS), *paths, "-m", MEASURES, "--format", "tsv", *backend], 1, True)
-            figures["memory"] = {"runs": a.memory_runs, "lines": a.memory_runs * 100_000, "wall": wall,
-                                 "peak_rss_mb": peak / 2**20, "backend": " ".join(backend)}
-            print(f"eval {a.memory_runs} runs x 100,000 lines, {' '.join(backend)}: {wall:.1f} s, "
-                  f"peak RSS (command + workers) {peak / 2**20:.0f} MB", flush=True)
+            got = timed(["eval", str(QRELS), *paths, "-m", MEASURES, "--format", "tsv", *backend], 1, True)
+            figures["memory"] = {"runs": a.memory_runs, "lines": a.memory_runs * 100_000, **got,
+                                 "backend": " ".join(backend)}
+            print(f"eval {a.memory_runs} runs x 100,000 lines, {' '.join(backend)}: {got['wall']:.1f} s, "
+                  f"peak RSS (command + workers) {got['peak_rss_mb']:.0f} MB", flush=True)
         _write(a.out, figures)
         return 0
     paths = runs(a.runs)
@@ -199,13 +213,17 @@ def main(argv: list[str] | None = None) -> int:
         "sweep": ["sweep", str(QRELS), *paths, "-m", MEASURES, *vary],
         "compare": ["compare", str(QRELS), *paths, "-m", "AP", "--trials", str(a.trials), "--format", "json"],
     }
+    import psutil
+
+    dask_workers = [p.pid for p in psutil.Process().children(recursive=True) if "spawn_main" in " ".join(p.cmdline())]
     try:
         for what in [w for w in a.only.split(",") if w in commands]:
             row = {}
             for name, extra in backends.items():
-                wall, digest, _ = timed([*commands[what], *extra], a.repeat)
-                row[name] = {"wall": wall, "sha256": digest}
-                print(f"{what:8s} {name:16s} {wall:8.2f} s  stdout sha256 {digest[:16]}", flush=True)
+                got = timed([*commands[what], *extra], a.repeat, workers=dask_workers if "--scheduler" in extra else None)
+                row[name] = got
+                print(f"{what:8s} {name:16s} {got['wall']:8.2f} s wall, CPU {got['cpu_total']:7.2f} s "
+                      f"(command {got['cpu_command']:6.2f} s), stdout sha256 {got['sha256'][:16]}", flush=True)
             base = row["--jobs 1"]["wall"]
             for name in backends:
                 row[name]["speedup"] = base / row[name]["wall"]
