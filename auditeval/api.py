@@ -6,6 +6,7 @@ module reads them and hands it :class:`~auditeval.vocab.model.Qrels` and :class:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from auditeval.results.values import ResultSet, Value
 from auditeval.vocab.conventions import DEFAULT_PROFILE, Convention, load_profile, resolve
 from auditeval.vocab.errors import UnknownMeasureError
 from auditeval.vocab.measure import Measure
-from auditeval.vocab.model import Run
+from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.names import parse_measures
 from auditeval.vocab.specs import SPECS
 from auditeval.vocab.variant import fold
@@ -217,11 +218,29 @@ def sweep(
     """
     q = qrels_from(qrels)
     read = read_runs(runs)
-    base = resolve(profile, settings)
-    name = profile_label(profile, settings)
-    labels, parsed = _measures(measures)
-    values = vary_values(vary, q)
-    bases = [resolve(profile, settings, m) for m in parsed]  # per measure: the profile's [route]
-    res = run_sweep(q, [r for r, _ in read], parsed, labels, base, values, name, progress, bases=bases)
+    s = sweep_setup(q, measures, profile, vary, settings)
+    res = run_sweep(q, [r for r, _ in read], s.parsed, s.labels, s.base, s.values, s.name, progress, bases=s.bases)
     res.notes[:0] = [n for _, n in read if n]
     return res
+
+
+@dataclass(frozen=True)
+class SweepSetup:
+    """A sweep's reading of its options: the profile's name and convention, the measures'
+    labels, parsed forms and routed bases, the values of each varied axis."""
+
+    name: str
+    base: Convention
+    labels: list[str]
+    parsed: list[Measure]
+    bases: list[Convention]
+    values: dict[str, list[Any]]
+
+
+def sweep_setup(qrels: Qrels, measures: Iterable[str | Measure], profile: str | Path | Convention = DEFAULT_PROFILE,
+                vary: dict[str, Any] | str | None = None, settings: list[str] | None = None) -> SweepSetup:
+    """What :func:`sweep` varies, read once (``auditeval.execution`` reads it the same way)."""
+    labels, parsed = _measures(measures)
+    return SweepSetup(profile_label(profile, settings), resolve(profile, settings), labels, parsed,
+                      [resolve(profile, settings, m) for m in parsed],  # per measure: the profile's [route]
+                      vary_values(vary, qrels))

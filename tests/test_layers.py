@@ -12,6 +12,9 @@ level and inside functions, ``TYPE_CHECKING`` blocks included).
 * ``adapters`` and ``render`` never import the engine (adapters may read the trec_eval
   drop-in's catalog and params, which themselves reach no engine module);
 * nobody imports ``auditeval.cli`` but ``auditeval.__main__`` and cli itself;
+* ``execution`` (the seam where tasks run) sits beside the analyses: it imports vocab, io,
+  results, the engine's door, the analyses and ``api`` (the tasks run what the serial path
+  runs), never render, adapters or cli; only cli imports it (analyses take a backend object);
 * the package-level import graph (one node per top-level package or module of auditeval)
   has no cycle.
 """
@@ -160,6 +163,13 @@ def test_adapters_and_render_never_reach_the_engine():
     assert bad == []
     for mod in ("auditeval.trec_eval.catalog", "auditeval.trec_eval.params"):
         assert not [m for m in _reaches(mod) if _in(m, "engine")], mod
+
+
+def test_execution_sits_beside_the_analyses():
+    allowed = ("vocab", "io", "results", "engine", "auditing", "stats", "pooling", "verify", "api", "execution")
+    assert _violations(("execution",), allowed) == []
+    users = sorted({package(m) for m in modules() for i in imports_of(m) if _in(i, "execution")} - {"execution"})
+    assert users == ["cli"]
 
 
 def test_only_main_imports_the_cli():

@@ -17,6 +17,7 @@ import os
 import tempfile
 import time
 from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,7 @@ from auditeval.vocab.conventions import (
 )
 from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.measure import Measure
+from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.names import parse_measures
 from auditeval.vocab.specs import AUDIT_MEASURES, SPECS
 from auditeval.vocab.variant import Variant
@@ -68,7 +70,7 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
           profile: str | Path | Convention | None = None, trec_eval: list[str] | None = None,
           progress: Any = None, seed: int = 0, samples: int = 50, timeout: float | None = None,
           yield_cpu: bool = False, jobs: int | None = None, quick: bool = False,
-          judgments: str = "qrels") -> AuditReport:
+          judgments: str = "qrels", backend: Any = None) -> AuditReport:
     """Audit ``runs`` against ``qrels`` with every reference in ``against`` (default: all installed).
 
     ``judgments``: ``"prefs"``, ``"qrels_prefs"`` or ``"qrels_jg"`` when ``qrels`` holds trec_eval's
@@ -83,7 +85,11 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
     the references whose declared cost (:attr:`~auditeval.adapters.base.Adapter.cost`) is at most
     ``QUICK_FACTOR`` times pytrec_eval's; the others are listed with status ``left out`` and what
     only they would have checked. A KeyboardInterrupt kills every reference's process before it
-    propagates. ``progress``: a display to feed (``auditeval.render.progress.audit_progress(sys.stderr)``,
+    propagates. ``backend``: where the per-run native analyses (input diagnostics, tie envelope)
+    run (an :mod:`auditeval.execution` backend: ``share``/``map``, results in run order; None:
+    in this process, on the audit's own staged runs); the report does not depend on it. The
+    sensitivity sweep compares runs (ranking swaps) and stays in this process.
+    ``progress``: a display to feed (``auditeval.render.progress.audit_progress(sys.stderr)``,
     what the command line passes on a terminal), or None. Returns an
     :class:`~auditeval.results.audit.AuditReport` (``auditeval.render_audit(rep, fmt)``, ``.to_frame()``,
     ``.exit_status``).
@@ -148,14 +154,16 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
 
         # ---- native work while the references run
         rep.diagnostics["qrels"] = diagnostics.qrels_facts(q, base.rel)
-        for ri, r in enumerate(run_objs):
-            rep.diagnostics[r.name] = _run_facts(nat, ri, q, base)
+        task = bar.add_task("diagnostics and tie envelope", total=len(names)) if bar else None
+        per_run = _per_run(nat, q, parsed, base, samples, seed, backend, (lambda *_: bar.advance(task)) if bar else None)
+        rep.ties = []
+        for r, (facts, ties) in zip(run_objs, per_run, strict=True):
+            rep.diagnostics[r.name] = facts
+            rep.ties.extend(ties)
         n_axes = sum(len(attribution.axis_values(a, base, max_grade)) for a in read_axes(parsed, base))
         task = bar.add_task("sensitivity sweep", total=n_axes) if bar else None
         rep.sensitivity, rep.swaps = sweep(nat, names, parsed, base, max_grade,
                                            tick=(lambda: bar.advance(task)) if bar else None)
-        task = bar.add_task("tie envelope", total=len(names) * len(parsed)) if bar else None
-        rep.ties = _ties(nat, names, parsed, base, samples, seed, tick=(lambda: bar.advance(task)) if bar else None)
         if isinstance(qrels, str) and qrels.startswith("irds:"):
             rep.official = official.check(qrels[5:], parsed, base)
 
@@ -435,12 +443,47 @@ def _attributions(rep, nat, effective, parsed, labels, names, base, base_name):
                         bool(ab and ba), ev, moved))
 
 
-def _ties(nat, names, parsed, base, samples, seed, tick=None) -> list[TieRow]:
-    rows = []
-    for ri, name in enumerate(names):
-        for m in parsed:
+@dataclass(frozen=True)
+class RunShared:
+    """What each run's native analyses read (:func:`run_analyses`)."""
+
+    qrels: Qrels
+    parsed: list[Measure]
+    base: Convention
+    samples: int
+    seed: int
+
+
+def run_analyses(shared: RunShared, run: Run) -> tuple[dict[str, Any], list[TieRow]]:
+    """One run's input diagnostics and tie envelope (the task of a backend): the same
+    functions as in process, on a :class:`Native` of that run alone."""
+    nat = Native(shared.qrels, [run], shared.base)
+    return _one_run(nat, 0, shared)
+
+
+def _one_run(nat: Native, ri: int, s: RunShared) -> tuple[dict[str, Any], list[TieRow]]:
+    return _run_facts(nat, ri, s.qrels, s.base), _ties(nat, [nat.runs[ri].name], s.parsed, s.base, s.samples, s.seed, ri)
+
+
+def _per_run(nat: Native, q: Qrels, parsed: list[Measure], base: Convention, samples: int, seed: int,
+             backend: Any, tick: Any) -> list[tuple[dict[str, Any], list[TieRow]]]:
+    """Every run's diagnostics and tie rows, in run order: here on ``nat``, or on ``backend``."""
+    shared = RunShared(q, parsed, base, samples, seed)
+    if backend is None:
+        out = []
+        for ri in range(len(nat.runs)):
+            out.append(_one_run(nat, ri, shared))
             if tick is not None:
                 tick()
+        return out
+    return list(backend.map(run_analyses, backend.share(shared), nat.runs, [r.source for r in nat.runs], tick))
+
+
+def _ties(nat, names, parsed, base, samples, seed, first: int = 0) -> list[TieRow]:
+    """The tie envelope rows of runs ``first, first + 1, ...`` (named ``names``) of ``nat``."""
+    rows = []
+    for ri, name in enumerate(names, start=first):
+        for m in parsed:
             if SPECS[m.name].fmt == "str":  # a string (relstring) has no minimum or maximum: no envelope
                 continue
             try:

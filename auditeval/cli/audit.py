@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TextIO
 
 from auditeval.auditing.core import audit
-from auditeval.cli.common import add_measures, add_settings
+from auditeval.cli.common import add_measures, add_scheduler, add_settings, jobs_value
 from auditeval.render.audit import FORMATS, render
 from auditeval.render.audit.text import VIEWS
 from auditeval.render.eval_text import detect_width
@@ -60,7 +60,13 @@ def audit_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="time limit per reference (default 600)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled tie-envelope estimates (default 0)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help="references run at once at most, longest expected first (default: the machine's cores)")
+                   help="references run at once at most, longest expected first (default: the machine's cores); "
+                   "the native side's tasks are set by --native-jobs / --scheduler")
+    p.add_argument("--native-jobs", type=jobs_value, default=1, metavar="N", dest="native_jobs",
+                   help="run the native per-run analyses (input diagnostics, tie envelope; one task per run) on N "
+                   "local processes (auto: one per core; default 1: in this process, beside the references); "
+                   "the report is the same whatever runs them")
+    add_scheduler(p)
     p.add_argument("--judgments", choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"), default="qrels",
                    help="format of QRELS: trec_eval's preference judgments are audited against its binaries run "
                    "with -R (default qrels)")
@@ -111,9 +117,13 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from auditeval.vocab.conventions import resolve
 
         profile = resolve(args.profile or DEFAULT_PROFILE, args.settings)
-    rep = audit(args.qrels, args.runs, measures=args.measures, against=against, profile=profile,
-                trec_eval=args.trec_eval, progress=progress, seed=args.seed, timeout=args.timeout,
-                yield_cpu=_own_process(), jobs=args.jobs, quick=args.quick, judgments=args.judgments)
+    from auditeval.execution import InProcess, backend_for
+
+    with backend_for(args.native_jobs, args.scheduler) as be:
+        rep = audit(args.qrels, args.runs, measures=args.measures, against=against, profile=profile,
+                    trec_eval=args.trec_eval, progress=progress, seed=args.seed, timeout=args.timeout,
+                    yield_cpu=_own_process(), jobs=args.jobs, quick=args.quick, judgments=args.judgments,
+                    backend=None if isinstance(be, InProcess) else be)  # in process: on the audit's own staged runs
     if args.settings:
         from auditeval.api import profile_label
 

@@ -157,3 +157,52 @@ def baseline_index(value: str, paths: Sequence[str], runs: Sequence[Any] | None)
         return names.index(value)
     raise AuditEvalError(f"--baseline {value}: not one of the runs given; name one by its path "
                          f"({', '.join(paths)}) or its label ({', '.join(names)})")
+
+
+def jobs_value(text: str) -> int | str:
+    """argparse type of ``--jobs``: a whole number >= 1, or ``auto`` (the machine's cores)."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--jobs needs a whole number or 'auto', got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"--jobs must be at least 1, got {text}")
+    return n
+
+
+EXECUTION_HELP = "the output is the same bytes whatever runs the tasks"
+
+
+def add_execution(parser: argparse.ArgumentParser, what: str = "run") -> None:
+    """``--jobs N|auto`` and ``--scheduler ADDRESS`` (:mod:`auditeval.execution`): where the
+    command's tasks (one per ``what``) run; the output does not depend on it."""
+    parser.add_argument("--jobs", type=jobs_value, default=1, metavar="N",
+                        help=f"run the tasks (one per {what}) on N local processes (auto: one per core; "
+                        f"default 1: in this process); {EXECUTION_HELP}")
+    add_scheduler(parser)
+
+
+def add_scheduler(parser: argparse.ArgumentParser) -> None:
+    """``--scheduler ADDRESS``: a ``dask.distributed`` scheduler (default ``$DASK_SCHEDULER_ADDRESS``)."""
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run the tasks on this dask.distributed scheduler (tcp://HOST:8786; default "
+                        "$DASK_SCHEDULER_ADDRESS; needs auditeval[scale]); wins over --jobs")
+
+
+def backend(args: argparse.Namespace) -> Any:
+    """The execution backend ``--jobs`` / ``--scheduler`` choose (a context manager)."""
+    from auditeval.execution import backend_for
+
+    return backend_for(getattr(args, "jobs", 1), getattr(args, "scheduler", None))
+
+
+def task_progress(steps: Any, what: str) -> Callable[[int, int], None]:
+    """A ``progress(done, total)`` for :meth:`Backend.map` advancing ``steps`` (a bar on a
+    terminal only, :class:`auditeval.render.progress.Steps`)."""
+
+    def progress(done: int, total: int) -> None:
+        steps.advance(f"{what}: {done:,} of {total:,} tasks done")
+
+    return progress

@@ -62,7 +62,7 @@ def _seed(text: str) -> int:
 
 
 def compare_parser(p: argparse.ArgumentParser) -> None:
-    from auditeval.cli.common import add_measures, add_settings
+    from auditeval.cli.common import add_execution, add_measures, add_settings
     from auditeval.vocab.conventions import DEFAULT_PROFILE
     from auditeval.vocab.specs import DEFAULT_MEASURES
 
@@ -89,16 +89,15 @@ def compare_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--floor", type=float, default=0.1, help="diagnostics: hard topic below this median (0.1)")
     p.add_argument("--near", type=float, default=0.01, help="diagnostics: 'near 0 or 1' tolerance (0.01)")
     p.add_argument("--format", choices=("text", "markdown", "json", "latex"), default="text", help="output format (default text)")
+    add_execution(p, "run, then one per block of 2048 pairs")
     p.add_argument("--plot", metavar="FILE", help="write rank intervals and per-topic differences (.png/.svg)")
 
 
 def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import os
-
-    from auditeval.api import evaluate
+    from auditeval.cli.common import backend, task_progress
     from auditeval.cli.eval import measure_list
+    from auditeval.execution.tasks import evaluate_runs
     from auditeval.io import qrels_from, run_from
-    from auditeval.io.labels import relabel
     from auditeval.render.progress import Steps
     from auditeval.stats.compare import Settings, analyze
     from auditeval.stats.matrix import measure_matrix
@@ -115,31 +114,30 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     s = Settings(trials=args.trials, seed=args.seed, level=args.level, correction=args.correction,
                  threshold=args.threshold, baseline=args.baseline, min_diff=args.min_diff, power=args.power,
                  ci_width=args.ci_width, floor=args.floor, near=args.near, strata_source=args.strata)
-    with Steps(err, 2 + len(args.runs) + len(measures), "reading qrels") as steps:
+    with backend(args) as be, Steps(err, 2 + len(args.runs) + len(measures), "reading qrels") as steps:
         qrels = qrels_from(args.qrels)
-        runs = []
-        for path in args.runs:
-            steps.advance(f"reading {os.path.basename(path)}")
-            runs.append(run_from(path))
-        runs, run_notes = relabel(runs)
-        names = [r.name for r in runs]
+        qrels_b = qrels_from(args.qrels_b) if args.qrels_b else None
+        steps.advance("evaluating")
+        items = [run_from(p) if p == "-" else p for p in args.runs]  # a path is read by its task (one run each)
+        progress = task_progress(steps, "evaluating runs")
+        res, names, run_notes = evaluate_runs(be, qrels, items, measures, args.profile, args.settings, progress)
         if args.baseline is not None:  # a path of one of the runs or its label, as card takes it
             from dataclasses import replace
 
             from auditeval.cli.common import baseline_index
+            from auditeval.results.parts import RunHeader
 
-            s = replace(s, baseline=names[baseline_index(args.baseline, args.runs, runs)])
-        steps.advance("evaluating")
-        res = evaluate(qrels, runs, measures, profile=args.profile, settings=args.settings)
+            headers = [RunHeader(n, p) for n, p in zip(names, args.runs, strict=True)]
+            s = replace(s, baseline=names[baseline_index(args.baseline, args.runs, headers)])
         res_b = None
-        if args.qrels_b:
-            res_b = evaluate(qrels_from(args.qrels_b), runs, measures, profile=args.profile, settings=args.settings)
+        if qrels_b is not None:
+            res_b, _, _ = evaluate_runs(be, qrels_b, items, measures, args.profile, args.settings)
         analyses = []
         for m in measures:
             steps.advance(f"statistics: {m} ({args.trials} trials)")
             mm = measure_matrix(res, m)
             mm_b = measure_matrix(res_b, m) if res_b is not None else None
-            analyses.append(analyze(mm, s, strata, mm_b, args.qrels_b or ""))
+            analyses.append(analyze(mm, s, strata, mm_b, args.qrels_b or "", be))
     notes = run_notes + list(res.notes) + ([f"qrels B: {n}" for n in res_b.notes] if res_b is not None else [])
     if args.plot:
         from auditeval.render.compare_plots import plot

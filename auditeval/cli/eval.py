@@ -10,10 +10,9 @@ profiles' values; only when nothing is evaluated is it the command's error (exit
 from __future__ import annotations
 
 import argparse
-import os
 from typing import TextIO
 
-from auditeval.cli.common import add_settings
+from auditeval.cli.common import add_execution, add_settings
 from auditeval.vocab.conventions import DEFAULT_PROFILE
 from auditeval.vocab.specs import DEFAULT_MEASURES
 
@@ -64,6 +63,7 @@ def eval_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variants", choices=("short", "full"), default="short",
                    help="text: short = only axes departing from the profile (default); full = every variant string")
     p.add_argument("--width", type=int, metavar="COLUMNS", help="text: line width (default: the terminal's, else $COLUMNS, else 100)")
+    add_execution(p)
     p.add_argument("--ir-metadata", metavar="FILE", dest="ir_metadata",
                    help="also write the evaluation section as an ir_metadata block (# ir_metadata.start ... end) to FILE")
 
@@ -79,14 +79,16 @@ def measure_list(args_measures: list[str] | None) -> list[str]:
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from auditeval.api import evaluate, profile_label
-    from auditeval.auditing.tie_note import tie_note, tie_summary
+    from auditeval.api import profile_label
+    from auditeval.auditing.tie_note import tie_note
+    from auditeval.cli.common import backend, task_progress
+    from auditeval.execution.tasks import eval_parts
     from auditeval.io import qrels_from, run_from
-    from auditeval.io.labels import relabel
     from auditeval.render import RENDERERS
     from auditeval.render.eval_text import detect_width, write_topic_header, write_topic_lines
     from auditeval.render.progress import Steps
     from auditeval.render.textgrid import wrap
+    from auditeval.results.parts import labels_of, renamed
     from auditeval.results.values import Refusal, ResultSet
     from auditeval.vocab.conventions import resolve
     from auditeval.vocab.errors import EvaluationError
@@ -97,59 +99,54 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         raise InputError("-", None, "standard input can be read once: give - for the qrels or for one run, not both")
     measures = measure_list(args.measures)
-    parsed = [(m, parse_measure(m)) for m in measures]  # syntax errors before any reading
+    for m in measures:
+        parse_measure(m)  # syntax errors before any reading
     profiles = args.profiles or [DEFAULT_PROFILE]
     convs = [resolve(p, args.settings) for p in profiles]
     names = [profile_label(p, args.settings) for p in profiles]
     width = args.width or detect_width(out)
     streaming = args.format == "text" and args.per_topic
     alone = len(profiles) == 1 and len(args.runs) == 1  # a refusal is the command's error, as ever
-    with Steps(out, 1 + len(args.runs) * (1 + len(profiles)), "reading qrels") as steps:
+    with backend(args) as be, Steps(out, 1 + len(args.runs), "reading qrels") as steps:
         qrels = qrels_from(args.qrels)  # read once, evaluated under every profile
-        runs = []
-        for path in args.runs:
-            steps.advance(f"reading {os.path.basename(path)}")
-            runs.append(run_from(path))
-        runs, run_notes = relabel(runs)  # colliding tags: the one rule (io.labels)
-        results = [ResultSet(profile=n, convention=c, notes=list(run_notes)) for n, c in zip(names, convs, strict=True)]
-        widths = None
-        for index, r in enumerate(runs):
-            per_run = []
-            cache: dict = {}  # one staged join / ranking per run, shared by evaluation and tie note
-            for prof, name, conv in zip(profiles, names, convs, strict=True):
-                steps.advance(f"evaluating {r.name} ({prof})")
-                try:
-                    res = evaluate(qrels, [r], [m for m, _ in parsed], profile=prof, settings=args.settings, cache=cache)
-                    note = tie_note(r.name, tie_summary(qrels, r, parsed, conv, cache=cache), conv.ties)
-                except EvaluationError as exc:
-                    if alone:
-                        raise
-                    refusal = Refusal(run=r.name, profile=name, reason=str(exc), index=index)
-                    read_notes = [*qrels.notes, *r.notes]  # what reading found still holds
-                    res = ResultSet(profile=name, convention=conv, notes=[*read_notes, refusal.note()], refusals=[refusal])
-                    note = None
-                if note:
-                    res.notes.append(note if len(profiles) == 1 else f"[{res.profile}] {note}")
-                per_run.append(res)
-            for total, res in zip(results, per_run, strict=True):
-                total.values.extend(res.values)
-                total.refusals.extend(res.refusals)
-                total.notes.extend(n for n in res.notes if n not in total.notes)
-            if streaming and any(res.values for res in per_run):  # a run every profile refused: the note only
-                if widths is None:
-                    widths = _stream_widths(per_run, runs)
-                    lead = (f"per topic under {' | '.join(names)}: each value's variant is the "
-                            "measure under that profile's axes, listed after the means")
-                    out.write("".join(x + "\n" for x in wrap(lead, width)))
-                    write_topic_header(out, per_run, widths, width)
-                import io
-
-                buf = io.StringIO()
-                write_topic_lines(buf, per_run, widths, width)
-                steps.write(buf.getvalue())
+        steps.advance("evaluating")
+        items = [run_from(p) if p == "-" else p for p in args.runs]  # a path is read by its task
+        parts = list(eval_parts(be, qrels, items, measures, profiles, args.settings, True,
+                                task_progress(steps, "evaluating runs")))
+    labels, run_notes = labels_of([part.header for part in parts])  # colliding tags: the one rule (io.labels)
+    results = [ResultSet(profile=n, convention=c, notes=list(run_notes)) for n, c in zip(names, convs, strict=True)]
+    widths = None
+    for index, (part, label) in enumerate(zip(parts, labels, strict=True)):
+        per_run = []
+        for got, name, conv in zip(part.profiles, names, convs, strict=True):
+            if got.result is None:
+                if alone:
+                    raise EvaluationError(got.refusal or "refused")
+                refusal = Refusal(run=label, profile=name, reason=got.refusal or "refused", index=index)
+                read_notes = [*qrels.notes, *part.notes]  # what reading found still holds
+                res = ResultSet(profile=name, convention=conv, notes=[*read_notes, refusal.note()], refusals=[refusal])
+                note = None
+            else:
+                res = renamed(got.result, label)
+                note = tie_note(label, got.ties or [], conv.ties)
+            if note:
+                res.notes.append(note if len(profiles) == 1 else f"[{res.profile}] {note}")
+            per_run.append(res)
+        for total, res in zip(results, per_run, strict=True):
+            total.values.extend(res.values)
+            total.refusals.extend(res.refusals)
+            total.notes.extend(n for n in res.notes if n not in total.notes)
+        if streaming and any(res.values for res in per_run):  # a run every profile refused: the note only
+            if widths is None:
+                widths = _stream_widths(per_run, labels)
+                lead = (f"per topic under {' | '.join(names)}: each value's variant is the "
+                        "measure under that profile's axes, listed after the means")
+                out.write("".join(x + "\n" for x in wrap(lead, width)))
+                write_topic_header(out, per_run, widths, width)
+            write_topic_lines(out, per_run, widths, width)
     refusals = [x for res in results for x in res.refusals]
-    if len(refusals) == len(runs) * len(profiles):  # nothing evaluated: the refusals are the errors
-        if len({x.reason for x in refusals}) == 1 and len(runs) == 1:
+    if len(refusals) == len(parts) * len(profiles):  # nothing evaluated: the refusals are the errors
+        if len({x.reason for x in refusals}) == 1 and len(parts) == 1:
             raise EvaluationError(refusals[0].reason)
         err.write("".join(f"auditeval: error: {x.note()}\n" for x in refusals))
         return 2
@@ -171,8 +168,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _stream_widths(per_run: list, runs: list) -> tuple[int, int, int]:
+def _stream_widths(per_run: list, labels: list[str]) -> tuple[int, int, int]:
     from auditeval.render.eval_text import topic_line_widths
 
     rw, mw, tw = topic_line_widths(per_run)
-    return max([rw, *(len(r.name) for r in runs)]), mw, tw
+    return max([rw, *(len(name) for name in labels)]), mw, tw

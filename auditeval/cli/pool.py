@@ -11,7 +11,14 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from auditeval.cli.common import add_measures, add_settings, int_at_least, one_measure, write_notes
+from auditeval.cli.common import (
+    add_execution,
+    add_measures,
+    add_settings,
+    int_at_least,
+    one_measure,
+    write_notes,
+)
 from auditeval.vocab.conventions import DEFAULT_PROFILE
 from auditeval.vocab.errors import InputError
 
@@ -115,6 +122,7 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
     b.add_argument("--trials", type=_positive, default=1000, help="bootstrap resamples (default 1000)")
     b.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resamples (default 0)")
     b.add_argument("--alpha", type=float, default=0.05, help="swap probability at or above which a swap is noise (default 0.05)")
+    add_execution(b, "run and measure")
     g = sub.add_parser("growth", help="pool-growth stability over random system-addition orders")
     g.add_argument("qrels", help="qrels file of the full pool")
     _common(g)
@@ -123,6 +131,7 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
     g.add_argument("--seed", type=int, default=0, help="seed of the random orders (default 0)")
     g.add_argument("--top", type=_positive, default=20, help="pairs shown in the text view (default 20)")
     g.add_argument("--plot", metavar="FILE", help="reversals by step and by final gap (.png or .svg; needs matplotlib)")
+    add_execution(g, "block of 64 orders")
 
 
 def load_runs(paths: Sequence[str]) -> tuple[list, list[str]]:
@@ -393,6 +402,7 @@ def _measures(names: Sequence[str] | None, default: str) -> list:
 
 
 def _bias(args, err) -> tuple[dict, int]:
+    from auditeval.cli.common import backend
     from auditeval.io import qrels_from
     from auditeval.pooling.bias import pool_bias, read_groups
     from auditeval.render.pool import bias_doc
@@ -405,18 +415,23 @@ def _bias(args, err) -> tuple[dict, int]:
         notes += gnotes
     if not 0.0 < args.alpha < 1.0:
         raise InputError("--alpha", None, f"must lie in (0, 1), got {args.alpha}")
-    rep = pool_bias(qrels, runs, args.depth, _conv(args), _measures(args.measures, "AP"), groups, args.trials, args.seed, args.alpha)
+    with backend(args) as be:
+        rep = pool_bias(qrels, runs, args.depth, _conv(args), _measures(args.measures, "AP"), groups, args.trials,
+                        args.seed, args.alpha, backend=be)
     return bias_doc(rep, args.depth, _conv(args).ties, args.profile, list(qrels.notes) + notes + rep.notes), 0
 
 
 def _growth(args, err) -> tuple[dict, int]:
+    from auditeval.cli.common import backend
     from auditeval.io import qrels_from
     from auditeval.pooling.growth import pool_growth
     from auditeval.render.pool import growth_doc
 
     qrels = qrels_from(args.qrels)
     runs, notes = load_runs(args.runs)
-    rep = pool_growth(qrels, runs, args.depth, _conv(args), _measures([args.measure], "AP")[0], args.orders, args.seed)
+    with backend(args) as be:
+        rep = pool_growth(qrels, runs, args.depth, _conv(args), _measures([args.measure], "AP")[0], args.orders,
+                          args.seed, backend=be)
     doc = growth_doc(rep, args.depth, _conv(args).ties, args.profile, list(qrels.notes) + notes + rep.notes)
     doc["top"] = args.top
     if args.plot:

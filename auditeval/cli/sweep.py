@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from auditeval.cli.common import add_measures, add_settings
+from auditeval.cli.common import add_execution, add_measures, add_settings
 from auditeval.engine import DEPTH_GRID, SweepBlock, SweepResult
 from auditeval.render.eval_text import detect_width
 from auditeval.render.progress import Steps
@@ -40,6 +40,7 @@ def build_parser(p: argparse.ArgumentParser) -> None:
                    f"categorical axis, rel the positive grades in the qrels, depth {','.join(map(str, DEPTH_GRID))}, "
                    "a float axis the values the profiles use; --vary all varies every axis; repeatable")
     p.add_argument("-q", "--per-topic", action="store_true", help="per-topic values too (tsv and json)")
+    add_execution(p)
     p.add_argument("--format", choices=("text", "tsv", "json"), default="text", help="output format (default text)")
 
 
@@ -66,7 +67,8 @@ def parse_vary(items: list[str]) -> dict[str, Any]:
 
 
 def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from auditeval.api import sweep
+    from auditeval.cli.common import backend, task_progress
+    from auditeval.execution.tasks import sweep_runs
     from auditeval.io import qrels_from, run_from
 
     measures = args.measures or list(DEFAULT_MEASURES)
@@ -74,13 +76,9 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         parse_measure(m)  # a bad name fails before any file is read
     vary = parse_vary(args.vary)
     qrels = qrels_from(args.qrels)
-    runs = [run_from(r) for r in args.runs]
-    with Steps(err, len(runs) * len(measures), "sweep") as steps:  # a bar on a terminal only
-
-        def progress(done: int, total: int) -> None:
-            steps.advance(f"sweep: {done:,} of {total:,} run x variant evaluations")
-
-        res = sweep(qrels, runs, measures, profile=args.profile, vary=vary, settings=args.settings, progress=progress)
+    items = [run_from(p) if p == "-" else p for p in args.runs]  # a path is read by its task (one run each)
+    with backend(args) as be, Steps(err, len(items), "sweep") as steps:  # a bar on a terminal only
+        res = sweep_runs(be, qrels, items, measures, args.profile, vary, args.settings, task_progress(steps, "sweep"))
     if args.format == "text":
         render_text(res, out, detect_width(out))
         return 0

@@ -16,7 +16,7 @@ from typing import TextIO
 from rich.markup import escape
 from rich.table import Table
 
-from auditeval.cli.common import add_settings
+from auditeval.cli.common import add_execution, add_settings
 from auditeval.cli.verify_tools import _run, console, room, variant_cell
 from auditeval.render.eval_text import print_note
 from auditeval.vocab.conventions import DEFAULT_PROFILE
@@ -57,6 +57,7 @@ def verify_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"the stated profile (--table; default {DEFAULT_PROFILE})")
     add_settings(p, " (--table: the stated convention is the profile with these settings)")
     p.add_argument("--departures", type=int, default=2, help="axes changed from a profile at most (default 2)")
+    add_execution(p, "run of the --table")
     p.add_argument("--show", type=int, default=5, help="reproducing variants listed per claim (default 5)")
     p.add_argument("--json", action="store_true", help="JSON instead of tables")
 
@@ -155,7 +156,9 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
     import os
 
     from auditeval.api import profile_label
-    from auditeval.verify.claims import parse_claim, read_table, verify_claim
+    from auditeval.cli.common import backend, task_progress
+    from auditeval.execution.tasks import ClaimsShared, verify_run
+    from auditeval.verify.claims import parse_claim, read_table
     from auditeval.vocab.errors import InputError
 
     rows = read_table(args.table)
@@ -176,7 +179,6 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
             if not os.path.exists(path):
                 raise InputError(args.table, line, f"run {name!r} is neither a RUN given nor a file next to the table")
             runs[name] = _run(path)
-    caches: dict[str, dict] = {n: {} for n in runs}
     cells = []
     notes: list[str] = []
     from auditeval.render.progress import Steps
@@ -184,12 +186,16 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
     claims = [parse_claim(f"{meas}={value}", where=f"{args.table}:{line}") for _n, meas, value, line in rows]
     moved = _stated_settings(args)
     label = profile_label(args.profile, args.settings)
-    with Steps(out, len(rows), "verify") as steps:
-        verdicts = []
-        for (name, _m, _v, _line), claim in zip(rows, claims, strict=True):
-            steps.describe(f"{name}: {claim.text}")
-            verdicts.append(verify_claim(qrels, runs[name], claim, caches[name], max(args.departures, len(moved))))
-            steps.advance()
+    order = list(runs)  # one task per run: its claims in table order, one staged run (cache) shared
+    per_run = [[k for k, row in enumerate(rows) if row[0] == name] for name in order]
+    items = [(runs[name], [claims[k] for k in ks]) for name, ks in zip(order, per_run, strict=True)]
+    with backend(args) as be, Steps(out, len(items), "verify") as steps:
+        shared = be.share(ClaimsShared(qrels, max(args.departures, len(moved))))
+        got = list(be.map(verify_run, shared, items, order, task_progress(steps, "verify")))
+    verdicts: list = [None] * len(rows)
+    for ks, vs in zip(per_run, got, strict=True):
+        for k, v in zip(ks, vs, strict=True):
+            verdicts[k] = v
     for (name, meas, value, line), claim, v in zip(rows, claims, verdicts, strict=True):
         notes += [n for n in v.notes if n not in notes]
         stated = next((f for f in v.reproduced if any(

@@ -13,7 +13,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 
-from auditeval.cli.common import add_measures, add_settings, baseline_index
+from auditeval.cli.common import add_execution, add_measures, add_settings, backend, baseline_index
 from auditeval.render.eval_text import print_note
 from auditeval.vocab.conventions import DEFAULT_PROFILE
 from auditeval.vocab.specs import DEFAULT_MEASURES
@@ -339,6 +339,7 @@ def card_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("markdown", "latex", "html", "json"), default="markdown",
                    help="card format (default markdown)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the card to FILE (default: standard output)")
+    add_execution(p)
 
 
 def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -361,9 +362,10 @@ def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not os.path.isfile(baseline):  # not a path: the tag or label of one of the runs
             runs, _ = relabel([run_from(p) for p in args.runs])
             baseline = args.runs[baseline_index(baseline, args.runs, runs)]
-    card = build_card(args.qrels, args.runs, args.measures or list(DEFAULT_MEASURES),
-                      profile=args.profile, baseline=baseline, settings=args.settings,
-                      pooled=pooled if (args.pooled or args.pooled_file) else None)
+    with backend(args) as be:
+        card = build_card(args.qrels, args.runs, args.measures or list(DEFAULT_MEASURES),
+                          profile=args.profile, baseline=baseline, settings=args.settings,
+                          pooled=pooled if (args.pooled or args.pooled_file) else None, backend=be)
     if args.output:
         import io
 

@@ -19,7 +19,8 @@ Every package outside ``auditeval/engine/`` imports from here (``from auditeval.
 * trec_eval's preference and judgment-group measures, one topic at a time (their judgments are
   no grades): :func:`evaluate_judgments` (every topic of a run), :func:`ranked_docs`, :func:`prefs_topic_values`, :func:`jg_topic_values`,
   :class:`PrefsFailure` / :class:`PrefsAbort` (where trec_eval stops or aborts);
-* sweeps: :func:`run_sweep`, :func:`axis_grid`, :func:`vary_values`, :func:`readable_axes`,
+* sweeps: :func:`run_sweep` (= :func:`sweep_plan`, :func:`sweep_part` per run,
+  :func:`sweep_assemble`: the parts can run elsewhere), :func:`axis_grid`, :func:`vary_values`, :func:`readable_axes`,
   :data:`DEPTH_GRID`, :class:`SweepResult`, :class:`SweepBlock`.
 
 Measure facts (aggregation, format, axes, properties) are the spec table's
@@ -65,10 +66,15 @@ from auditeval.engine.staged_run import (
 from auditeval.engine.sweep import (
     DEPTH_GRID,
     SweepBlock,
+    SweepPart,
+    SweepPlan,
     SweepResult,
     axis_grid,
     readable_axes,
     run_sweep,
+    sweep_assemble,
+    sweep_part,
+    sweep_plan,
     vary_values,
 )
 from auditeval.engine.ties import Blocks, ranked_scores, tied_blocks
@@ -87,6 +93,8 @@ __all__ = [
     "PrefsFailure",
     "StagedRun",
     "SweepBlock",
+    "SweepPart",
+    "SweepPlan",
     "SweepResult",
     "TopicValues",
     "aggregate",
@@ -120,6 +128,9 @@ __all__ = [
     "stacked",
     "staged_for",
     "subset",
+    "sweep_assemble",
+    "sweep_part",
+    "sweep_plan",
     "tied_blocks",
     "undefined_note",
     "vary_values",

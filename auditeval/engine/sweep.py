@@ -16,7 +16,7 @@ profiles use.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,7 @@ import numpy as np
 from auditeval.engine.aggregation import undefined_note
 from auditeval.engine.evaluate import ENGINE
 from auditeval.engine.measures import MEASURES
-from auditeval.engine.staged_run import PREPARE_AXES, StagedRun
+from auditeval.engine.staged_run import PREPARE_AXES, StagedRun, TopicValues
 from auditeval.vocab.conventions import AXES, AXIS_ORDER, Convention, load_profile, profile_names
 from auditeval.vocab.errors import AuditEvalError, ConventionError
 from auditeval.vocab.measure import Measure
@@ -214,6 +214,104 @@ refuses under the profile (:meth:`StagedRun.check_inputs`, the same error and me
 varying one lists each refusing variant as not evaluated, with its reason in a note."""
 
 
+@dataclass(frozen=True)
+class SweepPlan:
+    """What a sweep evaluates on every run: per measure its label, the convention it is varied
+    around and its distinct variants (:func:`measure_variants`)."""
+
+    measures: tuple[Measure, ...]
+    labels: tuple[str, ...]
+    base: Convention
+    values: dict[str, list[Any]]
+    bases: tuple[Convention, ...]
+    variants: tuple[tuple[tuple[str, Convention], ...], ...]
+
+    @property
+    def per_run(self) -> int:
+        """Variant evaluations per run."""
+        return sum(len(v) for v in self.variants)
+
+
+@dataclass
+class SweepPart:
+    """One run's share of a sweep (:func:`sweep_part`): per measure and variant its
+    :class:`TopicValues` (None where refused), per measure the refused variants' reasons,
+    and the run's notes in order, each as (text, text shown: with the axes it came under)."""
+
+    values: list[list[TopicValues | None]]
+    errors: list[dict[int, str]]
+    notes: list[tuple[str, str]]
+
+
+def sweep_plan(measures: Sequence[Measure], labels: Sequence[str], base: Convention, values: dict[str, list[Any]],
+               bases: Sequence[Convention] | None = None) -> SweepPlan:
+    """The :class:`SweepPlan` of ``measures`` varied along ``values`` around ``base`` (or,
+    per measure, ``bases``: a profile's ``[route]``)."""
+    per_base = tuple(bases) if bases is not None else (base,) * len(measures)
+    variants = tuple(tuple(measure_variants(m, b, values)) for m, b in zip(measures, per_base, strict=True))
+    return SweepPlan(tuple(measures), tuple(labels), base, values, per_base, variants)
+
+
+def sweep_part(qrels: Qrels, run: Run, plan: SweepPlan, progress: Callable[[int], None] | None = None) -> SweepPart:
+    """Every variant of the plan on one run (one :class:`StagedRun`: stages shared).
+    ``progress(n)`` is called after each measure with the variant evaluations just done."""
+    sr = StagedRun(qrels, run)
+    if not INPUT_RULE_AXES & set(plan.values):  # what eval refuses, the sweep refuses; varying the
+        sr.check_inputs(plan.base, plan.measures)  # rule's own axis shows each refusing variant as a cell instead
+    part = SweepPart([], [], [])
+    seen: set[str] = set(qrels.notes)
+    for mi, m in enumerate(plan.measures):
+        row: list[TopicValues | None] = []
+        errors: dict[int, str] = {}
+        for vi, (_, conv) in enumerate(plan.variants[mi]):
+            try:
+                tv = sr.evaluate(m, conv)
+            except AuditEvalError as exc:
+                errors[vi] = str(exc)
+                row.append(None)
+                continue
+            row.append(tv)
+            for n in sr.notes(m, conv):
+                if n not in seen:  # once per text; tagged with the first variant it came from
+                    seen.add(n)
+                    part.notes.append((n, n if n in run.notes else _under(n, conv, plan.bases[mi])))
+        part.values.append(row)
+        part.errors.append(errors)
+        if progress is not None:
+            progress(len(plan.variants[mi]))
+    return part
+
+
+def sweep_assemble(qrels: Qrels, plan: SweepPlan, runs: Sequence[Any], parts: Iterable[SweepPart],
+                   profile: str = "custom") -> SweepResult:
+    """The :class:`SweepResult` of the parts, one per run in the order of ``runs`` (anything
+    with the run's ``name`` and ``source``: a :class:`Run`, or its header when the parts were
+    computed elsewhere). The same result whoever computed the parts: the notes keep the
+    runs' order, each text once."""
+    result = SweepResult({}, profile, plan.base, plan.values, notes=list(qrels.notes),
+                         bases={lab: b for lab, b in zip(plan.labels, plan.bases, strict=True) if b != plan.base})
+    seen_notes = set(result.notes)
+    per: list[list[list[Any]]] = [[[None] * len(runs) for _ in v] for v in plan.variants]  # [measure][variant][run]
+    errors: list[dict[tuple[int, int], str]] = [{} for _ in plan.measures]
+    for ri, part in enumerate(parts):
+        for mi in range(len(plan.measures)):
+            for vi, tv in enumerate(part.values[mi]):
+                per[mi][vi][ri] = tv
+            errors[mi].update({(vi, ri): text for vi, text in part.errors[mi].items()})
+        for raw, shown in part.notes:
+            if raw not in seen_notes:
+                seen_notes.add(raw)
+                result.notes.append(shown)
+    for mi, m in enumerate(plan.measures):
+        block = result.blocks[plan.labels[mi]] = _block(m, list(plan.variants[mi]), [r.name for r in runs], per[mi],
+                                                        errors[mi])
+        if block.agg == "mean-defined":
+            result.notes.extend(_undefined_notes(block, runs, plan.labels[mi]))
+        for (vi, ri), text in sorted(errors[mi].items(), key=lambda kv: (kv[0][1], kv[0][0])):
+            result.notes.append(f"{runs[ri].source}: {plan.variants[mi][vi][0]} not evaluated: {text}")
+    return result
+
+
 def run_sweep(
     qrels: Qrels,
     runs: Sequence[Run],
@@ -225,44 +323,21 @@ def run_sweep(
     progress: Callable[[int, int], None] | None = None,
     bases: Sequence[Convention] | None = None,
 ) -> SweepResult:
-    """Evaluate every variant of every measure on every run. ``progress(done, total)`` is
-    called after each run and measure. ``bases``: per measure, the convention to vary around
-    instead of ``base`` (a profile's ``[route]``, :meth:`~auditeval.vocab.conventions.Profile.convention_for`)."""
-    per_base = list(bases) if bases is not None else [base] * len(measures)
-    variants = [measure_variants(m, b, values) for m, b in zip(measures, per_base, strict=True)]
-    total = sum(len(v) for v in variants) * len(runs)
-    done = 0
-    result = SweepResult({}, profile, base, values, notes=list(qrels.notes),
-                         bases={lab: b for lab, b in zip(labels, per_base, strict=True) if b != base})
-    seen_notes = set(result.notes)
-    per: list[list[list[Any]]] = [[[None] * len(runs) for _ in v] for v in variants]  # [measure][variant][run]
-    errors: list[dict[tuple[int, int], str]] = [{} for _ in measures]
-    for ri, run in enumerate(runs):
-        sr = StagedRun(qrels, run)
-        if not INPUT_RULE_AXES & set(values):  # what eval refuses, the sweep refuses; varying the
-            sr.check_inputs(base, measures)  # rule's own axis shows each refusing variant as a cell instead
-        for mi, m in enumerate(measures):
-            for vi, (_, conv) in enumerate(variants[mi]):
-                try:
-                    tv = sr.evaluate(m, conv)
-                except AuditEvalError as exc:
-                    errors[mi][(vi, ri)] = str(exc)
-                    continue
-                per[mi][vi][ri] = tv
-                for n in sr.notes(m, conv):
-                    if n not in seen_notes:  # once per text; tagged with the first variant it came from
-                        seen_notes.add(n)
-                        result.notes.append(n if n in run.notes else _under(n, conv, per_base[mi]))
-            done += len(variants[mi])
-            if progress is not None:
-                progress(done, total)
-    for mi, m in enumerate(measures):
-        block = result.blocks[labels[mi]] = _block(m, variants[mi], [r.name for r in runs], per[mi], errors[mi])
-        if block.agg == "mean-defined":
-            result.notes.extend(_undefined_notes(block, runs, labels[mi]))
-        for (vi, ri), text in errors[mi].items():
-            result.notes.append(f"{runs[ri].source}: {variants[mi][vi][0]} not evaluated: {text}")
-    return result
+    """Evaluate every variant of every measure on every run: :func:`sweep_plan`, then
+    :func:`sweep_part` per run, then :func:`sweep_assemble` (``auditeval.execution`` runs the
+    parts elsewhere and assembles them the same way). ``progress(done, total)`` is called after
+    each run and measure. ``bases``: per measure, the convention to vary around instead of
+    ``base`` (a profile's ``[route]``, :meth:`~auditeval.vocab.conventions.Profile.convention_for`)."""
+    plan = sweep_plan(measures, labels, base, values, bases)
+    total = plan.per_run * len(runs)
+    done = [0]
+
+    def step(n: int) -> None:
+        done[0] += n
+        if progress is not None:
+            progress(done[0], total)
+
+    return sweep_assemble(qrels, plan, runs, (sweep_part(qrels, r, plan, step) for r in runs), profile)
 
 
 def _undefined_notes(b: SweepBlock, runs: Sequence[Run], label: str) -> list[str]:

@@ -29,7 +29,14 @@ import numpy as np
 
 from auditeval.engine import measure_on
 from auditeval.io.files import read_text
-from auditeval.pooling.labels import QrelsKeys, emptied_topics, hidden_mask, judge_runs, relabel
+from auditeval.pooling.labels import (
+    Judged,
+    QrelsKeys,
+    emptied_topics,
+    hidden_mask,
+    judge_runs,
+    relabel,
+)
 from auditeval.pooling.pools import build_pools
 from auditeval.pooling.rankings import Engine, variant_of
 from auditeval.results.subset import QrelsChange
@@ -133,6 +140,39 @@ class BiasReport:
         return list(zip(a[rev].tolist(), b[rev].tolist(), strict=True))
 
 
+@dataclass(frozen=True)
+class BiasShared:
+    """What each run's task reads: the qrels keys, each group's hidden judgments, the measure,
+    the convention, and whether to list the topics a group's removal empties (first measure)."""
+
+    q: QrelsKeys
+    hidden: list[np.ndarray]
+    measure: Measure
+    conv: Convention
+    lost: bool
+
+
+@dataclass
+class BiasPart:
+    """One run under one measure: the full score and per-topic values, the score without
+    each group, and the topics each group's removal leaves without a judgment."""
+
+    full: float
+    per_topic: dict[str, float]
+    reduced: np.ndarray
+    lost: list[list[str]]
+
+
+def bias_run(shared: BiasShared, j: Judged) -> BiasPart:
+    """One run's full and leave-one-group-out scores (:func:`auditeval.engine.measure_on` on
+    the run's lists and on their frozen relabellings)."""
+    s = shared
+    pt, agg = measure_on(j.p, s.measure, s.conv)
+    reduced = np.array([measure_on(relabel(j, s.q, h), s.measure, s.conv)[1] for h in s.hidden], dtype=np.float64)
+    lost = [emptied_topics(j, h) if s.lost else [] for h in s.hidden]
+    return BiasPart(agg, dict(zip(j.p.topics.tolist(), pt.tolist(), strict=True)), reduced, lost)
+
+
 def pool_bias(
     qrels: Qrels,
     runs: Sequence[Run],
@@ -143,7 +183,11 @@ def pool_bias(
     trials: int = 1000,
     seed: int = 0,
     alpha: float = 0.05,
+    backend=None,  # noqa: ANN001 - an auditeval.execution Backend
 ) -> BiasReport:
+    """Leave each group out (see the module docstring). Each run's re-evaluations are one
+    task (:func:`bias_run`; on ``backend`` when given: ``share(value)`` and ``map(fn, shared,
+    items, labels)`` in item order, :mod:`auditeval.execution`); the report does not depend on it."""
     from auditeval.stats import swap_probabilities
 
     names = [r.name for r in runs]
@@ -168,18 +212,20 @@ def pool_bias(
     n_boot = 0
     for mi, m in enumerate(measures):
         judged = judge_runs(engine, runs, m, conv, pools.space, q)
+        shared = BiasShared(q, hidden, m, conv, mi == 0)
+        if backend is None:
+            parts = [bias_run(shared, j) for j in judged]
+        else:
+            parts = list(backend.map(bias_run, backend.share(shared), judged, [f"{m} on {j.run}" for j in judged]))
         per_topic = []
-        for si, j in enumerate(judged):
-            pt, agg = measure_on(j.p, m, conv)
-            full[mi, si] = agg
-            per_topic.append(dict(zip(j.p.topics.tolist(), pt.tolist(), strict=True)))
-            for g in range(n_g):
-                reduced[mi, g, si] = measure_on(relabel(j, q, hidden[g]), m, conv)[1]
-                if mi == 0:
-                    lost = emptied_topics(j, hidden[g])
-                    if lost:
-                        notes.append(f"without group {labels[g]!r}, run {j.run!r} keeps {len(lost)} topic(s) with no "
-                                     f"judgment left (evaluated, all unjudged): {', '.join(lost[:5])}")
+        for si, (j, part) in enumerate(zip(judged, parts, strict=True)):
+            full[mi, si] = part.full
+            per_topic.append(part.per_topic)
+            reduced[mi, :, si] = part.reduced
+            for g, lost in enumerate(part.lost):
+                if lost:
+                    notes.append(f"without group {labels[g]!r}, run {j.run!r} keeps {len(lost)} topic(s) with no "
+                                 f"judgment left (evaluated, all unjudged): {', '.join(lost[:5])}")
         common = sorted(set.intersection(*(set(d) for d in per_topic)), key=lambda s: s.encode("utf-8"))
         if len(common) < max(len(d) for d in per_topic):
             notes.append(f"{m}: bootstrap over the {len(common)} topic(s) every run is evaluated on")

@@ -36,7 +36,7 @@ import numpy as np
 
 from auditeval.engine import growth_means, measure_on
 from auditeval.pooling.labels import Judged, QrelsKeys, judge_runs, relabel
-from auditeval.pooling.pools import Pools, build_pools, random_orders
+from auditeval.pooling.pools import build_pools, random_orders
 from auditeval.pooling.rankings import Engine, in_sorted, variant_of
 from auditeval.results.subset import QrelsChange, pool_what
 from auditeval.vocab.conventions import Convention
@@ -116,9 +116,14 @@ def pool_growth(
     seed: int = 0,
     orders: np.ndarray | None = None,
     via_engine: bool = False,
+    backend=None,  # noqa: ANN001 - an auditeval.execution Backend
 ) -> GrowthReport:
     """Simulate pool growth over ``n_orders`` random orders (or the given ``orders``);
-    ``via_engine=True`` evaluates every step through the engine even where the fast sums apply."""
+    ``via_engine=True`` evaluates every step through the engine even where the fast sums apply.
+    The orders are drawn here, once (one stream: ``random_orders(n, n_orders, seed)``), then
+    evaluated in blocks of :data:`ORDER_BLOCK` (:func:`growth_block`; on ``backend`` when
+    given: ``share(value)`` and ``map(fn, shared, items, labels)`` in item order,
+    :mod:`auditeval.execution`); every order's scores are its own, so the blocks do not change them."""
     engine = Engine(qrels)
     pools = build_pools(runs, depth, conv, qrels, engine=engine)
     q = QrelsKeys.of(qrels, pools.space, conv.dups)
@@ -140,13 +145,16 @@ def pool_growth(
     fast = SPECS[measure.name].growth_sum and c2.unjudged == "nonrel" and not via_engine
     pos = np.empty_like(orders)
     pos[np.arange(len(orders))[:, None], orders] = np.arange(1, n + 1)
-    if fast:
-        r_cache: dict[bytes, np.ndarray] = {}
-        scores = np.stack([_fast_scores(j, q, q_set, e_set, n, r_cache, pos[:, i]) for i, j in enumerate(judged)], axis=2)
-        method = "frozen-label sums"
+    shared = GrowthShared(judged, q, q_set, pools.system_sets[1], n, bool(fast))
+    blocks = [(orders[k:k + ORDER_BLOCK], e_set[k:k + ORDER_BLOCK], pos[k:k + ORDER_BLOCK])
+              for k in range(0, len(orders), ORDER_BLOCK)]
+    if backend is None:
+        parts = [growth_block(shared, b) for b in blocks]
     else:
-        scores = _engine_scores(judged, q, q_set, pools, orders)
-        method = "engine on relabelled lists"
+        labels = [f"orders {k * ORDER_BLOCK + 1}-{k * ORDER_BLOCK + len(b[0])}" for k, b in enumerate(blocks)]
+        parts = list(backend.map(growth_block, backend.share(shared), blocks, labels))
+    scores = np.concatenate(parts, axis=0) if parts else np.empty((0, n, n))
+    method = "frozen-label sums" if fast else "engine on relabelled lists"
     steps = np.arange(1, n + 1)
     absent = pos[:, None, :] > steps[None, :, None]
     scores[absent] = np.nan
@@ -154,6 +162,35 @@ def pool_growth(
     qrels_final = np.array([measure_on(j.p, j.measure, j.conv)[1] for j in judged])
     return GrowthReport([r.name for r in runs], measure, variant_of(measure, conv), pools.variant, orders,
                         scores, seed, method, notes, qrels_final, outside, len(q.key))
+
+
+ORDER_BLOCK = 64
+"""Orders per task (:func:`growth_block`): a fixed constant, whatever the backend."""
+
+
+@dataclass(frozen=True)
+class GrowthShared:
+    """What every block of orders reads: each run's judged lists, the qrels keys, the system
+    set of each qrels entry, the set membership matrix, the number of runs, the fast path."""
+
+    judged: list[Judged]
+    q: QrelsKeys
+    q_set: np.ndarray
+    member: np.ndarray
+    n: int
+    fast: bool
+
+
+def growth_block(shared: GrowthShared, block: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    """``(O_b, n, n)`` scores of the block's orders ``(orders, entry steps, positions)``: the
+    frozen-label sums per run, or the engine on relabelled lists."""
+    orders, e_set, pos = block
+    s = shared
+    if s.fast:
+        r_cache: dict[bytes, np.ndarray] = {}
+        return np.stack([_fast_scores(j, s.q, s.q_set, e_set, s.n, r_cache, pos[:, i])
+                         for i, j in enumerate(s.judged)], axis=2)
+    return _engine_scores(s.judged, s.q, s.q_set, s.member, orders)
 
 
 def _visible_steps(q_set: np.ndarray, e_set: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarray:
@@ -196,10 +233,10 @@ def _fast_scores(j: Judged, q: QrelsKeys, q_set: np.ndarray, e_set: np.ndarray, 
     return growth_means(m, c, t, r, e_rows, hits_by_step, r_by_step, run_pos, n_t, n)
 
 
-def _engine_scores(judged: list[Judged], q: QrelsKeys, q_set: np.ndarray, pools: Pools, orders: np.ndarray) -> np.ndarray:
+def _engine_scores(judged: list[Judged], q: QrelsKeys, q_set: np.ndarray, member: np.ndarray,
+                   orders: np.ndarray) -> np.ndarray:
     """Engine evaluation on relabelled lists, once per distinct set of systems in the pool."""
     n_o, n = orders.shape
-    _, member, _ = pools.system_sets
     out = np.empty((n_o, n, n))
     cache: dict[bytes, np.ndarray] = {}
     for o in range(n_o):

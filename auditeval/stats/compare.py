@@ -85,8 +85,9 @@ def _pairs(runs: list[str], baseline: str | None) -> list[tuple[int, int]]:
 
 
 def analyze(mm: MeasureMatrix, s: Settings, strata: dict[str, str] | None = None,
-            mm_b: MeasureMatrix | None = None, qrels_b: str = "") -> dict:
-    """The full comparison of one measure (see the module docstring)."""
+            mm_b: MeasureMatrix | None = None, qrels_b: str = "", backend=None) -> dict:  # noqa: ANN001
+    """The full comparison of one measure (see the module docstring). ``backend``: where the
+    pair blocks run (:mod:`auditeval.execution`; None: here); the result does not depend on it."""
     x = mm.scores
     n_sys, n_top = x.shape
     if n_top < 2:
@@ -126,7 +127,7 @@ def analyze(mm: MeasureMatrix, s: Settings, strata: dict[str, str] | None = None
                                          for i, j in ranks.indistinguishable(swaps, s.threshold)]},
     }
     pairs = _pairs(mm.runs, s.baseline)
-    out["pairs"] = _pair_stats(x, reps, pairs, mm, s) if pairs else {"family": "none", "rows": []}
+    out["pairs"] = _pair_stats(x, reps, pairs, mm, s, backend) if pairs else {"family": "none", "rows": []}
     out["topicset"] = _topicset(x, pairs, mm, s)
     out["diagnostics"] = {
         "floor": s.floor, "near": s.near, "bounded": diag.bounded,
@@ -145,38 +146,83 @@ def analyze(mm: MeasureMatrix, s: Settings, strata: dict[str, str] | None = None
     return out
 
 
-def _pair_stats(x: np.ndarray, reps: np.ndarray, pairs: list[tuple[int, int]], mm: MeasureMatrix,
-                s: Settings) -> dict:
-    ia = np.array([p[0] for p in pairs])
-    ib = np.array([p[1] for p in pairs])
+PAIR_BLOCK = 2048
+"""Pairs per task (:func:`pair_block`): a fixed constant, so the blocks never depend on the
+backend or the number of workers."""
+
+
+@dataclass(frozen=True)
+class PairShared:
+    """What every pair block reads: the (S, T) scores, the (S, B) bootstrap replicate means,
+    the (S, B) sampled flip sums (None when the test is exact) and the level."""
+
+    x: np.ndarray
+    reps: np.ndarray
+    sums: np.ndarray | None
+    level: float
+
+
+def pair_block(shared: PairShared, pairs: np.ndarray) -> dict[str, np.ndarray]:
+    """Every per-pair statistic of the pairs ``(P, 2)`` (run indices a, b), as arrays over the
+    pairs; each is computed row by row along the topic or replicate axis, so a pair's numbers
+    do not depend on the other pairs of its block (the multiple-comparison correction, which
+    reads the whole family, is applied after the blocks: :func:`_pair_stats`)."""
+    x, reps = shared.x, shared.reps
+    ia, ib = pairs[:, 0], pairs[:, 1]
     d = x[ia] - x[ib]
-    iv = bs.summarize(d, reps[ia] - reps[ib], s.level)
-    med = np.median(d, axis=-1)
-    n_top = x.shape[1]
+    iv = bs.summarize(d, reps[ia] - reps[ib], shared.level)
     scale = np.abs(x[ia]).sum(-1) + np.abs(x[ib]).sum(-1)
+    if shared.sums is None:
+        p_rand = significance.randomization_exact(d, scale)
+    else:
+        obs = x[ia].sum(-1) - x[ib].sum(-1)
+        p_rand = significance.randomization_sampled(obs, shared.sums[ia] - shared.sums[ib], scale)
+    t, p_t, _ = significance.paired_t(d, shared.level)
+    _, p_w = significance.wilcoxon(d)
+    eff = significance.effects(d, shared.level)
+    return {"observed": iv.observed, "median": iv.median, "percentile": iv.percentile, "bca": iv.bca,
+            "reversal_rate": iv.reversal_rate, "median_topic_diff": np.median(d, axis=-1), "t": t,
+            "randomization": p_rand, "t_p": p_t, "wilcoxon": p_w, "sign": significance.sign_test(d),
+            "interval": eff.interval, "d_z": eff.d_z, "wins": eff.wins, "ties": eff.ties, "losses": eff.losses}
+
+
+def pair_blocks(pairs: list[tuple[int, int]]) -> list[np.ndarray]:
+    """The pairs in blocks of :data:`PAIR_BLOCK`, each ``(P, 2)`` int64."""
+    arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    return [arr[k:k + PAIR_BLOCK] for k in range(0, len(arr), PAIR_BLOCK)]
+
+
+def _pair_stats(x: np.ndarray, reps: np.ndarray, pairs: list[tuple[int, int]], mm: MeasureMatrix,
+                s: Settings, backend=None) -> dict:  # noqa: ANN001 - an auditeval.execution Backend
+    """Every pair's row: :func:`pair_block` over blocks of pairs (on ``backend`` when given:
+    anything with ``share(value)`` and ``map(fn, shared, items, labels)`` yielding in item
+    order, :mod:`auditeval.execution`), then the correction over the whole family."""
+    n_top = x.shape[1]
     if n_top <= significance.EXACT_MAX:
-        p_rand, rand_method = significance.randomization_exact(d, scale), f"exact (all 2^{n_top} sign flips)"
+        sums, rand_method = None, f"exact (all 2^{n_top} sign flips)"
     else:
         sums = significance.signed_sums(x, s.trials, generator(s.seed, "randomization", mm.variant))
-        obs = x[ia].sum(-1) - x[ib].sum(-1)
-        p_rand = significance.randomization_sampled(obs, sums[ia] - sums[ib], scale)
         rand_method = f"sampled ({s.trials} sign flips, stream generator(seed, 'randomization', variant))"
-    t, p_t, _ = significance.paired_t(d, s.level)
-    _, p_w = significance.wilcoxon(d)
-    p_s = significance.sign_test(d)
-    eff = significance.effects(d, s.level)
-    raw = {"randomization": p_rand, "t": p_t, "wilcoxon": p_w, "sign": p_s}
+    shared = PairShared(x, reps, sums, s.level)
+    blocks = pair_blocks(pairs)
+    if backend is None:
+        parts = [pair_block(shared, b) for b in blocks]
+    else:
+        labels = [f"{mm.measure} pairs {k * PAIR_BLOCK + 1}-{k * PAIR_BLOCK + len(b)}" for k, b in enumerate(blocks)]
+        parts = list(backend.map(pair_block, backend.share(shared), blocks, labels))
+    got = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    raw = {"randomization": got["randomization"], "t": got["t_p"], "wilcoxon": got["wilcoxon"], "sign": got["sign"]}
     adj = {k: corrections.adjust(v, s.correction) for k, v in raw.items()}
     rows = []
     for k, (i, j) in enumerate(pairs):
         rows.append({
-            "a": mm.runs[i], "b": mm.runs[j], "mean_diff": _f(iv.observed[k]),
-            "boot_median": _f(iv.median[k]), "median_topic_diff": _f(med[k]),
-            "percentile": [_f(iv.percentile[k, 0]), _f(iv.percentile[k, 1])],
-            "bca": [_f(iv.bca[k, 0]), _f(iv.bca[k, 1])],
-            "t_interval": [_f(eff.interval[k, 0]), _f(eff.interval[k, 1])],
-            "reversal_rate": _f(iv.reversal_rate[k]), "d_z": _f(eff.d_z[k]), "t": _f(t[k]),
-            "wins": int(eff.wins[k]), "ties": int(eff.ties[k]), "losses": int(eff.losses[k]),
+            "a": mm.runs[i], "b": mm.runs[j], "mean_diff": _f(got["observed"][k]),
+            "boot_median": _f(got["median"][k]), "median_topic_diff": _f(got["median_topic_diff"][k]),
+            "percentile": [_f(got["percentile"][k, 0]), _f(got["percentile"][k, 1])],
+            "bca": [_f(got["bca"][k, 0]), _f(got["bca"][k, 1])],
+            "t_interval": [_f(got["interval"][k, 0]), _f(got["interval"][k, 1])],
+            "reversal_rate": _f(got["reversal_rate"][k]), "d_z": _f(got["d_z"][k]), "t": _f(got["t"][k]),
+            "wins": int(got["wins"][k]), "ties": int(got["ties"][k]), "losses": int(got["losses"][k]),
             "p": {name: _f(raw[name][k]) for name in TESTS},
             "p_adjusted": {name: _f(adj[name][k]) for name in TESTS},
         })

@@ -26,21 +26,22 @@ did (``--pooled RUN`` / ``--pooled-file FILE``).
 from __future__ import annotations
 
 import importlib.metadata as md
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from auditeval._version import __version__
-from auditeval.api import evaluate, profile_label, read_runs
+from auditeval.api import evaluate, profile_label
 from auditeval.auditing.diagnostics import run_facts
 from auditeval.auditing.tie_note import tie_counts
 from auditeval.engine import ENGINE, StagedRun
 from auditeval.io import qrels_from, run_from
 from auditeval.io.hashing import sha256_file
 from auditeval.results.ir_metadata import evaluation_section
+from auditeval.results.parts import RunHeader, labels_of, merged
 from auditeval.results.subset import TopicSubset
-from auditeval.results.values import variant_text
+from auditeval.results.values import ResultSet, variant_text
 from auditeval.vocab.conventions import AXES, DEFAULT_PROFILE, resolve
 from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.variant import parse_measure
@@ -131,8 +132,12 @@ def reference_versions() -> dict[str, str]:
 
 def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profile: str = DEFAULT_PROFILE,
                baseline: str | None = None, pooled: list[str] | None = None,
-               settings: list[str] | None = None) -> Card:
+               settings: list[str] | None = None, backend: Any = None) -> Card:
     """Evaluate and collect everything the card shows (see the module docstring).
+
+    Each run is one task (:func:`card_run`: its values and facts under its tag; labelled once
+    every tag is known, :mod:`auditeval.results.parts`), here or on ``backend`` (an
+    :mod:`auditeval.execution` backend: ``share``/``map`` in run order); the card does not depend on it.
 
     The convention is ``profile`` with ``settings`` (``--set AXIS=VALUE``) applied, exactly as
     ``eval`` applies them (:func:`auditeval.vocab.conventions.resolve` and
@@ -140,29 +145,55 @@ def build_card(qrels_path: str, run_paths: list[str], measures: list[str], profi
     qrels = qrels_from(qrels_path)
     conv = resolve(profile, settings)
     paths = list(run_paths) + ([baseline] if baseline and baseline not in run_paths else [])
-    named = read_runs([run_from(p) for p in paths])  # colliding tags: the one rule (io.labels), noted
-    runs = [r for r, _ in named]
     labels = list(dict.fromkeys(measures))
-    res = evaluate(qrels, runs, labels + ([JUDGED] if JUDGED not in labels else []), profile=profile, settings=settings)
-    infos = [_run_info(qrels, r, p, labels, conv) for r, p in zip(runs, paths, strict=True)]
+    shared = CardShared(qrels, tuple(labels), profile, tuple(settings or ()))
+    if backend is None:
+        parts = [card_run(shared, p) for p in paths]
+    else:
+        parts = list(backend.map(card_run, backend.share(shared), paths, paths))
+    names, label_notes = labels_of([h for h, _, _ in parts])  # colliding tags: the one rule (io.labels), noted
+    res = merged([r for _, r, _ in parts], names, qrels.notes)
+    infos = [replace(info, name=n) for (_, _, info), n in zip(parts, names, strict=True)]
     numbers = [Number(v.run, v.measure, float(v.value), _n_topics(res, v.run, v.measure), variant_text(v.variant), v.engine)
                for v in res.aggregates()]
     comparisons = []
     base_name = None
     if baseline:
-        base_name = runs[paths.index(baseline)].name
-        comparisons = _comparisons(res, [r.name for r in runs if r.name != base_name], base_name, labels)
+        base_name = names[paths.index(baseline)]
+        comparisons = _comparisons(res, [n for n in names if n != base_name], base_name, labels)
     card = Card(
         qrels_path=str(qrels_path), qrels_sha256=sha256_file(qrels_path), judgments=len(qrels),
         qrels_topics=len(qrels.topics), profile=profile_label(profile, settings),
         axes={k: AXES[k].format(v) for k, v in conv.as_dict().items()},
         auditeval=f"auditeval {__version__}", references=reference_versions(), runs=infos, numbers=numbers,
-        comparisons=comparisons, baseline=base_name, pooled=_pooled(runs, pooled),
-        notes=[n for _, n in named if n] + list(res.notes),
+        comparisons=comparisons, baseline=base_name, pooled=_pooled(names, pooled),
+        notes=label_notes + list(res.notes),
     )
     card.methods = methods_paragraph(card)
     card.ir_metadata = evaluation_section(res, qrels)
     return card
+
+
+@dataclass(frozen=True)
+class CardShared:
+    """What every run's card task reads: the qrels, the measures, the profile and settings."""
+
+    qrels: Qrels
+    measures: tuple[str, ...]
+    profile: str
+    settings: tuple[str, ...]
+
+
+def card_run(shared: CardShared, path: str) -> tuple[RunHeader, ResultSet, RunInfo]:
+    """One run of the card: its values (:func:`auditeval.api.evaluate`, with Judged@10) and its
+    facts, both under the run's tag."""
+    s = shared
+    run = run_from(path)
+    labels = list(s.measures)
+    settings = list(s.settings) or None
+    res = evaluate(s.qrels, [run], labels + ([JUDGED] if JUDGED not in labels else []), profile=s.profile,
+                   settings=settings)
+    return RunHeader(run.name, run.source), res, _run_info(s.qrels, run, path, labels, resolve(s.profile, settings))
 
 
 def _n_topics(res, run: str, measure: str) -> int:
@@ -218,11 +249,11 @@ def _paired_variant(base: str, common: list[str], either: set[str]) -> str:
     return TopicSubset(tuple(common), tuple(sorted(either, key=key)), "paired").variant(base)
 
 
-def _pooled(runs: list[Run], pooled: list[str] | None) -> str:
+def _pooled(runs: list[str], pooled: list[str] | None) -> str:
     if pooled is None:
         return "unknown"
-    yes = [r.name for r in runs if r.name in pooled]
-    no = [r.name for r in runs if r.name not in pooled]
+    yes = [r for r in runs if r in pooled]
+    no = [r for r in runs if r not in pooled]
     parts = []
     if yes:
         parts.append(f"contributed to the judgment pool: {', '.join(yes)}")

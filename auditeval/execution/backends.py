@@ -1,0 +1,379 @@
+"""Where the tasks of a command run: in process, on a local process pool, or on a Dask cluster.
+
+One seam for every command that maps work over runs, pairs or orders
+(:meth:`Backend.map`). Whatever the backend, results come back **in the order of the items**
+(by item index, never by completion order), so every output is the same bytes for
+``--jobs 1``, ``--jobs N`` and ``--scheduler ADDRESS``; the task functions are the ones the
+serial path calls (:mod:`auditeval.execution.tasks`), so the values are identical by
+construction (random draws come from streams named per block, :mod:`auditeval.stats.rng`).
+
+* :class:`InProcess` (``--jobs 1``, the default): a plain loop, no pool, no pickling.
+* :class:`LocalPool` (``--jobs N`` / ``auto`` = the machine's cores): a
+  ``ProcessPoolExecutor`` on the ``spawn`` start method (safe with threads and under any
+  parent: nothing is inherited but what is pickled). Data shared by every task of a map
+  (the qrels, a score matrix) is pickled once to a private temporary file; tasks carry its
+  path and each worker loads it once (:func:`shared_value`).
+* :class:`DaskCluster` (``--scheduler ADDRESS`` or ``$DASK_SCHEDULER_ADDRESS``): a
+  ``distributed.Client``; shared data is scattered to every worker once (``broadcast=True``).
+
+Failure: a task that raises (or whose worker dies) is run once more; when it fails again the
+map raises :class:`TaskFailed` naming the item (the run) it belonged to, so nothing is missing
+silently. An error auditeval raises on purpose (``path:line: reason``) is the same on a retry
+and is reported as it is. At most :attr:`Backend.window` tasks are in flight (each holds one
+run), and finished results wait only until the ones before them are done: memory stays
+bounded whatever the number of items. Ctrl-C (``KeyboardInterrupt``) cancels the pending
+tasks, stops the pool's processes (or cancels the cluster's futures) and is re-raised, so
+``auditeval`` exits 130 (:mod:`auditeval.cli.main`).
+
+Test-only: ``AUDITEVAL_TEST_FAIL=LABEL:N`` makes the task of the item labelled ``LABEL``
+raise on its first ``N`` attempts (``always``: every attempt), to test the retry and the
+report; ``LABEL:exit:N`` makes the worker process die instead (pool workers only; a dead
+worker costs every task then in flight one attempt); ``AUDITEVAL_TEST_SLOW=SECONDS`` makes every task sleep first (the Ctrl-C
+test). Both are read in the worker and do nothing when unset.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from auditeval.vocab.errors import AuditEvalError
+
+Task = Callable[[Any, Any], Any]
+"""A task function: ``fn(shared, item) -> result``; module-level (picklable by reference)."""
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``: called in the parent after each finished task."""
+
+
+class TaskFailed(AuditEvalError):
+    """A task failed twice (raised, or its worker died): names the item it belonged to."""
+
+
+class RemoteError(AuditEvalError):
+    """An error auditeval raised on purpose inside a worker, re-raised with the same text."""
+
+
+# ----------------------------------------------------------------------------- worker side
+_SHARED: dict[str, Any] = {}  # path of a shared file -> its value, once per worker process
+_ATTEMPTS: dict[str, int] = {}  # test-only failure injection: attempts seen per label
+
+
+def shared_value(handle: Any) -> Any:
+    """The value behind a shared handle: a :class:`_SharedFile` is loaded once per process."""
+    if isinstance(handle, _SharedFile):
+        if handle.path not in _SHARED:
+            if len(_SHARED) >= 4:  # a long-lived worker keeps the latest few, not every map's data
+                _SHARED.pop(next(iter(_SHARED)))
+            with open(handle.path, "rb") as fh:
+                _SHARED[handle.path] = pickle.load(fh)
+        return _SHARED[handle.path]
+    return handle
+
+
+def _inject(label: str, attempt: int) -> None:
+    """Test-only failures and delays (see the module docstring)."""
+    slow = os.environ.get("AUDITEVAL_TEST_SLOW")
+    if slow:
+        time.sleep(float(slow))
+    spec = os.environ.get("AUDITEVAL_TEST_FAIL")
+    if not spec:
+        return
+    name, _, count = spec.rpartition(":") if ":" in spec else (spec, "", "1")
+    how = "raise"
+    if name.endswith(":exit"):  # LABEL:exit:N: the worker process dies (pool workers only)
+        name, how = name[: -len(":exit")], "exit"
+    if name != label:
+        return
+    if count == "always" or attempt < int(count):
+        if how == "exit":
+            os._exit(70)
+        raise RuntimeError(f"injected failure (AUDITEVAL_TEST_FAIL) on attempt {attempt + 1}")
+
+
+def call(fn: Task, shared: Any, item: Any, label: str, attempt: int) -> tuple[str, Any]:
+    """Run one task in a worker: ``("ok", result)``, or ``("error", message)`` for an error
+    auditeval raises on purpose (sent as text: such exceptions do not all survive pickling);
+    anything else propagates and is retried."""
+    _inject(label, attempt)
+    try:
+        return "ok", fn(shared_value(shared), item)
+    except AuditEvalError as exc:
+        return "error", str(exc)
+
+
+ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+"""Set to 1 in every pool worker (as dask's nanny does for its workers), and pyarrow's CPU pool
+to one thread: the pool is the parallelism; N workers each running a machine's worth of
+threads would oversubscribe the cores."""
+
+
+def _worker_start() -> None:
+    """A pool worker: one thread of numeric work (:data:`ONE_THREAD`); ignores Ctrl-C (the
+    parent receives it, cancels and ends the workers)."""
+    import signal
+
+    for var in ONE_THREAD:
+        os.environ.setdefault(var, "1")
+    import pyarrow
+
+    pyarrow.set_cpu_count(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _unwrap(outcome: tuple[str, Any]) -> Any:
+    kind, value = outcome
+    if kind == "error":
+        raise RemoteError(value)
+    return value
+
+
+def _failed(label: str, exc: BaseException) -> TaskFailed:
+    return TaskFailed(f"{label}: task failed twice, last: {type(exc).__name__}: {exc}")
+
+
+# ----------------------------------------------------------------------------- backends
+class _SharedFile:
+    """A handle to data pickled once into the backend's private folder."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+
+class Backend:
+    """The seam: :meth:`map` over items, results in item order (see the module docstring)."""
+
+    name = "in-process"
+    workers = 1
+
+    @property
+    def window(self) -> int:
+        """Tasks in flight at once (bounded memory: each holds one run)."""
+        return 2 * self.workers
+
+    def __enter__(self) -> Backend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        return None
+
+    def share(self, value: Any) -> Any:
+        """A handle every task of a map receives as ``shared`` (the value itself in process)."""
+        return value
+
+    def map(self, fn: Task, shared: Any, items: Sequence[Any], labels: Sequence[str] | None = None,
+            progress: Progress | None = None) -> Iterator[Any]:
+        """``fn(shared, item)`` for each item, yielded in item order. ``labels``: what names
+        each item in a failure report (the run's path); default ``item N``."""
+        raise NotImplementedError
+
+
+class InProcess(Backend):
+    """``--jobs 1``: the tasks run one after another in this process (no pool, no pickling)."""
+
+    def map(self, fn: Task, shared: Any, items: Sequence[Any], labels: Sequence[str] | None = None,
+            progress: Progress | None = None) -> Iterator[Any]:
+        names = _labels(items, labels)
+        for k, item in enumerate(items):
+            result = None
+            for attempt in (0, 1):
+                try:
+                    result = _unwrap(call(fn, shared, item, names[k], attempt))
+                    break
+                except AuditEvalError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - any failure is retried once, then reported
+                    if attempt:
+                        raise _failed(names[k], exc) from exc
+            if progress is not None:
+                progress(k + 1, len(items))
+            yield result
+
+
+def _labels(items: Sequence[Any], labels: Sequence[str] | None) -> list[str]:
+    return list(labels) if labels is not None else [f"item {k + 1}" for k in range(len(items))]
+
+
+class LocalPool(Backend):
+    """``--jobs N``: a spawn-context ``ProcessPoolExecutor`` of ``workers`` processes, kept for
+    the whole command (every map of it); shared data goes through one pickle file per map."""
+
+    name = "local"
+
+    def __init__(self, workers: int):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.workers = workers
+        self._ctx = multiprocessing.get_context("spawn")
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=self._ctx, initializer=_worker_start)
+        self._dir = tempfile.TemporaryDirectory(prefix="auditeval-shared-")
+        self._n = 0
+
+    def share(self, value: Any) -> Any:
+        self._n += 1
+        path = os.path.join(self._dir.name, f"shared-{self._n}.pickle")
+        with open(path, "wb") as fh:
+            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        return _SharedFile(path)
+
+    def _restart(self) -> None:
+        """A worker died: the executor is broken; a new one takes the remaining tasks."""
+        from concurrent.futures import ProcessPoolExecutor
+
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=_worker_start)
+
+    def map(self, fn: Task, shared: Any, items: Sequence[Any], labels: Sequence[str] | None = None,
+            progress: Progress | None = None) -> Iterator[Any]:
+        from concurrent.futures.process import BrokenProcessPool
+
+        names = _labels(items, labels)
+        flight: deque[tuple[int, int, Any]] = deque()  # (index, attempt, future), in index order
+        nxt = 0
+        done = 0
+        try:
+            while nxt < len(items) or flight:
+                while nxt < len(items) and len(flight) < self.window:
+                    flight.append((nxt, 0, self._pool.submit(call, fn, shared, items[nxt], names[nxt], 0)))
+                    nxt += 1
+                k, attempt, fut = flight.popleft()
+                while True:
+                    try:
+                        result = _unwrap(fut.result())
+                        break
+                    except AuditEvalError:
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - raised in the task or the worker died
+                        if attempt:
+                            raise _failed(names[k], exc) from exc
+                        if isinstance(exc, BrokenProcessPool):
+                            self._restart()  # the other tasks in flight died with it: resubmit them too
+                            flight = deque((j, a, self._pool.submit(call, fn, shared, items[j], names[j], a))
+                                           for j, a, _ in flight)
+                        attempt = 1
+                        fut = self._pool.submit(call, fn, shared, items[k], names[k], 1)
+                done += 1
+                if progress is not None:
+                    progress(done, len(items))
+                yield result
+        except BaseException:
+            for _, _, f in flight:
+                f.cancel()
+            raise
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._dir.cleanup()
+
+    def stop(self) -> None:
+        """Ctrl-C: cancel what waits, end the worker processes now (their ids, not by name)."""
+        procs = list(getattr(self._pool, "_processes", {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(timeout=5)
+        self._dir.cleanup()
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):  # type: ignore[arg-type]
+            self.stop()
+        else:
+            self.close()
+
+
+class DaskCluster(Backend):
+    """``--scheduler ADDRESS``: tasks are futures on a ``dask.distributed`` cluster; shared
+    data is scattered to every worker once; dask's ``retries=1`` runs a failed task once more
+    (a dead worker's tasks are rescheduled by the scheduler)."""
+
+    name = "dask"
+
+    def __init__(self, address: str):
+        try:
+            from distributed import Client
+        except ImportError as exc:
+            raise AuditEvalError("--scheduler needs dask.distributed: pip install 'auditeval[scale]'") from exc
+        try:
+            self._client = Client(address, timeout=30)
+        except (OSError, TimeoutError) as exc:
+            raise AuditEvalError(f"--scheduler {address}: cannot connect ({exc})") from exc
+        self.address = address
+        self.workers = max(1, sum(w.get("nthreads", 1) for w in self._client.scheduler_info()["workers"].values()))
+
+    @property
+    def window(self) -> int:
+        """More in flight than on a local pool: each task's round trip through the scheduler
+        costs milliseconds, hidden only when every worker has the next task queued."""
+        return 8 * self.workers
+
+    def share(self, value: Any) -> Any:
+        return self._client.scatter(value, broadcast=True, hash=False)
+
+    def map(self, fn: Task, shared: Any, items: Sequence[Any], labels: Sequence[str] | None = None,
+            progress: Progress | None = None) -> Iterator[Any]:
+        names = _labels(items, labels)
+        flight: deque[tuple[int, int, Any]] = deque()
+        nxt = 0
+        done = 0
+        try:
+            while nxt < len(items) or flight:
+                while nxt < len(items) and len(flight) < self.window:
+                    flight.append((nxt, 0, self._submit(fn, shared, items[nxt], names[nxt], 0)))
+                    nxt += 1
+                k, attempt, fut = flight.popleft()
+                while True:
+                    try:
+                        result = _unwrap(fut.result())
+                        break
+                    except AuditEvalError:
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - raised in the task, or its worker died
+                        if attempt:
+                            raise _failed(names[k], exc) from exc
+                        attempt = 1
+                        fut = self._submit(fn, shared, items[k], names[k], 1)
+                done += 1
+                if progress is not None:
+                    progress(done, len(items))
+                yield result
+        except BaseException:
+            self._client.cancel([f for _, _, f in flight], force=True)
+            raise
+
+    def _submit(self, fn: Task, shared: Any, item: Any, label: str, attempt: int) -> Any:
+        # pure=False: a retry is a new task, not the cached failure of the first attempt
+        return self._client.submit(call, fn, shared, item, label, attempt, pure=False)
+
+    def close(self) -> None:
+        self._client.close()
+
+
+# ----------------------------------------------------------------------------- choosing
+def cores() -> int:
+    """The cores this process may use (its CPU affinity where the OS says)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def backend_for(jobs: int | str | None = None, scheduler: str | None = None) -> Backend:
+    """The backend a command's ``--jobs`` / ``--scheduler`` choose: a scheduler address
+    (or ``$DASK_SCHEDULER_ADDRESS``) wins; else ``jobs`` workers (``"auto"``: :func:`cores`);
+    ``jobs`` 1 or None runs in process."""
+    address = scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS") or None
+    if address:
+        return DaskCluster(address)
+    n = cores() if jobs == "auto" else int(jobs or 1)
+    return LocalPool(n) if n > 1 else InProcess()

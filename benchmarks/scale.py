@@ -1,0 +1,250 @@
+"""Past one machine: the same commands on ``--jobs 1``, ``--jobs 2`` and a 2-worker LocalCluster.
+
+Data (deterministic, ``benchmarks/data/scale/``): the real robust03 qrels (100 topics, 128,796
+judgments) and synthetic robust03-shaped runs, 100 topics x 1,000 documents each (100,000
+lines): per topic a run retrieves a seeded share of the judged documents (relevant ones
+score higher on average, by a run-specific margin) and fills the rest with unjudged ids;
+scores with 3 decimals (ties occur), lines in rank order.
+
+What is measured (each command a child process ``python -m auditeval ...``, stdout to a
+file whose SHA-256 is compared across backends; wall seconds, minimum of ``--repeat``):
+
+* ``sweep RUNS -m 'AP nDCG@10 P@10 RR' --vary VARY`` (the issue: ``--vary all`` on 200 runs);
+* ``compare RUNS -m AP --trials T`` over every pair of the runs (200 runs: 19,900 pairs);
+* per-task overhead: 400 no-op tasks on each backend, and the pool's start-up;
+* memory (``--memory``): ``eval`` of ``--memory-runs`` runs of 100,000 lines on ``--jobs 2``,
+  the peak of the summed RSS of the command and its workers (sampled every 0.1 s with psutil).
+
+The cluster (``distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1)``)
+is started once, before the timed commands (its start-up is reported apart): its workers stay
+warm between commands, where ``--jobs 2`` spawns its two workers in every command.
+
+Usage::
+
+    python benchmarks/scale.py --quick            # 20 runs, --vary ties,depth,rel, 1,000 trials
+    python benchmarks/scale.py --runs 200 --vary all --trials 10000    # the issue's size
+    python benchmarks/scale.py --memory --memory-runs 1000             # the memory figure
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+QRELS = Path("/work/shared/data/robust03/qrels.robust03.txt")
+DATA = ROOT / "benchmarks" / "data" / "scale"
+MEASURES = "AP nDCG@10 P@10 RR"
+
+
+# ----------------------------------------------------------------------------- data
+def read_qrels(path: Path) -> dict[str, list[tuple[str, int]]]:
+    out: dict[str, list[tuple[str, int]]] = {}
+    for line in path.read_text().splitlines():
+        t, _, d, g = line.split()
+        out.setdefault(t, []).append((d, int(g)))
+    return out
+
+
+def make_run(qrels: dict[str, list[tuple[str, int]]], k: int, depth: int, path: Path) -> None:
+    """Run ``k``: per topic ``depth`` documents, a seeded share judged, relevant ones ahead."""
+    rng = np.random.default_rng(1000 + k)
+    margin = rng.uniform(0.2, 1.5)  # how good this run is
+    lines = []
+    for t in sorted(qrels, key=lambda s: s.encode()):
+        judged = qrels[t]
+        n_j = min(len(judged), int(depth * rng.uniform(0.2, 0.6)))
+        pick = rng.choice(len(judged), n_j, replace=False)
+        docs = [judged[i][0] for i in pick] + [f"SYN{t}-{k % 7}-{j:05d}" for j in range(depth - n_j)]
+        rel = np.array([judged[i][1] > 0 for i in pick] + [False] * (depth - n_j))
+        score = np.round(rng.normal(0.0, 1.0, depth) + margin * rel + 10.0, 3)
+        order = np.lexsort((np.arange(depth), -score))
+        tag = f"syn{k:04d}"
+        lines.extend(f"{t} Q0 {docs[i]} {r + 1} {score[i]:.3f} {tag}\n" for r, i in enumerate(order))
+    path.write_text("".join(lines))
+
+
+def runs(n: int, depth: int = 1000) -> list[str]:
+    DATA.mkdir(parents=True, exist_ok=True)
+    qrels = None
+    out = []
+    for k in range(n):
+        p = DATA / f"run.{k:04d}.{depth}.txt"
+        if not p.exists():
+            qrels = qrels or read_qrels(QRELS)
+            make_run(qrels, k, depth, p)
+        out.append(str(p))
+    return out
+
+
+# ----------------------------------------------------------------------------- timing
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def timed(argv: list[str], repeat: int, memory: bool = False, workers: list[int] | None = None) -> dict:
+    """Best wall seconds of ``repeat``, SHA-256 of stdout, CPU seconds (the command's own, and
+    with its workers: reaped pool workers through ``RUSAGE_CHILDREN``, the cluster's
+    ``workers`` by psutil), and the peak summed RSS in bytes when ``memory``."""
+    import resource
+
+    import psutil
+
+    best: dict = {"wall": float("inf")}
+    out_path = DATA / f"stdout.{os.getpid()}.tmp"
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        w0 = sum(sum(psutil.Process(w).cpu_times()[:2]) for w in workers or [])
+        with open(out_path, "wb") as out:
+            t0 = time.perf_counter()
+            proc = subprocess.Popen([sys.executable, "-m", "auditeval", *argv], stdout=out,
+                                    stderr=subprocess.DEVNULL, env=_env())
+            sampler = _Peak(proc.pid)
+            code = proc.wait()
+            wall = time.perf_counter() - t0
+            peak, own = sampler.stop()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        w1 = sum(sum(psutil.Process(w).cpu_times()[:2]) for w in workers or [])
+        if code != 0:
+            raise SystemExit(f"exit {code}: auditeval {' '.join(argv[:3])} ...")
+        total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime) + (w1 - w0)
+        if wall < best["wall"]:
+            best = {"wall": wall, "cpu_total": total, "cpu_command": own, "peak_rss_mb": peak / 2**20 if memory else None}
+        best["sha256"] = hashlib.sha256(out_path.read_bytes()).hexdigest()
+    return best
+
+
+class _Peak:
+    """Peak of the summed RSS of a process and its descendants (psutil, every 0.1 s)."""
+
+    def __init__(self, pid: int):
+        import psutil
+
+        self.proc = psutil.Process(pid)
+        self.peak = 0
+        self.own = 0.0  # the command's own CPU seconds (its last reading)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        import psutil
+
+        while not self.done.is_set():
+            try:
+                t = self.proc.cpu_times()
+                self.own = t.user + t.system
+                procs = [self.proc, *self.proc.children(recursive=True)]
+                self.peak = max(self.peak, sum(p.memory_info().rss for p in procs if p.is_running()))
+            except psutil.Error:
+                pass
+            time.sleep(0.1)
+
+    def stop(self) -> tuple[int, float]:
+        self.done.set()
+        self.thread.join()
+        return self.peak, self.own
+
+
+def overhead(address: str, n: int = 400) -> dict[str, float]:
+    """Seconds per no-op task on each backend (after one warm-up map), and the pool's start-up."""
+    import operator
+
+    sys.path.insert(0, str(ROOT))
+    from auditeval.execution import DaskCluster, InProcess, LocalPool
+
+    out = {}
+    t0 = time.perf_counter()
+    pool = LocalPool(2)
+    list(pool.map(operator.add, 0, [0, 1]))
+    out["local pool start-up (2 spawned workers, first task)"] = time.perf_counter() - t0
+    for name, be in (("in process", InProcess()), ("local pool", pool), ("dask", DaskCluster(address))):
+        list(be.map(operator.add, be.share(0), list(range(20))))
+        t0 = time.perf_counter()
+        list(be.map(operator.add, be.share(0), list(range(n))))
+        out[f"{name}: per task"] = (time.perf_counter() - t0) / n
+        be.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--vary", default="all", help="comma-separated axes, or all (default)")
+    ap.add_argument("--trials", type=int, default=10000)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--quick", action="store_true", help="20 runs, --vary ties,depth,rel, 1,000 trials")
+    ap.add_argument("--only", default="sweep,compare,overhead", help="sweep,compare,overhead (comma-separated)")
+    ap.add_argument("--memory", action="store_true", help="only the memory figure (eval on --jobs 2)")
+    ap.add_argument("--memory-runs", type=int, default=1000)
+    ap.add_argument("--out", help="write the figures as JSON here too")
+    a = ap.parse_args(argv)
+    if a.quick:
+        a.runs, a.vary, a.trials = 20, "ties,depth,rel", 1000
+    from distributed import LocalCluster
+
+    figures: dict = {"runs": a.runs, "vary": a.vary, "trials": a.trials, "cores": os.cpu_count()}
+    if a.memory:
+        paths = runs(a.memory_runs)
+        for backend in (["--jobs", "2"],):
+            got = timed(["eval", str(QRELS), *paths, "-m", MEASURES, "--format", "tsv", *backend], 1, True)
+            figures["memory"] = {"runs": a.memory_runs, "lines": a.memory_runs * 100_000, **got,
+                                 "backend": " ".join(backend)}
+            print(f"eval {a.memory_runs} runs x 100,000 lines, {' '.join(backend)}: {got['wall']:.1f} s, "
+                  f"peak RSS (command + workers) {got['peak_rss_mb']:.0f} MB", flush=True)
+        _write(a.out, figures)
+        return 0
+    paths = runs(a.runs)
+    t0 = time.perf_counter()
+    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, host="127.0.0.1")
+    figures["cluster_start"] = time.perf_counter() - t0
+    backends = {"--jobs 1": [], "--jobs 2": ["--jobs", "2"], "LocalCluster(2)": ["--scheduler", cluster.scheduler_address]}
+    vary = ["--vary", "all"] if a.vary == "all" else [x for v in a.vary.split(",") for x in ("--vary", v)]
+    commands = {
+        "sweep": ["sweep", str(QRELS), *paths, "-m", MEASURES, *vary],
+        "compare": ["compare", str(QRELS), *paths, "-m", "AP", "--trials", str(a.trials), "--format", "json"],
+    }
+    import psutil
+
+    dask_workers = [p.pid for p in psutil.Process().children(recursive=True) if "spawn_main" in " ".join(p.cmdline())]
+    try:
+        for what in [w for w in a.only.split(",") if w in commands]:
+            row = {}
+            for name, extra in backends.items():
+                got = timed([*commands[what], *extra], a.repeat, workers=dask_workers if "--scheduler" in extra else None)
+                row[name] = got
+                print(f"{what:8s} {name:16s} {got['wall']:8.2f} s wall, CPU {got['cpu_total']:7.2f} s "
+                      f"(command {got['cpu_command']:6.2f} s), stdout sha256 {got['sha256'][:16]}", flush=True)
+            base = row["--jobs 1"]["wall"]
+            for name in backends:
+                row[name]["speedup"] = base / row[name]["wall"]
+            row["same_bytes"] = len({r["sha256"] for k, r in row.items() if isinstance(r, dict)}) == 1
+            print(f"{what:8s} speed-up: " + ", ".join(f"{k} {v['speedup']:.2f}x" for k, v in row.items()
+                                                      if isinstance(v, dict)) + f"; same bytes: {row['same_bytes']}")
+            figures[what] = row
+        if "overhead" in a.only:
+            figures["overhead"] = overhead(cluster.scheduler_address)
+            for k, v in figures["overhead"].items():
+                print(f"overhead {k}: {v * 1000:.2f} ms")
+    finally:
+        cluster.close()
+    _write(a.out, figures)
+    return 0
+
+
+def _write(path: str | None, figures: dict) -> None:
+    if path:
+        Path(path).write_text(json.dumps(figures, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
