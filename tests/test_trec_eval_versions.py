@@ -159,8 +159,9 @@ def test_8x_errors_and_flags(trec_eval_bins, hand, tmp_path) -> None:
     empty = tmp_path / "empty"
     empty.write_text("")
     assert _bin(trec_eval_bins, "8.1", q, str(empty)) == ("", "", 255) == _mine("8.1", q, str(empty))
-    out, err, code = _mine("8.1", "-a", q, r)  # -a's hundred measures: not implemented, said so
-    assert (out, code) == ("", 3) and "-a of trec_eval 8.1 is not implemented" in err
+    for v in ("8.0", "8.1"):  # -a's hundred measures and -T's ranking by increasing score
+        for argv in (("-a", "-q", q, r), ("-T", "-q", q, r), ("-a", "-T", "-q", q, r), ("-a", "-q", q, str(dup))):
+            assert _mine(v, *argv) == _bin(trec_eval_bins, v, *argv)
 
 
 def test_verify_finds_8_1(hand) -> None:
