@@ -19,6 +19,7 @@ print_meas.c:79-205 does (see :mod:`auditeval.trec_eval.v8`).
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,9 +39,16 @@ INFAP_EPSILON = 0.00001  # 8.1 trec_eval.h:192
 NAN = -math.nan  # x86's default NaN (0.0 / 0.0): sign bit set, printed "-nan"
 
 
+_F32 = struct.Struct("f")
+_EXACT = 1 << 24  # integers up to 2**24 are exact floats
+
+
 def f32(x: float) -> float:
-    """C's conversion to ``float`` (round to nearest single)."""
-    return float(np.float32(x))
+    """C's conversion to ``float`` (round to nearest single; out of range: infinity)."""
+    try:
+        return _F32.unpack(_F32.pack(x))[0]
+    except OverflowError:
+        return float(np.float32(x))
 
 
 def ddiv(a: float, b: float) -> float:
@@ -55,7 +63,13 @@ def ddiv(a: float, b: float) -> float:
 def fdiv(a: float, b: float) -> float:
     """C ``(float) a / (float) b``: the float quotient (the double quotient of two floats
     rounded once to float is the correctly rounded float quotient)."""
-    return f32(ddiv(f32(a), f32(b)))
+    if type(a) is not int or not -_EXACT <= a <= _EXACT:
+        a = f32(a)
+    if type(b) is not int or not -_EXACT <= b <= _EXACT:
+        b = f32(b)
+    if b:
+        return f32(a / b)
+    return f32(ddiv(float(a), float(b)))
 
 
 @dataclass
