@@ -321,3 +321,11 @@ def test_8x_all_on_robust03_topics(trec_eval_bins, robust_part) -> None:
             real = _bin(trec_eval_bins, v, *flags, q, r)
             assert real[2] == 0 and len(real[0].splitlines()) > 12 * 130
             assert _mine(v, *flags, q, r) == real, (v, flags)
+
+
+def test_8x_all_with_variants_says_so(hand) -> None:
+    q, r = hand
+    out, err, code = _mine("8.1", "--variants", "-a", q, r)
+    assert code == 0 and out == _mine("8.1", "-a", q, r)[0]
+    assert err == ("auditeval trec-eval: --variants is not printed under -a or -T (its port of 8.x's measures "
+                   "names no convention)\n")

@@ -62,7 +62,7 @@ from auditeval.trec_eval.catalog import CUTOFFS_8 as CUTOFFS
 from auditeval.trec_eval.catalog import PROFILES, SHORT_8, VERSION_IDS, table
 from auditeval.trec_eval.format import c_float
 from auditeval.trec_eval.params import instances
-from auditeval.trec_eval.v8_all import Epi, accumulate, print_rel, trvec_eval
+from auditeval.trec_eval.v8_all import Epi, accumulate, log_floor, print_rel, trvec_eval
 from auditeval.vocab.conventions import load_profile
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
@@ -304,6 +304,9 @@ def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO
             break
     done = loop[:stop_at]
     if a.all or a.time:
+        if variants:
+            err.write("auditeval trec-eval: --variants is not printed under -a or -T (its port of 8.x's "
+                      "measures names no convention)\n")
         return _run_all(a, inp, done, bool(loop), stop_text, out)
     values = _values(a, inp, done)
     shown = _variant_texts(a, inp, done, values) if variants and not a.old else None
@@ -362,11 +365,17 @@ def _run_all(a: Args8, inp: Input8, done: list[str], any_topic: bool, stop_text:
     """``-a`` / ``-T``: every measure of 8.x's table (:mod:`auditeval.trec_eval.v8_all`), printed
     as print_meas.c prints them, or ``-o``'s old layout (which ``-a`` does not change)."""
     epi = Epi(a.version, a.rel_level, a.time, tuple(a.utility), a.num_docs)
+    # the default measures from the engine, as without -a (-T: on the negated scores, the same
+    # order as comp_negsim_docno's); the port's own values for them are replaced
+    eng = inp if not a.time else Input8(inp.q_topics, inp.qrels, inp.r_topics,
+                                        {t: [(d, -s) for d, s in lst] for t, lst in inp.run.items()}, inp.run_id)
+    short = _values(a, eng, done)
     evals = []
     text = []
     for t in done:
         rels, sims, num_rel, num_nonrel = tr_vec(a, inp, t)
         ev = trvec_eval(epi, rels, sims, num_rel, num_nonrel)
+        _from_engine(ev, short[t])
         evals.append(ev)
         if a.query:
             text.append(_old_block(_topic_id(t), _old_vals(ev), 1) if a.old
@@ -389,6 +398,23 @@ def _run_all(a: Args8, inp: Input8, done: list[str], any_topic: bool, stop_text:
         text.append(print_rel(epi, a.all, acc, None, nq, n, a.complete))
     out.write("".join(text))
     return 0
+
+
+_FIELDS = {"num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret", "map": "av_recall_precis",
+           "R-prec": "R_recall_precis", "bpref": "bpref", "recip_rank": "recip_rank"}
+
+
+def _from_engine(ev: dict, vals: dict[str, float]) -> None:
+    """The TREC_EVAL fields of 8.x's default measures set from the engine's values (:func:`_values`),
+    gm_ap's per-topic log and gm_bpref's from them (trvec_teval.c:468, 591)."""
+    for name, f in _FIELDS.items():
+        ev[f] = int(vals[name]) if name.startswith("num_") else vals[name]
+    for i in range(11):
+        ev["int_recall_precis"][i] = vals[f"ircl_prn.{i / 10:4.2f}"]
+    for j, k in enumerate(CUTOFFS):
+        ev["precis_cut"][j] = vals[f"P{k}"]
+    ev["gm_ap"] = log_floor(ev["av_recall_precis"])
+    ev["gm_bpref"] = log_floor(ev["bpref"])
 
 
 def _old_vals(ev: dict) -> dict[str, float]:

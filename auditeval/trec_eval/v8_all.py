@@ -421,10 +421,10 @@ def _bpref(epi: Epi, rels: list[int], ev: dict, num_nonrel: int) -> None:
     ev["bpref_num_correct"] = correct
     if not v80:
         ev["num_nonrel_judged_ret"] = nonrel_ret
-    ev["gm_bpref"] = _log_floor(ev["bpref"])
+    ev["gm_bpref"] = log_floor(ev["bpref"])
 
 
-def _log_floor(v: float) -> float:
+def log_floor(v: float) -> float:
     """``(float) log ((double) MAX (v, MIN_GEO_MEAN))`` (trvec_teval.c:468, 591)."""
     m = v if v > MIN_GEO_MEAN else MIN_GEO_MEAN  # MAX(a, b): ((a) > (b) ? (a) : (b)); NaN: the floor
     return f32(math.log(m))
@@ -473,7 +473,7 @@ def _average(epi: Epi, rels: list[int], ev: dict) -> None:
         int_av_r = fdiv(int_av_r, num_rel)
     ev["av_R_precis"], ev["int_av_R_precis"] = av_r, int_av_r
     ev["int_av_recall_precis"], ev["av_recall_precis"], ev["avg_doc_prec"] = int_av, av, adp
-    ev["gm_ap"] = _log_floor(av)
+    ev["gm_ap"] = log_floor(av)
 
 
 def _exact(epi: Epi, ev: dict) -> None:
