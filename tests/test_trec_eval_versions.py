@@ -8,6 +8,8 @@ differ, each asserted against the real binaries (``trec_eval_bins``) and the dro
   drop-in stops with exit 2 naming the cause; what 9.0.5 does before crashing is 9.0.6's.
 * 8.0 and 8.1 print the same bytes on 12 robust03 topics at the default level, and differ under -l2
   (8.0's bpref bug) and in the message for an unreadable results file.
+* 8.x's -a (every measure of measures.c's tables) and -T (increasing scores, the time
+  measures): hand-checked values, and byte for byte on 12 robust03 topics.
 * ircl_prn's cut-off (8.x: ceil(r R) in integers; 9.x: (long)(r R + 0.9)): a hand case.
 * verify finds trec_eval-8.1 for a claim only its conventions (float32 scores and the ceil cut-off)
   reproduce; the audit's probe names every build.

@@ -13,7 +13,9 @@ The constants are trec_eval.h:158-193 (8.1): cut-offs 5 .. 1000, MAX_FALL_RET 14
 MAX_RPREC 2.0, MAX_TIME 300, NUM_TIME_PTS 60, PREF_TOP_NONREL_NUM 100, three points
 {2, 5, 8}, 11 recall / fallout / R-multiple points, utility (1, -1, 0, 0). The measure table
 (names, which are printed when, how they are averaged) is measures.c:82-275, printed as
-print_meas.c:79-205 does (see :mod:`auditeval.trec_eval.v8`).
+print_meas.c:79-205 does (see :mod:`auditeval.trec_eval.v8`). The default measures' fields
+(num_*, map, R-prec, bpref, recip_rank, ircl_prn, P) are then replaced by the engine's values
+(``v8._from_engine``), as the drop-in computes them without ``-a``.
 """
 
 from __future__ import annotations
