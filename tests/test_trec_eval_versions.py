@@ -8,6 +8,8 @@ differ, each asserted against the real binaries (``trec_eval_bins``) and the dro
   drop-in stops with exit 2 naming the cause; what 9.0.5 does before crashing is 9.0.6's.
 * 8.0 and 8.1 print the same bytes on 12 robust03 topics at the default level, and differ under -l2
   (8.0's bpref bug) and in the message for an unreadable results file.
+* 8.x's -a (every measure of measures.c's tables) and -T (increasing scores, the time
+  measures): hand-checked values, and byte for byte on 12 robust03 topics.
 * ircl_prn's cut-off (8.x: ceil(r R) in integers; 9.x: (long)(r R + 0.9)): a hand case.
 * verify finds trec_eval-8.1 for a claim only its conventions (float32 scores and the ceil cut-off)
   reproduce; the audit's probe names every build.
@@ -159,8 +161,9 @@ def test_8x_errors_and_flags(trec_eval_bins, hand, tmp_path) -> None:
     empty = tmp_path / "empty"
     empty.write_text("")
     assert _bin(trec_eval_bins, "8.1", q, str(empty)) == ("", "", 255) == _mine("8.1", q, str(empty))
-    out, err, code = _mine("8.1", "-a", q, r)  # -a's hundred measures: not implemented, said so
-    assert (out, code) == ("", 3) and "-a of trec_eval 8.1 is not implemented" in err
+    for v in ("8.0", "8.1"):  # -a's hundred measures and -T's ranking by increasing score
+        for argv in (("-a", "-q", q, r), ("-T", "-q", q, r), ("-a", "-T", "-q", q, r), ("-a", "-q", q, str(dup))):
+            assert _mine(v, *argv) == _bin(trec_eval_bins, v, *argv)
 
 
 def test_verify_finds_8_1(hand) -> None:
@@ -258,3 +261,73 @@ def test_8_0_bpref_under_l0_by_hand(trec_eval_bins, tmp_path) -> None:
         real = _bin(trec_eval_bins, v, "-q", "-l0", str(q), str(r))
         assert f"bpref          \tt\t{want}\n" in real[0] and f"bpref          \tall\t{want}\n" in real[0]
         assert _mine(v, "-q", "-l0", str(q), str(r)) == real
+
+
+def _table(text: str) -> dict[tuple[str, str], str]:
+    return {(f[0].rstrip(), f[1]): f[2] for f in (ln.split("\t") for ln in text.splitlines())}
+
+
+def test_8x_all_measures_by_hand(trec_eval_bins, hand) -> None:
+    """-a on the hand case: ranking r1 r2 n1 z3 a5 (R, R, N, R, N; R = 3, two judged nonrelevant).
+
+    exact_prec 3/5; 11-pt_avg: interpolated precision 1 at recall 0 .. 0.6, 3/4 at 0.7 .. 1
+    (ceil(3 r) relevant documents): (7 + 4 * 0.75) / 11 = 0.9091; map_at_R sums precision at
+    ranks j < R only (trvec_teval.c:543): (1 + 1) / 3; avg_relative_prec (1 + 1 + 2/3 + 1 + 1)
+    / 5; bpref (1 + 1 + 1 - 1/2) / 3; bpref_num_correct counts pairs only where a nonrelevant
+    document ranks above (trvec_teval.c:357-359, not in the a == 0 branch): 2 - 1 = 1, of 3 * 2
+    possible (micro_bpref 1/6); infAP (1 + (1/2 + 1/2 (1 + e)/(1 + 2e)) + (1/4 + 3/4 * 2/3)) / 3;
+    2.00R-prec: 6 documents needed, 3 / 6; rcl_at_142_nonrel (1 + 2/3 + 140 * 1) / 142;
+    fallout_recall_0 the recall before the first nonrelevant document's successor: 2/3;
+    utility (1, -1, 0, 0): 3 - 2."""
+    q, r = hand
+    for v in ("8.0", "8.1"):
+        out, err, code = _mine(v, "-a", "-q", q, r)
+        assert (out, err, code) == _bin(trec_eval_bins, v, "-a", "-q", q, r)
+        got = _table(out)
+        want = {"exact_prec": "0.6000", "exact_recall": "1.0000", "11-pt_avg": "0.9091", "3-pt_avg": "0.9167",
+                "map_at_R": "0.6667", "int_map": "0.9167", "avg_doc_prec": "0.9167", "avg_relative_prec": "0.9333",
+                "bpref": "0.8333", "old_bpref": "0.8333", "bpref_num_correct": "1", "bpref_num_possible": "6",
+                "0.20R-prec": "1.0000", "1.00R-prec": "0.6667", "2.00R-prec": "0.5000", "recall5": "1.0000",
+                "unranked_avg_prec5": "0.6000", "rcl_at_142_nonrel": "0.9977", "fallout_recall_0": "0.6667",
+                "fallout_recall_14": "1.0000", "utility_1.0_-1.0_0.0_0.0": "1.0000", "rank_first_rel": "1"}
+        assert {k: got[(k, "t")] for k in want} == want
+        assert got[("micro_bpref", "all")] == "0.1667" and got[("micro_prec", "all")] == "0.6000"
+        assert (("infAP", "t") in got) == (v == "8.1") == (("num_nonrel_judged_ret", "t") in got)
+    assert _table(_mine("8.1", "-a", "-q", q, r)[0])[("infAP", "t")] == "0.9167"
+
+
+def test_8x_time_flag_by_hand(trec_eval_bins, hand) -> None:
+    """-T ranks by increasing score (form_trvec.c:46-50, comp_negsim_docno): z3 a5 n1 r2 r1
+    (z3 and a5 tie as floats, docno decreasing), map (1 + 2/4 + 3/5) / 3 = 0.7. With -a the time
+    measures: every score below 5 falls in bucket 0, whose values (3/5 precision: calc_time_measures
+    never lowers its rel_so_far) fill buckets 1 .. 59; the integral averages buckets 1 .. 59 over 60:
+    59 * 0.6 / 60 = 0.59; the summary's time_precis is 1.2, the field listed twice in param_meas
+    and so accumulated twice (measures.c:243-250)."""
+    q, r = hand
+    for v in ("8.0", "8.1"):
+        for argv in (("-T", q, r), ("-a", "-T", "-q", q, r)):
+            assert _mine(v, *argv) == _bin(trec_eval_bins, v, *argv)
+    got = _table(_mine("8.1", "-a", "-T", "-q", q, r)[0])
+    assert got[("map", "t")] == "0.7000" and got[("time_integral_prec", "t")] == "0.5900"
+    assert got[("time_num_rel_0", "t")] == "3.0000" and got[("time_num_nonrel_0", "t")] == "2.0000"
+    assert got[("time_precis_295", "t")] == "0.6000" and got[("time_precis_295", "all")] == "1.2000"
+    assert got[("time_integral_cum_rel", "t")] == "3.0000"
+
+
+def test_8x_all_on_robust03_topics(trec_eval_bins, robust_part) -> None:
+    """-a on 12 robust03 topics (InexpC2, the whole qrels): 8.0 and 8.1 byte for byte under
+    -a -q, -a -c -q and -a -T -q -l2 (all 12 runs on all topics: README's recorded check)."""
+    q, r = robust_part
+    for v in ("8.0", "8.1"):
+        for flags in (("-a", "-q"), ("-a", "-c", "-q"), ("-a", "-T", "-q", "-l2")):
+            real = _bin(trec_eval_bins, v, *flags, q, r)
+            assert real[2] == 0 and len(real[0].splitlines()) > 12 * 130
+            assert _mine(v, *flags, q, r) == real, (v, flags)
+
+
+def test_8x_all_with_variants_says_so(hand) -> None:
+    q, r = hand
+    out, err, code = _mine("8.1", "--variants", "-a", q, r)
+    assert code == 0 and out == _mine("8.1", "-a", q, r)[0]
+    assert err == ("auditeval trec-eval: --variants is not printed under -a or -T (its port of 8.x's measures "
+                   "names no convention)\n")

@@ -17,7 +17,8 @@ and a trec_eval command line, built to reach the corners where evaluators disagr
   maps ``G.1=2,2=5``, ``ndcg_rel.1=5,2=8``, ``Rndcg.0=1,2=3``), ``-N`` for utility.
 
 The build is drawn among the eight (8.0, 8.1, 9.0.5, 9.0.6, 9.0.7, 9.0.8, 9.0.8-double, 10.0):
-8.x gets its own flags (:func:`_flags_8`: before the files, values joined, ``-o``, no ``-m``);
+8.x gets its own flags (:func:`_flags_8`: before the files, values joined, ``-o``, ``-a``,
+``-T``, no ``-m``);
 9.0.5 mostly the default measures, since any ``-m`` makes it crash at random (where the binary
 got through, its output is compared with the 9.0.6 drop-in's, the one source difference being
 the crash).
@@ -159,8 +160,9 @@ def make_case(seed: int, version: str | None = None) -> Case:
 
 def _flags_8(rng: random.Random) -> list[str]:
     """trec_eval 8.x flags (trec_eval.c:100-150: before the files, one per argument, the value
-    joined: ``-l2``, ``-M10``): -q -c -J -o -lN -MN, now and then -NN, -U[abcd]X, -qa-style
-    extra characters (only the second is read) and a bad flag (usage, exit 1)."""
+    joined: ``-l2``, ``-M10``): -q -c -J -o -lN -MN, -a (every measure), -T (ranking by
+    increasing score, the time measures), now and then -NN, -U[abcd]X, -qx-style extra
+    characters (only the second is read) and a bad flag (usage, exit 1)."""
     flags: list[str] = []
     if rng.random() < 0.5:
         flags.append(rng.choice(("-q", "-q", "-qx")))
@@ -180,6 +182,12 @@ def _flags_8(rng: random.Random) -> list[str]:
         flags.append(rng.choice(("-Ua2", "-Ub-0.5", "-Ux1")))
     if rng.random() < 0.02:
         flags.append(rng.choice(("-x", "-m", "-")))
+    if rng.random() < 0.35:
+        flags.append(rng.choice(("-a", "-a", "-ax")))
+    if rng.random() < 0.15:
+        flags.append("-T")
+    if rng.random() < 0.05:
+        flags.append(rng.choice(("-Uc3", "-Ud-1.5", "-Ua0.25")))
     rng.shuffle(flags)
     return flags
 

@@ -25,9 +25,11 @@ Printed measures (measures.c ``print_short_flag``): ``num_q`` (summary), ``num_r
 ``num_rel``, ``num_rel_ret`` (sums), ``map``, ``gm_ap`` (summary), ``R-prec``, ``bpref``,
 ``recip_rank``, ``ircl_prn.0.00`` .. ``ircl_prn.1.00``, ``P5`` .. ``P1000``, as
 ``"%-15s\\t%s\\t%6.4f\\n"`` (print_meas.c:79-205; the topic id cut to 20 bytes, ``%.20s``);
-``-o`` prints print_meas.c:212-330's old layout instead. Not done: ``-a`` (about 100 measures
-the engine has no kernel for: exact_*, fallout, unranked, relative and time measures) and
-``-T``: the drop-in says so and exits 3. ``-N`` and ``-U`` change only ``-a`` measures.
+``-o`` prints print_meas.c:212-330's old layout instead. ``-a`` (every measure of
+measures.c's tables: about 135 per topic) and ``-T`` (ranking by increasing score, the score read
+as a time; with ``-a`` the time measures) are computed by :mod:`auditeval.trec_eval.v8_all`, a
+port of trvec_teval.c in C float (:func:`_run_all`); ``-N`` and ``-U`` change only ``-a``'s
+utility measures.
 
 8.0 differs from 8.1 (diff -r of the sources): its bpref counts only rel == 0 as judged
 nonrelevant (8.1 counts 0 <= rel < level), before asking whether a document is relevant: under
@@ -60,6 +62,7 @@ from auditeval.trec_eval.catalog import CUTOFFS_8 as CUTOFFS
 from auditeval.trec_eval.catalog import PROFILES, SHORT_8, VERSION_IDS, table
 from auditeval.trec_eval.format import c_float
 from auditeval.trec_eval.params import instances
+from auditeval.trec_eval.v8_all import Epi, accumulate, log_floor, print_rel, trvec_eval
 from auditeval.vocab.conventions import load_profile
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
@@ -73,8 +76,7 @@ USAGE_8 = """Usage: trec_eval [-h] [-q] [-a] [-o] [-v] trec_rel_file trec_top_fi
 HELP_8 = """auditeval trec-eval --as 8.0 | 8.1 [flags] QRELS RUN
 
 Behaves as trec_eval 8.0 / 8.1 (the releases of the 2000s): same standard output, error
-messages and exit status. Flags before the files: -q -o -c -lN -J -MN (-NN, -U[abcd]X read
-and unused); -a and -T are not supported (exit 3).
+messages and exit status. Flags before the files: -q -a -o -c -lN -J -NN -MN -U[abcd]X -T.
 """
 
 MIN_GEO_MEAN = 1e-5  # trec_eval.h:191
@@ -101,6 +103,8 @@ class Args8:
     time: bool = False
     rel_level: int = 1
     max_docs: int | None = None
+    num_docs: int = 0
+    utility: list[float] = field(default_factory=lambda: [1.0, -1.0, 0.0, 0.0])
     files: list[str] = field(default_factory=list)
 
 
@@ -138,13 +142,13 @@ def parse_args8(argv: list[str], version: str) -> Args8 | Stop:
         elif flag == "J":
             a.judged_only = True
         elif flag == "N":
-            pass  # num_docs_in_coll: only -a's measures read it
+            a.num_docs = c_atol(arg)  # num_docs_in_coll: utility's d cell
         elif flag == "M":
             a.max_docs = c_atol(arg)
         elif flag == "U":
             if arg[:1] not in ("a", "b", "c", "d") or not arg:
                 return Stop(USAGE_8, 1)
-            c_atof(arg[1:])  # utility coefficients: only -a's measures read them
+            a.utility["abcd".index(arg[0])] = c_atof(arg[1:])  # utility coefficients
         elif flag == "T":
             a.time = True
         else:
@@ -285,10 +289,6 @@ def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO
             out.write(HELP_8)
             return 0
         raise a
-    if a.all or a.time:
-        which = "-a" if a.all else "-T"
-        raise Stop(f"auditeval trec-eval: {which} of trec_eval {version} is not implemented (its measures have no "
-                   "engine kernel: exact_*, fallout, unranked, relative, time)\n", 3)
     inp = read_inputs(a)
     loop = [t for t in inp.r_topics if t in inp.qrels]
     # form_trvec.c:60-90: duplicates stop the run at their topic (results first, then qrels)
@@ -303,6 +303,11 @@ def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO
             stop_at, stop_text = k, "Duplicate qrels docno"
             break
     done = loop[:stop_at]
+    if a.all or a.time:
+        if variants:
+            err.write("auditeval trec-eval: --variants is not printed under -a or -T (its port of 8.x's "
+                      "measures names no convention)\n")
+        return _run_all(a, inp, done, bool(loop), stop_text, out)
     values = _values(a, inp, done)
     shown = _variant_texts(a, inp, done, values) if variants and not a.old else None
     text = []
@@ -318,6 +323,109 @@ def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO
     text.append(_summary_text(a, inp, done, values, shown))
     out.write("".join(text))
     return 0
+
+
+def tr_vec(a: Args8, inp: Input8, t: str) -> tuple[list[int], list[float], int, int]:
+    """form_trvec.c:24-150 for one topic: the ranked documents' relevance values and float
+    scores in rank order (by score, decreasing; ``-T``: increasing, comp_negsim_docno; ties by
+    docno, decreasing), cut at rank ``-M``, without the documents outside the qrels under
+    ``-J``; relevance -1 outside the qrels, 8.1 -2 for a qrels grade -1 (8.0 keeps -1); and the
+    topic's qrels lines with grade >= level and the others (trec_eval.c:212 num_nonrel)."""
+    docs = inp.run[t]
+    raw = [s for _, s in docs]
+    scores = [-s for s in raw] if a.time else raw
+    if any(s != s for s in raw):
+        order = _order(docs, scores)
+    else:  # a consistent comparator: one order; two stable sorts (docno decreasing, then score)
+        sims = [float(np.float32(s)) for s in scores]
+        keys = [d.encode("utf-8", "surrogateescape") for d, _ in docs]
+        order = sorted(range(len(docs)), key=lambda i: keys[i], reverse=True)
+        order.sort(key=lambda i: -sims[i])
+    if a.max_docs is not None:
+        order = order[: max(a.max_docs, 0)]
+    grades = dict(inp.qrels[t])
+    rels: list[int] = []
+    sims_out: list[float] = []
+    for i in order:
+        d, s = docs[i]
+        g = grades.get(d)
+        if g is None:
+            if a.judged_only:
+                continue
+            r = -1
+        else:
+            r = -2 if (g == -1 and a.version == "8.1") else g
+        rels.append(r)
+        sims_out.append(float(np.float32(s)))
+    num_rel = sum(1 for g in grades.values() if g >= a.rel_level)
+    return rels, sims_out, num_rel, len(inp.qrels[t]) - num_rel
+
+
+def _run_all(a: Args8, inp: Input8, done: list[str], any_topic: bool, stop_text: str, out: TextIO) -> int:
+    """``-a`` / ``-T``: every measure of 8.x's table (:mod:`auditeval.trec_eval.v8_all`), printed
+    as print_meas.c prints them, or ``-o``'s old layout (which ``-a`` does not change)."""
+    epi = Epi(a.version, a.rel_level, a.time, tuple(a.utility), a.num_docs)
+    # the default measures from the engine, as without -a (-T: on the negated scores, the same
+    # order as comp_negsim_docno's); the port's own values for them are replaced
+    eng = inp if not a.time else Input8(inp.q_topics, inp.qrels, inp.r_topics,
+                                        {t: [(d, -s) for d, s in lst] for t, lst in inp.run.items()}, inp.run_id)
+    short = _values(a, eng, done)
+    evals = []
+    text = []
+    for t in done:
+        rels, sims, num_rel, num_nonrel = tr_vec(a, inp, t)
+        ev = trvec_eval(epi, rels, sims, num_rel, num_nonrel)
+        _from_engine(ev, short[t])
+        evals.append(ev)
+        if a.query:
+            text.append(_old_block(_topic_id(t), _old_vals(ev), 1) if a.old
+                        else print_rel(epi, a.all, ev, _topic_id(t)))
+    if stop_text:
+        out.write("".join(text))
+        raise Stop(_error("trec_eval: form_tr_vec error").format(stop_text), 3)
+    if not any_topic:
+        out.write("".join(text))
+        return 255
+    acc, n = accumulate(a.version, evals)
+    nq = len(inp.q_topics) if a.complete else n
+    if a.old:
+        vals = _old_vals(acc)
+        for k, v in vals.items():
+            if not k.startswith("num_"):
+                vals[k] = c_float_mean(v, nq)
+        text.append(_old_block("All", vals, nq, averaged=True))
+    else:
+        text.append(print_rel(epi, a.all, acc, None, nq, n, a.complete))
+    out.write("".join(text))
+    return 0
+
+
+_FIELDS = {"num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret", "map": "av_recall_precis",
+           "R-prec": "R_recall_precis", "bpref": "bpref", "recip_rank": "recip_rank"}
+
+
+def _from_engine(ev: dict, vals: dict[str, float]) -> None:
+    """The TREC_EVAL fields of 8.x's default measures set from the engine's values (:func:`_values`),
+    gm_ap's per-topic log and gm_bpref's from them (trvec_teval.c:468, 591)."""
+    for name, f in _FIELDS.items():
+        ev[f] = int(vals[name]) if name.startswith("num_") else vals[name]
+    for i in range(11):
+        ev["int_recall_precis"][i] = vals[f"ircl_prn.{i / 10:4.2f}"]
+    for j, k in enumerate(CUTOFFS):
+        ev["precis_cut"][j] = vals[f"P{k}"]
+    ev["gm_ap"] = log_floor(ev["av_recall_precis"])
+    ev["gm_bpref"] = log_floor(ev["bpref"])
+
+
+def _old_vals(ev: dict) -> dict[str, float]:
+    """The TREC_EVAL fields old_print_trec_eval_list prints (print_meas.c:212-330), by name."""
+    vals = {"num_ret": ev["num_ret"], "num_rel": ev["num_rel"], "num_rel_ret": ev["num_rel_ret"],
+            "map": ev["av_recall_precis"], "R-prec": ev["R_recall_precis"]}
+    for i in range(11):
+        vals[f"ircl_prn.{i / 10:4.2f}"] = ev["int_recall_precis"][i]
+    for j, k in enumerate(CUTOFFS):
+        vals[f"P{k}"] = ev["precis_cut"][j]
+    return vals
 
 
 def _values(a: Args8, inp: Input8, topics: list[str]) -> dict[str, dict[str, float]]:
