@@ -37,8 +37,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditeval.engine import evaluate_prepared, has_duplicate_pairs, staged_for
-from auditeval.trec_eval import prefs as prefs_path
-from auditeval.trec_eval import v905, zscores
+from auditeval.trec_eval import v905
 from auditeval.trec_eval.args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
 from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, is_8, is_10, nicknames, table
 from auditeval.trec_eval.format import line, value_text
@@ -97,10 +96,12 @@ def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
         return 1
     marked, params = _mark(a.measures or ["official"], a.version)
     if a.rel_format != "qrels":  # -R qrels_jg / prefs / qrels_prefs (or a format no build knows)
-        return prefs_path.evaluate(a, lambda: _init(marked, params, a.version), _convention(a), out, err)
+        from auditeval.trec_eval import prefs  # -R only: its readers and kernels load then
+
+        return prefs.evaluate(a, lambda: _init(marked, params, a.version), _convention(a), out, err)
     qrels = read_qrels(a.qrels, a.version)
     run = read_run(a.run, a.version)
-    zfile = zscores.load(a.zscores, a.version) if a.zscores is not None else None
+    zfile = _zscores().load(a.zscores, a.version) if a.zscores is not None else None
     if a.version == "9.0.5":  # the measure loop runs past the table (trec_eval.c:338)
         err.write(v905.crash_text(v905.ALWAYS))
         return 2
@@ -111,6 +112,13 @@ def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
             for i in insts
         ]
     return _evaluate(a, qrels, run, insts, out, err, zfile)
+
+
+def _zscores():
+    """:mod:`.zscores`, imported on first use (``-Z`` only: the drop-in's start-up)."""
+    from auditeval.trec_eval import zscores
+
+    return zscores
 
 
 def _requested_version(argv: list[str]) -> str | None:
@@ -265,7 +273,7 @@ def _print(
     ten = is_10(a.version)
     p = rows[0][2] if rows else None
     if zfile is not None and p is not None:
-        res = zscores.converted(zfile, insts, res, p, ten, conv.gm_floor)
+        res = _zscores().converted(zfile, insts, res, p, ten, conv.gm_floor)
     chunks: list[str] = []
     if a.query and p is not None:
         topics = [str(t) for t in p.topics]
@@ -279,7 +287,7 @@ def _print(
                 _m, variant, p2, vals, _agg = res[id(inst)]
                 v = vals[ti] if p2 is p else vals[list(p2.topics).index(t)]
                 if zfile is not None and inst.spec.fmt != "str":  # relstring keeps its line (m_relstring.c:100)
-                    chunks.append(zscores.z_line(inst.name, t, v))
+                    chunks.append(_zscores().z_line(inst.name, t, v))
                     continue
                 chunks.append(line(inst.name, t, value_text(v, inst.spec.fmt), str(variant) if variants else None))
     if summary:
@@ -299,7 +307,7 @@ def _print(
             if inst.name == "num_rel" and num_rel_all is not None:  # -Z too: m_num_rel.c recounts the qrels
                 agg = num_rel_all
             if zfile is not None:
-                chunks.append(zscores.z_line(inst.name, "all", agg))
+                chunks.append(_zscores().z_line(inst.name, "all", agg))
                 continue
             chunks.append(line(inst.name, "all", value_text(agg, inst.spec.fmt), str(variant) if variants else None))
     out.write("".join(chunks))
