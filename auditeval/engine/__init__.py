@@ -28,29 +28,10 @@ Measure facts (aggregation, format, axes, properties) are the spec table's
 """
 
 from auditeval.engine.aggregation import aggregate, undefined_note
-from auditeval.engine.c_float import (
-    c_float_ap,
-    c_float_bpref,
-    c_float_gmean,
-    c_float_logs,
-    c_float_mean,
-    c_float_sum,
-)
 from auditeval.engine.evaluate import ENGINE, evaluate_prepared, staged_for
 from auditeval.engine.glibc_sort import glibc_msort
-from auditeval.engine.growth_sums import growth_means
 from auditeval.engine.ids import has_duplicate_pairs
 from auditeval.engine.measures.core import gain_of
-from auditeval.engine.measures.prefs import (
-    JudgmentValues,
-    PrefsAbort,
-    PrefsFailure,
-    evaluate_judgments,
-    jg_topic_values,
-    judgment_variant,
-    prefs_topic_values,
-    ranked_docs,
-)
 from auditeval.engine.preparation import prepare
 from auditeval.engine.rank_cut import as_sim
 from auditeval.engine.ranked_lists import NONPOOL, UNJUDGED, Prepared
@@ -63,21 +44,31 @@ from auditeval.engine.staged_run import (
     check_measure,
     measure_on,
 )
-from auditeval.engine.sweep import (
-    DEPTH_GRID,
-    SweepBlock,
-    SweepPart,
-    SweepPlan,
-    SweepResult,
-    axis_grid,
-    readable_axes,
-    run_sweep,
-    sweep_assemble,
-    sweep_part,
-    sweep_plan,
-    vary_values,
-)
 from auditeval.engine.ties import Blocks, ranked_scores, tied_blocks
+
+# Loaded on first use (PEP 562): what the drop-in's small call never needs (trec_eval 8.x's float
+# sums, the preference measures, sweeps, pool growth's sums) stays out of its start-up (~55 ms).
+_LAZY = {
+    **dict.fromkeys(("c_float_ap", "c_float_bpref", "c_float_gmean", "c_float_logs", "c_float_mean",
+                     "c_float_sum"), "auditeval.engine.c_float"),
+    "growth_means": "auditeval.engine.growth_sums",
+    **dict.fromkeys(("JudgmentValues", "PrefsAbort", "PrefsFailure", "evaluate_judgments", "jg_topic_values",
+                     "judgment_variant", "prefs_topic_values", "ranked_docs"), "auditeval.engine.measures.prefs"),
+    **dict.fromkeys(("DEPTH_GRID", "SweepBlock", "SweepPart", "SweepPlan", "SweepResult", "axis_grid",
+                     "readable_axes", "run_sweep", "sweep_assemble", "sweep_part", "sweep_plan", "vary_values"),
+                    "auditeval.engine.sweep"),
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'auditeval.engine' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "DEPTH_GRID",

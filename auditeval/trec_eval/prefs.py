@@ -49,26 +49,11 @@ from auditeval.trec_eval.order import sort_topics
 from auditeval.trec_eval.params import Instance
 from auditeval.trec_eval.parse import TrecError, read_run
 from auditeval.trec_eval.quirks import _malloc_limit
+from auditeval.trec_eval.rel_formats import REL_FORMATS, wrong_format
 from auditeval.vocab.model import Run
 from auditeval.vocab.variant import Variant
 
-REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")  # formats.c te_rel_info_format[]
 BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval.c:154 (10.0 -c, a topic without results)
-_WRONG = {
-    "qrels": "trec_eval.form_res_qrels: rel_info format not qrels or results format not trec_results\n",
-    "prefs": "trec_eval.form_prefs_info: prefs_info format not (prefs or qrels_prefs) or results format not "
-             "trec_results\n",
-    "qrels_jg": "trec_eval: rel_info format not qrels_jg or results format not trec_results\n",
-}
-
-
-def wrong_format(inst: Instance, rel_format: str) -> str | None:
-    """The message a measure's calc prints when ``-R`` is not its format (None: it runs)."""
-    need = inst.spec.rel_format
-    if inst.spec.name in ("runid", "num_q"):
-        return None
-    ok = rel_format in ("prefs", "qrels_prefs") if need == "prefs" else rel_format == need
-    return None if ok else _WRONG[need]
 
 
 def read_rel_info(path: str, fmt: str, version: str):

@@ -44,8 +44,8 @@ from auditeval.trec_eval.format import line, value_text
 from auditeval.trec_eval.order import duplicate_errors, sort_topics
 from auditeval.trec_eval.params import Instance, ParamError, instances
 from auditeval.trec_eval.parse import TrecError, read_qrels, read_run
-from auditeval.trec_eval.prefs import wrong_format
 from auditeval.trec_eval.quirks import complete_num_rel, drop_unchecked_duplicates, rel_levels_fault
+from auditeval.trec_eval.rel_formats import wrong_format
 from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.conventions import load_profile
 from auditeval.vocab.errors import AuditEvalError
