@@ -173,7 +173,50 @@ class Backend:
             progress: Progress | None = None) -> Iterator[Any]:
         """``fn(shared, item)`` for each item, yielded in item order. ``labels``: what names
         each item in a failure report (the run's path); default ``item N``."""
-        raise NotImplementedError
+        names = _labels(items, labels)
+        flight: deque[tuple[int, int, Any]] = deque()  # (index, attempt, future), in index order
+        nxt = 0
+        done = 0
+        try:
+            while nxt < len(items) or flight:
+                while nxt < len(items) and len(flight) < self.window:
+                    flight.append((nxt, 0, self._submit(fn, shared, items[nxt], names[nxt], 0)))
+                    nxt += 1
+                k, attempt, fut = flight.popleft()
+                while True:
+                    try:
+                        result = _unwrap(fut.result())
+                        break
+                    except AuditEvalError:
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - raised in the task, or its worker died
+                        if attempt:
+                            raise _failed(names[k], exc) from exc
+                        flight = self._recover(exc, flight, fn, shared, items, names)
+                        attempt = 1
+                        fut = self._submit(fn, shared, items[k], names[k], 1)
+                done += 1
+                if progress is not None:
+                    progress(done, len(items))
+                yield result
+        except BaseException:
+            self._cancel([f for _, _, f in flight])
+            raise
+
+    # the three steps a backend whose tasks run elsewhere supplies to :meth:`map`
+    def _submit(self, fn: Task, shared: Any, item: Any, label: str, attempt: int) -> Any:
+        """A future of ``call(fn, shared, item, label, attempt)``."""
+        raise TypeError(f"{type(self).__name__} runs no task elsewhere")
+
+    def _recover(self, exc: Exception, flight: deque, fn: Task, shared: Any, items: Sequence[Any],
+                 names: list[str]) -> deque:
+        """After a failed task, before its retry: the futures still in flight (default: as they are)."""
+        return flight
+
+    def _cancel(self, futures: list[Any]) -> None:
+        """Stop the futures still in flight (an error or Ctrl-C ends the map)."""
+        for f in futures:
+            f.cancel()
 
 
 class InProcess(Backend):
@@ -232,43 +275,19 @@ class LocalPool(Backend):
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=_worker_start)
 
-    def map(self, fn: Task, shared: Any, items: Sequence[Any], labels: Sequence[str] | None = None,
-            progress: Progress | None = None) -> Iterator[Any]:
+    def _submit(self, fn: Task, shared: Any, item: Any, label: str, attempt: int) -> Any:
+        return self._pool.submit(call, fn, shared, item, label, attempt)
+
+    def _recover(self, exc: Exception, flight: deque, fn: Task, shared: Any, items: Sequence[Any],
+                 names: list[str]) -> deque:
+        """A dead worker breaks the executor: a new one, and the other tasks in flight (which died
+        with it) resubmitted at their attempt."""
         from concurrent.futures.process import BrokenProcessPool
 
-        names = _labels(items, labels)
-        flight: deque[tuple[int, int, Any]] = deque()  # (index, attempt, future), in index order
-        nxt = 0
-        done = 0
-        try:
-            while nxt < len(items) or flight:
-                while nxt < len(items) and len(flight) < self.window:
-                    flight.append((nxt, 0, self._pool.submit(call, fn, shared, items[nxt], names[nxt], 0)))
-                    nxt += 1
-                k, attempt, fut = flight.popleft()
-                while True:
-                    try:
-                        result = _unwrap(fut.result())
-                        break
-                    except AuditEvalError:
-                        raise
-                    except Exception as exc:  # noqa: BLE001 - raised in the task or the worker died
-                        if attempt:
-                            raise _failed(names[k], exc) from exc
-                        if isinstance(exc, BrokenProcessPool):
-                            self._restart()  # the other tasks in flight died with it: resubmit them too
-                            flight = deque((j, a, self._pool.submit(call, fn, shared, items[j], names[j], a))
-                                           for j, a, _ in flight)
-                        attempt = 1
-                        fut = self._pool.submit(call, fn, shared, items[k], names[k], 1)
-                done += 1
-                if progress is not None:
-                    progress(done, len(items))
-                yield result
-        except BaseException:
-            for _, _, f in flight:
-                f.cancel()
-            raise
+        if not isinstance(exc, BrokenProcessPool):
+            return flight
+        self._restart()
+        return deque((j, a, self._submit(fn, shared, items[j], names[j], a)) for j, a, _ in flight)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -320,36 +339,8 @@ class DaskCluster(Backend):
     def share(self, value: Any) -> Any:
         return self._client.scatter(value, broadcast=True, hash=False)
 
-    def map(self, fn: Task, shared: Any, items: Sequence[Any], labels: Sequence[str] | None = None,
-            progress: Progress | None = None) -> Iterator[Any]:
-        names = _labels(items, labels)
-        flight: deque[tuple[int, int, Any]] = deque()
-        nxt = 0
-        done = 0
-        try:
-            while nxt < len(items) or flight:
-                while nxt < len(items) and len(flight) < self.window:
-                    flight.append((nxt, 0, self._submit(fn, shared, items[nxt], names[nxt], 0)))
-                    nxt += 1
-                k, attempt, fut = flight.popleft()
-                while True:
-                    try:
-                        result = _unwrap(fut.result())
-                        break
-                    except AuditEvalError:
-                        raise
-                    except Exception as exc:  # noqa: BLE001 - raised in the task, or its worker died
-                        if attempt:
-                            raise _failed(names[k], exc) from exc
-                        attempt = 1
-                        fut = self._submit(fn, shared, items[k], names[k], 1)
-                done += 1
-                if progress is not None:
-                    progress(done, len(items))
-                yield result
-        except BaseException:
-            self._client.cancel([f for _, _, f in flight], force=True)
-            raise
+    def _cancel(self, futures: list[Any]) -> None:
+        self._client.cancel(futures, force=True)
 
     def _submit(self, fn: Task, shared: Any, item: Any, label: str, attempt: int) -> Any:
         # pure=False: a retry is a new task, not the cached failure of the first attempt
