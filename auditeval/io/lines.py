@@ -51,6 +51,26 @@ def read_bytes(path: str | Path) -> tuple[bytes, str]:
     return data, name
 
 
+def lenient_bytes(path: str | Path) -> bytes:
+    """A file's bytes as trec_eval reads them: b"" when it cannot be read (the caller words the
+    failure in the tool's terms), gzip decompressed, corrupt gzip data kept as it is."""
+    try:
+        with open(path, "rb") as fh:
+            return gunzip_lenient(fh.read())
+    except OSError:
+        return b""
+
+
+def gunzip_lenient(data: bytes) -> bytes:
+    """``data`` decompressed when it is gzip, as it is when not or when corrupt."""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError, zlib.error):
+            pass
+    return data
+
+
 def head_bytes(path: str | Path, size: int = 1 << 16) -> bytes:
     """The first ``size`` (decompressed) bytes of ``path``, or b"" when it cannot be read (the
     full read that follows reports why); enough to tell a file's format without reading it all."""

@@ -26,13 +26,12 @@ physical line) carrying ``count``, the line number trec_eval prints.
 
 from __future__ import annotations
 
-import gzip
 import re
-import zlib
 from dataclasses import dataclass
 
 import numpy as np
 
+from auditeval.io.lines import lenient_bytes
 from auditeval.io.numbers import c_atof, c_atol
 from auditeval.vocab.errors import InputError
 
@@ -112,16 +111,7 @@ class Zscores:
 def read_bytes(path: str) -> bytes:
     """The file's bytes (gzip is decompressed, a convenience); empty or unreadable ->
     :class:`PrefsReadError` (``fseek``/``ftell`` size 0 in every reader)."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError:
-        data = b""
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error):
-            pass
+    data = lenient_bytes(path)
     if not data:
         raise PrefsReadError(path)
     return data

@@ -27,15 +27,14 @@ Gzipped input is decompressed (a convenience; trec_eval would call it malformed)
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 import sys
-import zlib
 
 import numpy as np
 
 from auditeval.io import c_atof, c_atol, header_lines, read_regular, run_tags
+from auditeval.io.lines import gunzip_lenient, lenient_bytes
 from auditeval.trec_eval.catalog import is_10
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
@@ -52,20 +51,15 @@ class TrecError(Exception):
 def _read(path: str, kind: str) -> bytes:
     what = "qrels" if kind == "qrels" else "results"
     where = "get_qrels" if kind == "qrels" else "get_results"
-    try:
-        if path == "-" and kind == "run":  # get_trec_results.c: '-' is stdin (results only)
-            stream = sys.stdin
-            data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read()
-    except OSError:
-        data = b""
-    if data[:2] == b"\x1f\x8b":
+    if path == "-" and kind == "run":  # get_trec_results.c: '-' is stdin (results only)
+        stream = sys.stdin
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error):
-            pass  # corrupt: read the bytes as they are, as trec_eval does (Malformed line)
+            data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
+        except OSError:
+            data = b""
+        data = gunzip_lenient(data)
+    else:
+        data = lenient_bytes(path)  # corrupt gzip: the bytes as they are, as trec_eval (Malformed line)
     if not data:
         raise TrecError(
             f"trec_eval.{where}: Cannot read {what} file '{path}'\ntrec_eval: Quit in file '{path}'\n", 2
