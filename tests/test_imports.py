@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import auditeval
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,12 +87,15 @@ def _modules_after(argv: list[str], tmp_path) -> tuple[subprocess.CompletedProce
     return done, set(dump.read_text().split())
 
 
-def test_the_drop_in_loads_only_what_it_uses(tmp_path):
-    done, loaded = _modules_after(["trec-eval", "examples/qrels.txt", "examples/bm25.txt"], tmp_path)
+@pytest.mark.parametrize("flags", [[], ["-q", "-m", "all_trec"], ["-c", "-J", "-M", "3", "-l", "2", "-q"]])
+def test_the_drop_in_loads_only_what_it_uses(tmp_path, flags):
+    done, loaded = _modules_after(["trec-eval", *flags, "examples/qrels.txt", "examples/bm25.txt"], tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[1].split() == ["num_q", "all", "5"]  # it did evaluate
+    assert "num_q" in done.stdout  # it did evaluate
     heavy = sorted(m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY))
     assert heavy == []
+    # numpy.ma (30 ms: np.unique and pa.array(ndarray) touch it) stays unloaded: vocab/arrays.py
+    assert sorted(m for m in loaded if m == "numpy.ma" or m.startswith("numpy.ma.")) == []
 
 
 def test_import_auditeval_loads_no_engine_or_reference_tool():

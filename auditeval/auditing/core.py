@@ -99,6 +99,12 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
 
         return audit_judgments(qrels, runs, [str(m) for m in measures or []], judgments, trec_eval, timeout)
     t0 = time.perf_counter()
+    # pyarrow imports pandas on its first conversion (ChunkedArray.to_numpy, pa.array) inside
+    # Cython code that swallows exceptions: a Ctrl-C landing during that import is lost, and
+    # the audit would wait for its references instead of stopping them. Load it before any
+    # reference starts (the audit's tables need it anyway).
+    import pandas  # noqa: F401
+
     run_in = list(runs) if isinstance(runs, list | tuple) else [runs]
     pairs = parse_measures(measures or DEFAULT_MEASURES)  # as every -m reads them ("P", "ndcg_cut.1,4")
     labels, parsed = [label for label, _ in pairs], [m for _, m in pairs]

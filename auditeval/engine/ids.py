@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditeval.vocab import arrow_compute as pc
+from auditeval.vocab.arrays import from_numpy
 from auditeval.vocab.model import Run
 
 
@@ -36,10 +37,10 @@ def take_rows(col: pa.ChunkedArray | pa.Array, rows: np.ndarray) -> pa.Array | p
     """``col.take(rows)`` for ascending ``rows``, chunk by chunk (a ChunkedArray's own ``take``
     concatenates every chunk first: a 100 MB copy of a 7M-row doc column for a few rows)."""
     if not isinstance(col, pa.ChunkedArray) or col.num_chunks <= 1:
-        return pc.take(col, pa.array(rows))
+        return pc.take(col, from_numpy(rows))
     bounds = np.cumsum([0] + [len(c) for c in col.chunks])
     cut = np.searchsorted(rows, bounds)
-    parts = [pc.take(c, pa.array(rows[cut[i] : cut[i + 1]] - bounds[i])) for i, c in enumerate(col.chunks) if cut[i + 1] > cut[i]]
+    parts = [pc.take(c, from_numpy(rows[cut[i] : cut[i + 1]] - bounds[i])) for i, c in enumerate(col.chunks) if cut[i + 1] > cut[i]]
     return pa.chunked_array(parts, type=col.type)
 
 
@@ -301,9 +302,9 @@ class DocKeys:
         if n < 2:
             return None
         rows_ = np.arange(n) if rows is None else rows
-        table = pa.table({"t": self.tcode[rows_], "d": pc.take(self.doc, pa.array(rows_)), "r": rows_})
+        table = pa.table({"t": from_numpy(self.tcode[rows_]), "d": pc.take(self.doc, from_numpy(rows_)), "r": from_numpy(rows_)})
         order = pc.sort_indices(table, sort_keys=[("t", "ascending"), ("d", "ascending"), ("r", "ascending")]).to_numpy()
-        st = pc.take(table, pa.array(order))
+        st = pc.take(table, from_numpy(order))
         t, d = st.column("t").to_numpy(), st.column("d")
         eq = (t[1:] == t[:-1]) & pc.equal(d.slice(1), d.slice(0, n - 1)).to_numpy(zero_copy_only=False)
         if not eq.any():
@@ -315,7 +316,7 @@ class DocKeys:
         r = rows[idx]
         same_t = self.tcode[r] == self.tcode[r[0]]
         doc0 = self.doc[int(r[0])].as_py()
-        same_d = pc.equal(self.doc.take(pa.array(r)), doc0).to_numpy(zero_copy_only=False)
+        same_d = pc.equal(pc.take(self.doc, from_numpy(r)), doc0).to_numpy(zero_copy_only=False)
         return same_t & same_d
 
 

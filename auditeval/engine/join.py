@@ -108,7 +108,7 @@ def join(qrels: Qrels, run: Run, subtopics: Subtopics | None = None) -> Join:
     in_run = np.zeros(len(all_topics), bool)
     in_run[[code_of[t] for t in run_topics]] = True
     in_qrels = np.zeros(len(all_topics), bool)
-    in_qrels[np.unique(q_tcode)] = True
+    in_qrels[q_tcode] = True
     return Join(
         qrels, run, ri, all_topics, r_tcode, q_topic, q_doc, qd_values, q_tcode, q_key, q_ints, span,
         qt.column("grade").to_numpy().astype(np.int64), qt.column("line").to_numpy(),

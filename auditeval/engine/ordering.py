@@ -20,6 +20,7 @@ import pyarrow as pa
 from auditeval.engine.glibc_sort import glibc_msort
 from auditeval.engine.ids import take_rows
 from auditeval.vocab import arrow_compute as pc
+from auditeval.vocab.arrays import from_numpy, unique
 
 
 def _cmp_sim_docno(a: tuple[float, bytes, int], b: tuple[float, bytes, int]) -> int:
@@ -35,9 +36,9 @@ def trec_nan_scores(tcode: np.ndarray, score: np.ndarray, doc: pa.Array | pa.Chu
     trec_eval's qsort order (see the module docstring); other topics untouched. Python
     per NaN topic: such topics are rare and small (a NaN comes from a broken scorer)."""
     new = score.copy()
-    for t in np.unique(tcode[np.isnan(score)]):
+    for t in unique(tcode[np.isnan(score)]):
         rows = np.flatnonzero(tcode == t)
-        docs = [d.encode("utf-8") for d in doc.take(pa.array(rows)).to_pylist()]
+        docs = [d.encode("utf-8") for d in pc.take(doc, from_numpy(rows)).to_pylist()]
         start = sorted(range(len(rows)), key=lambda i: docs[i])  # get_trec_results.c: by (qid, docno)
         items = [(float(score[rows[i]]), docs[i], int(rows[i])) for i in start]
         ordered = glibc_msort(items, _cmp_sim_docno)
@@ -85,7 +86,7 @@ def presorted_order(
     same = tcode[1:] == tcode[:-1]
     starts = np.concatenate(([0], np.flatnonzero(~same) + 1))
     btopic = tcode[starts]
-    if len(np.unique(btopic)) != len(btopic):
+    if len(unique(btopic)) != len(btopic):
         return None  # a topic in several blocks
     nan, gt, tie = _adjacent(score)
     if nan or (same & gt).any():
@@ -110,7 +111,7 @@ def presorted_order(
         head = np.ones(len(idx), bool)  # a tie group starts where row i is not tied to i - 1
         head[1:] = ~tie[idx[1:] - 1]
         gid = np.cumsum(head)
-        sub = pa.table({"g": gid, "d": take_rows(doc, idx), "i": idx})
+        sub = pa.table({"g": from_numpy(gid), "d": take_rows(doc, idx), "i": from_numpy(idx)})
         direction = "descending" if ties == "docno-desc" else "ascending"
         o = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", direction), ("i", "ascending")]).to_numpy()
         block = np.searchsorted(starts, idx, side="right") - 1
@@ -128,12 +129,12 @@ def sort_order(
     ``rank`` is needed for ``ties=rank`` only, ``line`` (file line numbers) for ``rank`` and
     ``file-order`` only.
     """
-    cols = {"t": pa.array(tcode), "s": pa.array(score)}
+    cols = {"t": from_numpy(tcode), "s": from_numpy(score)}
     if line is not None:
-        cols["l"] = pa.array(line)
+        cols["l"] = from_numpy(line)
     if ties == "rank":
         keys = [("t", "ascending"), ("r", "ascending"), ("l", "ascending")]
-        cols["r"] = pa.array(rank)
+        cols["r"] = from_numpy(rank)
     elif ties == "file-order":
         keys = [("t", "ascending"), ("s", "descending"), ("l", "ascending")]
     elif ties == "docno-desc":

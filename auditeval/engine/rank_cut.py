@@ -27,6 +27,7 @@ from auditeval.engine.join import Join, Judgments
 from auditeval.engine.ordering import presorted_order, sort_order, trec_nan_scores
 from auditeval.engine.ranked_lists import NONPOOL, UNJUDGED, Origin, Prepared
 from auditeval.vocab import arrow_compute as pc
+from auditeval.vocab.arrays import from_numpy
 from auditeval.vocab.errors import EvaluationError, InputError
 from auditeval.vocab.model import Run
 
@@ -138,7 +139,7 @@ def ranking(j: Join, jd: Judgments, doc_keys: DocKeys | None, ties: str, sim: st
     del col
     notes += score_notes
     r_doc = rt.column("doc")
-    sel_doc = r_doc if rows is None else r_doc.take(pa.array(rows))
+    sel_doc = r_doc if rows is None else pc.take(r_doc, from_numpy(rows))
     sel_rank = sub(rt.column("rank").to_numpy()) if ties == "rank" else None
     sel_line = sub(rt.column("line").to_numpy()) if ties in ("rank", "file-order") else None
     sel_tcode = sub(j.r_tcode)

@@ -33,6 +33,7 @@ import pyarrow as pa
 
 from auditeval.engine.ids import combined
 from auditeval.vocab import arrow_compute as pc
+from auditeval.vocab.arrays import from_numpy
 from auditeval.vocab.model import Qrels, qrels_table
 
 
@@ -117,7 +118,7 @@ def collapse(qrels: Qrels) -> tuple[Qrels, Subtopics | None]:
     order = np.lexsort((scode[member], group))  # judgments by merged row, then subtopic code
     offsets = np.r_[0, np.cumsum(np.bincount(group, minlength=n_groups))].astype(np.int64)
     table = qrels_table(
-        qt.column("topic").take(pa.array(heads)), qt.column("doc").take(pa.array(heads)), merged_grade, line=line[heads]
+        pc.take(qt.column("topic"), from_numpy(heads)), pc.take(qt.column("doc"), from_numpy(heads)), merged_grade, line=line[heads]
     )
     doc = np.asarray(table.column("doc").to_pylist(), dtype=object)
     topic = np.asarray(table.column("topic").to_pylist(), dtype=object)

@@ -26,6 +26,7 @@ from auditeval.engine.aggregation import undefined_note
 from auditeval.engine.evaluate import ENGINE
 from auditeval.engine.measures import MEASURES
 from auditeval.engine.staged_run import PREPARE_AXES, StagedRun, TopicValues
+from auditeval.vocab.arrays import unique
 from auditeval.vocab.conventions import AXES, AXIS_ORDER, Convention, load_profile, profile_names
 from auditeval.vocab.errors import AuditEvalError, ConventionError
 from auditeval.vocab.measure import Measure
@@ -47,7 +48,7 @@ def axis_grid(axis: str, qrels: Qrels | None = None) -> list[Any]:
     if axis == "rel":
         if qrels is None:
             return [1]
-        grades = np.unique(qrels.table.column("grade").to_numpy())
+        grades = unique(qrels.table.column("grade").to_numpy())
         return [int(g) for g in grades if g >= 1] or [1]
     if ax.kind == "float":
         return sorted({getattr(load_profile(n).convention, axis) for n in profile_names()})

@@ -31,6 +31,7 @@ from auditeval.io.fast import (
 from auditeval.io.lines import Split, bad_field_count, head_bytes, is_plain_file, read_bytes
 from auditeval.io.numbers import parse_numbers
 from auditeval.vocab import arrow_compute as pc
+from auditeval.vocab.arrays import unique
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
 QRELS_FIELDS = 4
@@ -261,11 +262,11 @@ def _rank_column_notes(name: str, topic: pa.Array | pa.ChunkedArray, rank: np.nd
     repeated = np.r_[False, (t[1:] == t[:-1]) & (r[1:] == r[:-1])]
     gap = (r != position) & ~repeated
     out = []
-    n_gap = len(np.unique(t[gap]))
+    n_gap = len(unique(t[gap]))
     if n_gap:
         out.append(f"{name}: {n_gap} query(ies) whose rank column is not 1..n (gaps): msmarco_eval-passage scores the "
                    "rank value (slot rank-1), auditeval and msmarco_eval-document the position after sorting")
-    n_rep = len(np.unique(t[repeated]))
+    n_rep = len(unique(t[repeated]))
     if n_rep:
         out.append(f"{name}: {n_rep} query(ies) with a rank given twice: msmarco_eval-passage keeps the last such line, "
                    "msmarco_eval-document orders them by docid, ties=rank by line")

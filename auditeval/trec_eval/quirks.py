@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditeval.vocab import arrow_compute as pc
+from auditeval.vocab.arrays import from_numpy
 from auditeval.vocab.model import Qrels
 
 
@@ -91,4 +92,4 @@ def drop_unchecked_duplicates(table: pa.Table, checked: set[str], has_duplicates
     drop = repeat & unchecked[topic.indices.to_numpy(zero_copy_only=False)]
     if not drop.any():
         return table
-    return table.filter(pa.array(~drop))
+    return pc.filter(table, from_numpy(~drop))

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditeval.vocab import arrow_compute as pc
+from auditeval.vocab.arrays import from_numpy
 
 
 class _Columns:
@@ -114,12 +115,12 @@ def _column(values: Values, typ: pa.DataType) -> pa.Array | pa.ChunkedArray:
         return values if values.type == typ else values.cast(typ)
     if typ == pa.string():
         return pa.array(values, typ)
-    return pa.array(np.asarray(values, dtype=_NUMPY[typ]))  # (typ.to_pandas_dtype() would import pandas)
+    return from_numpy(np.asarray(values, dtype=_NUMPY[typ]))  # (typ.to_pandas_dtype() would import pandas)
 
 
 def _lines(n: int, line: Values | None, first_line: int) -> pa.Array | pa.ChunkedArray:
     if line is None:
-        return pa.array(np.arange(first_line, first_line + n, dtype=np.int64))
+        return from_numpy(np.arange(first_line, first_line + n, dtype=np.int64))
     return _column(line, pa.int64())
 
 
@@ -162,14 +163,14 @@ def run_table(
     score = _column(score, pa.float64())
     n = len(score)
     if n < 2**31 - first_line:
-        generated = pa.array(np.arange(1, n + 1, dtype=np.int32))
+        generated = from_numpy(np.arange(1, n + 1, dtype=np.int32))
         rank = generated if rank is None else _narrow(_column(rank, pa.int64()))
         if line is None:
-            line = generated if first_line == 1 else pa.array(np.arange(first_line, first_line + n, dtype=np.int32))
+            line = generated if first_line == 1 else from_numpy(np.arange(first_line, first_line + n, dtype=np.int32))
         else:
             line = _narrow(_column(line, pa.int64()))
     else:
-        rank = pa.array(np.arange(1, n + 1, dtype=np.int64)) if rank is None else _column(rank, pa.int64())
+        rank = from_numpy(np.arange(1, n + 1, dtype=np.int64)) if rank is None else _column(rank, pa.int64())
         line = _lines(n, line, first_line)
     return pa.table(
         {"topic": _column(topic, pa.string()), "doc": _column(doc, pa.string()), "score": score, "rank": rank, "line": line}

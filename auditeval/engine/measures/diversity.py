@@ -43,6 +43,7 @@ import numpy as np
 from auditeval.engine.measures.base import MeasureFn
 from auditeval.engine.ranked_lists import Prepared
 from auditeval.engine.subtopics import Subtopics
+from auditeval.vocab.arrays import unique
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.errors import EvaluationError, InputError
 from auditeval.vocab.measure import Measure
@@ -139,7 +140,7 @@ def _n_subtopics(p: Prepared, rel: int) -> np.ndarray:
     subs = _subtopics(p)
     uniq, inv, t, _, code = _qrels_judgments(p, subs, rel)
     width = len(subs.names) + 1
-    pairs = np.unique(t * width + code)
+    pairs = unique(t * width + code)
     return np.bincount(pairs // width, minlength=len(uniq)).astype(np.int64)[inv]
 
 

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from auditeval.engine.glibc_sort import glibc_msort
+from auditeval.vocab.arrays import unique
 from auditeval.vocab.errors import EvaluationError
 
 CONVENTIONS = {
@@ -209,7 +210,7 @@ def _form_ec(grp: Group, idx: list[int], lev: np.ndarray, rank: list[int], njr: 
                 raise PrefsFailure(
                     "trec_eval.form_prefs_counts: Internal docid "
                     f"{int(a[same[0]])} occurs with different rel_level in same jsg\n")
-            if len(np.unique(r1)) == len(r1) and len(np.unique(r2)) == len(r2):
+            if len(unique(r1)) == len(r1) and len(unique(r2)) == len(r2):
                 counts[np.ix_(r1, r2)] += np.uint16(1)  # distinct pairs: one increment each
             else:
                 np.add.at(counts, (a, b), np.uint16(1))
@@ -230,7 +231,7 @@ def _form_pa(grp: Group, idx: list[int], jsg: Sequence[str], lev: np.ndarray, ra
     """form_jg_pa / add_transitives / add_pa_pref_to_jg on the group's own docs: trec_eval's
     ``J x J`` array is zero outside them, so the closure and the counts are taken on the ``k x k``
     block of the group's docid ranks (ascending, so row-major order is trec_eval's)."""
-    ranks = np.unique(np.asarray([rank[i] for i in idx], dtype=np.int64))
+    ranks = unique(np.asarray([rank[i] for i in idx], dtype=np.int64))
     at = {int(r): k for k, r in enumerate(ranks)}
     pa = np.zeros((len(ranks), len(ranks)), dtype=bool)
     rel = np.full(len(ranks), -1.0)

@@ -50,6 +50,7 @@ from auditeval.engine.glibc_sort import glibc_msort
 from auditeval.engine.measures.base import MeasureFn, safe_div
 from auditeval.engine.measures.trec_set import judged_rows, running
 from auditeval.engine.ranked_lists import Prepared
+from auditeval.vocab.arrays import unique
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.errors import EvaluationError
 from auditeval.vocab.measure import Measure
@@ -76,7 +77,7 @@ def _seg_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     nz = n > 0
     bucket[nz] = np.ceil(np.log2(n[nz])).astype(np.int64)
     bucket_of_row = bucket[row]
-    for b in np.unique(bucket[nz]):
+    for b in unique(bucket[nz]):
         ts = np.flatnonzero(nz & (bucket == b))
         local = np.full(len(n), -1, dtype=np.int64)
         local[ts] = np.arange(len(ts))
@@ -231,7 +232,7 @@ def ideal_levels(p: Prepared, m: Measure, c: Convention) -> Levels:
                     "(ideal_sort=exact needs no such list)")
             plain = [lv for lv in range(v + 1) if lv not in custom_set]
         else:
-            held = set(np.unique(pg[pgroup == k]).tolist()) - custom_set
+            held = set(unique(pg[pgroup == k]).tolist()) - custom_set
             lo = next((lv for lv in range(v + 1) if lv not in custom_set), None)
             hi = next((lv for lv in range(v, -1, -1) if lv not in custom_set), None)
             plain = sorted(held | {x for x in (lo, hi) if x is not None})
@@ -483,7 +484,7 @@ def _topic_blocks(p: Prepared, rows: int = 1 << 20) -> list[tuple[int, int]]:
     """Consecutive topic ranges ``[t0, t1)`` of about ``rows`` ranked rows each (whole topics:
     per-topic sums over a block equal those over the whole array)."""
     cuts = np.searchsorted(p.offsets, np.arange(rows, int(p.offsets[-1]), rows), side="right")
-    bounds = np.unique(np.concatenate(([0], cuts, [p.n_topics])))
+    bounds = unique(np.concatenate(([0], cuts, [p.n_topics])))
     return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 

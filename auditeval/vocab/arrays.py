@@ -1,0 +1,53 @@
+"""Array helpers that keep ``numpy.ma`` unloaded: Arrow arrays from numpy arrays, ``unique``.
+
+numpy loads ``numpy.ma`` on the first access of ``np.ma``: 30 ms of imports (``numpy.ma.core``
+builds signatures with ``inspect``) paid by every ``auditeval trec-eval`` call, about a seventh
+of the whole ``import numpy, pyarrow`` floor of issue 17's start-up goal. Two common calls
+touch it: ``np.unique(a)`` without ``return_*`` flags (numpy/lib/_arraysetops_impl.py
+``_unique1d`` asks ``np.ma.is_masked``), and ``pa.array(ndarray)``, which asks ``isinstance(values, np.ma.MaskedArray)`` (pyarrow/array.pxi,
+``_ndarray_to_array``). :func:`unique` sorts and keeps the heads of equal runs. A numeric or boolean numpy array maps to Arrow's layout one to one (values
+buffer, no validity bitmap: NaN stays a value, as ``pa.array`` keeps it with
+``from_pandas=False``), so :func:`from_numpy` wraps its buffer instead, without a copy for
+contiguous numeric input. Anything else goes to ``pa.array`` as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+
+def from_numpy(values: np.ndarray, type: pa.DataType | None = None) -> pa.Array:  # noqa: A002 (pa.array's name)
+    """``pa.array(values, type)`` for a 1-D numpy array: a numeric array (``type`` None or its
+    own Arrow type) shares its buffer (a byte-swapped one is swapped first); a boolean one is bit-packed (little bit order, Arrow's);
+    other dtypes and casts go through ``pa.array``."""
+    arr = np.asarray(values)
+    kind = arr.dtype.kind
+    if not arr.dtype.isnative:  # Arrow has no byte-swapped arrays (pa.array refuses them)
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    if arr.ndim == 1 and kind in "iuf":
+        typ = pa.from_numpy_dtype(arr.dtype)
+        if type is None or type == typ:
+            arr = np.ascontiguousarray(arr)
+            return pa.Array.from_buffers(typ, len(arr), [None, pa.py_buffer(arr)])
+    elif arr.ndim == 1 and kind == "b" and (type is None or type == pa.bool_()):
+        bits = np.packbits(arr, bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), len(arr), [None, pa.py_buffer(bits)])
+    return pa.array(values, type)
+
+
+def unique(values: Any) -> np.ndarray:
+    """``np.unique(values)``: the distinct values of a 1-D array, ascending (NaN last, once
+    per NaN as numpy >= 1.21 keeps them equal: ``equal_nan``), without touching ``np.ma``."""
+    arr = np.sort(np.asarray(values).ravel())
+    if len(arr) < 2:
+        return arr
+    keep = np.empty(len(arr), bool)
+    keep[0] = True
+    np.not_equal(arr[1:], arr[:-1], out=keep[1:])
+    if arr.dtype.kind in "fc" and np.isnan(arr[-1]):  # NaN != NaN: numpy keeps one NaN
+        first_nan = int(np.searchsorted(arr, np.nan))
+        keep[first_nan + 1 :] = False
+    return arr[keep]
