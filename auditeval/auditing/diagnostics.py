@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from auditeval.engine import Prepared, as_sim, has_duplicate_pairs, ranked_scores, tied_blocks
 from auditeval.vocab import arrow_compute as pc
+from auditeval.vocab.arrays import unique
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.model import Qrels, Run
 
@@ -63,7 +64,7 @@ def run_facts(q: Qrels, run: Run, p: Prepared, conv: Convention) -> dict[str, An
     b = tied_blocks(p, run, conv.sim)
     rank = p.rank
     tied_rows = b.size[b.block] > 1
-    top10_tied = np.unique(p.row_topic[tied_rows & (rank <= 10)]) if len(rank) else np.zeros(0, np.int64)
+    top10_tied = unique(p.row_topic[tied_rows & (rank <= 10)]) if len(rank) else np.zeros(0, np.int64)
     largest = {}
     if len(b.size) and b.size.max() > 1:
         i = int(np.argmax(b.size))

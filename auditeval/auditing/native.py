@@ -36,6 +36,7 @@ from auditeval.engine import (
     tied_blocks,
     undefined_note,
 )
+from auditeval.vocab.arrays import unique
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.measure import Measure
@@ -135,7 +136,7 @@ class Native:
         sim = "float32" if "float32" in (b2.sim, c2.sim) else "float64"
         blocks = tied_blocks(pb, self.runs[ri], sim)
         rows = blocks.mixed_rows
-        affected = np.unique(pb.row_topic[rows]) if len(rows) else np.zeros(0, np.int64)
+        affected = unique(pb.row_topic[rows]) if len(rows) else np.zeros(0, np.int64)
         values = np.array(base.values, dtype=np.float64)
         if len(affected):
             names = frozenset(pb.topics[affected].tolist())

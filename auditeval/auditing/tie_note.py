@@ -28,6 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from auditeval.engine import Prepared, staged_for, tied_blocks
+from auditeval.vocab.arrays import unique
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
@@ -77,7 +78,7 @@ def tie_summary(
             hit = mixed & (b.rank_first <= k) & (b.rank_last > k)
         else:
             hit = mixed & (b.rank_first <= k)
-        n = int(np.unique(b.topic_first[hit]).size)
+        n = int(unique(b.topic_first[hit]).size)
         out.append((label, n, b.p.n_topics, _range(p, run, m, conv) if ranges and n else None))
     return out
 

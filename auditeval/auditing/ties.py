@@ -48,6 +48,7 @@ from auditeval.engine import (
     subset,
     tied_blocks,
 )
+from auditeval.vocab.arrays import unique
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Run
@@ -145,7 +146,7 @@ def envelope(p: Prepared, run: Run, m: Measure, conv: Convention, samples: int =
     base = np.asarray(measure_on(p, m2, c2)[0], dtype=np.float64)
     b = tied_blocks(p, run, c2.sim)
     moving = _moving(p, b, m2, c2)
-    mixed_topics = np.unique(p.row_topic[moving[b.block]]) if len(b.block) else np.zeros(0, np.int64)
+    mixed_topics = unique(p.row_topic[moving[b.block]]) if len(b.block) else np.zeros(0, np.int64)
     lo, hi, ex = base.copy(), base.copy(), base.copy()
     log_orders = np.zeros(p.n_topics)
     method = "exact" if exact_envelope(m2) else f"sampled (seed {seed}, {samples} orderings)"
@@ -172,8 +173,9 @@ def envelope(p: Prepared, run: Run, m: Measure, conv: Convention, samples: int =
             ex[mixed_topics] = _expected(sub, blk, b, rows, m2, c2, vhi)
         else:
             ex[mixed_topics] = samples_vals.mean(0)
-        sizes = b.size[np.unique(blk)][moving[np.unique(blk)]]
-        owners = sub.row_topic[np.searchsorted(blk, np.unique(blk)[moving[np.unique(blk)]])]
+        ublk = unique(blk)
+        sizes = b.size[ublk][moving[ublk]]
+        owners = sub.row_topic[np.searchsorted(blk, ublk[moving[ublk]])]
         from scipy.special import gammaln
 
         np.add.at(log_orders, mixed_topics[owners], gammaln(sizes + 1) / math.log(10))

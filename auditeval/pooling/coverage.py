@@ -22,6 +22,7 @@ import pyarrow as pa
 from auditeval.engine import measure_on
 from auditeval.pooling.pools import Pools, build_pools
 from auditeval.pooling.rankings import Engine, in_sorted, variant_of
+from auditeval.vocab.arrays import unique
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
@@ -41,7 +42,7 @@ def judged_keys(pools: Pools, qrels: Qrels | None, conv: Convention, extra: Sequ
         parts.append(pools.space.encode(topics, docs))
     if not parts:
         return np.zeros(0, np.int64)
-    k = np.unique(np.concatenate(parts))
+    k = unique(np.concatenate(parts))
     return k[k >= 0]
 
 

@@ -39,6 +39,7 @@ from auditeval.pooling.labels import Judged, QrelsKeys, judge_runs, relabel
 from auditeval.pooling.pools import build_pools, random_orders
 from auditeval.pooling.rankings import Engine, in_sorted, variant_of
 from auditeval.results.subset import QrelsChange, pool_what
+from auditeval.vocab.arrays import unique
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
@@ -258,12 +259,12 @@ def _emptied_note(judged: list[Judged], q: QrelsKeys, q_set: np.ndarray, e_set: 
         return []
     j = judged[0]
     valid = np.flatnonzero(j.q_pos >= 0)
-    topics_with_qrels = np.unique(j.q_pos[valid])
+    topics_with_qrels = unique(j.q_pos[valid])
     # step at which each topic gets its first judgment, per order: min over the system sets of
     # its pooled entries (distinct (topic, set) pairs: few, whatever the number of entries)
     n_sets = e_set.shape[1]
     pooled = valid[q_set[valid] >= 0]
-    u = np.unique(j.q_pos[pooled] * n_sets + q_set[pooled])
+    u = unique(j.q_pos[pooled] * n_sets + q_set[pooled])
     ut, us = u // n_sets, u % n_sets
     first = np.full((e_set.shape[0], len(topics_with_qrels)), n + 1, np.int64)
     if len(u):

@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditeval.pooling.rankings import Engine, KeySpace, pool_convention, pool_variant
+from auditeval.vocab.arrays import unique
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.model import Qrels, Run
 
@@ -52,7 +53,7 @@ class Pools:
     @cached_property
     def keys(self) -> np.ndarray:
         """The pool: sorted unique keys of every contribution."""
-        return np.unique(np.concatenate(self.contrib)) if self.contrib else np.zeros(0, np.int64)
+        return unique(np.concatenate(self.contrib)) if self.contrib else np.zeros(0, np.int64)
 
     @cached_property
     def system_sets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -180,7 +181,7 @@ def build_pools(
     for p, d in zip(preps, docs, strict=True):
         tmap = space.topic_codes([str(t) for t in p.topics])
         keys = space.keys(tmap[p.row_topic], space.doc_codes(d))
-        contrib.append(np.unique(keys))
+        contrib.append(unique(keys))
         per_topic = np.zeros(len(space.topics), np.int64)
         per_topic[tmap] = p.num_ret
         rows.append(per_topic)

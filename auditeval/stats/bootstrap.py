@@ -34,6 +34,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from auditeval.stats.rng import blocks, generator
+from auditeval.vocab.arrays import unique
 
 GATHER_LIMIT = 1 << 22
 """Largest systems x trials x topics block gathered at once (32 MB of float64)."""
@@ -66,7 +67,7 @@ def resamples(rng: np.random.Generator, n_topics: int, trials: int,
         for _, c in blocks(trials):
             yield rng.integers(0, n_topics, size=(c, n_topics))
         return
-    groups = [np.flatnonzero(strata == g) for g in np.unique(strata)]
+    groups = [np.flatnonzero(strata == g) for g in unique(strata)]
     for _, c in blocks(trials):
         yield np.concatenate([g[rng.integers(0, g.size, size=(c, g.size))] for g in groups], axis=1)
 

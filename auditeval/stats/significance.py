@@ -33,6 +33,7 @@ import numpy as np
 from scipy import special
 
 from auditeval.stats.rng import blocks, generator
+from auditeval.vocab.arrays import unique
 
 EXACT_MAX = 20
 TIE_TOL = 1e-12
@@ -141,7 +142,7 @@ def wilcoxon(diffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if nz.size <= EXACT_MAX:
             p[k] = randomization_exact((r * np.sign(nz))[None])[0]
             continue
-        ties = np.unique(np.abs(nz)).size < nz.size
+        ties = unique(np.abs(nz)).size < nz.size
         method = "exact" if not ties and nz.size <= 50 else "asymptotic"
         from scipy import stats as sps  # imported here: a second of start-up, rarely needed
 

@@ -28,6 +28,7 @@ import numpy as np
 from scipy.special import gammaln, nctdtr, stdtrit
 
 from auditeval.stats.rng import blocks, generator
+from auditeval.vocab.arrays import unique
 
 MAX_TOPICS = 100_000
 
@@ -118,7 +119,7 @@ def subset_curve(scores: np.ndarray, trials: int = 1000, seed: int = 0, label: s
     first = min(smallest, n_top)
     sizes = np.arange(first, n_top + 1)
     if points and sizes.size > points:
-        sizes = np.unique(np.linspace(first, n_top, points).round().astype(np.int64))
+        sizes = unique(np.linspace(first, n_top, points).round().astype(np.int64))
     twice = np.zeros(sizes.size, dtype=np.int64)
     rng = generator(seed, "subsets", *((label,) if label else ()))
     base = np.arange(n_top)
