@@ -98,6 +98,20 @@ def test_the_drop_in_loads_only_what_it_uses(tmp_path, flags):
     assert sorted(m for m in loaded if m == "numpy.ma" or m.startswith("numpy.ma.")) == []
 
 
+EVAL_HEAVY = ("ir_measures", "rich", "matplotlib", "scipy", "yaml", "pytrec_eval", "ranx", "auditeval.adapters",
+              "auditeval.auditing.core", "auditeval.render.eval_text", "auditeval.stats", "auditeval.verify",
+              "auditeval.pooling", "auditeval.integrations.ir_measures_provider")
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "json"])
+def test_eval_tsv_and_json_load_no_audit_adapter_rich_or_scipy(tmp_path, fmt):
+    done, loaded = _modules_after(["eval", "examples/qrels.txt", "examples/bm25.txt", "--format", fmt], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "AP|" in done.stdout and "tied scores" in done.stderr  # it evaluated, with the tie note
+    heavy = sorted(m for m in loaded if m.split(".")[0] in EVAL_HEAVY or m.startswith(EVAL_HEAVY))
+    assert heavy == []
+
+
 def test_import_auditeval_loads_no_engine_or_reference_tool():
     code = "import sys, auditeval; print(' '.join(sorted(m for m in sys.modules if m.startswith(('auditeval', 'pandas', 'ir_measures', 'pyarrow')))))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -10,7 +10,20 @@ The public call is ``auditeval.audit(qrels, runs, ...)`` (:func:`.core.audit`).
 
 from __future__ import annotations
 
-from auditeval.auditing.core import DEFAULT_MEASURES, audit
-from auditeval.results.audit import AuditReport
+from typing import Any
+
+# loaded on first use (PEP 562): eval's tie note imports auditing.tie_note, which must not bring
+# the audit's core, its reference adapters and their planning along (issue 17)
+_LAZY = {"DEFAULT_MEASURES": "auditeval.auditing.core", "audit": "auditeval.auditing.core",
+         "AuditReport": "auditeval.results.audit"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'auditeval.auditing' has no attribute {name!r}")
+
 
 __all__ = ["DEFAULT_MEASURES", "AuditReport", "audit"]

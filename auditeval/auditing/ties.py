@@ -176,9 +176,8 @@ def envelope(p: Prepared, run: Run, m: Measure, conv: Convention, samples: int =
         ublk = unique(blk)
         sizes = b.size[ublk][moving[ublk]]
         owners = sub.row_topic[np.searchsorted(blk, ublk[moving[ublk]])]
-        from scipy.special import gammaln
-
-        np.add.at(log_orders, mixed_topics[owners], gammaln(sizes + 1) / math.log(10))
+        # log10(size!) per block
+        np.add.at(log_orders, mixed_topics[owners], _lgamma(sizes + 1.0) / math.log(10))
     floor = c2.gm_floor
     a_val = aggregate(base, d.agg, floor)
     a_lo, a_hi = aggregate(lo, d.agg, floor), aggregate(hi, d.agg, floor)
@@ -262,10 +261,17 @@ def _best(sub: Prepared, blk: np.ndarray) -> Prepared:
     return reorder(sub, blk, -sub.grade)
 
 
-def _lcomb(n: np.ndarray, k: np.ndarray) -> np.ndarray:
-    from scipy.special import gammaln
+def _lgamma(x: np.ndarray) -> np.ndarray:
+    """``log Gamma(x)`` elementwise by C's ``lgamma`` (``math.lgamma``), as
+    ``scipy.special.gammaln`` gives it, without that import (~100 ms that eval's tie note
+    would pay on every call); the arrays here hold one entry per tied block or position."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.array([math.lgamma(v) for v in x.ravel().tolist()], dtype=np.float64).reshape(x.shape)
 
-    return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+
+def _lcomb(n: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """``log C(n, k)``."""
+    return _lgamma(n + 1) - _lgamma(k + 1) - _lgamma(n - k + 1)
 
 
 def variant_of(m: Measure, conv: Convention) -> str:

@@ -84,10 +84,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from auditeval.cli.common import backend, task_progress
     from auditeval.execution.tasks import eval_parts
     from auditeval.io import qrels_from, run_from
-    from auditeval.render import RENDERERS
-    from auditeval.render.eval_text import detect_width, write_topic_header, write_topic_lines
+    from auditeval.render import renderer as render_for
     from auditeval.render.progress import Steps
-    from auditeval.render.textgrid import wrap
     from auditeval.results.parts import labels_of, renamed
     from auditeval.results.values import Refusal, ResultSet
     from auditeval.vocab.conventions import resolve
@@ -104,7 +102,12 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     profiles = args.profiles or [DEFAULT_PROFILE]
     convs = [resolve(p, args.settings) for p in profiles]
     names = [profile_label(p, args.settings) for p in profiles]
-    width = args.width or detect_width(out)
+    if args.format == "text":  # the text view alone draws with rich (tsv and json load none of it)
+        from auditeval.render.eval_text import write_topic_header, write_topic_lines
+        from auditeval.render.textgrid import wrap
+        from auditeval.render.width import detect_width
+
+        width = args.width or detect_width(out)
     streaming = args.format == "text" and args.per_topic
     alone = len(profiles) == 1 and len(args.runs) == 1  # a refusal is the command's error, as ever
     with backend(args) as be, Steps(out, 1 + len(args.runs), "reading qrels") as steps:
@@ -152,7 +155,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
     if streaming and widths is not None:
         out.write("\n")
-    renderer = RENDERERS[args.format]
+    renderer = render_for(args.format)
     if args.format == "text":
         renderer(results, out, per_topic=args.per_topic, width=width, matrix=args.matrix, variants=args.variants, topic_lines=False)
         for x in refusals:  # also where a redirected stdout would hide it

@@ -147,7 +147,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     out, err = control_safe(out), control_safe(err)
     chosen = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser([chosen] if chosen else []).parse_args(argv)  # only the chosen command is built
-    from auditeval.render.eval_text import WIDTH
+    from auditeval.render.width import WIDTH
 
     token = WIDTH.set(getattr(args, "width", None))  # every text view of this command reads it
     try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auditeval.api import evaluate, sweep_setup
 from auditeval.auditing.tie_note import tie_summary
@@ -24,11 +24,13 @@ from auditeval.execution.backends import Backend, Progress
 from auditeval.io import run_from
 from auditeval.results.parts import RunHeader, labels_of, merged
 from auditeval.results.values import ResultSet
-from auditeval.verify.claims import Claim, Verdict, verify_claim
 from auditeval.vocab.conventions import resolve
 from auditeval.vocab.errors import EvaluationError
 from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.variant import parse_measure
+
+if TYPE_CHECKING:  # verify loads with verify --table only
+    from auditeval.verify.claims import Claim, Verdict
 
 RunSource = str | Run
 """A task's run: a path, or the run itself (standard input, a DataFrame, a dict)."""
@@ -158,6 +160,8 @@ class ClaimsShared:
 def verify_run(shared: ClaimsShared, item: tuple[RunSource, list[Claim]]) -> list[Verdict]:
     """Every claim of one run (``verify --table``): :func:`auditeval.verify.claims.verify_claim`
     in the table's order, one staged run (cache) shared by the run's claims."""
+    from auditeval.verify.claims import verify_claim
+
     src, claims = item
     run = _read(src)
     cache: dict = {}

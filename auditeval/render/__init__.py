@@ -1,11 +1,28 @@
-"""Renderers: one :class:`~auditeval.results.values.ResultSet` in, text / TSV / JSON out."""
+"""Renderers: one :class:`~auditeval.results.values.ResultSet` in, text / TSV / JSON out.
+
+Each format's module loads on first use (PEP 562): ``eval --format tsv`` never imports rich,
+which only the text view draws with (issue 17: a command loads only what it uses).
+"""
 
 from __future__ import annotations
 
-from auditeval.render.eval_json import render_json
-from auditeval.render.eval_text import render_text
-from auditeval.render.eval_tsv import render_tsv
+from importlib import import_module
+from typing import Any
 
-RENDERERS = {"text": render_text, "tsv": render_tsv, "json": render_json}
+_MODULES = {"text": "eval_text", "tsv": "eval_tsv", "json": "eval_json"}
 
-__all__ = ["RENDERERS", "render_json", "render_text", "render_tsv"]
+
+def renderer(fmt: str) -> Any:
+    """The ``render_<fmt>`` function of the eval views (``text``, ``tsv``, ``json``)."""
+    return getattr(import_module(f"auditeval.render.{_MODULES[fmt]}"), f"render_{fmt}")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RENDERERS":
+        return {fmt: renderer(fmt) for fmt in _MODULES}
+    if name.startswith("render_") and name[7:] in _MODULES:
+        return renderer(name[7:])
+    raise AttributeError(f"module 'auditeval.render' has no attribute {name!r}")
+
+
+__all__ = ["RENDERERS", "render_json", "render_text", "render_tsv", "renderer"]

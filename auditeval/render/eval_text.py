@@ -13,9 +13,7 @@ written block by block (:func:`write_topic_lines`), so 35,000 of them take milli
 from __future__ import annotations
 
 import io
-import os
 from collections.abc import Sequence
-from contextvars import ContextVar
 from typing import TextIO
 
 from rich import box
@@ -34,33 +32,9 @@ from auditeval.render.common import (
 )
 from auditeval.render.terminal import console, write_trusted
 from auditeval.render.textgrid import wrap, wrap_variant
+from auditeval.render.width import DEFAULT_WIDTH, WIDTH, detect_width  # noqa: F401 (re-exported)
 from auditeval.results.values import ResultSet, Value, variant_text
 from auditeval.vocab.conventions import AXIS_ORDER
-
-DEFAULT_WIDTH = 100  # when the output is not a terminal and COLUMNS is unset
-
-
-WIDTH: ContextVar[int | None] = ContextVar("auditeval_width", default=None)
-"""The command's ``--width`` (set by :func:`auditeval.cli.main.main` while a command runs)."""
-
-
-def detect_width(out: TextIO) -> int:
-    """``--width`` when given, else the terminal's width when ``out`` is one, else ``$COLUMNS``,
-    else 100 (kept in 40..400)."""
-    if WIDTH.get() is not None:
-        return max(40, min(400, int(WIDTH.get())))
-    width = None
-    try:
-        if out.isatty():
-            width = os.get_terminal_size(out.fileno()).columns
-    except (AttributeError, OSError, ValueError):
-        width = None
-    if width is None:
-        try:
-            width = int(os.environ.get("COLUMNS", ""))
-        except ValueError:
-            width = DEFAULT_WIDTH
-    return max(40, min(400, width))
 
 
 def _is_tty(out: TextIO) -> bool:

@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import codecs
 import re
+from functools import cache
 from typing import Any, TextIO
-
-from rich.console import Console
-from rich.segment import Segment
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -106,18 +104,34 @@ def write_trusted(out: TextIO, text: str) -> None:
     (out.write_trusted if isinstance(out, ControlSafeStream) else out.write)(text)
 
 
-class SafeConsole(Console):
-    """A rich console whose rendered text has control characters escaped; rich's own styles
-    (colour codes) and control segments (cursor moves of a live display) are kept."""
+@cache
+def _safe_console_class() -> type:
+    """:class:`SafeConsole`, made on first use: rich loads only when a console is drawn (every
+    command's streams pass through this module; ``eval --format tsv`` draws none)."""
+    from rich.console import Console
+    from rich.segment import Segment
 
-    def _render_buffer(self, buffer: Any) -> str:
-        return super()._render_buffer(
-            seg if seg.control else Segment(escape_controls(seg.text), seg.style, seg.control) for seg in buffer
-        )
+    class SafeConsole(Console):
+        """A rich console whose rendered text has control characters escaped; rich's own styles
+        (colour codes) and control segments (cursor moves of a live display) are kept."""
+
+        def _render_buffer(self, buffer: Any) -> str:
+            return super()._render_buffer(
+                seg if seg.control else Segment(escape_controls(seg.text), seg.style, seg.control) for seg in buffer
+            )
+
+    return SafeConsole
 
 
-def console(file: TextIO, **kwargs: Any) -> SafeConsole:
-    """A :class:`SafeConsole` writing to ``file`` (past a :class:`ControlSafeStream`'s escaping:
-    the console escapes the data itself and keeps its colour codes)."""
+def __getattr__(name: str) -> Any:
+    if name == "SafeConsole":
+        return _safe_console_class()
+    raise AttributeError(f"module 'auditeval.render.terminal' has no attribute {name!r}")
+
+
+def console(file: TextIO, **kwargs: Any) -> Any:
+    """A ``SafeConsole`` (a rich ``Console`` escaping the data's control characters) writing to
+    ``file`` (past a :class:`ControlSafeStream`'s escaping: the console escapes the data itself
+    and keeps its colour codes)."""
     target = file.raw if isinstance(file, ControlSafeStream) else file
-    return SafeConsole(file=target, **kwargs)
+    return _safe_console_class()(file=target, **kwargs)
