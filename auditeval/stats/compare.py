@@ -239,9 +239,11 @@ def _swaps(handle, obs: np.ndarray, trials: int, backend=None, measure: str = ""
     return bs.swap_from_counts(np.concatenate(parts), trials)
 
 
-PAIR_BLOCK = 2048
+PAIR_BLOCK = 512
 """Pairs per task (:func:`pair_block`): a fixed constant, so the blocks never depend on the
-backend or the number of workers."""
+backend or the number of workers (a pair's numbers do not depend on its block). 512 rather than
+2,048: 1.5 instead of 2.3 CPU ms a pair at 10,000 trials (a block's (P, trials) arrays are a
+quarter the size), a quarter of the memory, and 4,950 pairs make 10 tasks instead of 3."""
 
 
 @dataclass(frozen=True)
