@@ -55,7 +55,10 @@ class _Kept(Backend):
     def share(self, value):
         return self.pool.share(value)
 
+    seen: list[tuple[str, int]] = []  # (task function, items) of every map, for the tests to check
+
     def map(self, fn, shared, items, labels=None, progress=None):
+        _Kept.seen.append((fn.__name__, len(items)))
         return self.pool.map(fn, shared, items, labels, progress)
 
 
@@ -156,6 +159,51 @@ def test_compare_same_bytes_over_many_pair_blocks(backends, robust, fmt, monkeyp
     assert code == 0
     monkeypatch.setattr(sc, "PAIR_BLOCK", 2)  # 3 blocks of the 3 pairs of 3 paired runs (bm25 shares no topic)
     assert _same_everywhere(backends, *args) == whole
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    """25 topics (more than the exact randomization test's 20: sampled sign flips) and four runs
+    of 30 random documents per topic, 0-2 grades."""
+    d = tmp_path_factory.mktemp("synthetic")
+    rng = np.random.default_rng(18)
+    topics = [f"T{k:02d}" for k in range(25)]
+    (d / "qrels.txt").write_text("".join(f"{t} 0 D{j} {int(rng.integers(0, 3))}\n" for t in topics for j in range(30)))
+    runs = []
+    for r in range(4):
+        lines = [f"{t} Q0 D{j} {k + 1} {30 - k} run{r}\n" for t in topics
+                 for k, j in enumerate(rng.permutation(30)[:20])]
+        (d / f"run{r}.txt").write_text("".join(lines))
+        runs.append(str(d / f"run{r}.txt"))
+    return str(d / "qrels.txt"), runs
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_compare_same_bytes_over_many_resample_swap_and_subset_blocks(backends, synthetic, fmt, monkeypatch,
+                                                                       tmp_path):
+    """Bootstrap and sign-flip blocks, swap-matrix rows and subset-curve blocks travel too, several
+    each: ``CHUNK`` is cut to 64 trials in this process only (it names the draws, so the in-process
+    reference is made with it; the workers never draw, so they never read it), the swap rows to 1
+    system, the subset blocks to 2 pairs, the pair blocks to 2 pairs."""
+    import auditeval.stats.bootstrap as bs
+    import auditeval.stats.compare as sc
+    import auditeval.stats.rng as rng
+    import auditeval.stats.topicset as ts
+
+    qrels, runs = synthetic
+    strata = tmp_path / "strata.csv"
+    strata.write_text("".join(f"T{k:02d},{'ab'[k % 2]}\n" for k in range(25)))
+    args = ("compare", qrels, *runs, "-m", "AP P@10", "--trials", "301", "--strata", str(strata), "--format", fmt)
+    monkeypatch.setattr(rng, "CHUNK", 64)  # 5 blocks of 301 trials; the subset curve's 1000: 16
+    code, whole, _ = run_cli(*args)  # in process, the default blocks of systems and pairs
+    assert code == 0
+    monkeypatch.setattr(bs, "SWAP_ROWS", 1)
+    monkeypatch.setattr(ts, "SUBSET_PAIRS", 2)
+    monkeypatch.setattr(sc, "PAIR_BLOCK", 2)
+    _Kept.seen.clear()
+    assert _same_everywhere(backends, *args) == whole
+    per_measure = [("resample_block", 10), ("swap_task", 4), ("pair_block", 3), ("subset_block", 16 * 3)]
+    assert _Kept.seen[-8:] == per_measure * 2
 
 
 def test_compare_pairs_are_hand_checkable(backends, robust):

@@ -234,3 +234,112 @@ def test_compare_full_topic_sets_carry_no_subset_marker(tmp_path):
     m = json.loads(out)["measures"][0]
     assert "subset=" not in m["variant"] and m["variant"] == m["variant_full"] and m["subset"]["dropped"] == []
     assert all(s["variant"] == m["variant"] and s["mean"] == s["mean_full"] for s in m["systems"])
+
+
+# ----------------------------------------------------------------------------- blocks on a backend
+def _old_replicate_means(x, trials, rng, strata=None):
+    """The serial code before the blocks became tasks: one gather per block of trials."""
+    from auditeval.stats import bootstrap as bs
+    from auditeval.stats.rng import blocks
+
+    out = np.empty((x.shape[0], trials))
+    for (start, c), idx in zip(blocks(trials), bs.resamples(rng, x.shape[1], trials, strata), strict=True):
+        out[:, start:start + c] = x[:, idx].mean(axis=-1)
+    return out
+
+
+def _old_signed_sums(x, trials, rng):
+    from auditeval.stats.rng import blocks
+
+    n_top = x.shape[1]
+    both = np.concatenate([x, -x], axis=1)
+    out = np.empty((x.shape[0], trials))
+    for start, c in blocks(trials):
+        out[:, start:start + c] = both[:, np.arange(n_top) + n_top * rng.integers(0, 2, size=(c, n_top))].sum(-1)
+    return out
+
+
+def _old_swap_matrix(observed, reps):
+    from auditeval.stats import bootstrap as bs
+    from auditeval.stats.rng import blocks
+
+    twice = np.zeros((reps.shape[0],) * 2, dtype=np.int64)
+    d0 = observed[:, None] - observed[None, :]
+    for start, c in blocks(reps.shape[1]):
+        r = reps[:, start:start + c]
+        twice += bs.reversal_counts(d0, r[:, None, :] - r[None, :, :])
+    out = twice / (2.0 * reps.shape[1])
+    np.fill_diagonal(out, 0.0)
+    return out
+
+
+def _old_subset_twice(x, trials, seed, label, points):
+    from auditeval.stats import topicset
+    from auditeval.stats.rng import blocks, generator
+
+    plan = topicset.subset_plan(x, 10, points)
+    i, j, full, sizes = plan.i, plan.j, plan.full, plan.sizes
+    twice = np.zeros(sizes.size, dtype=np.int64)
+    rng = generator(seed, "subsets", label)
+    for _, c in blocks(trials):
+        perm = rng.permuted(np.broadcast_to(np.arange(x.shape[1]), (c, x.shape[1])), axis=1)
+        pre = np.cumsum(x[:, perm], axis=-1)[:, :, sizes - 1]
+        d = pre[i] - pre[j]
+        twice += np.where((full > 0)[:, None, None], d > 0, d < 0).sum(axis=(0, 1)) * 2 + (d == 0).sum(axis=(0, 1))
+    return twice / (2.0 * trials * max(1, i.size))
+
+
+class _Pickling:
+    """A backend whose tasks see only pickled copies (shared data and items), in item order."""
+
+    def __init__(self):
+        self.maps = []
+
+    def share(self, value):
+        import pickle
+
+        return pickle.loads(pickle.dumps(value))
+
+    def map(self, fn, shared, items, labels=None):
+        import pickle
+
+        self.maps.append((fn.__name__, len(items)))
+        for k in range(len(items)):
+            yield fn(shared, pickle.loads(pickle.dumps(items[k])))
+
+
+@pytest.mark.parametrize("stratified", [False, True])
+def test_resample_swap_and_subset_blocks_reproduce_the_serial_results(stratified, monkeypatch):
+    """The block functions, in process and on a (pickling) backend, give the old serial code's
+    arrays exactly, for an odd trial count (5,001: two full blocks of CHUNK and one of 905),
+    with strata, with the swap rows, subset pairs and the subset gather bound cut small."""
+    from auditeval.stats import bootstrap as bs
+    from auditeval.stats import compare as sc
+    from auditeval.stats import significance, topicset
+    from auditeval.stats.rng import generator
+
+    rng = np.random.default_rng(11)
+    x = rng.random((9, 33)) ** 3
+    x[4] = x[2]  # a tied pair: reversal rate 0.5, left out of the subset curve
+    codes = (np.arange(33) % 4 == 0).astype(np.int64) if stratified else None
+    trials, seed, variant = 5001, 5, "AP|v"
+    reps = _old_replicate_means(x, trials, generator(seed, "bootstrap", variant), codes)
+    sums = _old_signed_sums(x, trials, generator(seed, "randomization", variant))
+    swaps = _old_swap_matrix(x.mean(1), reps)
+    curve = _old_subset_twice(x, 2100, seed, variant, 7)
+    assert np.array_equal(bs.replicate_means(x, trials, generator(seed, "bootstrap", variant), codes), reps)
+    assert np.array_equal(significance.signed_sums(x, trials, generator(seed, "randomization", variant)), sums)
+    assert np.array_equal(bs.swap_matrix(x.mean(1), reps), swaps)
+    monkeypatch.setattr(topicset, "GATHER_LIMIT", 5000)  # several prefix-sum gathers and pair chunks per block
+    monkeypatch.setattr(bs, "SWAP_ROWS", 2)
+    monkeypatch.setattr(topicset, "SUBSET_PAIRS", 5)
+    s = sc.Settings(trials=trials, seed=seed)
+    for backend in (None, _Pickling()):
+        got_reps, got_sums = sc.resample(x, s, variant, codes, True, backend, "AP")
+        assert np.array_equal(got_reps, reps) and np.array_equal(got_sums, sums)
+        shared = sc.PairShared(x, reps, sums, 0.95)
+        assert np.array_equal(sc._swaps(shared, x.mean(1), trials, backend, "AP"), swaps)
+        c = topicset.subset_curve(x, 2100, seed, variant, points=7, backend=backend)
+        assert np.array_equal(c.agreement, curve)
+    assert backend.maps == [("resample_block", 6), ("swap_task", 5), ("subset_block", 2 * 7)]
+    assert sc.resample(x, s, variant, codes, False)[1] is None

@@ -89,7 +89,7 @@ def compare_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--floor", type=float, default=0.1, help="diagnostics: hard topic below this median (0.1)")
     p.add_argument("--near", type=float, default=0.01, help="diagnostics: 'near 0 or 1' tolerance (0.01)")
     p.add_argument("--format", choices=("text", "markdown", "json", "latex"), default="text", help="output format (default text)")
-    add_execution(p, "run, then one per block of 2048 pairs")
+    add_execution(p, "run, then one per block of 2048 trials, 16 swap-matrix rows, 512 pairs or 1024 subset-curve pairs")
     p.add_argument("--plot", metavar="FILE", help="write rank intervals and per-topic differences (.png/.svg)")
 
 

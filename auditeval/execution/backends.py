@@ -5,7 +5,8 @@ One seam for every command that maps work over runs, pairs or orders
 (by item index, never by completion order), so every output is the same bytes for
 ``--jobs 1``, ``--jobs N`` and ``--scheduler ADDRESS``; the task functions are the ones the
 serial path calls (:mod:`auditeval.execution.tasks`), so the values are identical by
-construction (random draws come from streams named per block, :mod:`auditeval.stats.rng`).
+construction (every random draw is made in the command's process, from streams named by what
+they resample, :mod:`auditeval.stats.rng`; tasks receive the drawn blocks).
 
 * :class:`InProcess` (``--jobs 1``, the default): a plain loop, no pool, no pickling.
 * :class:`LocalPool` (``--jobs N`` / ``auto`` = the machine's cores): a

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from auditeval.stats.rng import blocks, generator
+from auditeval.stats.rng import CHUNK, blocks, generator
 from auditeval.vocab.arrays import unique
 
 GATHER_LIMIT = 1 << 22
@@ -72,6 +72,19 @@ def resamples(rng: np.random.Generator, n_topics: int, trials: int,
         yield np.concatenate([g[rng.integers(0, g.size, size=(c, g.size))] for g in groups], axis=1)
 
 
+def replicate_block(scores: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``(S, c)``: each system's mean on each of the ``c`` resamples ``idx`` ``(c, T)`` (one block
+    of :func:`resamples`); ``scores`` C-contiguous float64. A task function (``shared, item``):
+    :mod:`auditeval.stats.compare` runs the blocks on a backend, the draws made in the parent."""
+    n_sys, n_top = scores.shape
+    c = idx.shape[0]
+    out = np.empty((n_sys, c))
+    step = max(1, GATHER_LIMIT // max(1, c * n_top))
+    for s in range(0, n_sys, step):  # bounds memory (the steps as they always were: numpy sums a
+        out[s:s + step] = scores[s:s + step, idx].mean(axis=-1)  # one-system gather in another order)
+    return out
+
+
 def replicate_means(scores: np.ndarray, trials: int, rng: np.random.Generator,
                     strata: np.ndarray | None = None) -> np.ndarray:
     """``(S, trials)``: each system's mean on each resample (the same resample for all)."""
@@ -79,9 +92,7 @@ def replicate_means(scores: np.ndarray, trials: int, rng: np.random.Generator,
     n_sys, n_top = scores.shape
     out = np.empty((n_sys, trials))
     for (start, c), idx in zip(blocks(trials), resamples(rng, n_top, trials, strata), strict=True):
-        step = max(1, GATHER_LIMIT // max(1, c * n_top))
-        for s in range(0, n_sys, step):  # bounds memory; no effect on the values
-            out[s:s + step, start:start + c] = scores[s:s + step, idx].mean(axis=-1)
+        out[:, start:start + c] = replicate_block(scores, idx)
     return out
 
 
@@ -93,17 +104,45 @@ def reversal_counts(observed: np.ndarray, replicates: np.ndarray) -> np.ndarray:
     return np.where(observed == 0, trials, twice)
 
 
-def swap_matrix(observed: np.ndarray, replicates: np.ndarray) -> np.ndarray:
-    """``(S, S)`` reversal rates of every pair from per-system means; diagonal 0."""
+SWAP_ROWS = 16
+"""Systems (rows of the swap matrix) per :func:`swap_block`: a fixed constant."""
+
+
+def swap_block(replicates: np.ndarray, item: tuple[int, int, np.ndarray]) -> np.ndarray:
+    """Rows ``start:stop`` of twice the swap counts, ``(stop - start, S)`` int64: ``item`` is
+    ``(start, stop, observed)`` (``observed``: every system's full-sample mean). Integer
+    counts over the trial blocks, so rows and blocks add up exactly, in any grouping. A task
+    function (``shared, item``; ``shared``: the ``(S, B)`` replicate means)."""
+    start, stop, observed = item
     n_sys, trials = replicates.shape
-    twice = np.zeros((n_sys, n_sys), dtype=np.int64)
-    d0 = observed[:, None] - observed[None, :]
-    for start, c in blocks(trials):
-        r = replicates[:, start:start + c]
-        twice += reversal_counts(d0, r[:, None, :] - r[None, :, :])
+    twice = np.zeros((stop - start, n_sys), dtype=np.int64)
+    step = max(1, GATHER_LIMIT // max(1, n_sys * min(trials, CHUNK)))
+    for r0 in range(start, stop, step):
+        r1 = min(stop, r0 + step)
+        d0 = observed[r0:r1, None] - observed[None, :]
+        for b0, c in blocks(trials):  # bounds memory; no effect on the counts
+            r = replicates[:, b0:b0 + c]
+            twice[r0 - start:r1 - start] += reversal_counts(d0, r[r0:r1, None, :] - r[None, :, :])
+    return twice
+
+
+def swap_rows(n_sys: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` of each block of :data:`SWAP_ROWS` rows."""
+    return [(k, min(n_sys, k + SWAP_ROWS)) for k in range(0, n_sys, SWAP_ROWS)]
+
+
+def swap_from_counts(twice: np.ndarray, trials: int) -> np.ndarray:
+    """The swap matrix from twice its counts (every row block stacked); diagonal 0."""
     out = twice / (2.0 * trials)
     np.fill_diagonal(out, 0.0)
     return out
+
+
+def swap_matrix(observed: np.ndarray, replicates: np.ndarray) -> np.ndarray:
+    """``(S, S)`` reversal rates of every pair from per-system means; diagonal 0."""
+    n_sys, trials = replicates.shape
+    parts = [swap_block(replicates, (a, b, observed)) for a, b in swap_rows(n_sys)]
+    return swap_from_counts(np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.int64), trials)
 
 
 def swap_probabilities(scores: np.ndarray, trials: int = 1000, seed: int = 0) -> np.ndarray:

@@ -27,6 +27,7 @@ pair, so every pair of a comparison is tested in one array operation.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,20 +66,36 @@ def randomization_exact(diffs: np.ndarray, scale: np.ndarray | None = None) -> n
     return out
 
 
-def signed_sums(scores: np.ndarray, trials: int, rng: np.random.Generator) -> np.ndarray:
-    """``(S, trials)``: ``sum_t s_bt x_st`` for random flips ``s_b`` shared by all systems.
+def flips(rng: np.random.Generator, n_topics: int, trials: int) -> Iterator[np.ndarray]:
+    """Blocks of flip bits, ``(block, n_topics)`` int64 (1: the topic's sign flips), drawn in
+    order: ``rng.integers(0, 2, (block, n_topics))`` per block of :func:`~auditeval.stats.rng.blocks`."""
+    for _, c in blocks(trials):
+        yield rng.integers(0, 2, size=(c, n_topics))
 
-    Gathered from ``[x, -x]`` (index ``t + T * bit``) and summed pairwise over topics.
-    A pair's flip statistic is the difference of its two systems' rows.
+
+def flip_block(scores: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """``(S, c)``: ``sum_t s_bt x_st`` for the ``c`` flip vectors ``bits`` ``(c, T)`` (one block of
+    :func:`flips`); ``scores`` C-contiguous float64. Gathered from ``[x, -x]`` (index
+    ``t + T * bit``) and summed pairwise over topics. A task function (``shared, item``)."""
+    n_sys, n_top = scores.shape
+    both = np.concatenate([scores, -scores], axis=1)
+    idx = np.arange(n_top) + n_top * bits.astype(np.int64, copy=False)
+    # one gather of every system, as before the blocks were tasks: numpy sums a (1, c, T)
+    # gather in another order than a (k >= 2, c, T) one, so cutting it by systems could
+    # change the last bit
+    return both[:, idx].sum(axis=-1)
+
+
+def signed_sums(scores: np.ndarray, trials: int, rng: np.random.Generator) -> np.ndarray:
+    """``(S, trials)``: ``sum_t s_bt x_st`` for random flips ``s_b`` shared by all systems
+    (:func:`flip_block` over the blocks of :func:`flips`). A pair's flip statistic is the
+    difference of its two systems' rows.
     """
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     n_sys, n_top = scores.shape
-    both = np.concatenate([scores, -scores], axis=1)
     out = np.empty((n_sys, trials))
-    cols = np.arange(n_top)
-    for start, c in blocks(trials):
-        idx = cols + n_top * rng.integers(0, 2, size=(c, n_top))
-        out[:, start:start + c] = both[:, idx].sum(axis=-1)
+    for (start, c), bits in zip(blocks(trials), flips(rng, n_top, trials), strict=True):
+        out[:, start:start + c] = flip_block(scores, bits)
     return out
 
 

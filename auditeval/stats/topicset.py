@@ -22,12 +22,14 @@ From the variance ``sigma^2`` of the per-topic differences (``T - 1`` degrees of
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import gammaln, nctdtr, stdtrit
 
-from auditeval.stats.rng import blocks, generator
+from auditeval.stats.bootstrap import GATHER_LIMIT
+from auditeval.stats.rng import CHUNK, blocks, generator
 from auditeval.vocab.arrays import unique
 
 MAX_TOPICS = 100_000
@@ -103,13 +105,23 @@ class SubsetCurve:
     trials: int
 
 
-def subset_curve(scores: np.ndarray, trials: int = 1000, seed: int = 0, label: str = "",
-                 smallest: int = 10, points: int = 0) -> SubsetCurve:
-    """Order agreement on random topic subsets of sizes ``smallest .. T``.
+SUBSET_PAIRS = 1024
+"""Pairs per :func:`subset_block`: a fixed constant."""
 
-    Every size when ``points`` is 0, else about ``points`` evenly spaced sizes (always
-    including ``smallest`` and ``T``).
-    """
+
+@dataclass(frozen=True)
+class SubsetPlan:
+    """What every subset block reads: the scores, the pairs with a full-set order (``i``,
+    ``j``, the sign ``full`` of ``i`` minus ``j``) and the subset sizes."""
+
+    scores: np.ndarray  # (S, T) C-contiguous float64
+    i: np.ndarray
+    j: np.ndarray
+    full: np.ndarray
+    sizes: np.ndarray  # (K,)
+
+
+def subset_plan(scores: np.ndarray, smallest: int = 10, points: int = 0) -> SubsetPlan:
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     n_sys, n_top = scores.shape
     i, j = np.triu_indices(n_sys, k=1)
@@ -120,14 +132,60 @@ def subset_curve(scores: np.ndarray, trials: int = 1000, seed: int = 0, label: s
     sizes = np.arange(first, n_top + 1)
     if points and sizes.size > points:
         sizes = unique(np.linspace(first, n_top, points).round().astype(np.int64))
-    twice = np.zeros(sizes.size, dtype=np.int64)
-    rng = generator(seed, "subsets", *((label,) if label else ()))
-    base = np.arange(n_top)
+    return SubsetPlan(scores, i, j, full, sizes)
+
+
+def permutations(rng: np.random.Generator, n_topics: int, trials: int) -> Iterator[np.ndarray]:
+    """Blocks of topic permutations, ``(block, n_topics)``, drawn in order (``Generator.permuted``)."""
+    base = np.arange(n_topics)
     for _, c in blocks(trials):
-        perm = rng.permuted(np.broadcast_to(base, (c, n_top)), axis=1)
-        pre = np.cumsum(scores[:, perm], axis=-1)[:, :, sizes - 1]  # (S, c, K)
-        d = pre[i] - pre[j]  # (P, c, K)
-        same = np.where((full > 0)[:, None, None], d > 0, d < 0)
+        yield rng.permuted(np.broadcast_to(base, (c, n_topics)), axis=1)
+
+
+def subset_block(plan: SubsetPlan, item: tuple[np.ndarray, int, int]) -> np.ndarray:
+    """``(K,)`` int64: twice the (trial, pair) agreements per size for the permutations ``perm``
+    and the kept pairs ``start:stop`` (``item = (perm, start, stop)``). Integer counts, so
+    blocks of trials and of pairs add up exactly. A task function (``shared, item``)."""
+    perm, start, stop = item
+    x, sizes = plan.scores, plan.sizes
+    n_sys, n_top = x.shape
+    c = perm.shape[0]
+    pre = np.empty((n_sys, c, sizes.size))
+    step = max(1, GATHER_LIMIT // max(1, c * n_top))
+    for s in range(0, n_sys, step):  # bounds memory; no effect on the values (prefix sums along a row)
+        pre[s:s + step] = np.cumsum(x[s:s + step][:, perm], axis=-1)[:, :, sizes - 1]
+    twice = np.zeros(sizes.size, dtype=np.int64)
+    step = max(1, GATHER_LIMIT // max(1, c * sizes.size))
+    for p0 in range(start, stop, step):  # bounds memory; no effect on the counts
+        p1 = min(stop, p0 + step)
+        d = pre[plan.i[p0:p1]] - pre[plan.j[p0:p1]]  # (P, c, K)
+        same = np.where((plan.full[p0:p1] > 0)[:, None, None], d > 0, d < 0)
         twice += same.sum(axis=(0, 1)) * 2 + (d == 0).sum(axis=(0, 1))
-    denom = 2.0 * trials * max(1, i.size)
-    return SubsetCurve(sizes, twice / denom, int(i.size), trials)
+    return twice
+
+
+def subset_curve(scores: np.ndarray, trials: int = 1000, seed: int = 0, label: str = "",
+                 smallest: int = 10, points: int = 0, backend=None) -> SubsetCurve:  # noqa: ANN001
+    """Order agreement on random topic subsets of sizes ``smallest .. T``.
+
+    Every size when ``points`` is 0, else about ``points`` evenly spaced sizes (always
+    including ``smallest`` and ``T``). The permutations are drawn here, block after block;
+    :func:`subset_block` counts one block of them for :data:`SUBSET_PAIRS` pairs, on
+    ``backend`` when given (``share``/``map``, :mod:`auditeval.execution`), else in a loop.
+    """
+    plan = subset_plan(scores, smallest, points)
+    n_top = plan.scores.shape[1]
+    rng = generator(seed, "subsets", *((label,) if label else ()))
+    n_pairs = plan.i.size
+    spans = [(k, min(n_pairs, k + SUBSET_PAIRS)) for k in range(0, n_pairs, SUBSET_PAIRS)]
+    items = ((perm, a, b) for perm in permutations(rng, n_top, trials) for a, b in spans)
+    if backend is None or not spans:
+        parts = [subset_block(plan, it) for it in items]
+    else:
+        items = list(items)  # the permutations: trials x T, as the serial loop's one block of them
+        labels = [f"{label} subsets: trials {k // len(spans) * CHUNK + 1}-{k // len(spans) * CHUNK + perm.shape[0]}, "
+                  f"pairs {a + 1}-{b}" for k, (perm, a, b) in enumerate(items)]
+        parts = list(backend.map(subset_block, backend.share(plan), items, labels))
+    twice = np.sum(parts, axis=0, dtype=np.int64) if parts else np.zeros(plan.sizes.size, dtype=np.int64)
+    denom = 2.0 * trials * max(1, n_pairs)
+    return SubsetCurve(plan.sizes, twice / denom, int(n_pairs), trials)
