@@ -104,13 +104,18 @@ def _full(x: Any, fmt: str) -> Any:
 
 
 def departures(block: SweepBlock, res: SweepResult) -> list[str]:
-    """Per variant: the axes (``axis=value``) where it departs from the profile's variant."""
-    m = parse_measure(block.measure)
-    base = fold(m, res.base_for(next(k for k, b in res.blocks.items() if b is block)))[1]
+    """Per variant: the axes (``axis=value``) where it departs from the profile's variant.
+
+    Read from the variant strings the block holds (``MEASURE|axis=value|...``, the measure
+    folded): an ``axis=value`` part departs when it differs from the profile's own text for
+    that axis (a value and its canonical text determine each other, :meth:`Axis.format`).
+    Rebuilding each variant from its convention cost more than the rest of the text view."""
+    m2, base = fold(parse_measure(block.measure), res.base_for(next(k for k, b in res.blocks.items() if b is block)))
+    profile = {f"{a}={AXES[a].format(getattr(base, a))}" for a in AXES}
+    skip = len(str(m2)) + 1  # the measure and its '|'
     out = []
-    for conv in block.conventions:
-        v = Variant.of(m, conv)
-        diff = [f"{a}={AXES[a].format(x)}" for a, x in v.axes if x != getattr(base, a)]
+    for text in block.variants:
+        diff = [part for part in text[skip:].split("|") if part and part not in profile]
         out.append(" ".join(diff) if diff else "(the profile)")
     return out
 
