@@ -253,3 +253,54 @@ def test_the_profiles_own_variant_comes_first_in_every_view():
     base = resolve("trec_eval-9.0.8", None)
     vs = measure_variants(parse_measure("AP"), base, {"depth": [5, 10, "all"], "ties": ["rank", "docno-desc"]})
     assert vs[0] == (own, base) and len(vs) == 6
+
+
+def test_plan_resolved_once_matches_evaluate_on_every_run(shared: Path):
+    """The sweep resolves each (measure, convention) once in its plan and reuses the record on
+    every run: two runs, measures that share conventions (AP and AP(rel=2), which folds ``rel``),
+    a routed profile's per-measure bases (RR@10 goes to ir_measures' msmarco provider) and the
+    varied ``rel`` grid must still give, variant by variant, what ``evaluate`` gives; and a plan
+    that travelled to a worker (pickled) gives the same parts."""
+    import pickle
+
+    from auditeval.api import sweep_setup
+    from auditeval.engine import sweep_part, sweep_plan
+    from auditeval.engine.staged_run import resolve_variant
+    from auditeval.vocab.variant import Variant
+
+    q = ae.read_qrels(shared / "data/robust03/qrels.robust03.txt")
+    runs = [ae.read_run(shared / f"data/robust03/runs/input.{n}.gz") for n in ("MU03rob01", "InexpC2")]
+    measures = ["AP", "AP(rel=2)", "RR", "RR@10", "nDCG@10"]
+    profile = "ir_measures-0.4"
+    vary = {"ties": ["docno-desc", "docno-asc"], "rel": "all", "depth": [10, "all"], "unjudged": "all"}
+    res = ae.sweep(q, runs, measures, profile=profile, vary=vary)
+    assert res.base_for("RR@10") != res.convention  # routed
+    setup = sweep_setup(q, measures, profile, vary)
+    plan = sweep_plan(setup.parsed, setup.labels, setup.base, setup.values, setup.bases)
+    travelled = pickle.loads(pickle.dumps(plan))
+    for mi, m in enumerate(plan.measures):
+        for (text, conv), r in zip(plan.variants[mi], plan.resolved[mi], strict=True):
+            assert r == resolve_variant(m, conv) and str(r.variant) == text == str(Variant.of(m, conv))
+        assert travelled.resolved[mi] == plan.resolved[mi] and travelled.variants[mi] == plan.variants[mi]
+    for run in runs:
+        a, b = sweep_part(q, run, plan), sweep_part(q, run, travelled)
+        assert a.notes == b.notes and a.errors == b.errors
+        for row_a, row_b in zip(a.values, b.values, strict=True):
+            for x, y in zip(row_a, row_b, strict=True):
+                assert x.variant == y.variant and np.array_equal(x.values, y.values, equal_nan=True)
+    rng = random.Random(11)
+    for m in measures:
+        b = res.block(m)
+        assert len(set(b.variants)) == len(b.variants)
+        base = res.base_for(m)
+        for vi in rng.sample(range(len(b.variants)), 3):
+            conv = b.conventions[vi]
+            settings = [f"{a}={v}" for a, v in conv.as_dict().items() if v != getattr(base, a)]
+            for ri, run in enumerate(runs):
+                ev = ae.evaluate(q, run, [m], profile=profile, settings=settings)
+                agg = ev.get(m)
+                assert str(agg.variant) == b.variants[vi]
+                assert b.aggregates[vi, ri] == agg.value
+                per = {v.topic: v.value for v in ev.per_topic()}
+                got = {t: b.values[vi, ri, ti] for ti, t in enumerate(b.topics) if b.evaluated[vi, ri, ti]}
+                assert got == per

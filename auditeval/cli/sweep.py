@@ -26,6 +26,7 @@ from auditeval.vocab.variant import Variant, fold, parse_measure
 
 WIDTH = 100  # when the caller gives no width
 RUNS_PER_TABLE = 6
+BATCH = 8192  # lines per write of the TSV view
 
 
 def build_parser(p: argparse.ArgumentParser) -> None:
@@ -104,13 +105,18 @@ def _full(x: Any, fmt: str) -> Any:
 
 
 def departures(block: SweepBlock, res: SweepResult) -> list[str]:
-    """Per variant: the axes (``axis=value``) where it departs from the profile's variant."""
-    m = parse_measure(block.measure)
-    base = fold(m, res.base_for(next(k for k, b in res.blocks.items() if b is block)))[1]
+    """Per variant: the axes (``axis=value``) where it departs from the profile's variant.
+
+    Read from the variant strings the block holds (``MEASURE|axis=value|...``, the measure
+    folded): an ``axis=value`` part departs when it differs from the profile's own text for
+    that axis (a value and its canonical text determine each other, :meth:`Axis.format`).
+    Rebuilding each variant from its convention cost more than the rest of the text view."""
+    m2, base = fold(parse_measure(block.measure), res.base_for(next(k for k, b in res.blocks.items() if b is block)))
+    profile = {f"{a}={AXES[a].format(getattr(base, a))}" for a in AXES}
+    skip = len(str(m2)) + 1  # the measure and its '|'
     out = []
-    for conv in block.conventions:
-        v = Variant.of(m, conv)
-        diff = [f"{a}={AXES[a].format(x)}" for a, x in v.axes if x != getattr(base, a)]
+    for text in block.variants:
+        diff = [part for part in text[skip:].split("|") if part and part not in profile]
         out.append(" ".join(diff) if diff else "(the profile)")
     return out
 
@@ -119,8 +125,11 @@ def render_text(res: SweepResult, out: TextIO, width: int = WIDTH) -> None:
     """Per measure: its variant under the profile, then one row per variant naming the axes
     that depart from it, one column per run (``r1``, ``r2``, ... listed on top as ``r1=LABEL``), at most
     :data:`RUNS_PER_TABLE` runs side by side; every line fits ``width`` columns (prose breaks
-    at spaces, a variant string after a ``|``: :mod:`auditeval.render.textgrid`)."""
-    w = out.write
+    at spaces, a variant string after a ``|``: :mod:`auditeval.render.textgrid`). The text is
+    written at once (a write per row, each through the stream's escaping of control characters,
+    cost a fifth of the view)."""
+    text: list[str] = []
+    w = text.append
 
     def para(text: str) -> None:
         w("".join(line + "\n" for line in wrap(text, width, indent=2)))
@@ -153,6 +162,7 @@ def render_text(res: SweepResult, out: TextIO, width: int = WIDTH) -> None:
                 w("".join(f"{more}\n" for more in lines[1:]))
     for n in res.notes:
         para(f"note: {n}")
+    out.write("".join(text))
 
 
 def _cell(b: SweepBlock, vi: int, ri: int) -> str:
@@ -164,23 +174,35 @@ def _cell(b: SweepBlock, vi: int, ri: int) -> str:
 
 
 def _records(res: SweepResult, per_topic: bool):
+    """Per measure, variant and run (in that order): ``(run, label, variant, pairs)``, ``pairs``
+    the (topic, value) of each evaluated topic (``per_topic``), then ``("all", aggregate)``
+    where there is one; a group at a time, the values made Python objects at once."""
     for label, b in res.blocks.items():
+        topics = np.asarray(b.topics, dtype=object)
         for vi, variant in enumerate(b.variants):
             for ri, run in enumerate(b.runs):
+                pairs: list[tuple[str, Any]] = []
                 if per_topic:
-                    vals = b.values[vi, ri]
-                    for ti in np.flatnonzero(b.evaluated[vi, ri]):
-                        yield run, label, b.topics[ti], _full(vals[ti], b.fmt), variant
-                agg = b.aggregates[vi, ri]
+                    where = np.flatnonzero(b.evaluated[vi, ri])
+                    values = b.values[vi, ri, where].tolist()  # float64 -> Python floats: float(x) of each
+                    pairs = list(zip(topics[where].tolist(),
+                                     values if b.fmt == "float" else [_full(x, b.fmt) for x in values], strict=True))
                 if (vi, ri) not in b.errors and b.agg != "none":
-                    yield run, label, "all", _full(agg, b.fmt), variant
+                    pairs.append(("all", _full(b.aggregates[vi, ri], b.fmt)))
+                yield run, label, variant, pairs
 
 
 def render_tsv(res: SweepResult, out: TextIO, per_topic: bool = False) -> None:
-    out.write("run\tmeasure\ttopic\tvalue\tvariant\tengine\n")
-    for run, label, topic, value, variant in _records(res, per_topic):
-        v = repr(value) if isinstance(value, float) else str(value)
-        out.write(f"{run}\t{label}\t{topic}\t{v}\t{variant}\t{res.engine}\n")
+    """One line per value; written in batches of at least :data:`BATCH` lines (a write per line,
+    through the stream's escaping of control characters, cost as much as making the lines)."""
+    lines = ["run\tmeasure\ttopic\tvalue\tvariant\tengine\n"]
+    for run, label, variant, pairs in _records(res, per_topic):
+        head, tail = f"{run}\t{label}\t", f"\t{variant}\t{res.engine}\n"
+        lines += [f"{head}{topic}\t{repr(v) if isinstance(v, float) else str(v)}{tail}" for topic, v in pairs]
+        if len(lines) >= BATCH:
+            out.write("".join(lines))
+            lines.clear()
+    out.write("".join(lines))
 
 
 def render_json(res: SweepResult, out: TextIO, per_topic: bool = False) -> None:
@@ -190,8 +212,7 @@ def render_json(res: SweepResult, out: TextIO, per_topic: bool = False) -> None:
         "notes": res.notes,
         "values": [
             {"run": run, "measure": label, "variant": variant, "engine": res.engine, "topic": topic, "value": value}
-            for run, label, topic, value, variant in _records(res, per_topic)
+            for run, label, variant, pairs in _records(res, per_topic) for topic, value in pairs
         ],
     }
-    json.dump(doc, out, indent=1)
-    out.write("\n")
+    out.write(json.dumps(doc, indent=1) + "\n")  # one write: json.dump writes each token

@@ -64,13 +64,39 @@ class TopicValues:
     aggregate: float | None
 
 
-@lru_cache(maxsize=1 << 16)
-def _resolved(m: Measure, conv: Convention) -> tuple[Variant, Measure, Convention, tuple]:
-    """The variant of ``m`` under ``conv``, the folded measure and convention, and the
-    variant's axes beyond the prepared lists (memoised: a sweep asks once per run)."""
-    variant = Variant.of(m, conv)
+@dataclass(frozen=True)
+class Resolved:
+    """What evaluating a measure under a convention needs that depends on that (measure,
+    convention) pair alone, never on the run: its variant, the folded measure and convention
+    (:func:`~auditeval.vocab.variant.fold`) and the variant's axes beyond the prepared lists
+    (``own``: with the lists' key and the folded measure, the key of a kernel's result).
+
+    :func:`resolve_variant` computes it; a sweep resolves each variant once in its plan
+    (:func:`~auditeval.engine.sweep.sweep_plan`) and hands the record to
+    :meth:`StagedRun.evaluate` for every run, instead of resolving it per run and variant."""
+
+    variant: Variant
+    measure: Measure
+    convention: Convention
+    own: tuple[tuple[str, Any], ...]
+
+    def __reduce__(self) -> tuple[Any, tuple[Measure, Convention]]:
+        """Pickled as the folded pair it is resolved from (``resolve_variant`` of a folded pair
+        gives the same record): a plan's tens of thousands of records travel to a pool as
+        references to its conventions, and each worker resolves them once on unpickling."""
+        return resolve_variant, (self.measure, self.convention)
+
+
+def resolve_variant(m: Measure, conv: Convention) -> Resolved:
+    """The :class:`Resolved` record of ``m`` under ``conv``."""
     m2, c2 = fold(m, conv)
-    return variant, m2, c2, tuple((a, v) for a, v in variant.axes if a not in PREPARE_AXES)
+    variant = Variant.of_folded(m2, c2)
+    return Resolved(variant, m2, c2, tuple((a, v) for a, v in variant.axes if a not in PREPARE_AXES))
+
+
+_resolved = lru_cache(maxsize=1 << 16)(resolve_variant)
+""":func:`resolve_variant` memoised for callers that evaluate one (measure, convention) on several
+runs without a plan (eval, the audit)."""
 
 
 def check_measure(m2: Measure, c2: Convention) -> None:
@@ -83,7 +109,8 @@ def check_measure(m2: Measure, c2: Convention) -> None:
             raise EvaluationError(problem)
 
 
-def measure_on(p: Prepared, m: Measure, conv: Convention, staged: StagedRun | None = None) -> tuple[np.ndarray, float | None]:
+def measure_on(p: Prepared, m: Measure, conv: Convention, staged: StagedRun | None = None,
+               resolved: Resolved | None = None) -> tuple[np.ndarray, float | None]:
     """Per-topic values (``p.topics`` order, float64) and aggregate of ``m`` under ``conv`` on
     the lists ``p``: THE one application of a kernel and its spec row, for every caller.
 
@@ -95,8 +122,10 @@ def measure_on(p: Prepared, m: Measure, conv: Convention, staged: StagedRun | No
     the run (``topics=qrels``) is scored as the ``absent`` axis says (:mod:`.absent`; under
     ``absent=bogus`` from ``staged``'s run with trec_eval 10.0's bogus ranking added, so lists
     without a ``staged`` pair cannot be scored so and are refused); the aggregate is the spec's
-    ``agg`` summed in topic order (:func:`~auditeval.engine.aggregation.aggregate`)."""
-    _, m2, c2, _ = _resolved(m, conv)
+    ``agg`` summed in topic order (:func:`~auditeval.engine.aggregation.aggregate`).
+    ``resolved``: ``resolve_variant(m, conv)``, when the caller holds it (a sweep's plan)."""
+    r = _resolved(m, conv) if resolved is None else resolved
+    m2, c2 = r.measure, r.convention
     check_measure(m2, c2)
     d = MEASURES[m2.name]
     values = np.asarray(d.fn(p, m2, c2.replace(**d.fixed) if d.fixed else c2))
@@ -207,7 +236,10 @@ class StagedRun:
         sr = self.for_measure(measure)
         if sr is not self:
             return sr.prepared(convention)
-        key = self.prepare_key(convention)
+        return self._prepared_at(self.prepare_key(convention), convention)
+
+    def _prepared_at(self, key: tuple, convention: Convention) -> Prepared:
+        """:meth:`prepared` for a convention whose :meth:`prepare_key` the caller holds."""
         p = self._prepared.get(key)
         if p is None:
             rk = self._ranking_for(convention)
@@ -227,27 +259,31 @@ class StagedRun:
         return self._bogus
 
     # ------------------------------------------------------------------ kernels
-    def evaluate(self, measure: str | Measure, convention: Convention) -> TopicValues:
+    def evaluate(self, measure: str | Measure, convention: Convention, resolved: Resolved | None = None) -> TopicValues:
         """One measure under one convention (through :func:`measure_on`); equal (prepared
-        lists, measure, measure axes) are computed once."""
+        lists, measure, measure axes) are computed once. ``resolved``: ``resolve_variant(measure,
+        convention)``, computed once per plan by a sweep (else looked up here)."""
         m = parse_measure(measure) if isinstance(measure, str) else measure
         sr = self.for_measure(m)
         if sr is not self:
-            return sr.evaluate(m, convention)
-        variant, m2, c2, own = _resolved(m, convention)
+            return sr.evaluate(m, convention, resolved)
+        r = _resolved(m, convention) if resolved is None else resolved
+        m2, c2 = r.measure, r.convention
         check_measure(m2, c2)  # before any stage is built
-        key = (self.prepare_key(c2), m2, own)
+        pkey = self.prepare_key(c2)
+        p = self._prepared_at(pkey, c2)
+        key = (pkey, m2, r.own)
         hit = self._kernels.get(key)
-        p = self.prepared(c2)
         if hit is None:
-            values, agg = measure_on(p, m, convention, staged=self)
+            values, agg = measure_on(p, m, convention, staged=self, resolved=r)
             values.flags.writeable = False
             hit = self._kernels[key] = (values, agg)
-        return TopicValues(variant, p.topics, hit[0], hit[1])
+        return TopicValues(r.variant, p.topics, hit[0], hit[1])
 
-    def notes(self, measure: Measure, convention: Convention) -> list[str]:
+    def notes(self, measure: Measure, convention: Convention, resolved: Resolved | None = None) -> list[str]:
         """The notes of the lists ``measure`` is evaluated on under ``convention``."""
-        return self.prepared(_resolved(measure, convention)[2], measure).notes
+        r = _resolved(measure, convention) if resolved is None else resolved
+        return self.prepared(r.convention, measure).notes
 
     def check_inputs(self, convention: Convention, measures: Iterable[Measure] | None = None) -> None:
         """Raise what evaluating under ``convention`` raises for these inputs, whatever the

@@ -26,18 +26,28 @@ RULE = "─"
 
 def wrap(text: str, width: int, indent: int = 0, first: str = "") -> list[str]:
     """``first + text`` wrapped at spaces to ``width``; continuation lines indented by ``indent``."""
+    size = len if _one_cell_each(first) and _one_cell_each(text) else cell_len
     words = text.split()
+    if size is len and len(first) + len(" ".join(words)) <= width:  # one line: the loop would not break
+        return [(first + " ".join(words)).rstrip()]
     lines: list[str] = []
     line = first
-    base = cell_len(first)
+    base = size(first)
     for w in words:
-        if cell_len(line) > base and cell_len(line) + 1 + cell_len(w) > width:
+        if size(line) > base and size(line) + 1 + size(w) > width:
             lines.append(line)
             line = " " * indent
             base = indent
-        line = line + (" " if cell_len(line) > base else "") + w
+        line = line + (" " if size(line) > base else "") + w
     lines.append(line)
     return [x.rstrip() for x in lines]
+
+
+def _one_cell_each(text: str) -> bool:
+    """Whether every character of ``text`` takes one cell (printable ASCII): there ``len`` is
+    the cell width, and :func:`wrap` needs no per-call ``cell_len`` (a sweep wraps a line per
+    variant, tens of thousands of them)."""
+    return text.isascii() and text.isprintable()
 
 
 def wrap_variant(text: str, width: int, indent: int = 2, first: str = "") -> list[str]:

@@ -281,6 +281,30 @@ class Convention:
             AXES[f.name].parse(getattr(self, f.name))
 
     @classmethod
+    def _unchecked(cls, values: dict[str, Any]) -> Convention:
+        """A convention from ``values`` (every axis, each already parsed by its :class:`Axis`)
+        without validating them again: :meth:`replace` and the sweep's grid build one per
+        variant from a valid convention and parsed values, and the 20 checks of
+        ``__post_init__`` were a third of a sweep's per-variant cost."""
+        obj = object.__new__(cls)
+        obj.__dict__.update(values)
+        return obj
+
+    def __hash__(self) -> int:
+        """The hash of the axis values, computed once per object: conventions key the stage
+        caches of :class:`~auditeval.engine.StagedRun`, looked up several times per variant.
+        The cached number is process-local (string hashes are salted per process), so it is
+        never pickled (:meth:`__getstate__`)."""
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(self.__dict__[name] for name in _FIELD_NAMES))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: self.__dict__[name] for name in _FIELD_NAMES}
+
+    @classmethod
     def from_mapping(cls, values: dict[str, Any], where: str = "convention") -> Convention:
         unknown = set(values) - set(AXES)
         if unknown:
@@ -302,7 +326,7 @@ class Convention:
             if k not in AXES:
                 raise ConventionError(f"unknown axis {k!r}; axes are: {', '.join(AXIS_ORDER)}")
             values[k] = AXES[k].parse(v)
-        return Convention(**values)
+        return Convention._unchecked(values)  # self is valid, the changes parsed above
 
     def with_settings(self, settings: list[str] | tuple[str, ...] | None) -> Convention:
         """Apply ``AXIS=VALUE`` overrides (the ``--set`` option)."""
@@ -313,6 +337,9 @@ class Convention:
             k, v = s.split("=", 1)
             changes[k.strip()] = v.strip()
         return self.replace(**changes)
+
+
+_FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Convention))
 
 
 DEFAULT_PROFILE = "trec_eval-9.0.8"

@@ -13,6 +13,7 @@ The engine (tool and version) is a separate field of each value, never part of t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from auditeval.vocab.conventions import AXES, Convention
@@ -136,8 +137,11 @@ def _folds(d: Any, key: str) -> bool:
     return key in FOLDED and (d is None or key not in d.params)
 
 
-def fold(m: Measure, conv: Convention) -> tuple[Measure, Convention]:
-    """Move convention-like parameters of ``m`` into the convention."""
+def fold_params(m: Measure) -> tuple[Measure, dict[str, Any]]:
+    """``m`` without its convention-like parameters, and the axis values those set (``m``
+    itself when it has no parameter: most measures, once per variant of a sweep)."""
+    if not m.params:
+        return m, {}
     changes: dict[str, Any] = {}
     keep = []
     d = SPECS.get(m.name)
@@ -147,16 +151,33 @@ def fold(m: Measure, conv: Convention) -> tuple[Measure, Convention]:
             changes[axis] = mapping[value] if mapping else value
         else:
             keep.append((key, value))
-    m2 = Measure(m.name, tuple(keep), m.cutoff)
+    return Measure(m.name, tuple(keep), m.cutoff), changes
+
+
+def fold(m: Measure, conv: Convention) -> tuple[Measure, Convention]:
+    """Move convention-like parameters of ``m`` into the convention."""
+    m2, changes = fold_params(m)
     return m2, conv.replace(**changes) if changes else conv
 
 
+@lru_cache(maxsize=4096)
 def variant_axes(m: Measure, depth: Any = "all", topics: str | None = None) -> tuple[str, ...]:
     """The axes that can change ``m``'s value, in canonical order: the spec row's ``axes``,
     narrowed by its ``only_if`` conditions (e.g. an order-free count reads ``ties``/``sim``
     only under a finite ``depth``, where the order decides which documents survive; ``absent``
-    only under ``topics=qrels``, the one setting that scores topics missing from the run)."""
+    only under ``topics=qrels``, the one setting that scores topics missing from the run).
+    Memoised: the answer depends on the spec row, ``m``, whether ``depth`` is finite and
+    ``topics``, and a sweep asks for every variant."""
     return SPECS[m.name].variant_axes(m, depth, topics)
+
+
+@lru_cache(maxsize=4096)
+def _axis_value(axis: str, value: Any) -> tuple[str, Any]:
+    """The pair ``(axis, value)``, one shared tuple per distinct pair: a sweep makes tens of
+    thousands of variants from a few dozen pairs, and shared pairs are neither allocated (nor
+    traversed by the garbage collector) again nor pickled again when its plan travels to a pool.
+    Equal values of one axis format alike (:meth:`Axis.format`), so sharing one is harmless."""
+    return axis, value
 
 
 @dataclass(frozen=True)
@@ -168,8 +189,12 @@ class Variant:
 
     @classmethod
     def of(cls, m: Measure, conv: Convention) -> Variant:
-        m2, c2 = fold(m, conv)
-        return cls(m2, tuple((a, getattr(c2, a)) for a in variant_axes(m2, c2.depth, c2.topics)))
+        return cls.of_folded(*fold(m, conv))
+
+    @classmethod
+    def of_folded(cls, m2: Measure, c2: Convention) -> Variant:
+        """:meth:`of` for a measure and convention already folded (``fold(m, conv)``)."""
+        return cls(m2, tuple(_axis_value(a, getattr(c2, a)) for a in variant_axes(m2, c2.depth, c2.topics)))
 
     def __str__(self) -> str:
         return "|".join([str(self.measure)] + [f"{a}={AXES[a].format(v)}" for a, v in self.axes])
