@@ -304,3 +304,36 @@ def test_plan_resolved_once_matches_evaluate_on_every_run(shared: Path):
                 per = {v.topic: v.value for v in ev.per_topic()}
                 got = {t: b.values[vi, ri, ti] for ti, t in enumerate(b.topics) if b.evaluated[vi, ri, ti]}
                 assert got == per
+
+
+def test_aggregates_only_parts_give_the_full_sweeps_aggregates_notes_and_refusals():
+    """``sweep`` without ``-q`` keeps each run's aggregates only (``SweepAggregates``): the
+    aggregates, refusals and notes (the undefined topics of a mean-defined measure among them)
+    must be those of the full parts. Hand-checked pieces: a repeated pair refuses P@2 under
+    dups=error (d1 d2 under dups=first: 1.0); Accuracy@1 of q1 has no value when its top
+    document is relevant and nothing non-relevant is retrieved above a relevant one."""
+    from auditeval.api import sweep_setup
+    from auditeval.engine import sweep_assemble, sweep_part, sweep_plan
+    from auditeval.results.parts import RunHeader
+
+    q = qrels_from(QRELS)
+    runs = [Run(run_table(["q1", "q1", "q1"], ["d1", "d1", "d2"], [2.0, 1.0, 0.5]), name="dup"),
+            Run(run_table(["q1", "q1", "q1", "q1"], ["d4", "d1", "d2", "d3"], [3.0, 2.0, 2.0, 1.0]), name="tie")]
+    measures = ["P@2", "AP", "Accuracy@1"]
+    setup = sweep_setup(q, measures, "trec_eval-9.0.8", {"dups": "all", "ties": "all", "rel": "all"})
+    full = sweep_plan(setup.parsed, setup.labels, setup.base, setup.values, setup.bases)
+    slim = sweep_plan(setup.parsed, setup.labels, setup.base, setup.values, setup.bases, per_topic=False)
+    heads = [RunHeader(r.name, r.source) for r in runs]
+    a = sweep_assemble(q, full, heads, [sweep_part(q, r, full) for r in runs])
+    b = sweep_assemble(q, slim, heads, [sweep_part(q, r, slim) for r in runs])
+    assert a.notes == b.notes
+    assert any("has no value" in n for n in a.notes)  # the undefined note is among them
+    for m in measures:
+        x, y = a.block(m), b.block(m)
+        assert x.variants == y.variants and x.errors == y.errors
+        assert np.array_equal(x.aggregates, y.aggregates, equal_nan=True)
+    p2 = b.block("P@2")
+    by = {(c.dups, c.ties, c.rel): vi for vi, c in enumerate(p2.conventions)}
+    assert (by[("error", "docno-desc", 1)], 0) in p2.errors
+    assert p2.aggregates[by[("first", "docno-desc", 1)], 0] == 1.0
+    assert b.block("AP").values.shape[2] == 0  # no per-topic value kept

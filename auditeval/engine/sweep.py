@@ -270,6 +270,7 @@ class SweepPlan:
     bases: tuple[Convention, ...]
     variants: tuple[tuple[tuple[str, Convention], ...], ...]
     resolved: tuple[tuple[Resolved, ...], ...]
+    per_topic: bool = True  # False: each run's part keeps the aggregates only (SweepAggregates)
 
     @property
     def per_run(self) -> int:
@@ -278,25 +279,41 @@ class SweepPlan:
 
 
 @dataclass
+class SweepAggregates:
+    """One measure's row of a run's part when no per-topic value is shown (``plan.per_topic``
+    False): what the views and notes then read, as arrays. ``aggregates[v]``: the aggregate
+    under variant ``v`` (NaN where refused or the measure has none); ``undefined[v]``: the
+    topics evaluated without a value (agg ``mean-defined``: the undefined note), only for the
+    variants that have some. A 200-run ``--vary all`` sweep (69,120 variants, 100 topics) holds
+    110 MB of these in the command instead of 11 GB of per-topic values, and each run's part
+    travels from a worker as two arrays, not 69,120 pickled :class:`TopicValues`."""
+
+    aggregates: np.ndarray
+    undefined: dict[int, np.ndarray]
+
+
+@dataclass
 class SweepPart:
     """One run's share of a sweep (:func:`sweep_part`): per measure and variant its
-    :class:`TopicValues` (None where refused), per measure the refused variants' reasons,
+    :class:`TopicValues` (None where refused) -- or, when the plan keeps no per-topic value,
+    per measure one :class:`SweepAggregates` --, per measure the refused variants' reasons,
     and the run's notes in order, each as (text, text shown: with the axes it came under)."""
 
-    values: list[list[TopicValues | None]]
+    values: list[list[TopicValues | None] | SweepAggregates]
     errors: list[dict[int, str]]
     notes: list[tuple[str, str]]
 
 
 def sweep_plan(measures: Sequence[Measure], labels: Sequence[str], base: Convention, values: dict[str, list[Any]],
-               bases: Sequence[Convention] | None = None) -> SweepPlan:
+               bases: Sequence[Convention] | None = None, per_topic: bool = True) -> SweepPlan:
     """The :class:`SweepPlan` of ``measures`` varied along ``values`` around ``base`` (or,
-    per measure, ``bases``: a profile's ``[route]``)."""
+    per measure, ``bases``: a profile's ``[route]``); ``per_topic=False``: the parts keep the
+    aggregates only (:class:`SweepAggregates`), for views that show no per-topic value."""
     per_base = tuple(bases) if bases is not None else (base,) * len(measures)
     triples = [_resolved_variants(m, b, values) for m, b in zip(measures, per_base, strict=True)]
     variants = tuple(tuple((key, conv) for key, conv, _ in t) for t in triples)
     resolved = tuple(tuple(r for _, _, r in t) for t in triples)
-    return SweepPlan(tuple(measures), tuple(labels), base, values, per_base, variants, resolved)
+    return SweepPlan(tuple(measures), tuple(labels), base, values, per_base, variants, resolved, per_topic)
 
 
 def sweep_part(qrels: Qrels, run: Run, plan: SweepPlan, progress: Callable[[int], None] | None = None) -> SweepPart:
@@ -327,11 +344,27 @@ def sweep_part(qrels: Qrels, run: Run, plan: SweepPlan, progress: Callable[[int]
                 if n not in seen:  # once per text; tagged with the first variant it came from
                     seen.add(n)
                     part.notes.append((n, n if n in run.notes else _under(n, conv, plan.bases[mi])))
-        part.values.append(row)
+        part.values.append(row if plan.per_topic else _aggregates_only(row, MEASURES[m.name].agg))
         part.errors.append(errors)
         if progress is not None:
             progress(len(plan.variants[mi]))
     return part
+
+
+def _aggregates_only(row: list[TopicValues | None], how: str) -> SweepAggregates:
+    """A measure's row of :class:`TopicValues` cut to its :class:`SweepAggregates`."""
+    aggs = np.full(len(row), np.nan)
+    undefined: dict[int, np.ndarray] = {}
+    for vi, tv in enumerate(row):
+        if tv is None:
+            continue
+        if tv.aggregate is not None:
+            aggs[vi] = tv.aggregate
+        if how == "mean-defined":
+            nan = np.isnan(tv.values)
+            if nan.any():
+                undefined[vi] = tv.topics[nan]
+    return SweepAggregates(aggs, undefined)
 
 
 def sweep_assemble(qrels: Qrels, plan: SweepPlan, runs: Sequence[Any], parts: Iterable[SweepPart],
@@ -343,20 +376,31 @@ def sweep_assemble(qrels: Qrels, plan: SweepPlan, runs: Sequence[Any], parts: It
     result = SweepResult({}, profile, plan.base, plan.values, notes=list(qrels.notes),
                          bases={lab: b for lab, b in zip(plan.labels, plan.bases, strict=True) if b != plan.base})
     seen_notes = set(result.notes)
-    per: list[list[list[Any]]] = [[[None] * len(runs) for _ in v] for v in plan.variants]  # [measure][variant][run]
+    if plan.per_topic:
+        per: list[list[list[Any]]] = [[[None] * len(runs) for _ in v] for v in plan.variants]  # [measure][variant][run]
+    else:  # [measure]: (variant, run) aggregates and the undefined topics of each (variant, run)
+        aggs = [np.full((len(v), len(runs)), np.nan) for v in plan.variants]
+        undefined: list[dict[tuple[int, int], np.ndarray]] = [{} for _ in plan.measures]
     errors: list[dict[tuple[int, int], str]] = [{} for _ in plan.measures]
     for ri, part in enumerate(parts):
         for mi in range(len(plan.measures)):
-            for vi, tv in enumerate(part.values[mi]):
-                per[mi][vi][ri] = tv
+            row = part.values[mi]
+            if isinstance(row, SweepAggregates):
+                aggs[mi][:, ri] = row.aggregates
+                undefined[mi].update({(vi, ri): t for vi, t in row.undefined.items()})
+            else:
+                for vi, tv in enumerate(row):
+                    per[mi][vi][ri] = tv
             errors[mi].update({(vi, ri): text for vi, text in part.errors[mi].items()})
         for raw, shown in part.notes:
             if raw not in seen_notes:
                 seen_notes.add(raw)
                 result.notes.append(shown)
     for mi, m in enumerate(plan.measures):
-        block = result.blocks[plan.labels[mi]] = _block(m, list(plan.variants[mi]), [r.name for r in runs], per[mi],
-                                                        errors[mi])
+        names = [r.name for r in runs]
+        block = result.blocks[plan.labels[mi]] = (
+            _block(m, list(plan.variants[mi]), names, per[mi], errors[mi]) if plan.per_topic
+            else _aggregate_block(m, list(plan.variants[mi]), names, aggs[mi], undefined[mi], errors[mi]))
         if block.agg == "mean-defined":
             result.notes.extend(_undefined_notes(block, runs, plan.labels[mi]))
         for (vi, ri), text in sorted(errors[mi].items(), key=lambda kv: (kv[0][1], kv[0][0])):
@@ -410,6 +454,26 @@ def _under(note: str, conv: Convention, base: Convention) -> str:
     away = [f"{a}={conv.as_dict()[a]}" for a in PREPARE_AXES
             if getattr(conv, a) != getattr(base, a) and f"{a}={getattr(conv, a)}" not in note]
     return f"{note} [under {' '.join(away)}]" if away else note
+
+
+def _aggregate_block(measure: Measure, variants: list[tuple[str, Convention]], runs: list[str], aggs: np.ndarray,
+                     undefined: dict[tuple[int, int], np.ndarray], errors) -> SweepBlock:
+    """The :class:`SweepBlock` of parts that kept the aggregates only: ``aggregates`` as
+    :func:`_block` gives them; the topic axis holds just the topics some (variant, run) has no
+    value for (``undefined``; not evaluated there, as :func:`_block` marks them), so no view
+    without per-topic values, and no note, reads anything else."""
+    fmt, how = MEASURES[measure.name].fmt, MEASURES[measure.name].agg
+    topics = sorted({t for a in undefined.values() for t in a.tolist()}, key=lambda s: s.encode("utf-8"))
+    index = {t: i for i, t in enumerate(topics)}
+    shape = (len(variants), len(runs), len(topics))
+    values = np.full(shape, None if fmt == "str" else np.nan, dtype=object if fmt == "str" else np.float64)
+    missing = np.zeros(shape, bool)
+    for (vi, ri), a in undefined.items():
+        missing[vi, ri, [index[t] for t in a.tolist()]] = True
+    return SweepBlock(
+        str(measure), [s for s, _ in variants], [c for _, c in variants], runs, topics, values, aggs, errors, fmt,
+        np.zeros(shape, bool), how, missing if how == "mean-defined" else None,
+    )
 
 
 def _block(measure: Measure, variants: list[tuple[str, Convention]], runs: list[str], per: list[list[Any]], errors) -> SweepBlock:

@@ -134,11 +134,13 @@ def sweep_run(shared: SweepShared, src: RunSource) -> tuple[RunHeader, SweepPart
 
 def sweep_runs(backend: Backend, qrels: Qrels, runs: Sequence[RunSource], measures: Sequence[str],
                profile: str, vary: dict[str, Any] | None, settings: Sequence[str] = (),
-               progress: Progress | None = None) -> SweepResult:
+               progress: Progress | None = None, per_topic: bool = True) -> SweepResult:
     """What :func:`auditeval.api.sweep` gives, with each run's part computed on ``backend``
-    and the parts assembled in run order (:func:`auditeval.engine.sweep_assemble`)."""
+    and the parts assembled in run order (:func:`auditeval.engine.sweep_assemble`).
+    ``per_topic=False`` (a view that shows none): each part keeps the aggregates only, so the
+    command holds variants x runs numbers, not variants x runs x topics."""
     setup = sweep_setup(qrels, measures, profile, vary, list(settings))
-    plan = sweep_plan(setup.parsed, setup.labels, setup.base, setup.values, setup.bases)
+    plan = sweep_plan(setup.parsed, setup.labels, setup.base, setup.values, setup.bases, per_topic)
     shared = backend.share(SweepShared(qrels, plan))
     results = list(backend.map(sweep_run, shared, list(runs), [item_label(r) for r in runs], progress))
     labels, notes = labels_of([h for h, _ in results])
