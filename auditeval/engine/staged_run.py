@@ -151,6 +151,7 @@ class StagedRun:
         self._prepared: dict[tuple, Prepared] = {}
         self._kernels: dict[tuple, tuple[np.ndarray, float | None]] = {}
         self._keys: dict[Convention, tuple] = {}
+        self._keys_by_axes: dict[tuple, tuple] = {}
         self._bogus: StagedRun | None = None
 
     # ------------------------------------------------------------------ stages
@@ -212,10 +213,15 @@ class StagedRun:
 
     def prepare_key(self, c: Convention) -> tuple:
         """The key of the :class:`Prepared` lists ``c`` gives on this input (memoised per
-        convention)."""
+        convention, and per value of the :data:`PREPARE_AXES`, all it reads: a sweep's
+        conventions that differ only in a kernel's axes share one computation)."""
         key = self._keys.get(c)
         if key is None:
-            key = self._keys[c] = self._prepare_key(c)
+            axes = tuple(getattr(c, a) for a in PREPARE_AXES)
+            key = self._keys_by_axes.get(axes)
+            if key is None:
+                key = self._keys_by_axes[axes] = self._prepare_key(c)
+            self._keys[c] = key
         return key
 
     def _prepare_key(self, c: Convention) -> tuple:
