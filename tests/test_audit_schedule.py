@@ -269,3 +269,26 @@ def test_a_dominant_reference_is_split_per_run(tmp_path: Path) -> None:
     assert h.cpu_seconds >= 3 * 0.4  # three children, each burnt 0.4 s of its own CPU
     assert events[0] == ("heavy", "start")  # its pieces are the longest: they start first
     assert events.count(("heavy", "start")) == 1 and events.count(("heavy", "end")) == 1
+
+
+def test_a_reference_above_half_a_share_is_split_when_others_are_overestimated(tmp_path: Path) -> None:
+    """The 12-run audit's case: cwl_eval (341 s expected) under an even share (409 s) because
+    ranx's cold-cache cost (171 s) is declared; it ran as one child while a core idled. Here:
+    ``slow`` reads 3 runs of 1,000 lines at cost 10 (0.3 s expected), ``over`` one run at cost
+    40 (0.4 s): the share on 2 cores is 0.35 s, half of it 0.175 s; ``slow`` is split (one child
+    per run), ``over`` (one file) cannot be; a reference under half a share stays whole."""
+    runs = []
+    for n in ("r1", "r2", "r3"):
+        (tmp_path / n).write_text("1 Q0 d 1 1.0 r\n" * 1000)
+        runs.append(str(tmp_path / n))
+    slow = Fake("slow", 10.0, mode="burnv", seconds=0.05)
+    over = Fake("over", 40.0, mode="sleep", seconds=0.05)
+    small = Fake("small", 1.0, mode="sleep", seconds=0.05)  # 0.03 s on its 3 runs: stays one child
+    tasks = [(slow, "q", [Request(f"{i}|AP", f, "AP", ()) for i, f in enumerate(runs)]),
+             (over, "q", [Request("0|AP", runs[0], "AP", ())]),
+             (small, "q", [Request(f"{i}|AP", f, "AP", ()) for i, f in enumerate(runs)])]
+    running = start(tasks, jobs=2)
+    assert sorted((i, len(reqs)) for i, reqs, _ in running.pieces) == [(0, 1), (0, 1), (0, 1), (1, 1), (2, 3)]
+    outs = running.results()
+    assert [o.status for o in outs] == ["ok", "ok", "ok"]
+    assert {k: v["aggregate"] for k, v in outs[0].values.items()} == {"0|AP": "r1", "1|AP": "r2", "2|AP": "r3"}

@@ -301,10 +301,15 @@ Event = Callable[[str, str, "Outcome | None"], None]  # (adapter name, "start" |
 class Running:
     """References under way: :meth:`results` waits for them, :meth:`stop` ends them.
 
-    A Python reference expected to cost more than an even share of the whole
-    (``sum / jobs``) and reading several runs is split into one child per run, so that one
-    slow tool on many runs (cwl_eval: 350 s of CPU on 12 robust03 runs, 70% of all) does not
-    leave the other cores idle; its pieces' values are merged into one :class:`Outcome`.
+    A Python reference expected to cost more than half an even share of the whole
+    (``sum / jobs / 2``) and reading several runs is split into one child per run, so that one
+    slow tool on many runs (cwl_eval: 273-350 s of CPU on 12 robust03 runs, 70% of all) does
+    not leave the other cores idle; its pieces' values are merged into one :class:`Outcome`.
+    Half, not a whole share: the declared costs are rough (ranx's numba compiles on a cold
+    cache: expected 171 s on 12 robust03 runs, 16 s with a warm one), and an overestimate of
+    the others raised the share above cwl_eval's 341 s, which then ran as one 280 s child
+    beside idle cores (the 12-run audit at 1.26 of its goal's denominator). A split costs
+    each extra child its interpreter start-up (about a second).
     """
 
     def __init__(self, tasks: list[tuple[Adapter, str, list[Request]]], jobs: int | None = None,
@@ -312,7 +317,7 @@ class Running:
         self.tasks = tasks
         self.jobs = max(1, min(jobs or cores(), max(len(tasks), 1)))
         self.expected = [expected_seconds(a, reqs) for a, _, reqs in tasks]
-        share = sum(self.expected) / self.jobs
+        share = sum(self.expected) / self.jobs / 2
         self.pieces: list[tuple[int, list[Request], float]] = []  # (task, its requests, expected)
         for i, (a, _, reqs) in enumerate(tasks):
             files = list(dict.fromkeys(r.run_file for r in reqs))
