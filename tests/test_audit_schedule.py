@@ -249,13 +249,19 @@ def test_reference_board_states() -> None:
     assert fields("fast") == "timeout after 1.0 s"
 
 
-def test_a_dominant_reference_is_split_per_run(tmp_path: Path) -> None:
-    """One reference expected to cost more than an even share, on three runs: one child per
-    run, spread over the cores; one outcome with every run's values and the CPU of all three."""
+def _three_runs(tmp_path: Path) -> list[str]:
+    """Three run files r1, r2, r3 of 1,000 lines each (what the schedule's cost reads)."""
     runs = []
     for n in ("r1", "r2", "r3"):
         (tmp_path / n).write_text("1 Q0 d 1 1.0 r\n" * 1000)
         runs.append(str(tmp_path / n))
+    return runs
+
+
+def test_a_dominant_reference_is_split_per_run(tmp_path: Path) -> None:
+    """One reference expected to cost more than an even share, on three runs: one child per
+    run, spread over the cores; one outcome with every run's values and the CPU of all three."""
+    runs = _three_runs(tmp_path)
     heavy = Fake("heavy", 10.0, mode="burnv", seconds=0.4)
     light = Fake("light", 1.0, mode="sleep", seconds=0.1)
     events: list[tuple[str, str]] = []
@@ -277,10 +283,7 @@ def test_a_reference_above_half_a_share_is_split_when_others_are_overestimated(t
     ``slow`` reads 3 runs of 1,000 lines at cost 10 (0.3 s expected), ``over`` one run at cost
     40 (0.4 s): the share on 2 cores is 0.35 s, half of it 0.175 s; ``slow`` is split (one child
     per run), ``over`` (one file) cannot be; a reference under half a share stays whole."""
-    runs = []
-    for n in ("r1", "r2", "r3"):
-        (tmp_path / n).write_text("1 Q0 d 1 1.0 r\n" * 1000)
-        runs.append(str(tmp_path / n))
+    runs = _three_runs(tmp_path)
     slow = Fake("slow", 10.0, mode="burnv", seconds=0.05)
     over = Fake("over", 40.0, mode="sleep", seconds=0.05)
     small = Fake("small", 1.0, mode="sleep", seconds=0.05)  # 0.03 s on its 3 runs: stays one child
