@@ -337,3 +337,93 @@ def test_aggregates_only_parts_give_the_full_sweeps_aggregates_notes_and_refusal
     assert (by[("error", "docno-desc", 1)], 0) in p2.errors
     assert p2.aggregates[by[("first", "docno-desc", 1)], 0] == 1.0
     assert b.block("AP").values.shape[2] == 0  # no per-topic value kept
+
+
+def _variant_by_variant(q, run, plan):
+    """The reference for :func:`sweep_part`'s classes: every variant evaluated on its own
+    (``StagedRun.evaluate``), refusals and notes collected variant after variant, each note
+    text once and tagged with the first variant it comes from."""
+    from auditeval.engine.sweep import _under
+    from auditeval.vocab.errors import AuditEvalError
+
+    sr = StagedRun(q, run)
+    values, errors, notes, seen = [], [], [], set(q.notes)
+    for mi, m in enumerate(plan.measures):
+        row, errs = [], {}
+        for vi, (_, conv) in enumerate(plan.variants[mi]):
+            try:
+                tv = sr.evaluate(m, conv)
+            except AuditEvalError as exc:
+                errs[vi] = str(exc)
+                row.append(None)
+                continue
+            row.append(tv)
+            for n in sr.notes(m, conv):
+                if n not in seen:
+                    seen.add(n)
+                    notes.append((n, n if n in run.notes else _under(n, conv, plan.bases[mi])))
+        values.append(row)
+        errors.append(errs)
+    return values, errors, notes
+
+
+@pytest.mark.parametrize("case", ["tiny", "subtopics"])
+def test_sweep_parts_merge_variants_into_classes_without_changing_a_value_note_or_refusal(case, tmp_path):
+    """A run evaluates one variant per class of variants it computes alike (``VariantClasses``,
+    merged on the run's list keys): every value, aggregate, refusal and note must be what
+    evaluating each variant on its own gives, on inputs where classes merge and split for
+    every reason: a repeated (topic, doc) pair (``dups=error`` refuses, ``first``/``last``
+    differ), a topic missing from the run (``topics=strict`` refuses, ``absent`` matters
+    under ``topics=qrels``), depths beyond the lists (``depth=5`` is ``all`` on 4 documents),
+    ``rbp_gain=binary`` refusing RBP's gains (the spec's check), a mean-defined measure with
+    undefined topics, and a subtopic qrels whose intent-aware measures read merged lists."""
+    from auditeval.api import sweep_setup
+    from auditeval.engine import sweep_part, sweep_plan
+    from auditeval.engine.sweep import SweepAggregates
+
+    if case == "tiny":
+        q = qrels_from(QRELS)
+        run = Run(run_table(["q1"] * 5, ["d4", "d1", "d2", "d2", "d3"], [3.0, 2.0, 2.0, 1.5, 1.0]), name="dup")
+        measures = ["AP", "P@2", "Accuracy@1", "RBP(gains={0:0,1:1,2:3})", "nDCG@3"]
+        vary = {"ties": "all", "dups": "all", "depth": [1, 2, 5, "all"], "topics": "all", "absent": "all",
+                "rbp_gain": "all", "rel": "all", "unjudged": "all"}
+    else:
+        from test_diversity import _two_subtopic_case
+
+        qp, rp, _, _ = _two_subtopic_case(tmp_path)
+        q, run = qrels_from(qp), run_from(rp)
+        measures = ["alpha_nDCG@5", "ERR_IA@5", "P@5", "AP"]
+        vary = {"dups": "all", "depth": [5, 10, "all"], "rel": "all", "topics": "all"}
+    setup = sweep_setup(q, measures, "trec_eval-9.0.8", vary)
+    for per_topic in (True, False):
+        plan = sweep_plan(setup.parsed, setup.labels, setup.base, setup.values, setup.bases, per_topic)
+        assert sum(c.n_kernels for c in plan.classes) <= plan.per_run
+        part = sweep_part(q, run, plan)
+        want_values, want_errors, want_notes = _variant_by_variant(q, run, plan)
+        assert part.notes == want_notes and part.errors == want_errors
+        assert any(want_errors) and want_notes  # the case refuses some variants and notes something
+        for mi, (got, want) in enumerate(zip(part.values, want_values, strict=True)):
+            if per_topic:
+                for g, w in zip(got, want, strict=True):
+                    assert (g is None) == (w is None)
+                    if w is not None:
+                        assert g.variant == w.variant and list(g.topics) == list(w.topics)
+                        assert np.array_equal(g.values, w.values, equal_nan=True) and g.aggregate == w.aggregate
+                continue
+            assert isinstance(got, SweepAggregates)
+            aggs = [np.nan if w is None or w.aggregate is None else w.aggregate for w in want]
+            assert np.array_equal(got.aggregates, np.array(aggs, float), equal_nan=True)
+            undefined = {vi: list(w.topics[np.isnan(w.values)]) for vi, w in enumerate(want)
+                         if w is not None and plan.measures[mi].name == "Accuracy" and np.isnan(w.values).any()}
+            assert {vi: list(t) for vi, t in got.undefined.items()} == undefined
+    if case == "tiny":  # the merging is real: depth 5 = all on these lists, dups idle where no pair repeats
+        assert len(_variant_by_variant(q, run, plan)[0][0]) > len(set(part.values[0].aggregates.tolist()))
+
+
+def test_first_seen_numbers_classes_in_order_of_first_appearance():
+    from auditeval.vocab.arrays import first_seen
+
+    first, inverse = first_seen(np.array([7, 3, 7, 9, 3, 3]))
+    assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2, 1, 1]
+    first, inverse = first_seen(np.array([], np.int64))
+    assert first.tolist() == [] and inverse.tolist() == []

@@ -20,7 +20,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -34,12 +34,14 @@ from auditeval.engine.staged_run import (
     TopicValues,
     resolve_variant,
 )
-from auditeval.vocab.arrays import unique
+from auditeval.vocab.arrays import first_seen, unique
 from auditeval.vocab.conventions import AXES, AXIS_ORDER, Convention, load_profile, profile_names
 from auditeval.vocab.errors import AuditEvalError, ConventionError
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.variant import Variant, parse_measure, variant_axes
+
+T = TypeVar("T")
 
 DEPTH_GRID: tuple[int | str, ...] = (5, 10, 20, 100, 1000, "all")
 
@@ -253,6 +255,51 @@ varying one lists each refusing variant as not evaluated, with its reason in a n
 
 
 @dataclass(frozen=True)
+class VariantClasses:
+    """A measure's variants by what evaluating them computes, known before any run is read.
+
+    ``prepare[v]``: the index in the plan's ``prepare`` conventions of variant ``v``'s folded
+    convention's :data:`PREPARE_AXES` values (all :meth:`StagedRun.prepare_key` reads: on a
+    given run, equal indices mean the same :class:`Prepared` lists); ``kernel[v]``: the index of
+    its (folded measure, ``own`` axes, the spec's ``check_convention`` answer) among the
+    measure's (with the lists' key, the key :meth:`StagedRun.evaluate` caches a kernel's result
+    under). Variants equal in both get equal values, notes and refusals on every run; a run
+    then merges more (``depth=1000`` is ``depth=all`` on lists of 1,000 documents, ``dups``
+    reads nothing without a repeated pair): :func:`sweep_part` evaluates one variant per
+    merged class. 69,120 ``--vary all`` variants of AP, nDCG@10, P@10 and RR are 1,200
+    computations on a robust03 run."""
+
+    prepare: np.ndarray  # intp (V,)
+    kernel: np.ndarray  # intp (V,)
+    n_kernels: int
+
+
+def variant_classes(plan_resolved: Sequence[Sequence[Resolved]]) -> tuple[tuple[Convention, ...], tuple[VariantClasses, ...]]:
+    """The plan's ``prepare`` conventions and per measure its :class:`VariantClasses`, from
+    the variants' :class:`Resolved` records."""
+    prep_index: dict[tuple, int] = {}
+    prepare: list[Convention] = []
+    out = []
+    for records in plan_resolved:
+        kernel_index: dict[tuple, int] = {}
+        prep = np.empty(len(records), np.intp)
+        kern = np.empty(len(records), np.intp)
+        for vi, r in enumerate(records):
+            c2 = r.convention
+            axes = tuple(getattr(c2, a) for a in PREPARE_AXES)
+            pi = prep_index.get(axes)
+            if pi is None:
+                pi = prep_index[axes] = len(prepare)
+                prepare.append(c2)
+            check = MEASURES[r.measure.name].check_convention
+            key = (r.measure, r.own, check(r.measure, c2) if check is not None else None)
+            prep[vi] = pi
+            kern[vi] = kernel_index.setdefault(key, len(kernel_index))
+        out.append(VariantClasses(prep, kern, len(kernel_index)))
+    return tuple(prepare), tuple(out)
+
+
+@dataclass(frozen=True)
 class SweepPlan:
     """What a sweep evaluates on every run: per measure its label, the convention it is varied
     around and its distinct variants (:func:`measure_variants`).
@@ -261,7 +308,11 @@ class SweepPlan:
     :class:`Variant`, folded measure and convention, kernel axes), which depends on the
     (measure, convention) pair alone: computed once here, where the variant strings are made,
     and handed to :meth:`StagedRun.evaluate` on every run (the plan travels to a pool's
-    workers once) instead of being resolved per run and variant."""
+    workers once) instead of being resolved per run and variant.
+
+    ``classes[mi]``: the variants of measure ``mi`` grouped by what the engine computes for
+    them (:class:`VariantClasses`), so a run evaluates each distinct computation once
+    (:func:`sweep_part`); ``prepare``: the folded conventions those classes index."""
 
     measures: tuple[Measure, ...]
     labels: tuple[str, ...]
@@ -271,6 +322,8 @@ class SweepPlan:
     variants: tuple[tuple[tuple[str, Convention], ...], ...]
     resolved: tuple[tuple[Resolved, ...], ...]
     per_topic: bool = True  # False: each run's part keeps the aggregates only (SweepAggregates)
+    prepare: tuple[Convention, ...] = ()  # a folded convention per distinct PREPARE_AXES values
+    classes: tuple[VariantClasses, ...] = ()  # per measure (:func:`variant_classes`)
 
     @property
     def per_run(self) -> int:
@@ -313,29 +366,48 @@ def sweep_plan(measures: Sequence[Measure], labels: Sequence[str], base: Convent
     triples = [_resolved_variants(m, b, values) for m, b in zip(measures, per_base, strict=True)]
     variants = tuple(tuple((key, conv) for key, conv, _ in t) for t in triples)
     resolved = tuple(tuple(r for _, _, r in t) for t in triples)
-    return SweepPlan(tuple(measures), tuple(labels), base, values, per_base, variants, resolved, per_topic)
+    prepare, classes = variant_classes(resolved)
+    return SweepPlan(tuple(measures), tuple(labels), base, values, per_base, variants, resolved, per_topic,
+                     prepare, classes)
 
 
 def sweep_part(qrels: Qrels, run: Run, plan: SweepPlan, progress: Callable[[int], None] | None = None) -> SweepPart:
     """Every variant of the plan on one run (one :class:`StagedRun`: stages shared).
-    ``progress(n)`` is called after each measure with the variant evaluations just done."""
+    ``progress(n)`` is called after each measure with the variant evaluations just done.
+
+    Each measure's variants are merged into the classes this run computes alike (the plan's
+    :class:`VariantClasses`, with each class of lists keyed by this run's
+    :meth:`StagedRun.prepare_key`); the first variant of each class, in plan order, is
+    evaluated (:meth:`StagedRun.evaluate`: what evaluating every variant would compute, each
+    computation cached there on its own key) and its values, refusal and notes are every
+    member's. Reading the classes in the order of their first variants meets each note
+    where evaluating variant after variant first meets it (a note comes with the lists, and the
+    first variant on a list is the first of some class): the notes, their order and the
+    variant each is tagged with are the same."""
     sr = StagedRun(qrels, run)
     if not INPUT_RULE_AXES & set(plan.values):  # what eval refuses, the sweep refuses; varying the
         sr.check_inputs(plan.base, plan.measures)  # rule's own axis shows each refusing variant as a cell instead
     part = SweepPart([], [], [])
     seen: set[str] = set(qrels.notes)
     noted: set[int] = set()  # ids of the note lists read (each Prepared's, alive with sr): read once
+    keys: dict[int, np.ndarray] = {}  # id(staged pair) -> per prepare convention, its lists' key number
     for mi, m in enumerate(plan.measures):
-        row: list[TopicValues | None] = []
-        errors: dict[int, str] = {}
-        for vi, ((_, conv), r) in enumerate(zip(plan.variants[mi], plan.resolved[mi], strict=True)):
+        cls = plan.classes[mi]
+        staged = sr.for_measure(m)
+        if id(staged) not in keys:
+            keys[id(staged)] = _key_numbers(staged, plan.prepare)
+        first, inverse = first_seen(keys[id(staged)][cls.prepare] * cls.n_kernels + cls.kernel)
+        got: list[TopicValues | None] = []
+        failed: dict[int, str] = {}  # class -> the refusal
+        for k, vi in enumerate(first.tolist()):
+            conv, r = plan.variants[mi][vi][1], plan.resolved[mi][vi]
             try:
                 tv = sr.evaluate(m, conv, r)
             except AuditEvalError as exc:
-                errors[vi] = str(exc)
-                row.append(None)
+                failed[k] = str(exc)
+                got.append(None)
                 continue
-            row.append(tv)
+            got.append(tv)
             notes = sr.notes(m, conv, r)
             if id(notes) in noted:
                 continue
@@ -344,27 +416,54 @@ def sweep_part(qrels: Qrels, run: Run, plan: SweepPlan, progress: Callable[[int]
                 if n not in seen:  # once per text; tagged with the first variant it came from
                     seen.add(n)
                     part.notes.append((n, n if n in run.notes else _under(n, conv, plan.bases[mi])))
-        part.values.append(row if plan.per_topic else _aggregates_only(row, MEASURES[m.name].agg))
+        errors = _spread(failed, inverse)
+        if plan.per_topic:
+            resolved = plan.resolved[mi]
+            part.values.append([None if (tv := got[k]) is None else TopicValues(resolved[vi].variant, tv.topics, tv.values,
+                                                                                tv.aggregate)
+                                for vi, k in enumerate(inverse.tolist())])
+        else:
+            part.values.append(_aggregates_only(got, inverse, MEASURES[m.name].agg))
         part.errors.append(errors)
         if progress is not None:
             progress(len(plan.variants[mi]))
     return part
 
 
-def _aggregates_only(row: list[TopicValues | None], how: str) -> SweepAggregates:
-    """A measure's row of :class:`TopicValues` cut to its :class:`SweepAggregates`."""
-    aggs = np.full(len(row), np.nan)
+def _key_numbers(staged: StagedRun, prepare: Sequence[Convention]) -> np.ndarray:
+    """Per convention of ``prepare``, the number of its lists' key on ``staged``
+    (:meth:`StagedRun.prepare_key`; equal keys, equal numbers). A convention whose key cannot
+    be built (its ranking refuses the input) gets a number of its own: its variants are then
+    refused, each class on its own, by :meth:`StagedRun.evaluate`."""
+    numbers: dict[Any, int] = {}
+    out = np.empty(len(prepare), np.intp)
+    for i, c in enumerate(prepare):
+        try:
+            key = staged.prepare_key(c)
+        except AuditEvalError:
+            key = ("refused", i)
+        out[i] = numbers.setdefault(key, len(numbers))
+    return out
+
+
+def _spread(by_class: dict[int, T], inverse: np.ndarray) -> dict[int, T]:
+    """``{variant: by_class[its class]}`` for the variants of the classes in ``by_class``."""
+    if not by_class:
+        return {}
+    classes = np.fromiter(by_class, np.intp, len(by_class))
+    members = np.flatnonzero(np.isin(inverse, classes))
+    return {vi: by_class[k] for vi, k in zip(members.tolist(), inverse[members].tolist(), strict=True)}
+
+
+def _aggregates_only(got: list[TopicValues | None], inverse: np.ndarray, how: str) -> SweepAggregates:
+    """A measure's :class:`SweepAggregates` from its classes' values ``got`` (None: refused)
+    and each variant's class ``inverse``."""
+    aggs = np.array([np.nan if tv is None or tv.aggregate is None else tv.aggregate for tv in got], np.float64)
     undefined: dict[int, np.ndarray] = {}
-    for vi, tv in enumerate(row):
-        if tv is None:
-            continue
-        if tv.aggregate is not None:
-            aggs[vi] = tv.aggregate
-        if how == "mean-defined":
-            nan = np.isnan(tv.values)
-            if nan.any():
-                undefined[vi] = tv.topics[nan]
-    return SweepAggregates(aggs, undefined)
+    if how == "mean-defined":
+        nan_topics = {k: tv.topics[nan] for k, tv in enumerate(got) if tv is not None and (nan := np.isnan(tv.values)).any()}
+        undefined = _spread(nan_topics, inverse)
+    return SweepAggregates(aggs[inverse] if len(inverse) else np.full(0, np.nan), undefined)
 
 
 def sweep_assemble(qrels: Qrels, plan: SweepPlan, runs: Sequence[Any], parts: Iterable[SweepPart],

@@ -51,3 +51,28 @@ def unique(values: Any) -> np.ndarray:
         first_nan = int(np.searchsorted(arr, np.nan))
         keep[first_nan + 1 :] = False
     return arr[keep]
+
+
+def first_seen(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The classes of equal ``codes`` (a 1-D integer array), numbered in order of first
+    appearance: ``(first, inverse)``, ``first[k]`` the index where class ``k`` first appears
+    (ascending), ``inverse[i]`` the class of ``codes[i]``; so ``codes[first][inverse] ==
+    codes``. One stable sort (the first element of each run of equal codes is its smallest
+    index), no ``np.unique`` (see the module docstring)."""
+    codes = np.asarray(codes).ravel()
+    n = len(codes)
+    if n == 0:
+        return np.zeros(0, np.intp), np.zeros(0, np.intp)
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    head = np.empty(n, bool)
+    head[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=head[1:])
+    by_code = np.cumsum(head) - 1  # class number in code order, per sorted position
+    firsts = order[head]  # each class's first index, in code order
+    rank = np.argsort(firsts, kind="stable")  # code order -> order of first appearance
+    renumber = np.empty(len(firsts), np.intp)
+    renumber[rank] = np.arange(len(firsts))
+    inverse = np.empty(n, np.intp)
+    inverse[order] = renumber[by_code]
+    return firsts[rank], inverse
