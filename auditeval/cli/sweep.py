@@ -10,15 +10,20 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from functools import partial
 from typing import Any, TextIO
 
 import numpy as np
+import pyarrow as pa
 
 from auditeval.cli.common import add_execution, add_measures, add_settings
 from auditeval.engine import DEPTH_GRID, SweepBlock, SweepResult
 from auditeval.render.eval_text import detect_width
 from auditeval.render.progress import Steps
+from auditeval.render.text_columns import join_rows, longest, text_column
 from auditeval.render.textgrid import wrap, wrap_variant
+from auditeval.vocab import arrow_compute as pc
+from auditeval.vocab.arrays import from_numpy
 from auditeval.vocab.conventions import AXES, DEFAULT_PROFILE
 from auditeval.vocab.errors import ConventionError
 from auditeval.vocab.specs import DEFAULT_MEASURES
@@ -148,41 +153,45 @@ def render_text(res: SweepResult, out: TextIO, width: int = WIDTH) -> None:
         w("".join(f"{line}\n" for line in wrap_variant(str(Variant.of(m, res.base_for(label))), width, indent=4,
                                                        first="  ")))
         dep = departures(b, res)
-        longest = max([1, *(len(x) for d in dep for x in d.split())])
-        wrapped: dict[int, list[list[str]]] = {}  # departure column width -> each row's lines (groups share it)
+        longest_word = max([1, *(len(x) for d in dep for x in d.split())])
+        wrapped: dict[int, tuple[pa.Array, pa.Array]] = {}  # departure column width -> each row's lines (groups share it)
+        failed = _failed_by_run(b)
+        widest = max([len("departs from the profile"), *(len(d) for d in dep)])
         for g0 in range(0, max(len(runs), 1), RUNS_PER_TABLE):
             group = list(range(g0, min(g0 + RUNS_PER_TABLE, len(runs))))
-            cells = _cells(b, group, len(dep))
-            widths = [max([len(f"r{ri + 1}"), *(len(row[j]) for row in cells)]) for j, ri in enumerate(group)]
+            cols = [_column(b, ri, failed.get(ri)) for ri in group]
+            widths = [max(len(f"r{ri + 1}"), longest(col)) for ri, col in zip(group, cols, strict=True)]
             room = width - sum(wd + 2 for wd in widths)
             head = "departs from the profile"
-            dw = min(max([len(head), *(len(d) for d in dep)]), max(room, longest))
+            dw = min(widest, max(room, longest_word))
             w(head.ljust(dw) + "".join(f"  {f'r{ri + 1}':>{wd}}" for ri, wd in zip(group, widths, strict=True)) + "\n")
             if dw not in wrapped:
-                wrapped[dw] = [wrap(d, dw, indent=2) if d else [""] for d in dep]
-            for lines, row in zip(wrapped[dw], cells, strict=True):
-                w(lines[0].ljust(dw) + "".join(f"  {c:>{wd}}" for c, wd in zip(row, widths, strict=True)) + "\n")
-                w("".join(f"{more}\n" for more in lines[1:]))
+                lines = [wrap(d, dw, indent=2) if d else [""] for d in dep]
+                wrapped[dw] = (pa.array([x[0] for x in lines], pa.string()),
+                               pa.array(["\n" + "".join(f"{more}\n" for more in x[1:]) for x in lines], pa.string()))
+            first_lines, tails = wrapped[dw]
+            w(join_rows(first_lines, dw, list(zip(cols, widths, strict=True)), tails))
     for n in res.notes:
         para(f"note: {n}")
     out.write("".join(text))
 
 
-def _cells(b: SweepBlock, group: list[int], n_variants: int) -> list[list[str]]:
-    """The text cells of the runs ``group``, a row per variant: ``error`` where the variant was
-    refused, ``(per topic)`` for a text measure, else the aggregate (:func:`_value_text`); a
-    column at a time (a 200-run ``--vary all`` sweep has 13.8 million cells)."""
-    cols = []
-    for ri in group:
-        if b.fmt == "str":
-            col = ["(per topic)"] * n_variants
-        else:
-            col = [_value_text(x, b.fmt) for x in b.aggregates[:, ri].tolist()]
-        cols.append(col)
+def _failed_by_run(b: SweepBlock) -> dict[int, np.ndarray]:
+    """Run index -> the variants refused on it (``b.errors``), as a bool mask."""
+    out: dict[int, np.ndarray] = {}
     for vi, ri in b.errors:
-        if ri in group:
-            cols[group.index(ri)][vi] = "error"
-    return [list(row) for row in zip(*cols, strict=True)] if cols else [[] for _ in range(n_variants)]
+        out.setdefault(ri, np.zeros(len(b.variants), bool))[vi] = True
+    return out
+
+
+def _column(b: SweepBlock, ri: int, failed: np.ndarray | None) -> pa.Array:
+    """The text cells of run ``ri``, one per variant: ``error`` where the variant was refused,
+    ``(per topic)`` for a text measure, else the aggregate (:func:`_value_text`), each
+    distinct value formatted once (:func:`~auditeval.render.text_columns.text_column`)."""
+    if b.fmt == "str":
+        col = pa.array(["(per topic)"] * len(b.variants), pa.string())
+        return col if failed is None else pc.if_else(from_numpy(failed), pa.scalar("error", pa.string()), col)
+    return text_column(b.aggregates[:, ri], partial(_value_text, fmt=b.fmt), failed, "error")
 
 
 def _records(res: SweepResult, per_topic: bool):
