@@ -12,9 +12,9 @@ per topic (``#`` comments, blank lines and a ``topic,stratum`` header are skippe
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TextIO
 
+from auditeval.render.json_out import write_json
 from auditeval.stats.corrections import METHODS
 from auditeval.vocab.errors import InputError
 
@@ -145,8 +145,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         plot(analyses, args.plot)
         notes.append(f"plot written to {args.plot}")
     if args.format == "json":
-        json.dump({"profile": res.profile, "measures": analyses, "notes": notes}, out, indent=1)
-        out.write("\n")
+        write_json(out, {"profile": res.profile, "measures": analyses, "notes": notes}, indent=1)
     elif args.format == "latex":
         from auditeval.render.compare_latex import render_latex
 

@@ -19,6 +19,7 @@ from auditeval.cli.common import (
     one_measure,
     write_notes,
 )
+from auditeval.render.json_out import write_json
 from auditeval.vocab.conventions import DEFAULT_PROFILE
 from auditeval.vocab.errors import InputError
 
@@ -151,9 +152,8 @@ def cmd_pool(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if "notes" in doc:  # a run's reading note also reaches the pools built from it: once
         doc["notes"] = list(dict.fromkeys(doc["notes"]))
     if args.format == "json":
-        import json
 
-        out.write(json.dumps(doc, indent=1) + "\n")
+        write_json(out, doc, indent=1)
     else:
         if args.action == "stats":
             report.stats(doc, out, per_topic=args.per_topic)

@@ -8,7 +8,6 @@ not fit 100 columns); TSV and JSON give the full string on every value.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from functools import partial
 from typing import Any, TextIO
@@ -19,6 +18,7 @@ import pyarrow as pa
 from auditeval.cli.common import add_execution, add_measures, add_settings
 from auditeval.engine import DEPTH_GRID, SweepBlock, SweepResult
 from auditeval.render.eval_text import detect_width
+from auditeval.render.json_out import write_json
 from auditeval.render.progress import Steps
 from auditeval.render.text_columns import join_rows, longest, text_column
 from auditeval.render.textgrid import wrap, wrap_variant
@@ -236,4 +236,4 @@ def render_json(res: SweepResult, out: TextIO, per_topic: bool = False) -> None:
             for run, label, variant, pairs in _records(res, per_topic) for topic, value in pairs
         ],
     }
-    out.write(json.dumps(doc, indent=1) + "\n")  # one write: json.dump writes each token
+    write_json(out, doc, indent=1)

@@ -10,7 +10,6 @@ matches it (:data:`auditeval.results.audit.EXIT_STATUSES`): 0 every claim reprod
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TextIO
 
 from rich.markup import escape
@@ -19,6 +18,7 @@ from rich.table import Table
 from auditeval.cli.common import add_execution, add_settings
 from auditeval.cli.verify_tools import _run, console, room, variant_cell
 from auditeval.render.eval_text import print_note
+from auditeval.render.json_out import write_json
 from auditeval.vocab.conventions import DEFAULT_PROFILE
 
 EXIT_MEANING = {0: "every claim reproduced (--table: under the stated convention)",
@@ -90,9 +90,8 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             steps.advance()
     status, head = verdict([bool(v.reproduced) for v in verdicts], [not v.reproduced and not v.nearest for v in verdicts])
     if args.json:
-        json.dump({"headline": head, "exit_status": status, "qrels": args.qrels, "run": args.runs[0],
-                   "claims": [v.as_dict() for v in verdicts]}, out, indent=1)
-        out.write("\n")
+        write_json(out, {"headline": head, "exit_status": status, "qrels": args.qrels, "run": args.runs[0],
+                         "claims": [v.as_dict() for v in verdicts]}, indent=1)
         return status
     c = console(out)
     c.print(escape(head), style="bold" if status == 0 else "bold red", soft_wrap=True)
@@ -213,9 +212,8 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
                       "line": line})
     status, head = verdict([x["status"] == "stated" for x in cells], [x["value"] is None for x in cells])
     if args.json:
-        json.dump({"headline": head, "exit_status": status, "table": args.table, "profile": label, "cells": cells,
-                   "notes": notes}, out, indent=1)
-        out.write("\n")
+        write_json(out, {"headline": head, "exit_status": status, "table": args.table, "profile": label, "cells": cells,
+                         "notes": notes}, indent=1)
         return status
     from auditeval.render.textgrid import wrap_variant
 

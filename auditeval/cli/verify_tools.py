@@ -15,6 +15,7 @@ from rich.table import Table
 
 from auditeval.cli.common import add_execution, add_measures, add_settings, backend, baseline_index
 from auditeval.render.eval_text import print_note
+from auditeval.render.json_out import write_json
 from auditeval.vocab.conventions import DEFAULT_PROFILE
 from auditeval.vocab.specs import DEFAULT_MEASURES
 
@@ -141,9 +142,8 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         res.notes.append(f"plot written to {args.plot}")
     if args.json:
         qrels = {"A": args.qrels, **({"B": args.qrels_b} if args.qrels_b else {})}
-        json.dump({"mode": res.mode, "qrels": qrels, "values": [v.as_dict() for v in res.values],
-                   "notes": res.notes}, out, indent=1)
-        out.write("\n")
+        write_json(out, {"mode": res.mode, "qrels": qrels, "values": [v.as_dict() for v in res.values],
+                         "notes": res.notes}, indent=1)
         return 0
     c = console(out)
     rpl = res.mode == "replicability"
@@ -234,8 +234,7 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             explain(qrels_from(args.qrels), _run(args.run), res, args.departures, progress=steps.advance)
     status, head = res.verdict()
     if args.json:
-        json.dump({"headline": head, "exit_status": status, **res.as_dict()}, out, indent=1)
-        out.write("\n")
+        write_json(out, {"headline": head, "exit_status": status, **res.as_dict()}, indent=1)
         return status
     from rich.markup import escape
 

@@ -20,9 +20,9 @@ Every id (run names, topic ids, paths) and every variant string is escaped for i
 from __future__ import annotations
 
 import html
-import json
 from typing import TextIO
 
+from auditeval.render.json_out import write_json
 from auditeval.render.tex import md_escape, tex_breakable
 from auditeval.verify.card import Card
 
@@ -187,8 +187,7 @@ def render_html(card: Card, out: TextIO) -> None:
 # ------------------------------------------------------------------------------ json
 def render_json(card: Card, out: TextIO) -> None:
     block = {"research goal": {"evaluation": {**card.ir_metadata, "card": card.as_dict()}}}
-    json.dump(block, out, indent=1, ensure_ascii=False)
-    out.write("\n")
+    write_json(out, block, indent=1, ensure_ascii=False)
 
 
 RENDERERS = {"markdown": render_markdown, "latex": render_latex, "html": render_html, "json": render_json}

@@ -12,11 +12,11 @@ missing from the run), each with the engine's message; the notes say it too.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TextIO
 
 from auditeval.render.common import all_notes, as_list, rows
+from auditeval.render.json_out import write_json
 from auditeval.results.values import ResultSet
 
 
@@ -41,4 +41,4 @@ def document(results: ResultSet | Sequence[ResultSet], per_topic: bool = False) 
 
 
 def render_json(results: ResultSet | Sequence[ResultSet], out: TextIO, per_topic: bool = False, **_: object) -> None:
-    out.write(json.dumps(document(results, per_topic), indent=1) + "\n")  # one write: 10x faster than dump
+    write_json(out, document(results, per_topic), indent=1)
