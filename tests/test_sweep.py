@@ -427,3 +427,30 @@ def test_first_seen_numbers_classes_in_order_of_first_appearance():
     assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2, 1, 1]
     first, inverse = first_seen(np.array([], np.int64))
     assert first.tolist() == [] and inverse.tolist() == []
+
+
+@pytest.mark.parametrize("per_topic", [False, True])
+def test_sweep_tsv_built_column_wise_has_every_record_line_in_order(per_topic):
+    """The TSV view builds a numeric block's lines column-wise (Arrow): it must give, line for
+    line, the records the JSON view reads (``_records``, one Python tuple per value), on a sweep
+    with refused variants (dups=error on a repeated pair), an integer measure, a mean-defined
+    one with undefined topics, a text measure and topics only some variants evaluate."""
+    import io
+
+    from auditeval.cli.sweep import ROWS_PER_WRITE, _records, render_tsv
+
+    run = Run(run_table(["q1", "q1", "q1", "q1"], ["d4", "d1", "d1", "d2"], [3.0, 2.0, 1.5, 2.0]), name="r")
+    res = ae.sweep(QRELS, [run, RUN], ["AP", "NumRel", "Accuracy@1", "relstring@3", "P@2"],
+                   vary={"dups": "all", "ties": "all", "topics": "all", "rel": "all"})
+    assert any(b.errors for b in res.blocks.values())
+    out = io.StringIO()
+    render_tsv(res, out, per_topic)
+
+    def text(v):
+        return repr(v) if isinstance(v, float) else str(v)
+
+    want = ["run\tmeasure\ttopic\tvalue\tvariant\tengine"] + [
+        f"{run}\t{label}\t{topic}\t{text(v)}\t{variant}\t{res.engine}"
+        for run, label, variant, pairs in _records(res, per_topic) for topic, v in pairs]
+    assert out.getvalue().split("\n")[:-1] == want and len(want) > 40
+    assert ROWS_PER_WRITE >= 1 << 16

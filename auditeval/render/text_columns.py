@@ -25,13 +25,23 @@ from auditeval.vocab.arrays import first_seen, from_numpy
 
 
 def text_column(values: np.ndarray, fmt: Callable[[Any], str], replace: np.ndarray | None = None,
-                replacement: str = "") -> pa.Array:
+                replacement: str = "", memo: dict[int, str] | None = None) -> pa.Array:
     """``[fmt(x) for x in values.tolist()]`` as an Arrow string array, ``fmt`` called once per
-    distinct float64 bit pattern; where ``replace`` (bool) is set, ``replacement`` instead."""
+    distinct float64 bit pattern (and, given a ``memo`` of bit pattern -> text shared between
+    calls, once per pattern across them); where ``replace`` (bool) is set, ``replacement``."""
     vals = np.ascontiguousarray(values, dtype=np.float64)
-    first, inverse = first_seen(vals.view(np.int64))
-    texts = pa.array([fmt(x) for x in vals[first].tolist()], pa.string())
-    out = pc.take(texts, from_numpy(inverse.astype(np.int64)))
+    bits = vals.view(np.int64)
+    first, inverse = first_seen(bits)
+    if memo is None:
+        texts = [fmt(x) for x in vals[first].tolist()]
+    else:
+        texts = []
+        for b, x in zip(bits[first].tolist(), vals[first].tolist(), strict=True):
+            t = memo.get(b)
+            if t is None:
+                t = memo[b] = fmt(x)
+            texts.append(t)
+    out = pc.take(pa.array(texts, pa.string()), from_numpy(inverse.astype(np.int64)))
     if replace is not None and replace.any():
         out = pc.if_else(from_numpy(replace), pa.scalar(replacement, pa.string()), out)
     return out
