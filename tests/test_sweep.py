@@ -278,10 +278,11 @@ def test_plan_resolved_once_matches_evaluate_on_every_run(shared: Path):
     setup = sweep_setup(q, measures, profile, vary)
     plan = sweep_plan(setup.parsed, setup.labels, setup.base, setup.values, setup.bases)
     travelled = pickle.loads(pickle.dumps(plan))
+    assert travelled.variants is None and travelled.per_run == plan.per_run  # travels as combinations
     for mi, m in enumerate(plan.measures):
-        for (text, conv), r in zip(plan.variants[mi], plan.resolved[mi], strict=True):
+        for vi, ((text, conv), r) in enumerate(zip(plan.variants[mi], plan.resolved[mi], strict=True)):
             assert r == resolve_variant(m, conv) and str(r.variant) == text == str(Variant.of(m, conv))
-        assert travelled.resolved[mi] == plan.resolved[mi] and travelled.variants[mi] == plan.variants[mi]
+            assert travelled.convention(mi, vi) == conv and travelled.resolution(mi, vi) == r
     for run in runs:
         a, b = sweep_part(q, run, plan), sweep_part(q, run, travelled)
         assert a.notes == b.notes and a.errors == b.errors

@@ -111,32 +111,49 @@ def measure_variants(m: Measure, base: Convention, values: dict[str, list[Any]])
     every combination, collapsed by variant string (first convention kept). The profile's
     own variant (``base``), when among them, comes first: every sweep view (text, tsv, json)
     lists it before the variants that depart from it."""
-    return [(key, conv) for key, conv, _ in _resolved_variants(m, base, values)]
+    return [(key, conv) for key, conv, _, _ in _resolved_variants(m, base, values)]
 
 
-def _resolved_variants(m: Measure, base: Convention, values: dict[str, list[Any]]) -> list[tuple[str, Convention, Resolved]]:
+def _resolved_variants(m: Measure, base: Convention, values: dict[str, list[Any]]
+                       ) -> list[tuple[str, Convention, Resolved, int]]:
     """:func:`measure_variants` with each variant's :class:`Resolved` record (what the engine
-    needs of the pair on every run), built from the :class:`Variant` computed here anyway.
+    needs of the pair on every run), built from the :class:`Variant` computed here anyway, and
+    the index of its combination among ``itertools.product`` of the axes ``m`` reads
+    (:func:`read_axes`; :func:`combination` rebuilds the convention from it).
 
     Each combination's convention is built without validating its 20 axes again
     (``Convention._unchecked``): ``base`` is a convention and the varied values are checked
     once here, which is what ``Convention(**...)`` per combination checked."""
-    axes = [a for a in values if a in readable_axes(m)]
+    axes = read_axes(m, values)
     for a in axes:
         for x in values[a]:
             AXES[a].parse(x)  # raises what Convention(...) raises for a bad value
-    seen: dict[str, tuple[Convention, Resolved]] = {}
+    seen: dict[str, tuple[Convention, Resolved, int]] = {}
     base_values = base.as_dict()
     with _gc_paused():
-        for combo in itertools.product(*(values[a] for a in axes)):
+        for ci, combo in enumerate(itertools.product(*(values[a] for a in axes))):
             conv = Convention._unchecked({**base_values, **dict(zip(axes, combo, strict=True))}) if axes else base
             r = resolve_variant(m, conv)
             key = str(r.variant)
             if key not in seen:
-                seen[key] = (conv, r)
+                seen[key] = (conv, r, ci)
     own = str(Variant.of(m, base))
     keys = [own, *(k for k in seen if k != own)] if own in seen else list(seen)
     return [(k, *seen[k]) for k in keys]
+
+
+def read_axes(m: Measure, values: dict[str, list[Any]]) -> tuple[str, ...]:
+    """The varied axes (``values``' keys, in their order) that ``m`` can read."""
+    return tuple(a for a in values if a in readable_axes(m))
+
+
+def combination(base: Convention, axes: Sequence[str], values: dict[str, list[Any]], index: int) -> Convention:
+    """The convention of combination ``index`` of ``itertools.product`` over ``axes``' values
+    around ``base``: what :func:`_resolved_variants` built for it."""
+    if not axes:
+        return base
+    at = np.unravel_index(index, [len(values[a]) for a in axes])  # product's order: the last axis fastest
+    return Convention._unchecked({**base.as_dict(), **{a: values[a][int(i)] for a, i in zip(axes, at, strict=True)}})
 
 
 @contextmanager
@@ -319,16 +336,52 @@ class SweepPlan:
     base: Convention
     values: dict[str, list[Any]]
     bases: tuple[Convention, ...]
-    variants: tuple[tuple[tuple[str, Convention], ...], ...]
-    resolved: tuple[tuple[Resolved, ...], ...]
+    variants: tuple[tuple[tuple[str, Convention], ...], ...] | None  # None: a travelled plan
+    resolved: tuple[tuple[Resolved, ...], ...] | None
     per_topic: bool = True  # False: each run's part keeps the aggregates only (SweepAggregates)
     prepare: tuple[Convention, ...] = ()  # a folded convention per distinct PREPARE_AXES values
     classes: tuple[VariantClasses, ...] = ()  # per measure (:func:`variant_classes`)
+    combos: tuple[np.ndarray, ...] = ()  # per measure and variant: its combination's index (:func:`combination`)
+    _made: dict = field(default_factory=dict, compare=False, repr=False)  # a travelled plan's rebuilt records
 
     @property
     def per_run(self) -> int:
         """Variant evaluations per run."""
-        return sum(len(v) for v in self.variants)
+        return sum(len(c) for c in self.combos)
+
+    def n_variants(self, mi: int) -> int:
+        return len(self.combos[mi])
+
+    def convention(self, mi: int, vi: int) -> Convention:
+        """The convention of variant ``vi`` of measure ``mi``."""
+        if self.variants is not None:
+            return self.variants[mi][vi][1]
+        c = self._made.get((mi, vi, "convention"))
+        if c is None:
+            axes = self._made.get(mi)
+            if axes is None:
+                axes = self._made[mi] = read_axes(self.measures[mi], self.values)
+            c = self._made[(mi, vi, "convention")] = combination(self.bases[mi], axes, self.values, int(self.combos[mi][vi]))
+        return c
+
+    def resolution(self, mi: int, vi: int) -> Resolved:
+        """The :class:`Resolved` record of variant ``vi`` of measure ``mi`` (a travelled plan
+        rebuilds it on first use)."""
+        if self.resolved is not None:
+            return self.resolved[mi][vi]
+        r = self._made.get((mi, vi))
+        if r is None:
+            r = self._made[(mi, vi)] = resolve_variant(self.measures[mi], self.convention(mi, vi))
+        return r
+
+    def __reduce__(self) -> tuple[Any, tuple]:
+        """A plan travels (to a pool's workers, a cluster's) without its variants' strings,
+        conventions and records (for 69,120 variants 31 MB pickled and 1.3 s rebuilt in every
+        worker, where a run evaluates 1,200 of them: :class:`VariantClasses`), as the index of
+        each variant's combination; a worker rebuilds the few it evaluates
+        (:meth:`convention`, :meth:`resolution`)."""
+        return SweepPlan, (self.measures, self.labels, self.base, self.values, self.bases, None, None, self.per_topic,
+                           self.prepare, self.classes, self.combos)
 
 
 @dataclass
@@ -363,12 +416,13 @@ def sweep_plan(measures: Sequence[Measure], labels: Sequence[str], base: Convent
     per measure, ``bases``: a profile's ``[route]``); ``per_topic=False``: the parts keep the
     aggregates only (:class:`SweepAggregates`), for views that show no per-topic value."""
     per_base = tuple(bases) if bases is not None else (base,) * len(measures)
-    triples = [_resolved_variants(m, b, values) for m, b in zip(measures, per_base, strict=True)]
-    variants = tuple(tuple((key, conv) for key, conv, _ in t) for t in triples)
-    resolved = tuple(tuple(r for _, _, r in t) for t in triples)
+    made = [_resolved_variants(m, b, values) for m, b in zip(measures, per_base, strict=True)]
+    variants = tuple(tuple((key, conv) for key, conv, _, _ in t) for t in made)
+    resolved = tuple(tuple(r for _, _, r, _ in t) for t in made)
+    combos = tuple(np.array([ci for *_, ci in t], np.intp) for t in made)
     prepare, classes = variant_classes(resolved)
     return SweepPlan(tuple(measures), tuple(labels), base, values, per_base, variants, resolved, per_topic,
-                     prepare, classes)
+                     prepare, classes, combos)
 
 
 def sweep_part(qrels: Qrels, run: Run, plan: SweepPlan, progress: Callable[[int], None] | None = None) -> SweepPart:
@@ -400,7 +454,7 @@ def sweep_part(qrels: Qrels, run: Run, plan: SweepPlan, progress: Callable[[int]
         got: list[TopicValues | None] = []
         failed: dict[int, str] = {}  # class -> the refusal
         for k, vi in enumerate(first.tolist()):
-            conv, r = plan.variants[mi][vi][1], plan.resolved[mi][vi]
+            conv, r = plan.convention(mi, vi), plan.resolution(mi, vi)
             try:
                 tv = sr.evaluate(m, conv, r)
             except AuditEvalError as exc:
@@ -418,15 +472,14 @@ def sweep_part(qrels: Qrels, run: Run, plan: SweepPlan, progress: Callable[[int]
                     part.notes.append((n, n if n in run.notes else _under(n, conv, plan.bases[mi])))
         errors = _spread(failed, inverse)
         if plan.per_topic:
-            resolved = plan.resolved[mi]
-            part.values.append([None if (tv := got[k]) is None else TopicValues(resolved[vi].variant, tv.topics, tv.values,
-                                                                                tv.aggregate)
+            part.values.append([None if (tv := got[k]) is None else TopicValues(plan.resolution(mi, vi).variant, tv.topics,
+                                                                                tv.values, tv.aggregate)
                                 for vi, k in enumerate(inverse.tolist())])
         else:
             part.values.append(_aggregates_only(got, inverse, MEASURES[m.name].agg))
         part.errors.append(errors)
         if progress is not None:
-            progress(len(plan.variants[mi]))
+            progress(plan.n_variants(mi))
     return part
 
 
