@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditeval.vocab import arrow_compute as pc
-from auditeval.vocab.arrays import first_seen, from_numpy
+from auditeval.vocab.arrays import from_numpy, unique
 
 
 def text_column(values: np.ndarray, fmt: Callable[[Any], str], replace: np.ndarray | None = None,
@@ -31,12 +31,14 @@ def text_column(values: np.ndarray, fmt: Callable[[Any], str], replace: np.ndarr
     calls, once per pattern across them); where ``replace`` (bool) is set, ``replacement``."""
     vals = np.ascontiguousarray(values, dtype=np.float64)
     bits = vals.view(np.int64)
-    first, inverse = first_seen(bits)
+    distinct = unique(bits)  # ascending bit patterns; each cell's is found by bisection
+    inverse = np.searchsorted(distinct, bits)
+    floats = distinct.view(np.float64)
     if memo is None:
-        texts = [fmt(x) for x in vals[first].tolist()]
+        texts = [fmt(x) for x in floats.tolist()]
     else:
         texts = []
-        for b, x in zip(bits[first].tolist(), vals[first].tolist(), strict=True):
+        for b, x in zip(distinct.tolist(), floats.tolist(), strict=True):
             t = memo.get(b)
             if t is None:
                 t = memo[b] = fmt(x)
