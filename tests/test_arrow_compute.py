@@ -33,6 +33,8 @@ CASES = [
     ("utf8_ltrim", (pa.array(["007", "0", "x"]),), {"characters": "0"}), ("utf8_trim_whitespace", (pa.array([" a ", "b"]),), {}),
     ("utf8_split_whitespace", (pa.array(["a b  c", ""]),), {}),
     ("list_value_length", (pa.array([[1], [], None]),), {}), ("list_element", (pa.array([[1, 2], [3]]), 0), {}),
+    ("max", (INTS,), {}), ("utf8_lpad", (S,), {"width": 3, "padding": " "}), ("utf8_rpad", (S, 4), {}),
+    ("binary_join_element_wise", (S, pa.scalar("+"), S, pa.scalar("")), {}),
 ]
 
 
