@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from auditeval.vocab.arrays import from_numpy, unique
+from auditeval.vocab.arrays import first_seen, from_numpy, unique, unique_pairs
 
 DTYPES = [np.int32, np.int64, np.uint8, np.float32, np.float64]
 
@@ -47,3 +47,25 @@ def test_from_numpy_views_and_types():
     assert from_numpy(np.array([1, 2], dtype=">i4")).to_pylist() == [1, 2]  # pa.array refuses it
     with pytest.raises(pa.ArrowInvalid):
         from_numpy(np.array([1.5]), pa.int64())  # as pa.array: no silent truncation
+
+
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(0, 2**40)), max_size=60))
+def test_unique_pairs_equals_numpy_unique_on_columns(pairs):
+    a = np.array([p[0] for p in pairs], np.int64)
+    b = np.array([p[1] for p in pairs], np.int64)
+    got_a, got_b, counts = unique_pairs(a, b)
+    if not pairs:
+        assert len(got_a) == len(got_b) == len(counts) == 0
+        return
+    (want_a, want_b), want_counts = np.unique(np.stack([a, b]), axis=1, return_counts=True)
+    assert got_a.tolist() == want_a.tolist() and got_b.tolist() == want_b.tolist()
+    assert counts.tolist() == want_counts.tolist()
+
+
+@given(hnp.arrays(np.int64, st.integers(0, 60), elements=st.integers(-5, 5)))
+def test_first_seen_against_a_dict(codes):
+    first, inverse = first_seen(codes)
+    seen: dict[int, int] = {}
+    want = [seen.setdefault(c, len(seen)) for c in codes.tolist()]
+    assert inverse.tolist() == want
+    assert first.tolist() == [want.index(k) for k in range(len(seen))]

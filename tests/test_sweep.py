@@ -421,15 +421,6 @@ def test_sweep_parts_merge_variants_into_classes_without_changing_a_value_note_o
         assert len(_variant_by_variant(q, run, plan)[0][0]) > len(set(part.values[0].aggregates.tolist()))
 
 
-def test_first_seen_numbers_classes_in_order_of_first_appearance():
-    from auditeval.vocab.arrays import first_seen
-
-    first, inverse = first_seen(np.array([7, 3, 7, 9, 3, 3]))
-    assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2, 1, 1]
-    first, inverse = first_seen(np.array([], np.int64))
-    assert first.tolist() == [] and inverse.tolist() == []
-
-
 @pytest.mark.parametrize("per_topic", [False, True])
 def test_sweep_tsv_built_column_wise_has_every_record_line_in_order(per_topic):
     """The TSV view builds a numeric block's lines column-wise (Arrow): it must give, line for

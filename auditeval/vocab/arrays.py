@@ -76,3 +76,19 @@ def first_seen(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     inverse = np.empty(n, np.intp)
     inverse[order] = renumber[by_code]
     return firsts[rank], inverse
+
+
+def unique_pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct pairs ``(a[i], b[i])`` in lexicographic order, and how often each occurs:
+    ``np.unique(np.stack([a, b]), axis=1, return_counts=True)`` (which views the columns as
+    one structured dtype and sorts that: 0.1 s on 128,796 judgments, against a few ms here)."""
+    a, b = np.asarray(a).ravel(), np.asarray(b).ravel()
+    if len(a) == 0:
+        return a[:0], b[:0], np.zeros(0, np.intp)
+    order = np.lexsort((b, a))
+    sa, sb = a[order], b[order]
+    head = np.empty(len(sa), bool)
+    head[0] = True
+    head[1:] = (sa[1:] != sa[:-1]) | (sb[1:] != sb[:-1])
+    starts = np.flatnonzero(head)
+    return sa[starts], sb[starts], np.diff(np.append(starts, len(sa)))

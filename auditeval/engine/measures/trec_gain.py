@@ -50,7 +50,7 @@ from auditeval.engine.glibc_sort import glibc_msort
 from auditeval.engine.measures.base import MeasureFn, safe_div
 from auditeval.engine.measures.trec_set import judged_rows, running
 from auditeval.engine.ranked_lists import Prepared
-from auditeval.vocab.arrays import unique
+from auditeval.vocab.arrays import unique, unique_pairs
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.errors import EvaluationError
 from auditeval.vocab.measure import Measure
@@ -218,8 +218,7 @@ def ideal_levels(p: Prepared, m: Measure, c: Convention) -> Levels:
     # documents per (topic, grade >= 0), sparse: one entry per distinct pair
     keep = p.qgrade >= 0
     qt, qg = p.qrow_topic[keep].astype(np.int64), p.qgrade[keep].astype(np.int64)
-    key = np.unique(np.stack([qt, qg]), axis=1, return_counts=True) if len(qt) else (np.zeros((2, 0), np.int64), np.zeros(0, np.int64))
-    (pt, pg), pcount = key
+    pt, pg, pcount = unique_pairs(qt, qg)
     values, group = np.unique(maxlev, return_inverse=True)  # topics grouped by highest grade
     pgroup = group[pt]
     orders = []
