@@ -97,6 +97,14 @@ def _inject(label: str, attempt: int) -> None:
         raise RuntimeError(f"injected failure (AUDITEVAL_TEST_FAIL) on attempt {attempt + 1}")
 
 
+def _warm() -> None:
+    """A pool worker's first task, submitted when the pool is made: the executor spawns a worker
+    per task it cannot hand to an idle one, so every worker starts at once, and each imports the
+    task functions (:mod:`auditeval.execution.tasks`: the engine, about 1 CPU s) while the
+    command reads its inputs, instead of after its first map (spawn is otherwise on demand)."""
+    import auditeval.execution.tasks  # noqa: F401
+
+
 def call(fn: Task, shared: Any, item: Any, label: str, attempt: int) -> tuple[str, Any]:
     """Run one task in a worker: ``("ok", result)``, or ``("error", message)`` for an error
     auditeval raises on purpose (sent as text: such exceptions do not all survive pickling);
@@ -261,6 +269,8 @@ class LocalPool(Backend):
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=self._ctx, initializer=_worker_start)
         self._dir = tempfile.TemporaryDirectory(prefix="auditeval-shared-")
         self._n = 0
+        for _ in range(workers):  # start every worker now: its start-up overlaps the command's own
+            self._pool.submit(_warm)  # (reading the qrels, a sweep's plan) instead of following it
 
     def share(self, value: Any) -> Any:
         self._n += 1
