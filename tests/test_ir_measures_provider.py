@@ -446,10 +446,11 @@ def test_route_table_rules(tmp_path):
 
 def _calc_aggregate_in_a_fresh_process(measures, qfile, rfile) -> dict[str, float]:
     """``ir_measures.calc_aggregate`` of ``measures`` (by their names, which parse back to them)
-    in a process of its own. In a test process that evaluated with pytrec_eval before, its
-    pytrec_eval answered one CI run with ``-J`` applied to a plain measure (NumRet 43,999, the
-    judged documents of MU03rob01's 100,000, where the same call alone gives 100,000): state
-    one C evaluator leaves behind for the next. The reference must not depend on what ran before."""
+    in a process of its own. Inside a test worker that had run other tests, one CI run got
+    NumRet 43,999 from it, the judged documents among MU03rob01's 100,000 (``-J`` applied to a
+    plain measure), where the same call in a fresh process gave 100,000 every time (8 of 8):
+    presumably state an earlier pytrec_eval evaluation left in that process. A reference must not
+    depend on what ran before it."""
     import json
     import subprocess
     import sys
