@@ -20,6 +20,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, TypeVar
 
 import numpy as np
@@ -137,9 +138,9 @@ def _resolved_variants(m: Measure, base: Convention, values: dict[str, list[Any]
             key = str(r.variant)
             if key not in seen:
                 seen[key] = (conv, r, ci)
-    own = str(Variant.of(m, base))
-    keys = [own, *(k for k in seen if k != own)] if own in seen else list(seen)
-    return [(k, *seen[k]) for k in keys]
+        own = str(Variant.of(m, base))
+        keys = [own, *(k for k in seen if k != own)] if own in seen else list(seen)
+        return [(k, *seen[k]) for k in keys]
 
 
 def read_axes(m: Measure, values: dict[str, list[Any]]) -> tuple[str, ...]:
@@ -297,13 +298,14 @@ def variant_classes(plan_resolved: Sequence[Sequence[Resolved]]) -> tuple[tuple[
     prep_index: dict[tuple, int] = {}
     prepare: list[Convention] = []
     out = []
+    prepare_axes = attrgetter(*PREPARE_AXES)
     for records in plan_resolved:
         kernel_index: dict[tuple, int] = {}
         prep = np.empty(len(records), np.intp)
         kern = np.empty(len(records), np.intp)
         for vi, r in enumerate(records):
             c2 = r.convention
-            axes = tuple(getattr(c2, a) for a in PREPARE_AXES)
+            axes = prepare_axes(c2)
             pi = prep_index.get(axes)
             if pi is None:
                 pi = prep_index[axes] = len(prepare)
@@ -416,11 +418,12 @@ def sweep_plan(measures: Sequence[Measure], labels: Sequence[str], base: Convent
     per measure, ``bases``: a profile's ``[route]``); ``per_topic=False``: the parts keep the
     aggregates only (:class:`SweepAggregates`), for views that show no per-topic value."""
     per_base = tuple(bases) if bases is not None else (base,) * len(measures)
-    made = [_resolved_variants(m, b, values) for m, b in zip(measures, per_base, strict=True)]
-    variants = tuple(tuple((key, conv) for key, conv, _, _ in t) for t in made)
-    resolved = tuple(tuple(r for _, _, r, _ in t) for t in made)
-    combos = tuple(np.array([ci for *_, ci in t], np.intp) for t in made)
-    prepare, classes = variant_classes(resolved)
+    with _gc_paused():  # every step makes an object or a tuple per variant
+        made = [_resolved_variants(m, b, values) for m, b in zip(measures, per_base, strict=True)]
+        variants = tuple(tuple((key, conv) for key, conv, _, _ in t) for t in made)
+        resolved = tuple(tuple(r for _, _, r, _ in t) for t in made)
+        combos = tuple(np.array([ci for *_, ci in t], np.intp) for t in made)
+        prepare, classes = variant_classes(resolved)
     return SweepPlan(tuple(measures), tuple(labels), base, values, per_base, variants, resolved, per_topic,
                      prepare, classes, combos)
 

@@ -180,6 +180,15 @@ def _axis_value(axis: str, value: Any) -> tuple[str, Any]:
     return axis, value
 
 
+@lru_cache(maxsize=4096)
+def _axis_text(pair: tuple[str, Any]) -> str:
+    """``axis=value`` of a variant's pair (:meth:`Axis.format`), made once per distinct pair: a
+    sweep's plan writes 69,120 variant strings from a few dozen pairs (equal values of one axis
+    format alike, so a cached text serves every equal value)."""
+    axis, value = pair
+    return f"{axis}={AXES[axis].format(value)}"
+
+
 @dataclass(frozen=True)
 class Variant:
     """A measure and the values of the axes it reads."""
@@ -197,7 +206,7 @@ class Variant:
         return cls(m2, tuple(_axis_value(a, getattr(c2, a)) for a in variant_axes(m2, c2.depth, c2.topics)))
 
     def __str__(self) -> str:
-        return "|".join([str(self.measure)] + [f"{a}={AXES[a].format(v)}" for a, v in self.axes])
+        return "|".join([str(self.measure), *map(_axis_text, self.axes)])
 
     def setting(self, axis: str) -> Any:
         return dict(self.axes)[axis]
