@@ -152,7 +152,6 @@ def cmd_pool(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if "notes" in doc:  # a run's reading note also reaches the pools built from it: once
         doc["notes"] = list(dict.fromkeys(doc["notes"]))
     if args.format == "json":
-
         write_json(out, doc, indent=1)
     else:
         if args.action == "stats":

@@ -133,7 +133,7 @@ def _resolved_variants(m: Measure, base: Convention, values: dict[str, list[Any]
     base_values = base.as_dict()
     with _gc_paused():
         for ci, combo in enumerate(itertools.product(*(values[a] for a in axes))):
-            conv = Convention._unchecked({**base_values, **dict(zip(axes, combo, strict=True))}) if axes else base
+            conv = _varied(base, base_values, axes, combo)
             r = resolve_variant(m, conv)
             key = str(r.variant)
             if key not in seen:
@@ -154,7 +154,13 @@ def combination(base: Convention, axes: Sequence[str], values: dict[str, list[An
     if not axes:
         return base
     at = np.unravel_index(index, [len(values[a]) for a in axes])  # product's order: the last axis fastest
-    return Convention._unchecked({**base.as_dict(), **{a: values[a][int(i)] for a, i in zip(axes, at, strict=True)}})
+    return _varied(base, base.as_dict(), axes, [values[a][int(i)] for a, i in zip(axes, at, strict=True)])
+
+
+def _varied(base: Convention, base_values: dict[str, Any], axes: Sequence[str], combo: Sequence[Any]) -> Convention:
+    """``base`` with ``axes`` set to ``combo`` (values already parsed; ``base_values`` is
+    ``base.as_dict()``, made once by the caller), built without validating again."""
+    return Convention._unchecked({**base_values, **dict(zip(axes, combo, strict=True))}) if axes else base
 
 
 @contextmanager
@@ -358,12 +364,12 @@ class SweepPlan:
         """The convention of variant ``vi`` of measure ``mi``."""
         if self.variants is not None:
             return self.variants[mi][vi][1]
-        c = self._made.get((mi, vi, "convention"))
+        c = self._made.get(("convention", mi, vi))
         if c is None:
-            axes = self._made.get(mi)
+            axes = self._made.get(("axes", mi))
             if axes is None:
-                axes = self._made[mi] = read_axes(self.measures[mi], self.values)
-            c = self._made[(mi, vi, "convention")] = combination(self.bases[mi], axes, self.values, int(self.combos[mi][vi]))
+                axes = self._made[("axes", mi)] = read_axes(self.measures[mi], self.values)
+            c = self._made[("convention", mi, vi)] = combination(self.bases[mi], axes, self.values, int(self.combos[mi][vi]))
         return c
 
     def resolution(self, mi: int, vi: int) -> Resolved:
@@ -371,9 +377,9 @@ class SweepPlan:
         rebuilds it on first use)."""
         if self.resolved is not None:
             return self.resolved[mi][vi]
-        r = self._made.get((mi, vi))
+        r = self._made.get(("resolution", mi, vi))
         if r is None:
-            r = self._made[(mi, vi)] = resolve_variant(self.measures[mi], self.convention(mi, vi))
+            r = self._made[("resolution", mi, vi)] = resolve_variant(self.measures[mi], self.convention(mi, vi))
         return r
 
     def __reduce__(self) -> tuple[Any, tuple]:
@@ -506,8 +512,9 @@ def _spread(by_class: dict[int, T], inverse: np.ndarray) -> dict[int, T]:
     """``{variant: by_class[its class]}`` for the variants of the classes in ``by_class``."""
     if not by_class:
         return {}
-    classes = np.fromiter(by_class, np.intp, len(by_class))
-    members = np.flatnonzero(np.isin(inverse, classes))
+    listed = np.zeros(int(inverse.max()) + 1, bool)
+    listed[list(by_class)] = True
+    members = np.flatnonzero(listed[inverse])
     return {vi: by_class[k] for vi, k in zip(members.tolist(), inverse[members].tolist(), strict=True)}
 
 
