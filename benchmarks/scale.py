@@ -15,9 +15,13 @@ file whose SHA-256 is compared across backends; wall seconds, minimum of ``--rep
 * memory (``--memory``): ``eval`` of ``--memory-runs`` runs of 100,000 lines on ``--jobs 2``,
   the peak of the summed RSS of the command and its workers (sampled every 0.1 s with psutil).
 
-The cluster (``distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1)``)
-is started once, before the timed commands (its start-up is reported apart): its workers stay
-warm between commands, where ``--jobs 2`` spawns its two workers in every command.
+Each backend runs its commands alone on the machine. A cluster
+(``distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1)``) is started
+before its backend's commands and closed after them (its start-up is reported apart): its
+workers stay warm between commands, where ``--jobs 2`` spawns its two workers in every command.
+Two clusters are measured: dask's defaults (``LocalCluster(2)``), and one whose workers keep
+glibc's malloc defaults (:data:`NO_TRIM`). Every command runs in the environment this script
+started with (:data:`ENV`).
 
 Usage::
 
@@ -36,7 +40,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -44,6 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 QRELS = Path("/work/shared/data/robust03/qrels.robust03.txt")
 DATA = ROOT / "benchmarks" / "data" / "scale"
 MEASURES = "AP nDCG@10 P@10 RR"
+UNTRIMMED = "LocalCluster(2), malloc defaults"
 
 
 # ----------------------------------------------------------------------------- data
@@ -87,8 +95,22 @@ def runs(n: int, depth: int = 1000) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- timing
+ENV = dict(os.environ)
+"""The environment the commands run in, as it was when this script started: dask's nanny writes
+its ``distributed.nanny.pre-spawn-environ`` (``MALLOC_TRIM_THRESHOLD_=65536``, one OpenMP
+thread) into the parent's ``os.environ`` when it spawns a worker (``distributed/nanny.py``), and
+every command started after the cluster would inherit it (figures before this fix did: the
+trim threshold alone cost ``--jobs 1`` about a fifth of its wall)."""
+
+NO_TRIM = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+"""Dask config for a cluster whose workers keep glibc's malloc defaults: a ``None`` entry is not
+exported (``distributed.nanny._get_env_variables``). With ``MALLOC_TRIM_THRESHOLD_`` set, glibc
+also stops raising its mmap threshold, so every freed array above 128 KiB is unmapped and the
+next one faults its pages in again: on a sweep task, 5x the page faults and a fifth more CPU."""
+
+
 def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT)}
+    return {**ENV, "PYTHONPATH": str(ROOT)}
 
 
 def timed(argv: list[str], repeat: int, memory: bool = False, workers: list[int] | None = None) -> dict:
@@ -186,11 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="sweep,compare,overhead", help="sweep,compare,overhead (comma-separated)")
     ap.add_argument("--memory", action="store_true", help="only the memory figure (eval on --jobs 2)")
     ap.add_argument("--memory-runs", type=int, default=1000)
+    ap.add_argument("--backends", default=",".join(BACKENDS), help=f"comma-separated, of {', '.join(BACKENDS)} "
+                    "(default: all, each alone on the machine while its commands run)")
     ap.add_argument("--out", help="write the figures as JSON here too")
     a = ap.parse_args(argv)
     if a.quick:
         a.runs, a.vary, a.trials = 20, "ties,depth,rel", 1000
-    from distributed import LocalCluster
 
     figures: dict = {"runs": a.runs, "vary": a.vary, "trials": a.trials, "cores": os.cpu_count()}
     if a.memory:
@@ -204,41 +227,74 @@ def main(argv: list[str] | None = None) -> int:
         _write(a.out, figures)
         return 0
     paths = runs(a.runs)
-    t0 = time.perf_counter()
-    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, host="127.0.0.1")
-    figures["cluster_start"] = time.perf_counter() - t0
-    backends = {"--jobs 1": [], "--jobs 2": ["--jobs", "2"], "LocalCluster(2)": ["--scheduler", cluster.scheduler_address]}
     vary = ["--vary", "all"] if a.vary == "all" else [x for v in a.vary.split(",") for x in ("--vary", v)]
     commands = {
         "sweep": ["sweep", str(QRELS), *paths, "-m", MEASURES, *vary],
         "compare": ["compare", str(QRELS), *paths, "-m", "AP", "--trials", str(a.trials), "--format", "json"],
     }
-    import psutil
-
-    dask_workers = [p.pid for p in psutil.Process().children(recursive=True) if "spawn_main" in " ".join(p.cmdline())]
-    try:
-        for what in [w for w in a.only.split(",") if w in commands]:
-            row = {}
-            for name, extra in backends.items():
-                got = timed([*commands[what], *extra], a.repeat, workers=dask_workers if "--scheduler" in extra else None)
-                row[name] = got
-                print(f"{what:8s} {name:16s} {got['wall']:8.2f} s wall, CPU {got['cpu_total']:7.2f} s "
+    todo = [w for w in a.only.split(",") if w in commands]
+    rows: dict[str, dict] = {what: {} for what in todo}
+    for key in a.backends.split(","):
+        name, config = BACKENDS[key]
+        with local_cluster(config) as cluster:
+            extra = (["--scheduler", cluster.scheduler_address] if cluster else
+                     ["--jobs", "2"] if key == "jobs2" else [])
+            if cluster and key == "cluster":
+                figures["cluster_start"] = cluster.started_in
+            workers = [w.process.process.pid for w in cluster.workers.values()] if cluster else None
+            for what in todo:
+                got = rows[what][name] = timed([*commands[what], *extra], a.repeat, workers=workers)
+                print(f"{what:8s} {name:32s} {got['wall']:8.2f} s wall, CPU {got['cpu_total']:7.2f} s "
                       f"(command {got['cpu_command']:6.2f} s), stdout sha256 {got['sha256'][:16]}", flush=True)
-            base = row["--jobs 1"]["wall"]
-            for name in backends:
-                row[name]["speedup"] = base / row[name]["wall"]
-            row["same_bytes"] = len({r["sha256"] for k, r in row.items() if isinstance(r, dict)}) == 1
-            print(f"{what:8s} speed-up: " + ", ".join(f"{k} {v['speedup']:.2f}x" for k, v in row.items()
-                                                      if isinstance(v, dict)) + f"; same bytes: {row['same_bytes']}")
-            figures[what] = row
-        if "overhead" in a.only:
-            figures["overhead"] = overhead(cluster.scheduler_address)
-            for k, v in figures["overhead"].items():
-                print(f"overhead {k}: {v * 1000:.2f} ms")
-    finally:
-        cluster.close()
+            if cluster and key == "cluster" and "overhead" in a.only:
+                figures["overhead"] = overhead(cluster.scheduler_address)
+                for k, v in figures["overhead"].items():
+                    print(f"overhead {k}: {v * 1000:.2f} ms", flush=True)
+    for what, row in rows.items():
+        base = row.get(BACKENDS["jobs1"][0], {}).get("wall")
+        for got in row.values():
+            got["speedup"] = base / got["wall"] if base else None
+        row["same_bytes"] = len({r["sha256"] for r in row.values()}) == 1
+        print(f"{what:8s} speed-up: " + ", ".join(f"{k} {v['speedup']:.2f}x" for k, v in row.items()
+                                                  if isinstance(v, dict) and v["speedup"])
+              + f"; same bytes: {row['same_bytes']}", flush=True)
+        figures[what] = row
     _write(a.out, figures)
     return 0
+
+
+BACKENDS: dict[str, tuple[str, dict | None]] = {
+    "jobs1": ("--jobs 1", None),
+    "jobs2": ("--jobs 2", None),
+    "cluster": ("LocalCluster(2)", {}),
+    "untrimmed": (UNTRIMMED, NO_TRIM),
+}
+"""``--backends`` keys -> (the name in the figures, the dask config of its cluster; None: no cluster)."""
+
+
+@contextmanager
+def local_cluster(config: dict | None) -> Iterator[Any]:
+    """A 2-worker ``LocalCluster`` under the dask ``config`` (None: no cluster), started before
+    its commands and closed after them: an idle cluster takes about 8% of 2 cores, so no other
+    backend's commands run beside it. Its start-up seconds are ``cluster.started_in``; on exit
+    ``os.environ`` is what it was (the nanny exported its pre-spawn environment into it)."""
+    if config is None:
+        yield None
+        return
+    import dask
+    from distributed import LocalCluster
+
+    t0 = time.perf_counter()
+    with dask.config.set(config):
+        cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
+                               host="127.0.0.1")
+    cluster.started_in = time.perf_counter() - t0
+    try:
+        yield cluster
+    finally:
+        cluster.close()
+        os.environ.clear()
+        os.environ.update(ENV)
 
 
 def _write(path: str | None, figures: dict) -> None:

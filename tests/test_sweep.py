@@ -446,3 +446,35 @@ def test_sweep_tsv_built_column_wise_has_every_record_line_in_order(per_topic):
         for run, label, variant, pairs in _records(res, per_topic) for topic, v in pairs]
     assert out.getvalue().split("\n")[:-1] == want and len(want) > 40
     assert ROWS_PER_WRITE >= 1 << 16
+
+
+def test_text_tables_made_while_runs_arrive_equal_the_view_made_at_once(tmp_path, monkeypatch):
+    """``sweep``'s text view is made a group of six runs at a time as the runs' parts arrive
+    (``TextTables`` fed by ``sweep_runs``): on 8 runs (a group of 6 and one of 2), with refused
+    variants (a repeated pair under ``dups=error``), an integer and a text measure, it must be
+    the view :func:`render_text` makes from the whole result, and the second table must be
+    headed by r7 and r8."""
+    import io
+
+    from auditeval.cli.sweep import render_text
+
+    q = tmp_path / "q.txt"
+    q.write_text("q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 0\nq2 0 d9 1\n")
+    paths = []
+    for k in range(8):
+        r = tmp_path / f"r{k}.txt"
+        docs = ["d4", "d1", "d2", "d3"][k % 4:] + ["d4", "d1", "d2", "d3"][: k % 4] + (["d1"] if k == 3 else [])
+        r.write_text("".join(f"q1 Q0 {d} {i + 1} {9 - i - k / 10:.1f} run{k}\n" for i, d in enumerate(docs)))
+        paths.append(str(r))
+    args = ["-m", "AP", "-m", "NumRel", "-m", "relstring@3", "--vary", "dups", "--vary", "rel"]
+    monkeypatch.setenv("COLUMNS", "100")
+    code, out, err = run_cli("sweep", str(q), *paths, *args)
+    assert code == 0, err
+    res = ae.sweep(str(q), paths, ["AP", "NumRel", "relstring@3"], vary={"dups": "all", "rel": "all"})
+    assert any(b.errors for b in res.blocks.values())
+    at_once = io.StringIO()
+    render_text(res, at_once, 100)
+    assert out == at_once.getvalue()
+    heads = [line.split() for line in out.splitlines() if line.startswith("departs from the profile")]
+    assert heads[:2] == [["departs", "from", "the", "profile", "r1", "r2", "r3", "r4", "r5", "r6"],
+                         ["departs", "from", "the", "profile", "r7", "r8"]]

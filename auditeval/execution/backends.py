@@ -43,6 +43,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from auditeval.execution.malloc import reuse_freed_memory
 from auditeval.vocab.errors import AuditEvalError
 
 Task = Callable[[Any, Any], Any]
@@ -108,10 +109,12 @@ def _warm() -> None:
 def call(fn: Task, shared: Any, item: Any, label: str, attempt: int) -> tuple[str, Any]:
     """Run one task in a worker: ``("ok", result)``, or ``("error", message)`` for an error
     auditeval raises on purpose (sent as text: such exceptions do not all survive pickling);
-    anything else propagates and is retried."""
+    anything else propagates and is retried. Freed memory is reused within the task where the
+    worker's environment turned that off (:mod:`auditeval.execution.malloc`: a dask worker's)."""
     _inject(label, attempt)
     try:
-        return "ok", fn(shared_value(shared), item)
+        with reuse_freed_memory():
+            return "ok", fn(shared_value(shared), item)
     except AuditEvalError as exc:
         return "error", str(exc)
 

@@ -21,32 +21,101 @@ import numpy as np
 import pyarrow as pa
 
 from auditeval.vocab import arrow_compute as pc
-from auditeval.vocab.arrays import from_numpy, unique
+from auditeval.vocab.arrays import from_numpy
 
 
 def text_column(values: np.ndarray, fmt: Callable[[Any], str], replace: np.ndarray | None = None,
-                replacement: str = "", memo: dict[int, str] | None = None) -> pa.Array:
+                replacement: str = "", memo: dict[int, str] | None = None, decimals: int | None = None) -> pa.Array:
     """``[fmt(x) for x in values.tolist()]`` as an Arrow string array, ``fmt`` called once per
     distinct float64 bit pattern (and, given a ``memo`` of bit pattern -> text shared between
-    calls, once per pattern across them); where ``replace`` (bool) is set, ``replacement``."""
-    vals = np.ascontiguousarray(values, dtype=np.float64)
-    bits = vals.view(np.int64)
-    distinct = unique(bits)  # ascending bit patterns; each cell's is found by bisection
-    inverse = np.searchsorted(distinct, bits)
+    calls, once per pattern across them); where ``replace`` (bool) is set, ``replacement``.
+
+    ``decimals``: the caller's promise that ``fmt(x) == format(x, f".{decimals}f")`` for every
+    finite ``x``; the distinct values are then formatted by :func:`fixed_texts` at once and
+    ``fmt`` is called only on those it leaves undecided (NaN, infinities, ties)."""
+    vals = np.ascontiguousarray(values, dtype=np.float64).ravel()
+    codes = pc.dictionary_encode(from_numpy(vals.view(np.int64)))  # a hash table: distinct bit patterns
+    distinct = codes.dictionary.to_numpy(zero_copy_only=False)
     floats = distinct.view(np.float64)
-    if memo is None:
-        texts = [fmt(x) for x in floats.tolist()]
-    else:
-        texts = []
+    if memo is not None:
+        texts_list = []
         for b, x in zip(distinct.tolist(), floats.tolist(), strict=True):
             t = memo.get(b)
             if t is None:
                 t = memo[b] = fmt(x)
-            texts.append(t)
-    out = pc.take(pa.array(texts, pa.string()), from_numpy(inverse.astype(np.int64)))
+            texts_list.append(t)
+        texts = pa.array(texts_list, pa.string())
+    elif decimals is not None:
+        texts, undecided = fixed_texts(floats, decimals)
+        if undecided.any():
+            mine = pa.array([fmt(x) for x in floats[undecided].tolist()], pa.string())
+            texts = pc.replace_with_mask(texts, from_numpy(undecided), mine)
+    else:
+        texts = pa.array([fmt(x) for x in floats.tolist()], pa.string())
+    out = pc.take(texts, codes.indices)
     if replace is not None and replace.any():
         out = pc.if_else(from_numpy(replace), pa.scalar(replacement, pa.string()), out)
     return out
+
+
+TIE = 1e-6
+"""How near to a rounding tie (``k + 0.5`` after scaling) :func:`fixed_texts` leaves a value to
+Python's exact formatting."""
+
+SCALED_MAX = 2.0**31
+"""Values whose scaled magnitude reaches this are left to Python: below it the scaled double
+is within 2**-22 (< :data:`TIE`) of the exact product, so rounding it rounds the exact value."""
+
+
+def fixed_texts(values: np.ndarray, decimals: int) -> tuple[pa.Array, np.ndarray]:
+    """``format(x, f".{decimals}f")`` of each float64, vectorized, and the mask of the values it
+    left undecided (their text here is a placeholder; the caller formats them).
+
+    Python formats the exact binary value rounded half to even. Here ``y = |x| * 10**decimals``
+    (one rounding) is rounded to an integer ``n`` by ``np.rint``; that is the exact value's
+    rounding unless ``y`` lies within :data:`TIE` of a tie or reaches :data:`SCALED_MAX`, and
+    those (and NaN, the infinities) are undecided. The text is ``n // 10**d``, ``.`` and
+    ``n % 10**d`` zero-padded to ``d`` digits, after a ``-`` wherever the sign bit is set (Python
+    prints ``-0.0000`` for ``-0.0`` and for ``-0.00001``)."""
+    x = np.ascontiguousarray(values, dtype=np.float64)
+    scale = 10**decimals
+    with np.errstate(invalid="ignore", over="ignore"):
+        y = np.abs(x) * float(scale)
+        undecided = ~(y < SCALED_MAX) | ~(np.abs(y - np.floor(y) - 0.5) > TIE)  # NaN compares False
+    n = np.rint(np.where(undecided, 0.0, y)).astype(np.int64)
+    whole, frac = np.divmod(n, scale)
+    parts = [pc.cast(from_numpy(whole), pa.string())]
+    if decimals:
+        parts += [pa.scalar("."), pc.utf8_lpad(pc.cast(from_numpy(frac), pa.string()), width=decimals, padding="0")]
+    text = pc.binary_join_element_wise(*parts, pa.scalar(""))
+    negative = np.signbit(x)
+    if negative.any():
+        text = pc.if_else(from_numpy(negative), pc.binary_join_element_wise(pa.scalar("-"), text, pa.scalar("")), text)
+    return text, undecided
+
+
+def wrapped_column(texts: Sequence[str], width: int, indent: int) -> tuple[pa.Array, pa.Array]:
+    """Per text, the first line of :func:`~auditeval.render.textgrid.wrap` ``(text, width,
+    indent)`` and the rest: ``"\n"`` then each further line and ``"\n"`` (a table row's end and
+    continuation lines). When every text is printable ASCII with single spaces between words
+    (one check over them all), a text that fits is its own line and only the longer ones are
+    wrapped (a sweep's departures: a call per variant was a second of the text view)."""
+    from auditeval.render.textgrid import wrap
+
+    arr = pa.array(list(texts), pa.string())
+    together = " ".join(texts)
+    plain = (together.isascii() and together.isprintable() and "  " not in together
+             and not together.startswith(" ") and not together.endswith(" "))
+    todo = np.arange(len(arr)) if not plain else np.flatnonzero(pc.utf8_length(arr).to_numpy() > width)
+    first, tails = arr, pa.repeat(pa.scalar("\n", pa.string()), len(arr))
+    if len(todo):
+        lines = [wrap(texts[k], width, indent=indent) for k in todo.tolist()]
+        mask = np.zeros(len(arr), bool)
+        mask[todo] = True
+        first = pc.replace_with_mask(first, from_numpy(mask), pa.array([x[0] for x in lines], pa.string()))
+        tails = pc.replace_with_mask(tails, from_numpy(mask), pa.array(
+            ["\n" + "".join(f"{more}\n" for more in x[1:]) for x in lines], pa.string()))
+    return first, tails
 
 
 def longest(column: pa.Array) -> int:
@@ -60,16 +129,30 @@ def join_rows(left: pa.Array, left_width: int, columns: Sequence[tuple[pa.Array,
     """Row ``i``: ``left[i].ljust(left_width)``, then per ``(column, width)`` two spaces and
     ``column[i].rjust(width)``, then ``tail[i]`` (the line's end and anything after it); every
     row, concatenated."""
-    parts = [pc.utf8_rpad(left, width=left_width, padding=" ")]
-    parts += [pc.utf8_lpad(col, width=width + 2, padding=" ") for col, width in columns]
+    ascii_only = all(_is_ascii(a) for a in (left, *(col for col, _ in columns)))
+    rpad, lpad = (pc.ascii_rpad, pc.ascii_lpad) if ascii_only else (pc.utf8_rpad, pc.utf8_lpad)  # same text on ASCII
+    parts = [rpad(left, width=left_width, padding=" ")]
+    parts += [lpad(col, width=width + 2, padding=" ") for col, width in columns]
     rows = pc.binary_join_element_wise(*parts, tail, pa.scalar("", pa.string()))
     return joined(rows)
+
+
+def _data(strings: pa.Array) -> memoryview:
+    """The bytes of a (null-free) string array's values, one after another: its data buffer
+    between the first and the last offset."""
+    if len(strings) == 0:
+        return memoryview(b"")
+    offsets = np.frombuffer(strings.buffers()[1], np.int32, len(strings) + 1, offset=strings.offset * 4)
+    return memoryview(strings.buffers()[2])[offsets[0]:offsets[-1]]
+
+
+def _is_ascii(strings: pa.Array) -> bool:
+    """Whether every value is ASCII: one pass over the data buffer (Arrow's per-value
+    ``string_is_ascii`` costs as much as the ASCII padding kernels save)."""
+    return int(np.frombuffer(_data(strings), np.uint8).max(initial=0)) < 0x80
 
 
 def joined(strings: pa.Array) -> str:
     """``"".join(strings.to_pylist())`` without a Python string per value: the values of a
     string array lie one after another in its data buffer."""
-    if len(strings) == 0:
-        return ""
-    offsets = np.frombuffer(strings.buffers()[1], np.int32, len(strings) + 1, offset=strings.offset * 4)
-    return strings.buffers()[2].to_pybytes()[offsets[0]:offsets[-1]].decode("utf-8")
+    return bytes(_data(strings)).decode("utf-8")

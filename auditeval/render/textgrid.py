@@ -32,13 +32,17 @@ def wrap(text: str, width: int, indent: int = 0, first: str = "") -> list[str]:
         return [(first + " ".join(words)).rstrip()]
     lines: list[str] = []
     line = first
-    base = size(first)
+    base = used = size(first)  # the cells of ``line`` so far (a sum: each character's cells)
     for w in words:
-        if size(line) > base and size(line) + 1 + size(w) > width:
+        cells = size(w)
+        if used > base and used + 1 + cells > width:
             lines.append(line)
             line = " " * indent
-            base = indent
-        line = line + (" " if size(line) > base else "") + w
+            base = used = indent
+        if used > base:
+            line, used = f"{line} {w}", used + 1 + cells
+        else:
+            line, used = line + w, used + cells
     lines.append(line)
     return [x.rstrip() for x in lines]
 
