@@ -448,12 +448,11 @@ def test_sweep_tsv_built_column_wise_has_every_record_line_in_order(per_topic):
     assert ROWS_PER_WRITE >= 1 << 16
 
 
-def test_text_tables_made_while_runs_arrive_equal_the_view_made_at_once(tmp_path, monkeypatch):
-    """``sweep``'s text view is made a group of six runs at a time as the runs' parts arrive
-    (``TextTables`` fed by ``sweep_runs``): on 8 runs (a group of 6 and one of 2), with refused
-    variants (a repeated pair under ``dups=error``), an integer and a text measure, it must be
-    the view :func:`render_text` makes from the whole result, and the second table must be
-    headed by r7 and r8."""
+def test_the_text_view_puts_six_runs_side_by_side_and_is_the_apis_result_rendered(tmp_path, monkeypatch):
+    """``sweep``'s text view on 8 runs (a table of 6, one of 2), with refused variants (a
+    repeated pair under ``dups=error``), an integer and a text measure: the second table is
+    headed by r7 and r8, and the command prints what :func:`render_text` makes of
+    ``ae.sweep``'s result."""
     import io
 
     from auditeval.cli.sweep import render_text

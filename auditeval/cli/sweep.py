@@ -84,12 +84,11 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     vary = parse_vary(args.vary)
     qrels = qrels_from(args.qrels)
     items = [run_from(p) if p == "-" else p for p in args.runs]  # a path is read by its task (one run each)
-    tables = TextTables(detect_width(out)) if args.format == "text" else None
     with backend(args) as be, Steps(err, len(items), "sweep") as steps:  # a bar on a terminal only
         res = sweep_runs(be, qrels, items, measures, args.profile, vary, args.settings, task_progress(steps, "sweep"),
-                         per_topic=args.per_topic, each_group=(RUNS_PER_TABLE, tables.add) if tables else None)
-    if tables is not None:
-        render_text(res, out, tables.width, tables)
+                         per_topic=args.per_topic)
+    if args.format == "text":
+        render_text(res, out, detect_width(out))
         return 0
     (render_tsv if args.format == "tsv" else render_json)(res, out, args.per_topic)
     for n in res.notes:
@@ -131,82 +130,41 @@ def departures(block: SweepBlock, res: SweepResult, label: str | None = None) ->
     return out
 
 
-class TextTables:
-    """The text view's run tables, made a group of :data:`RUNS_PER_TABLE` runs at a time
-    (:meth:`add`): ``sweep`` hands it each group's result as soon as the group's runs are
-    evaluated, so the tables are made while the workers compute the later runs instead of
-    after the last (on 2 cores, 200 runs x 69,120 variants: 4 CPU s of the command's own).
-    :func:`render_text` puts them in place; a result rendered in one piece goes through the
-    same :meth:`add`."""
-
-    def __init__(self, width: int):
-        self.width = width
-        self.made: dict[str, list[str]] = {}  # measure label -> its tables, in run order
-        self._measures: dict[str, _MeasureText] = {}
-
-    def add(self, res: SweepResult, first: int = 0) -> None:
-        """The tables of ``res``'s runs, numbered from ``r{first + 1}`` (their place among all)."""
-        for label, b in res.blocks.items():
-            mt = self._measures.get(label)
-            if mt is None:
-                mt = self._measures[label] = _MeasureText.of(label, b, res)
-            self.made.setdefault(label, []).append(_tables(b, mt, first, self.width))
-
-
-class _MeasureText:
-    """What every table of one measure shares: each variant's departures from the profile
-    (:func:`departures`), wrapped once per width of the departures column."""
-
-    def __init__(self, dep: list[str]):
-        self.dep = dep
-        self.longest_word = max([1, *(len(x) for d in dep for x in d.split())])
-        self.widest = max([len(DEPARTS), *(len(d) for d in dep)])
-        self._wrapped: dict[int, tuple[pa.Array, pa.Array]] = {}
-
-    @classmethod
-    def of(cls, label: str, b: SweepBlock, res: SweepResult) -> _MeasureText:
-        return cls(departures(b, res, label))
-
-    def lines(self, width: int) -> tuple[pa.Array, pa.Array]:
-        """Per variant, the first line of its departures and the rest (:func:`wrapped_column`)."""
-        if width not in self._wrapped:
-            self._wrapped[width] = wrapped_column(self.dep, width, indent=2)
-        return self._wrapped[width]
-
-
 DEPARTS = "departs from the profile"
 
 
-def _tables(b: SweepBlock, mt: _MeasureText, first: int, width: int) -> str:
+def _tables(b: SweepBlock, dep: list[str], width: int) -> str:
     """The tables of ``b``'s runs, :data:`RUNS_PER_TABLE` side by side: a head line, then per
-    variant its departures and one right-aligned cell per run (:func:`_column`), the
-    departures column as wide as the runs leave room for (never narrower than its longest word)."""
+    variant its departures (``dep``, :func:`departures`) and one right-aligned cell per run
+    (:func:`_column`), the departures column as wide as the runs leave room for (never narrower
+    than its longest word) and wrapped once per width (:func:`wrapped_column`)."""
+    longest_word = max([1, *(len(x) for d in dep for x in d.split())])
+    widest = max([len(DEPARTS), *(len(d) for d in dep)])
+    wrapped: dict[int, tuple[pa.Array, pa.Array]] = {}  # departures column width -> each row's lines
     failed = _failed_by_run(b)
     out = []
     for g0 in range(0, max(len(b.runs), 1), RUNS_PER_TABLE):
         group = list(range(g0, min(g0 + RUNS_PER_TABLE, len(b.runs))))
         cols = [_column(b, ri, failed.get(ri)) for ri in group]
-        heads = [f"r{first + ri + 1}" for ri in group]
+        heads = [f"r{ri + 1}" for ri in group]
         widths = [max(len(h), longest(col)) for h, col in zip(heads, cols, strict=True)]
         room = width - sum(wd + 2 for wd in widths)
-        dw = min(mt.widest, max(room, mt.longest_word))
+        dw = min(widest, max(room, longest_word))
         out.append(DEPARTS.ljust(dw) + "".join(f"  {h:>{wd}}" for h, wd in zip(heads, widths, strict=True)) + "\n")
-        first_lines, tails = mt.lines(dw)
+        if dw not in wrapped:
+            wrapped[dw] = wrapped_column(dep, dw, indent=2)
+        first_lines, tails = wrapped[dw]
         out.append(join_rows(first_lines, dw, list(zip(cols, widths, strict=True)), tails))
     return "".join(out)
 
 
-def render_text(res: SweepResult, out: TextIO, width: int = WIDTH, tables: TextTables | None = None) -> None:
+def render_text(res: SweepResult, out: TextIO, width: int = WIDTH) -> None:
     """Per measure: its variant under the profile, then one row per variant naming the axes
     that depart from it, one column per run (``r1``, ``r2``, ... listed on top as ``r1=LABEL``), at most
-    :data:`RUNS_PER_TABLE` runs side by side (:class:`TextTables`: ``tables``, when made while
-    the runs arrived, else made here); every line fits ``width`` columns (prose breaks at
-    spaces, a variant string after a ``|``: :mod:`auditeval.render.textgrid`). The text is
-    written at once (a write per row, each through the stream's escaping of control characters,
-    cost a fifth of the view)."""
-    if tables is None:
-        tables = TextTables(width)
-        tables.add(res)
+    :data:`RUNS_PER_TABLE` runs side by side (:func:`_tables`); every line fits ``width``
+    columns (prose breaks at spaces, a variant string after a ``|``:
+    :mod:`auditeval.render.textgrid`). The text is written at once (a write per row, each
+    through the stream's escaping of control characters, cost a fifth of the view)."""
     text: list[str] = []
     w = text.append
 
@@ -225,7 +183,7 @@ def render_text(res: SweepResult, out: TextIO, width: int = WIDTH, tables: TextT
         para(f"{label}: {len(b.variants)} variant(s); under the profile:")
         w("".join(f"{line}\n" for line in wrap_variant(str(Variant.of(m, res.base_for(label))), width, indent=4,
                                                        first="  ")))
-        text.extend(tables.made[label])
+        w(_tables(b, departures(b, res, label), width))
     for n in res.notes:
         para(f"note: {n}")
     out.write("".join(text))

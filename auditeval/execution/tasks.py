@@ -12,7 +12,7 @@ the run's header (tag and source); the parent labels the runs by the one rule
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -134,27 +134,15 @@ def sweep_run(shared: SweepShared, src: RunSource) -> tuple[RunHeader, SweepPart
 
 def sweep_runs(backend: Backend, qrels: Qrels, runs: Sequence[RunSource], measures: Sequence[str],
                profile: str, vary: dict[str, Any] | None, settings: Sequence[str] = (),
-               progress: Progress | None = None, per_topic: bool = True,
-               each_group: tuple[int, Callable[[SweepResult, int], None]] | None = None) -> SweepResult:
+               progress: Progress | None = None, per_topic: bool = True) -> SweepResult:
     """What :func:`auditeval.api.sweep` gives, with each run's part computed on ``backend``
     and the parts assembled in run order (:func:`auditeval.engine.sweep_assemble`).
     ``per_topic=False`` (a view that shows none): each part keeps the aggregates only, so the
-    command holds variants x runs numbers, not variants x runs x topics.
-
-    ``each_group=(n, fn)``: as soon as the parts of runs ``k .. k+n-1`` are in, ``fn(result,
-    k)`` with their result assembled on its own (the runs named by their tags; the last group
-    may be shorter), so a view can be made while the workers compute the later runs."""
+    command holds variants x runs numbers, not variants x runs x topics."""
     setup = sweep_setup(qrels, measures, profile, vary, list(settings))
     plan = sweep_plan(setup.parsed, setup.labels, setup.base, setup.values, setup.bases, per_topic)
     shared = backend.share(SweepShared(qrels, plan))
-    results: list[tuple[RunHeader, SweepPart]] = []
-    size, fn = each_group or (0, None)
-    for got in backend.map(sweep_run, shared, list(runs), [item_label(r) for r in runs], progress):
-        results.append(got)
-        if fn is not None and (len(results) % size == 0 or len(results) == len(runs)):
-            k = (len(results) - 1) // size * size
-            group = results[k:]
-            fn(sweep_assemble(qrels, plan, [h for h, _ in group], [p for _, p in group], setup.name), k)
+    results = list(backend.map(sweep_run, shared, list(runs), [item_label(r) for r in runs], progress))
     labels, notes = labels_of([h for h, _ in results])
     headers = [RunHeader(lab, h.source) for (h, _), lab in zip(results, labels, strict=True)]
     res = sweep_assemble(qrels, plan, headers, (p for _, p in results), setup.name)
