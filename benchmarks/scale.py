@@ -19,9 +19,9 @@ Each backend runs its commands alone on the machine. A cluster
 (``distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1)``) is started
 before its backend's commands and closed after them (its start-up is reported apart): its
 workers stay warm between commands, where ``--jobs 2`` spawns its two workers in every command.
-Two clusters are measured: dask's defaults (``LocalCluster(2)``), and one whose workers keep
-glibc's malloc defaults (:data:`NO_TRIM`). Every command runs in the environment this script
-started with (:data:`ENV`).
+Clusters measured: dask's defaults (``LocalCluster(2)``), workers without the profiler
+(:data:`NO_PROFILE`), and (``--backends untrimmed``) workers that keep glibc's malloc defaults
+(:data:`NO_TRIM`). Every command runs in the environment this script started with (:data:`ENV`).
 
 Usage::
 
@@ -107,6 +107,11 @@ NO_TRIM = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 exported (``distributed.nanny._get_env_variables``). With ``MALLOC_TRIM_THRESHOLD_`` set, glibc
 also stops raising its mmap threshold, so every freed array above 128 KiB is unmapped and the
 next one faults its pages in again: on a sweep task, 5x the page faults and a fifth more CPU."""
+
+
+NO_PROFILE = {"distributed.worker.profile.enabled": False}
+"""Dask config for workers without the statistical profiler (a thread sampling the task
+thread's stack every 10 ms, for the dashboard): about 5% of a sweep task's CPU here."""
 
 
 def _env() -> dict[str, str]:
@@ -208,8 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="sweep,compare,overhead", help="sweep,compare,overhead (comma-separated)")
     ap.add_argument("--memory", action="store_true", help="only the memory figure (eval on --jobs 2)")
     ap.add_argument("--memory-runs", type=int, default=1000)
-    ap.add_argument("--backends", default=",".join(BACKENDS), help=f"comma-separated, of {', '.join(BACKENDS)} "
-                    "(default: all, each alone on the machine while its commands run)")
+    ap.add_argument("--backends", default=DEFAULT_BACKENDS, help=f"comma-separated, of {', '.join(BACKENDS)} "
+                    f"(default {DEFAULT_BACKENDS}; each alone on the machine while its commands run)")
     ap.add_argument("--out", help="write the figures as JSON here too")
     a = ap.parse_args(argv)
     if a.quick:
@@ -267,9 +272,11 @@ BACKENDS: dict[str, tuple[str, dict | None]] = {
     "jobs1": ("--jobs 1", None),
     "jobs2": ("--jobs 2", None),
     "cluster": ("LocalCluster(2)", {}),
+    "noprofile": ("LocalCluster(2), profiler off", NO_PROFILE),
     "untrimmed": (UNTRIMMED, NO_TRIM),
 }
 """``--backends`` keys -> (the name in the figures, the dask config of its cluster; None: no cluster)."""
+DEFAULT_BACKENDS = "jobs1,jobs2,cluster,noprofile"
 
 
 @contextmanager
