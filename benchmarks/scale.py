@@ -99,14 +99,15 @@ ENV = dict(os.environ)
 """The environment the commands run in, as it was when this script started: dask's nanny writes
 its ``distributed.nanny.pre-spawn-environ`` (``MALLOC_TRIM_THRESHOLD_=65536``, one OpenMP
 thread) into the parent's ``os.environ`` when it spawns a worker (``distributed/nanny.py``), and
-every command started after the cluster would inherit it (figures before this fix did: the
-trim threshold alone cost ``--jobs 1`` about a fifth of its wall)."""
+every command started after the cluster would inherit it (figures measured before 2026-12-02
+12:15 UTC did)."""
 
 NO_TRIM = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 """Dask config for a cluster whose workers keep glibc's malloc defaults: a ``None`` entry is not
 exported (``distributed.nanny._get_env_variables``). With ``MALLOC_TRIM_THRESHOLD_`` set, glibc
 also stops raising its mmap threshold, so every freed array above 128 KiB is unmapped and the
-next one faults its pages in again: on a sweep task, 5x the page faults and a fifth more CPU."""
+next one faults its pages in again: on a sweep task, 5x the page faults. auditeval's tasks now
+undo this for their own duration (``auditeval/execution/malloc.py``)."""
 
 
 NO_PROFILE = {"distributed.worker.profile.enabled": False}

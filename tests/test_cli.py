@@ -279,3 +279,21 @@ def test_every_pool_command_with_a_profile_takes_set():
             with_profile.append(name)
             assert "--set" in flags, name
     assert {"stats", "bias", "growth"} <= set(with_profile)
+
+
+def test_control_characters_are_found_as_the_regular_expression_finds_them():
+    """``escape_controls`` checks Latin-1 text as bytes (``_has_control``): on random texts of
+    printable ASCII, line ends, tabs, C0 and C1 controls, DEL, Latin-1 letters, bidi marks and
+    emoji it must find what the regular expression finds, and escape the same."""
+    import random
+
+    from auditeval.render.terminal import _CONTROL, _has_control, escape_controls
+
+    rng = random.Random(5)
+    pools = ["abc 0.5|=", "\n\t", "\x00\x07\x0b\x1b\x1f", "\x7f\x80\x9f", "·éÿ\xa0", "\u200e\u202a\u2069", "😀─"]
+    for _ in range(3000):
+        chosen = rng.sample(pools, rng.randint(1, 3))
+        text = "".join(rng.choice(rng.choice(chosen)) for _ in range(rng.randint(0, 12)))
+        assert _has_control(text) == (_CONTROL.search(text) is not None), repr(text)
+    assert escape_controls("run\x1bA·\tb\n\x85") == "run\\x1bA·\tb\n\\x85"
+    assert not _has_control("sweep · profile\n\tr1=a\n") and _has_control("é\x9b")

@@ -6,9 +6,10 @@ Setting any glibc malloc threshold also freezes the *mmap* threshold at 128 KiB 
 raises it, up to 32 MiB, as large blocks are freed, unless a threshold was set: ``mallopt(3)``,
 "dynamic mmap threshold"). A task's NumPy arrays of a 100,000-line run are 0.4-0.8 MB each, so
 every one is then a fresh ``mmap`` whose pages fault in as it is written and an ``munmap`` when
-it is freed. On a ``sweep --vary all`` task that is 5x the page faults and a third more CPU
-(200 runs on a 2-worker ``LocalCluster``: the workers' CPU 160 s against 118 s on the local
-pool; ``benchmarks/scale.py``).
+it is freed. On ``sweep --vary all`` tasks that is 5x the page faults (40 runs: 709,000
+against 124,000) and, over 200 runs on a 2-worker ``LocalCluster``, 160 CPU s in the workers
+against 124.5 s on a cluster whose workers kept glibc's defaults (``benchmarks/scale.py``,
+2026-12-02 12:15 UTC).
 
 :func:`reuse_freed_memory` gives a task what glibc does by default: while at least one task
 runs in the process, ``M_MMAP_THRESHOLD`` is 32 MiB and ``M_TRIM_THRESHOLD`` 64 MiB (glibc's

@@ -33,9 +33,25 @@ def _shown(m: re.Match) -> str:
     return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
 
 
+_SHOWN_AS_IS = bytes([*range(0x20, 0x7F), *range(0xA0, 0x100)])
+"""The Latin-1 bytes :data:`_CONTROL` leaves alone, besides ``\\n`` and ``\\t``."""
+
+
+def _has_control(text: str) -> bool:
+    """Whether :data:`_CONTROL` matches somewhere in ``text``. A text of Latin-1 characters
+    only (the views' own text, the ids of most data) is checked as bytes: deleting every byte
+    shown as is leaves the line ends, tabs and control characters, one C pass (a 300 MB sweep
+    view: 0.3 s, against 2.5 s for the regular expression's search); other texts by the search."""
+    try:
+        rest = text.encode("latin-1").translate(None, _SHOWN_AS_IS)
+    except UnicodeEncodeError:
+        return _CONTROL.search(text) is not None
+    return bool(rest.translate(None, b"\n\t"))
+
+
 def escape_controls(text: str) -> str:
     """``text`` with every control character but ``\\n`` and ``\\t`` shown escaped (``\\x1b``)."""
-    return _CONTROL.sub(_shown, text) if _CONTROL.search(text) else text
+    return _CONTROL.sub(_shown, text) if _has_control(text) else text
 
 _TRANSLIT = str.maketrans({
     **dict.fromkeys("─━═╌┄", "-"), **dict.fromkeys("│┃║", "|"),
