@@ -35,6 +35,8 @@ CASES = [
     ("list_value_length", (pa.array([[1], [], None]),), {}), ("list_element", (pa.array([[1, 2], [3]]), 0), {}),
     ("max", (INTS,), {}), ("utf8_lpad", (S,), {"width": 3, "padding": " "}), ("utf8_rpad", (S, 4), {}),
     ("binary_join_element_wise", (S, pa.scalar("+"), S, pa.scalar("")), {}),
+    ("replace_with_mask", (S, pa.array([True, False, True, False, False]), pa.array(["x", "y"])), {}),
+    ("ascii_lpad", (S,), {"width": 3, "padding": " "}), ("ascii_rpad", (S, 4), {}),
 ]
 
 
