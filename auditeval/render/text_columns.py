@@ -96,7 +96,7 @@ def fixed_texts(values: np.ndarray, decimals: int) -> tuple[pa.Array, np.ndarray
 
 def wrapped_column(texts: Sequence[str], width: int, indent: int) -> tuple[pa.Array, pa.Array]:
     """Per text, the first line of :func:`~auditeval.render.textgrid.wrap` ``(text, width,
-    indent)`` and the rest: ``"\n"`` then each further line and ``"\n"`` (a table row's end and
+    indent)`` and the rest: a line end, then each further line and its line end (a table row's end and
     continuation lines). When every text is printable ASCII with single spaces between words
     (one check over them all), a text that fits is its own line and only the longer ones are
     wrapped (a sweep's departures: a call per variant was a second of the text view)."""
