@@ -281,13 +281,17 @@ def test_every_pool_command_with_a_profile_takes_set():
     assert {"stats", "bias", "growth"} <= set(with_profile)
 
 
-def test_control_characters_are_found_as_the_regular_expression_finds_them():
-    """``escape_controls`` checks Latin-1 text as bytes (``_has_control``): on random texts of
+@pytest.mark.parametrize("chunk", [1 << 24, 3])
+def test_control_characters_are_found_as_the_regular_expression_finds_them(chunk, monkeypatch):
+    """``escape_controls`` checks Latin-1 text as bytes (``_has_control``, a piece at a time): on random texts of
     printable ASCII, line ends, tabs, C0 and C1 controls, DEL, Latin-1 letters, bidi marks and
     emoji it must find what the regular expression finds, and escape the same."""
     import random
 
+    from auditeval.render import terminal
     from auditeval.render.terminal import _CONTROL, _has_control, escape_controls
+
+    monkeypatch.setattr(terminal, "_CHUNK", chunk)  # 3: every text checked over several pieces
 
     rng = random.Random(5)
     pools = ["abc 0.5|=", "\n\t", "\x00\x07\x0b\x1b\x1f", "\x7f\x80\x9f", "·éÿ\xa0", "\u200e\u202a\u2069", "😀─"]

@@ -111,15 +111,14 @@ def _full(x: Any, fmt: str) -> Any:
     return int(round(x)) if fmt == "int" else float(x)
 
 
-def departures(block: SweepBlock, res: SweepResult, label: str | None = None) -> list[str]:
-    """Per variant: the axes (``axis=value``) where it departs from the profile's variant.
+def departures(block: SweepBlock, res: SweepResult, label: str) -> list[str]:
+    """Per variant: the axes (``axis=value``) where it departs from the profile's variant
+    (``label``: the block's measure label in ``res``).
 
     Read from the variant strings the block holds (``MEASURE|axis=value|...``, the measure
     folded): an ``axis=value`` part departs when it differs from the profile's own text for
     that axis (a value and its canonical text determine each other, :meth:`Axis.format`).
     Rebuilding each variant from its convention cost more than the rest of the text view."""
-    if label is None:
-        label = next(k for k, b in res.blocks.items() if b is block)
     m2, base = fold(parse_measure(block.measure), res.base_for(label))
     profile = {f"{a}={AXES[a].format(getattr(base, a))}" for a in AXES}
     skip = len(str(m2)) + 1  # the measure and its '|'

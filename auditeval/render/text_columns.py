@@ -100,7 +100,7 @@ def wrapped_column(texts: Sequence[str], width: int, indent: int) -> tuple[pa.Ar
     continuation lines). When every text is printable ASCII with single spaces between words
     (one check over them all), a text that fits is its own line and only the longer ones are
     wrapped (a sweep's departures: a call per variant was a second of the text view)."""
-    from auditeval.render.textgrid import wrap
+    from auditeval.render.textgrid import wrap  # loads rich's cell widths: not for the TSV view
 
     arr = pa.array(list(texts), pa.string())
     together = " ".join(texts)
