@@ -84,6 +84,31 @@ def test_wilcoxon_and_sign_hand_values():
     assert e.d_z[0] == pytest.approx(0.0375 / sd)
 
 
+def test_wilcoxon_of_a_block_is_scipy_on_each_rows_non_zero_differences_bit_for_bit():
+    """The block goes to scipy in one call per method, zeros kept (``zero_method="wilcox"``
+    drops them row by row); each row must be exactly what scipy gives on that row's non-zero
+    differences alone: ``exact`` without ties and n <= 50, else ``asymptotic`` (n > 20; the
+    rows of n <= 20 are enumerated, checked above). Rows of 25-100 topics, 0-70% zeros,
+    differences rounded to 1-6 decimals (ties), an all-zero row (NaN)."""
+    rng = np.random.default_rng(11)
+    methods = set()
+    for topics, decimals in ((100, 1), (30, 2), (45, 6), (60, 4), (100, 3)):
+        d = np.round(rng.normal(0, 0.3, (300, topics)), decimals)
+        d[rng.random(d.shape) < rng.uniform(0, 0.7, (300, 1))] = 0
+        d[0] = 0
+        w, p = significance.wilcoxon(d)
+        assert np.isnan(w[0]) and np.isnan(p[0])
+        for k in range(1, len(d)):
+            nz = d[k][d[k] != 0]
+            if nz.size <= significance.EXACT_MAX:
+                continue
+            method = "exact" if np.unique(np.abs(nz)).size == nz.size and nz.size <= 50 else "asymptotic"
+            methods.add(method)
+            ref = sps.wilcoxon(nz, zero_method="wilcox", method=method)
+            assert (w[k], p[k]) == (ref.statistic, ref.pvalue), (topics, k, method)
+    assert methods == {"exact", "asymptotic"}
+
+
 def test_bca_and_percentile_match_scipy_bootstrap():
     rng = np.random.default_rng(3)
     x, y = rng.random(40), rng.random(40) * 0.8
