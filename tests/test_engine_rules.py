@@ -108,6 +108,34 @@ def test_short_id_words_are_exact_and_byte_ordered():
         assert got is (True if unique else None)
 
 
+def test_id_words_up_to_23_bytes_are_exact_and_agree_with_the_short_form():
+    """Ids of 16-23 bytes (robust04's ``FR940104-0-00001``) get a third word, so their mixes
+    decide the join and the duplicate check without hashing strings; an id of at most 15 bytes
+    has the same two words either way and a third word 0 (a qrels and a run mix alike)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from auditeval.engine.ids import id_mix, short_id_words
+
+    rng = np.random.default_rng(5)
+    alphabet = np.array(list("AB01-"))
+    ids = ["".join(rng.choice(alphabet, int(rng.integers(0, 24)))) for _ in range(3000)]
+    ids += ["FR940104-0-00001", "FR940104-0-00001", "FR940104-0-0000", "0123456789abcdefghijklm", ""]
+    col = pa.chunked_array([pa.array(ids[:1000]), pa.array(ids[1000:])])
+    words = short_id_words(col, 23)
+    keys = list(zip(*(w.tolist() for w in words), strict=True))
+    assert len(set(keys)) == len(set(ids))  # exact: distinct ids, distinct words
+    assert all((keys[i] == keys[j]) == (ids[i] == ids[j]) for i in range(len(ids)) for j in range(len(ids) - 5, len(ids)))
+    short = [i for i, d in enumerate(ids) if len(d.encode()) <= 15]
+    two = short_id_words(pa.chunked_array([pa.array([ids[i] for i in short])]))
+    assert [keys[i][:2] for i in short] == list(zip(*(w.tolist() for w in two), strict=True))
+    assert all(keys[i][2] == 0 for i in short)
+    assert short_id_words(pa.chunked_array([pa.array(["0123456789abcdefghijklmn"])]), 23) is None  # 24 bytes
+    mix = id_mix(col)
+    assert mix is not None and mix[-4] == mix[-5] != mix[-3]
+    assert len(set(mix.tolist())) == len(set(ids))
+
+
 def test_take_rows_chunk_by_chunk_equals_take():
     import numpy as np
     import pyarrow as pa

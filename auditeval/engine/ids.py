@@ -109,11 +109,12 @@ def run_index(topic: pa.ChunkedArray, doc: pa.ChunkedArray) -> RunIndex:
 _TOP_BYTES = np.array([0] + [((1 << (8 * k)) - 1) << (8 * (8 - k)) for k in range(1, 9)], dtype=np.uint64)
 
 
-def short_id_words(doc: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
-    """Every id of at most 15 bytes as two uint64 words, exact: bytes 0-7 big-endian, bytes
-    8-14 and the length in the low byte. Equal ids give equal words and different ids
-    different words (``D3312019``, ``LA052390-0089``: TREC-shaped ids fit). None when an id
-    is longer (or the column is not a string column).
+def short_id_words(doc: pa.ChunkedArray | pa.Array, max_len: int = 15) -> tuple[np.ndarray, ...] | None:
+    """Every id of at most ``max_len`` bytes (15 or 23) as uint64 words, exact: bytes 0-7
+    big-endian, bytes 8-14 and the length in the low byte, and (``max_len`` 23) bytes 15-22,
+    0 for an id of at most 15 bytes. Equal ids give equal words and different ids different
+    words (``D3312019``, ``LA052390-0089``, ``FR940104-0-00001``: TREC-shaped ids fit). None
+    when an id is longer (or the column is not a string column).
 
     Read without per-row Python: an overlapping big-endian uint64 view at every byte of the
     data buffer (numpy strides of 1), gathered at each id's offset and masked to its length.
@@ -122,8 +123,7 @@ def short_id_words(doc: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndar
         return None
     chunks = doc.chunks if isinstance(doc, pa.ChunkedArray) else [doc]
     off_type = np.int64 if pa.types.is_large_string(doc.type) else np.int32
-    w1 = np.empty(len(doc), np.uint64)
-    w2 = np.empty(len(doc), np.uint64)
+    out = [np.empty(len(doc), np.uint64) for _ in range(2 if max_len <= 15 else 3)]
     at = 0
     for c in chunks:
         n = len(c)
@@ -131,22 +131,29 @@ def short_id_words(doc: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndar
             continue
         offs = np.frombuffer(c.buffers()[1], dtype=off_type)[c.offset : c.offset + n + 1]
         lengths = np.diff(offs)
-        if lengths.max() > 15:
+        longest = int(lengths.max())
+        if longest > max_len:
             return None
         buf = c.buffers()[2]
-        if buf.size - int(offs[-1]) >= 16:  # Arrow pads buffers: read in place
+        if buf.size - int(offs[-1]) >= 24:  # Arrow pads buffers: read in place
             data = np.frombuffer(buf, dtype=np.uint8)
             starts = offs[:-1]
-        else:  # 16 bytes of slack past the last id
-            data = np.zeros(int(offs[-1] - offs[0]) + 16, np.uint8)
-            data[: len(data) - 16] = np.frombuffer(buf, dtype=np.uint8)[offs[0] : offs[-1]]
+        else:  # 24 bytes of slack past the last id
+            data = np.zeros(int(offs[-1] - offs[0]) + 24, np.uint8)
+            data[: len(data) - 24] = np.frombuffer(buf, dtype=np.uint8)[offs[0] : offs[-1]]
             starts = offs[:-1] - offs[0]
         words = np.ndarray((len(data) - 7,), dtype=">u8", buffer=data, strides=(1,))
-        _masked_word(words, starts, np.minimum(lengths, 8), w1[at : at + n])
-        _masked_word(words, starts + 8, np.clip(lengths - 8, 0, 7), w2[at : at + n])
-        w2[at : at + n] |= lengths.astype(np.uint64)
+        w = [x[at : at + n] for x in out]
+        _masked_word(words, starts, np.minimum(lengths, 8), w[0])
+        _masked_word(words, starts + 8, np.clip(lengths - 8, 0, 7), w[1])
+        w[1] |= lengths.astype(np.uint64)
+        if len(w) == 3:
+            if longest > 15:
+                _masked_word(words, starts + 15, np.clip(lengths - 15, 0, 8), w[2])
+            else:
+                w[2][:] = 0
         at += n
-    return w1, w2
+    return tuple(out)
 
 
 def _masked_word(words: np.ndarray, at: np.ndarray, keep: np.ndarray, out: np.ndarray) -> None:
@@ -155,21 +162,30 @@ def _masked_word(words: np.ndarray, at: np.ndarray, keep: np.ndarray, out: np.nd
     np.bitwise_and(g.view(np.uint64).byteswap(inplace=True), _TOP_BYTES[keep], out=out)
 
 
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9))
+
+
 def id_mix(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
-    """A 64-bit mix (int64) of each id's two words (:func:`short_id_words`): equal ids have
-    equal mixes (different ids almost always differ); None for ids longer than 15 bytes."""
+    """A 64-bit mix (int64) of each id's words (:func:`short_id_words`, ids of at most 23
+    bytes): ``w1 * K1 ^ w2 * K2 ^ w3 * K3`` (the third word is 0 for ids of at most 15
+    bytes). Equal ids have equal mixes (different ids almost always differ); None for longer
+    ids."""
     if doc.null_count or not (pa.types.is_string(doc.type) or pa.types.is_large_string(doc.type)):
         return None
     mix = np.empty(len(doc), np.uint64)
     at = 0
     for c in doc.chunks if isinstance(doc, pa.ChunkedArray) else [doc]:  # one chunk's words at a time
-        words = short_id_words(c)
+        words = short_id_words(c, 23)
         if words is None:
             return None
-        w1, w2 = words  # mixed in place: w1 * K1 ^ w2 * K2
-        w1 *= np.uint64(0x9E3779B97F4A7C15)
-        w2 *= np.uint64(0xC2B2AE3D27D4EB4F)
-        np.bitwise_xor(w1, w2, out=mix[at : at + len(c)])
+        out = mix[at : at + len(c)]
+        w1, w2, w3 = words  # mixed in place
+        w1 *= _MIX[0]
+        w2 *= _MIX[1]
+        np.bitwise_xor(w1, w2, out=out)
+        if w3.any():
+            w3 *= _MIX[2]
+            out ^= w3
         at += len(c)
     return mix.view(np.int64)
 
@@ -192,7 +208,7 @@ def unique_by_mix(mix: np.ndarray, tcode: np.ndarray, blocks) -> bool | None:
 
 
 def short_ids_unique(doc: pa.ChunkedArray, tcode: np.ndarray, blocks) -> bool | None:
-    """Whether no (topic, doc) pair repeats, for ids of at most 15 bytes (else None, also when
+    """Whether no (topic, doc) pair repeats, for ids of at most 23 bytes (else None, also when
     two pairs share a mix: decide those exactly)."""
     mix = id_mix(doc)
     return None if mix is None else unique_by_mix(mix, tcode, blocks)
