@@ -477,3 +477,53 @@ def test_the_text_view_puts_six_runs_side_by_side_and_is_the_apis_result_rendere
     heads = [line.split() for line in out.splitlines() if line.startswith("departs from the profile")]
     assert heads[:2] == [["departs", "from", "the", "profile", "r1", "r2", "r3", "r4", "r5", "r6"],
                          ["departs", "from", "the", "profile", "r7", "r8"]]
+
+
+def _numbered_one_by_one(sr: StagedRun, conventions) -> list[int]:
+    """The plain model of ``StagedRun.key_numbers``: ``prepare_key`` convention by convention,
+    numbered by first appearance, a refused convention a number of its own."""
+    from auditeval.vocab.errors import AuditEvalError
+
+    numbers: dict = {}
+    out = []
+    for i, c in enumerate(conventions):
+        try:
+            key = sr.prepare_key(c)
+        except AuditEvalError:
+            key = ("refused", i)
+        out.append(numbers.setdefault(key, len(numbers)))
+    return out
+
+
+@pytest.mark.parametrize("case", ["plain", "run-dups", "qrels-dups-negative-self-hit", "topics-differ"])
+def test_key_numbers_equal_prepare_key_convention_by_convention(case, tmp_path):
+    """The sweep numbers each run's lists by their key axis by axis (``key_numbers``): on
+    inputs where each rule of the key applies (a repeated run pair: dups matter and
+    ``dups=error`` refuses; a repeated qrels pair, a negative grade and a document named like
+    its topic: dups, negatives and self_hits matter; topics on one side only; depths past the
+    lists), the numbers are those of ``prepare_key`` asked convention by convention."""
+    from auditeval.api import sweep_setup
+    from auditeval.engine import sweep_plan
+    from auditeval.engine.staged_run import prepare_table
+
+    qrels = {"q1": {"d1": 2, "d2": 1, "d3": 0}, "q2": {"d9": 1, "d8": 0}}
+    rows = (["q1"] * 4 + ["q2"] * 2, ["d4", "d1", "d2", "d3", "d9", "d7"], [3.0, 2.0, 2.0, 1.0, 5.0, 5.0])
+    if case == "run-dups":
+        rows = (rows[0] + ["q1"], rows[1] + ["d2"], rows[2] + [0.5])
+    q = qrels_from(qrels)
+    if case == "qrels-dups-negative-self-hit":
+        lines = [f"{t} 0 {d} {g}\n" for t, docs in qrels.items() for d, g in docs.items()]
+        path = tmp_path / "q.txt"
+        path.write_text("".join(lines) + "q1 0 d5 -1\nq2 0 d9 0\n")  # a negative grade, a repeated pair
+        q = ae.read_qrels(path)
+        rows = (rows[0] + ["q2"], rows[1] + ["q2"], rows[2] + [4.0])
+    if case == "topics-differ":
+        rows = (rows[0] + ["q3"], rows[1] + ["d1"], rows[2] + [1.0])
+    run = Run(run_table(*rows), name="r")
+    setup = sweep_setup(q, ["AP", "P@2"], "trec_eval-9.0.8", {"all": "all"})
+    plan = sweep_plan(setup.parsed, setup.labels, setup.base, setup.values, setup.bases, False)
+    got = StagedRun(q, run).key_numbers(prepare_table(plan.prepare))
+    want = _numbered_one_by_one(StagedRun(q, run), plan.prepare)
+    assert got.tolist() == want
+    assert 1 < len(set(want)) < len(want)  # keys merge and split
+

@@ -24,7 +24,7 @@ subtopic judgments kept beside.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -40,8 +40,9 @@ from auditeval.engine.measures import MEASURES
 from auditeval.engine.rank_cut import QrelsSide, Ranking, cut, qrels_side, ranking
 from auditeval.engine.ranked_lists import Prepared
 from auditeval.engine.subtopics import Subtopics, collapse, has_subtopics
+from auditeval.vocab.arrays import first_seen
 from auditeval.vocab.conventions import Convention
-from auditeval.vocab.errors import EvaluationError
+from auditeval.vocab.errors import AuditEvalError, EvaluationError
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.variant import Variant, fold, parse_measure
@@ -99,6 +100,14 @@ _resolved = lru_cache(maxsize=1 << 16)(resolve_variant)
 runs without a plan (eval, the audit)."""
 
 
+def _mixed(columns: Sequence[np.ndarray]) -> np.ndarray:
+    """One int64 code per row of non-negative integer ``columns``: equal rows, equal codes."""
+    out = np.zeros(len(columns[0]), np.int64)
+    for c in columns:
+        out = out * (int(c.max(initial=0)) + 1) + c
+    return out
+
+
 def check_measure(m2: Measure, c2: Convention) -> None:
     """Raise :class:`EvaluationError` when the (folded) convention makes a parameter of the
     (folded) measure meaningless (the spec's ``check_convention``)."""
@@ -131,6 +140,29 @@ def measure_on(p: Prepared, m: Measure, conv: Convention, staged: StagedRun | No
     values = np.asarray(d.fn(p, m2, c2.replace(**d.fixed) if d.fixed else c2))
     values = absent_values(staged, d, m2, c2, p, values)  # topics absent from the run: the absent axis
     return values, aggregate(values, d.agg, c2.gm_floor)
+
+
+@dataclass(frozen=True, eq=False)
+class PrepareTable:
+    """Conventions by their :data:`PREPARE_AXES` values, as codes: ``codes[i, k]`` is the index
+    of convention ``i``'s value of axis ``PREPARE_AXES[k]`` in ``values[k]``
+    (:func:`prepare_table`; what :meth:`StagedRun.key_numbers` reads)."""
+
+    conventions: tuple[Convention, ...]
+    codes: np.ndarray  # (conventions, axes) intp
+    values: tuple[tuple[Any, ...], ...]
+
+
+def prepare_table(conventions: Sequence[Convention]) -> PrepareTable:
+    """:class:`PrepareTable` of ``conventions`` (a sweep's plan makes it once per process)."""
+    conventions = tuple(conventions)
+    codes = np.empty((len(conventions), len(PREPARE_AXES)), np.intp)
+    values = []
+    for k, a in enumerate(PREPARE_AXES):
+        index: dict[Any, int] = {}
+        codes[:, k] = [index.setdefault(getattr(c, a), len(index)) for c in conventions]
+        values.append(tuple(index))
+    return PrepareTable(conventions, codes, tuple(values))
 
 
 class StagedRun:
@@ -233,6 +265,47 @@ class StagedRun:
         negatives = c.negatives if j.q_has_negative else "-"
         topics = c.topics if j.topics_differ else "-"
         return (*self.ranking_key(c), depth, c.unjudged, negatives, topics, self._qdups(c))
+
+    def key_numbers(self, table: PrepareTable) -> np.ndarray:
+        """Per convention of ``table``, a number of its :meth:`prepare_key`: equal keys, equal
+        numbers, numbered in order of first appearance; a convention whose ranking refuses the
+        input (:meth:`prepare_key` raises) gets a number of its own. What numbering
+        ``prepare_key(c)`` convention by convention gives (``tests/test_sweep.py`` checks it),
+        with the key's rules applied to each axis's few values instead of to each of a sweep's
+        thousands of conventions (a sixth of a ``--vary all`` sweep's time per run was those
+        calls): ``dups``, ``negatives``, ``topics`` and ``self_hits=drop`` collapse where this
+        input cannot tell their values apart, a depth at or past the longest ranking to
+        ``all`` (per ranking, the one key read from the lists), ``dups`` once more where the
+        qrels repeat a pair."""
+        n = len(table.conventions)
+        try:
+            j, doc_keys = self.join, self.doc_keys
+        except AuditEvalError:
+            return np.arange(n)
+        col = dict(zip(PREPARE_AXES, table.codes.T, strict=True))
+        val = dict(zip(PREPARE_AXES, table.values, strict=True))
+        none = np.zeros(n, np.intp)
+
+        def where(axis: str, matters: bool) -> np.ndarray:
+            return col[axis] if matters else none
+
+        drop = np.array([v == "drop" and j.has_self_hits for v in val["self_hits"]], np.intp)[col["self_hits"]]
+        first, ranking = first_seen(_mixed([col["ties"], col["sim"], where("dups", doc_keys is not None or j.q_has_dup),
+                                            drop]))
+        longest = np.zeros(len(first), np.int64)
+        refused = np.zeros(len(first), bool)
+        for r, i in enumerate(first.tolist()):
+            try:
+                longest[r] = self._ranking_for(table.conventions[i]).max_count
+            except AuditEvalError:
+                refused[r] = True
+        depth = np.array([-1 if v == "all" else v for v in val["depth"]], np.int64)[col["depth"]]
+        depth = np.where((depth < 0) | (depth >= longest[ranking]), -1, depth) + 1  # 0: all
+        key = _mixed([ranking, depth, col["unjudged"], where("negatives", j.q_has_negative),
+                      where("topics", j.topics_differ), where("dups", j.q_has_dup)])
+        alone = np.flatnonzero(refused[ranking])
+        key[alone] = key.max(initial=0) + 1 + np.arange(len(alone))
+        return first_seen(key)[1]
 
     def prepared(self, convention: Convention, measure: Measure | None = None) -> Prepared:
         """The ranked, judged lists under ``convention`` (shared by every convention with the

@@ -33,6 +33,7 @@ from auditeval.engine.staged_run import (
     Resolved,
     StagedRun,
     TopicValues,
+    prepare_table,
     resolve_variant,
 )
 from auditeval.vocab.arrays import first_seen, unique
@@ -458,7 +459,7 @@ def sweep_part(qrels: Qrels, run: Run, plan: SweepPlan, progress: Callable[[int]
         cls = plan.classes[mi]
         staged = sr.for_measure(m)
         if id(staged) not in keys:
-            keys[id(staged)] = _key_numbers(staged, plan.prepare)
+            keys[id(staged)] = _key_numbers(staged, plan)
         first, inverse = first_seen(keys[id(staged)][cls.prepare] * cls.n_kernels + cls.kernel)
         got: list[TopicValues | None] = []
         failed: dict[int, str] = {}  # class -> the refusal
@@ -492,20 +493,16 @@ def sweep_part(qrels: Qrels, run: Run, plan: SweepPlan, progress: Callable[[int]
     return part
 
 
-def _key_numbers(staged: StagedRun, prepare: Sequence[Convention]) -> np.ndarray:
-    """Per convention of ``prepare``, the number of its lists' key on ``staged``
-    (:meth:`StagedRun.prepare_key`; equal keys, equal numbers). A convention whose key cannot
-    be built (its ranking refuses the input) gets a number of its own: its variants are then
-    refused, each class on its own, by :meth:`StagedRun.evaluate`."""
-    numbers: dict[Any, int] = {}
-    out = np.empty(len(prepare), np.intp)
-    for i, c in enumerate(prepare):
-        try:
-            key = staged.prepare_key(c)
-        except AuditEvalError:
-            key = ("refused", i)
-        out[i] = numbers.setdefault(key, len(numbers))
-    return out
+def _key_numbers(staged: StagedRun, plan: SweepPlan) -> np.ndarray:
+    """Per convention of ``plan.prepare``, the number of its lists' key on ``staged``
+    (:meth:`StagedRun.key_numbers`; equal keys, equal numbers; a convention whose ranking
+    refuses the input gets a number of its own: its variants are then refused, each class on
+    its own, by :meth:`StagedRun.evaluate`). The table of the conventions' axis values is made
+    once per plan and process."""
+    table = plan._made.get("prepare_table")
+    if table is None:
+        table = plan._made["prepare_table"] = prepare_table(plan.prepare)
+    return staged.key_numbers(table)
 
 
 def _spread(by_class: dict[int, T], inverse: np.ndarray) -> dict[int, T]:
