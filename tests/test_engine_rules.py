@@ -126,13 +126,17 @@ def test_id_words_up_to_23_bytes_are_exact_and_agree_with_the_short_form():
     keys = list(zip(*(w.tolist() for w in words), strict=True))
     assert len(set(keys)) == len(set(ids))  # exact: distinct ids, distinct words
     assert all((keys[i] == keys[j]) == (ids[i] == ids[j]) for i in range(len(ids)) for j in range(len(ids) - 5, len(ids)))
+    mix = id_mix(col)
     short = [i for i, d in enumerate(ids) if len(d.encode()) <= 15]
     two = short_id_words(pa.chunked_array([pa.array([ids[i] for i in short])]))
     assert [keys[i][:2] for i in short] == list(zip(*(w.tolist() for w in two), strict=True))
     assert all(keys[i][2] == 0 for i in short)
+    # a column of short ids alone has two words under either limit (no third array made)
+    assert len(short_id_words(pa.chunked_array([pa.array([ids[i] for i in short])]), 23)) == 2
+    assert id_mix(pa.array([ids[i] for i in short])).tolist() == [mix[i] for i in short]
     assert short_id_words(pa.chunked_array([pa.array(["0123456789abcdefghijklmn"])]), 23) is None  # 24 bytes
-    mix = id_mix(col)
     assert mix is not None and mix[-4] == mix[-5] != mix[-3]
+    assert id_mix(pa.chunked_array([pa.array(ids[:2000]), pa.array(ids[2000:])])).tolist() == mix.tolist()
     assert len(set(mix.tolist())) == len(set(ids))
 
 

@@ -111,8 +111,8 @@ _TOP_BYTES = np.array([0] + [((1 << (8 * k)) - 1) << (8 * (8 - k)) for k in rang
 
 def short_id_words(doc: pa.ChunkedArray | pa.Array, max_len: int = 15) -> tuple[np.ndarray, ...] | None:
     """Every id of at most ``max_len`` bytes (15 or 23) as uint64 words, exact: bytes 0-7
-    big-endian, bytes 8-14 and the length in the low byte, and (``max_len`` 23) bytes 15-22,
-    0 for an id of at most 15 bytes. Equal ids give equal words and different ids different
+    big-endian, bytes 8-14 and the length in the low byte, and where some id is longer than
+    15 bytes a third word, bytes 15-22 (0 for the ids of at most 15). Equal ids give equal words and different ids different
     words (``D3312019``, ``LA052390-0089``, ``FR940104-0-00001``: TREC-shaped ids fit). None
     when an id is longer (or the column is not a string column).
 
@@ -121,19 +121,17 @@ def short_id_words(doc: pa.ChunkedArray | pa.Array, max_len: int = 15) -> tuple[
     """
     if doc.null_count or not (pa.types.is_string(doc.type) or pa.types.is_large_string(doc.type)):
         return None
-    chunks = doc.chunks if isinstance(doc, pa.ChunkedArray) else [doc]
+    chunks = [c for c in (doc.chunks if isinstance(doc, pa.ChunkedArray) else [doc]) if len(c)]
     off_type = np.int64 if pa.types.is_large_string(doc.type) else np.int32
-    out = [np.empty(len(doc), np.uint64) for _ in range(2 if max_len <= 15 else 3)]
+    offsets = [np.frombuffer(c.buffers()[1], dtype=off_type)[c.offset : c.offset + len(c) + 1] for c in chunks]
+    longest = max([int(np.diff(o).max()) for o in offsets], default=0)
+    if longest > max_len:
+        return None
+    out = [np.empty(len(doc), np.uint64) for _ in range(2 if longest <= 15 else 3)]
     at = 0
-    for c in chunks:
+    for c, offs in zip(chunks, offsets, strict=True):
         n = len(c)
-        if not n:
-            continue
-        offs = np.frombuffer(c.buffers()[1], dtype=off_type)[c.offset : c.offset + n + 1]
         lengths = np.diff(offs)
-        longest = int(lengths.max())
-        if longest > max_len:
-            return None
         buf = c.buffers()[2]
         if buf.size - int(offs[-1]) >= 24:  # Arrow pads buffers: read in place
             data = np.frombuffer(buf, dtype=np.uint8)
@@ -148,10 +146,7 @@ def short_id_words(doc: pa.ChunkedArray | pa.Array, max_len: int = 15) -> tuple[
         _masked_word(words, starts + 8, np.clip(lengths - 8, 0, 7), w[1])
         w[1] |= lengths.astype(np.uint64)
         if len(w) == 3:
-            if longest > 15:
-                _masked_word(words, starts + 15, np.clip(lengths - 15, 0, 8), w[2])
-            else:
-                w[2][:] = 0
+            _masked_word(words, starts + 15, np.clip(lengths - 15, 0, 8), w[2])
         at += n
     return tuple(out)
 
@@ -179,11 +174,12 @@ def id_mix(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
         if words is None:
             return None
         out = mix[at : at + len(c)]
-        w1, w2, w3 = words  # mixed in place
+        w1, w2 = words[:2]  # mixed in place
         w1 *= _MIX[0]
         w2 *= _MIX[1]
         np.bitwise_xor(w1, w2, out=out)
-        if w3.any():
+        if len(words) == 3:  # ids longer than 15 bytes in this chunk (a third word, 0 for the others)
+            w3 = words[2]
             w3 *= _MIX[2]
             out ^= w3
         at += len(c)
