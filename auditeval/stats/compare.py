@@ -65,6 +65,18 @@ def _f(x) -> float | None:
     return x if np.isfinite(x) else None
 
 
+def _floats(a: np.ndarray) -> list:
+    """:func:`_f` of every element, as (nested) lists: ``a.tolist()`` with None where not finite."""
+    a = np.asarray(a, dtype=np.float64)
+    out = a.tolist()
+    for idx in zip(*np.nonzero(~np.isfinite(a)), strict=True):
+        row = out
+        for i in idx[:-1]:
+            row = row[i]
+        row[idx[-1]] = None
+    return out
+
+
 def _show(x: float | None) -> str:
     return "-" if x is None else f"{x:.4f}"
 
@@ -306,18 +318,20 @@ def _pair_stats(handle, pairs: list[tuple[int, int]], n_top: int, mm: MeasureMat
     got = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     raw = {"randomization": got["randomization"], "t": got["t_p"], "wilcoxon": got["wilcoxon"], "sign": got["sign"]}
     adj = {k: corrections.adjust(v, s.correction) for k, v in raw.items()}
+    f = {k: _floats(v) for k, v in got.items() if k not in ("wins", "ties", "losses")}
+    n = {k: got[k].astype(np.int64).tolist() for k in ("wins", "ties", "losses")}
+    p_raw, p_adj = {k: _floats(v) for k, v in raw.items()}, {k: _floats(v) for k, v in adj.items()}
+    runs = mm.runs
     rows = []
-    for k, (i, j) in enumerate(pairs):
+    for k, (i, j) in enumerate(pairs):  # the rows' numbers made Python objects column by column (_floats)
         rows.append({
-            "a": mm.runs[i], "b": mm.runs[j], "mean_diff": _f(got["observed"][k]),
-            "boot_median": _f(got["median"][k]), "median_topic_diff": _f(got["median_topic_diff"][k]),
-            "percentile": [_f(got["percentile"][k, 0]), _f(got["percentile"][k, 1])],
-            "bca": [_f(got["bca"][k, 0]), _f(got["bca"][k, 1])],
-            "t_interval": [_f(got["interval"][k, 0]), _f(got["interval"][k, 1])],
-            "reversal_rate": _f(got["reversal_rate"][k]), "d_z": _f(got["d_z"][k]), "t": _f(got["t"][k]),
-            "wins": int(got["wins"][k]), "ties": int(got["ties"][k]), "losses": int(got["losses"][k]),
-            "p": {name: _f(raw[name][k]) for name in TESTS},
-            "p_adjusted": {name: _f(adj[name][k]) for name in TESTS},
+            "a": runs[i], "b": runs[j], "mean_diff": f["observed"][k],
+            "boot_median": f["median"][k], "median_topic_diff": f["median_topic_diff"][k],
+            "percentile": f["percentile"][k], "bca": f["bca"][k], "t_interval": f["interval"][k],
+            "reversal_rate": f["reversal_rate"][k], "d_z": f["d_z"][k], "t": f["t"][k],
+            "wins": n["wins"][k], "ties": n["ties"][k], "losses": n["losses"][k],
+            "p": {name: p_raw[name][k] for name in TESTS},
+            "p_adjusted": {name: p_adj[name][k] for name in TESTS},
         })
     family = f"{len(pairs)} runs vs baseline {s.baseline}" if s.baseline else f"all {len(pairs)} pairs"
     return {"family": family, "correction": s.correction, "level": s.level, "rows": rows,
