@@ -7,15 +7,16 @@ functions the serial path calls. It sits beside the analyses: it imports the eng
 the analyses and :mod:`auditeval.api`'s evaluation; only the command line imports it.
 """
 
-from auditeval.execution.backends import (
-    Backend,
-    DaskCluster,
-    InProcess,
-    LocalPool,
-    RemoteError,
-    TaskFailed,
-    backend_for,
-    cores,
-)
+from typing import Any
 
 __all__ = ["Backend", "DaskCluster", "InProcess", "LocalPool", "RemoteError", "TaskFailed", "backend_for", "cores"]
+
+
+def __getattr__(name: str) -> Any:
+    """The backends' names, loaded on first use (PEP 562): the command line imports
+    :mod:`auditeval.execution.malloc` first thing, and the drop-in never needs a backend."""
+    if name in __all__:
+        from auditeval.execution import backends
+
+        return getattr(backends, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,5 @@
-"""Freed memory reused within a task, where the worker's environment turned that off (glibc).
+"""Process memory settings for a command and its pool's workers (:func:`tune_process_memory`),
+and freed memory reused within a task where the worker's environment turned that off (glibc).
 
 Dask's nanny starts every worker with ``MALLOC_TRIM_THRESHOLD_=65536``
 (``distributed.nanny.pre-spawn-environ``) so that freed memory goes back to the OS promptly.
@@ -17,13 +18,16 @@ dynamic ceiling and twice it); when the last one ends the thresholds the environ
 restored and ``malloc_trim(0)`` hands the freed memory back, so between tasks the worker holds
 what its operator asked for. Nothing changes where no threshold is set in the environment
 (glibc's defaults already behave so), off glibc, or with ``AUDITEVAL_KEEP_MALLOC=1``.
+
+This module imports nothing of auditeval and ``ctypes.util`` only when a task needs it: the
+drop-in calls :func:`tune_process_memory` first thing.
 """
 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,6 +51,43 @@ _lock = threading.Lock()
 _running = 0  # tasks of this process inside reuse_freed_memory
 
 
+def tune_process_memory() -> None:
+    """Process-level memory settings for a command-line run and for its local pool's workers
+    (library use keeps the defaults; a dask worker keeps what its nanny set, see
+    :func:`reuse_freed_memory`).
+
+    A run allocates and frees many large short-lived numpy arrays (56 MB per column on a
+    7-million-line run), and first-touch page faults on fresh memory dominated the system
+    time. Two settings, each skipped when its environment variable is set:
+
+    * numpy asks for transparent huge pages on large arrays; where the kernel must compact
+      memory to find them (THP ``defrag=madvise``) a fresh 56 MB array costs ~0.1 s instead
+      of ~0.02 s (``NUMPY_MADVISE_HUGEPAGE``).
+    * glibc maps every block above 32 MB afresh and unmaps it when freed; keeping freed
+      blocks in the heap lets the next array reuse them (``MALLOC_MMAP_MAX_``,
+      ``MALLOC_TRIM_THRESHOLD_``). Measured: ``-m all_trec`` 7.2-8.7 s -> 4.6-5.0 s. A pool's
+      workers without it: compare over 200 runs faulted in 828,000 pages (6.2 CPU s in the
+      kernel, a fifth of the workers' time) against 167,000 (0.6 s) in one tuned process.
+    """
+    if "NUMPY_MADVISE_HUGEPAGE" not in os.environ:
+        try:
+            from numpy._core.multiarray import _set_madvise_hugepage
+        except ImportError:  # pragma: no cover - numpy < 2
+            try:
+                from numpy.core.multiarray import _set_madvise_hugepage
+            except ImportError:
+                _set_madvise_hugepage = None
+        if _set_madvise_hugepage is not None:
+            _set_madvise_hugepage(False)
+    if sys.platform.startswith("linux") and not {"MALLOC_MMAP_MAX_", "MALLOC_TRIM_THRESHOLD_"} & set(os.environ):
+        try:
+            libc = ctypes.CDLL("libc.so.6")
+            libc.mallopt(-4, 0)  # M_MMAP_MAX: serve large blocks from the heap
+            libc.mallopt(M_TRIM_THRESHOLD, 2**31 - 1)  # keep freed memory for reuse
+        except (OSError, AttributeError):  # pragma: no cover - not glibc
+            pass
+
+
 @cache
 def _libc() -> Any | None:
     """glibc, when this process runs on it and the environment fixed a malloc threshold."""
@@ -54,6 +95,8 @@ def _libc() -> Any | None:
         return None
     if "MALLOC_TRIM_THRESHOLD_" not in os.environ and "MALLOC_MMAP_THRESHOLD_" not in os.environ:
         return None
+    import ctypes.util
+
     name = ctypes.util.find_library("c")
     try:
         libc = ctypes.CDLL(name or "libc.so.6")
