@@ -200,7 +200,8 @@ def run_judge(
     (None: no limit; the call is then abandoned, its thread left to finish or die with the
     process, and its reply ignored). A failed call is retried after ``backoff * 2**attempt``
     seconds, up to ``retries`` times; a batch failing all of them counts in
-    ``cost.failed_batches`` and its reason, with the batch, in ``cost.errors``. After that
+    ``cost.failed_batches`` and its reason, with the batch, in ``cost.errors`` (in batch order,
+    whichever call ended first). After that
     first failed batch no new batch is sent; batches already sent finish (with their retries).
 
     Each batch is checked against the store just before it is queued (a pair another process
@@ -221,6 +222,7 @@ def run_judge(
     width = max(workers, 1)
     ahead: list[_Batch] = []  # checked, waiting to be (re)sent
     running: list[_Batch] = []
+    failed: list[tuple[int, str]] = []  # (batch number, reason): reported in batch order
     stop = False
 
     def finished(b: _Batch, reason: str | None, answer=None) -> None:
@@ -249,7 +251,7 @@ def run_judge(
         cost.calls += b.attempt
         cost.retries += b.attempt - 1
         cost.failed_batches += 1
-        cost.errors.append(f"{b.where()}: {reason}")
+        failed.append((b.number, f"{b.where()}: {reason}"))
         stop = True
         ahead[:] = [x for x in ahead if x.attempt > 0]  # never sent: dropped; retries go on
 
@@ -308,6 +310,7 @@ def run_judge(
     finally:
         if bar:
             bar.stop()
+    cost.errors = [text for _, text in sorted(failed)]  # calls in flight end in any order
     cost.seconds = time.monotonic() - t0
     return cost
 
