@@ -92,12 +92,12 @@ class QrelsIndex:
     the qrels' own topics in byte order; :func:`join` renumbers them where a run brings topics
     the qrels lack (a monotone renumbering keeps every (topic, doc) equality, so ``dup`` holds)."""
 
-    topics: list[str]  # distinct qrels topics, byte order (trec_eval's strcmp)
+    topics: tuple[str, ...]  # distinct qrels topics, byte order (trec_eval's strcmp)
     topic_set: frozenset[str]
     q_topic: pa.Array
-    tcode: np.ndarray  # int64 code per qrels row, into ``topics``
     q_doc: pa.Array
     qd_values: pa.Array  # distinct qrels doc ids
+    tcode: np.ndarray  # int64 code per qrels row, into ``topics`` (this and the arrays below: read-only)
     dcode: np.ndarray  # int64 code per qrels row, into ``qd_values``
     key: np.ndarray  # tcode * len(qd_values) + dcode
     dup: np.ndarray  # bool per row: its (topic, doc) occurs twice
@@ -150,8 +150,11 @@ def qrels_index_of(qrels: Qrels) -> QrelsIndex:
         qd_values = pc.unique(q_doc)
         dcode = codes_in(q_doc, qd_values)
         key = tcode * max(len(qd_values), 1) + dcode
-        qi = QrelsIndex(topics, frozenset(topics), q_topic, tcode, q_doc, qd_values, dcode, key, duplicated(key, False),
-                         qt.column("grade").to_numpy().astype(np.int64), qt.column("line").to_numpy())
+        arrays = [tcode, dcode, key, duplicated(key, False), qt.column("grade").to_numpy().astype(np.int64),
+                  np.array(qt.column("line").to_numpy())]
+        for a in arrays:  # shared by every run's join: never modified in place
+            a.flags.writeable = False
+        qi = QrelsIndex(tuple(topics), frozenset(topics), q_topic, q_doc, qd_values, *arrays)
         _QRELS_INDEX[qrels] = qi
     return qi
 
@@ -168,7 +171,7 @@ def join(qrels: Qrels, run: Run, subtopics: Subtopics | None = None) -> Join:
     run_topics = [*ri.topics, *run.empty_topics]
     extra = set(run_topics) - qi.topic_set
     q_tcode, q_key = qi.tcode, qi.key
-    all_topics = qi.topics
+    all_topics = list(qi.topics)
     if extra:  # topics the qrels lack: the qrels' codes renumbered into the union, byte order
         all_topics = sorted([*qi.topics, *extra], key=lambda s: s.encode("utf-8"))
         pos = {t: i for i, t in enumerate(all_topics)}
