@@ -12,7 +12,7 @@ per topic (``#`` comments, blank lines and a ``topic,stratum`` header are skippe
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import Any, TextIO
 
 from auditeval.render.json_out import write_json
 from auditeval.stats.corrections import METHODS
@@ -94,13 +94,10 @@ def compare_parser(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from auditeval.cli.common import backend, task_progress
+    from auditeval.cli.common import backend
     from auditeval.cli.eval import measure_list
-    from auditeval.execution.tasks import evaluate_runs
-    from auditeval.io import qrels_from, run_from
     from auditeval.render.progress import Steps
-    from auditeval.stats.compare import Settings, analyze
-    from auditeval.stats.matrix import measure_matrix
+    from auditeval.stats.compare import Settings
     from auditeval.vocab.variant import parse_measure
 
     measures = measure_list(args.measures)
@@ -114,30 +111,52 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     s = Settings(trials=args.trials, seed=args.seed, level=args.level, correction=args.correction,
                  threshold=args.threshold, baseline=args.baseline, min_diff=args.min_diff, power=args.power,
                  ci_width=args.ci_width, floor=args.floor, near=args.near, strata_source=args.strata)
-    with backend(args) as be, Steps(err, 2 + len(args.runs) + len(measures), "reading qrels") as steps:
-        qrels = qrels_from(args.qrels)
-        qrels_b = qrels_from(args.qrels_b) if args.qrels_b else None
-        steps.advance("evaluating")
-        items = [run_from(p) if p == "-" else p for p in args.runs]  # a path is read by its task (one run each)
-        progress = task_progress(steps, "evaluating runs")
-        res, names, run_notes = evaluate_runs(be, qrels, items, measures, args.profile, args.settings, progress)
-        if args.baseline is not None:  # a path of one of the runs or its label, as card takes it
-            from dataclasses import replace
+    with backend(args) as be:
+        with Steps(err, 2 + len(args.runs) + len(measures), "reading qrels") as steps:
+            analyses, res, res_b, run_notes = _analyses(args, be, steps, measures, s, strata)
+        _write(args, out, err, be, analyses, res, res_b, run_notes)
+    return 0
 
-            from auditeval.cli.common import baseline_index
-            from auditeval.results.parts import RunHeader
 
-            headers = [RunHeader(n, p) for n, p in zip(names, args.runs, strict=True)]
-            s = replace(s, baseline=names[baseline_index(args.baseline, args.runs, headers)])
-        res_b = None
-        if qrels_b is not None:
-            res_b, _, _ = evaluate_runs(be, qrels_b, items, measures, args.profile, args.settings)
-        analyses = []
-        for m in measures:
-            steps.advance(f"statistics: {m} ({args.trials} trials)")
-            mm = measure_matrix(res, m)
-            mm_b = measure_matrix(res_b, m) if res_b is not None else None
-            analyses.append(analyze(mm, s, strata, mm_b, args.qrels_b or "", be))
+def _analyses(args: argparse.Namespace, be: Any, steps: Any, measures: list[str], s: Any,
+              strata: dict[str, str] | None) -> tuple[list[dict], Any, Any, list[str]]:
+    """Read, evaluate every run on ``be``, and analyse each measure (``steps``: the progress)."""
+    from auditeval.cli.common import task_progress
+    from auditeval.execution.tasks import evaluate_runs
+    from auditeval.io import qrels_from, run_from
+    from auditeval.stats.compare import analyze
+    from auditeval.stats.matrix import measure_matrix
+
+    qrels = qrels_from(args.qrels)
+    qrels_b = qrels_from(args.qrels_b) if args.qrels_b else None
+    steps.advance("evaluating")
+    items = [run_from(p) if p == "-" else p for p in args.runs]  # a path is read by its task (one run each)
+    progress = task_progress(steps, "evaluating runs")
+    res, names, run_notes = evaluate_runs(be, qrels, items, measures, args.profile, args.settings, progress)
+    if args.baseline is not None:  # a path of one of the runs or its label, as card takes it
+        from dataclasses import replace
+
+        from auditeval.cli.common import baseline_index
+        from auditeval.results.parts import RunHeader
+
+        headers = [RunHeader(n, p) for n, p in zip(names, args.runs, strict=True)]
+        s = replace(s, baseline=names[baseline_index(args.baseline, args.runs, headers)])
+    res_b = None
+    if qrels_b is not None:
+        res_b, _, _ = evaluate_runs(be, qrels_b, items, measures, args.profile, args.settings)
+    analyses = []
+    for m in measures:
+        steps.advance(f"statistics: {m} ({args.trials} trials)")
+        mm = measure_matrix(res, m)
+        mm_b = measure_matrix(res_b, m) if res_b is not None else None
+        analyses.append(analyze(mm, s, strata, mm_b, args.qrels_b or "", be))
+    return analyses, res, res_b, run_notes
+
+
+def _write(args: argparse.Namespace, out: TextIO, err: TextIO, be: Any, analyses: list[dict], res: Any, res_b: Any,
+           run_notes: list[str]) -> None:
+    """The analyses in the chosen format (and the plot); JSON's pair rows encoded on ``be``
+    (:class:`~auditeval.render.json_out.Deferred`)."""
     notes = run_notes + list(res.notes) + ([f"qrels B: {n}" for n in res_b.notes] if res_b is not None else [])
     if args.plot:
         from auditeval.render.compare_plots import plot
@@ -145,7 +164,13 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         plot(analyses, args.plot)
         notes.append(f"plot written to {args.plot}")
     if args.format == "json":
-        write_json(out, {"profile": res.profile, "measures": analyses, "notes": notes}, indent=1)
+        from auditeval.render.json_out import Deferred, items_text
+
+        def encode(blocks: list) -> Any:
+            return be.map(items_text, None, blocks, [f"JSON of {len(b[0])} pair rows" for b in blocks])
+
+        doc = [{**a, "pairs": {**a["pairs"], "rows": Deferred(a["pairs"]["rows"])}} for a in analyses]
+        write_json(out, {"profile": res.profile, "measures": doc, "notes": notes}, encode, indent=1)
     elif args.format == "latex":
         from auditeval.render.compare_latex import render_latex
 
@@ -162,5 +187,4 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.format != "text":
         for n in notes:
             err.write(f"auditeval: note: {n}\n")
-    return 0
 
