@@ -12,11 +12,17 @@ per topic (``#`` comments, blank lines and a ``topic,stratum`` header are skippe
 from __future__ import annotations
 
 import argparse
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from auditeval.render.json_out import write_json
 from auditeval.stats.corrections import METHODS
 from auditeval.vocab.errors import InputError
+
+if TYPE_CHECKING:  # loaded by the command itself, when it runs
+    from auditeval.execution import Backend
+    from auditeval.render.progress import Steps
+    from auditeval.results.values import ResultSet
+    from auditeval.stats.compare import Settings
 
 
 def read_strata(path: str) -> dict[str, str]:
@@ -118,8 +124,8 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _analyses(args: argparse.Namespace, be: Any, steps: Any, measures: list[str], s: Any,
-              strata: dict[str, str] | None) -> tuple[list[dict], Any, Any, list[str]]:
+def _analyses(args: argparse.Namespace, be: Backend, steps: Steps, measures: list[str], s: Settings,
+              strata: dict[str, str] | None) -> tuple[list[dict], ResultSet, ResultSet | None, list[str]]:
     """Read, evaluate every run on ``be``, and analyse each measure (``steps``: the progress)."""
     from auditeval.cli.common import task_progress
     from auditeval.execution.tasks import evaluate_runs
@@ -153,8 +159,8 @@ def _analyses(args: argparse.Namespace, be: Any, steps: Any, measures: list[str]
     return analyses, res, res_b, run_notes
 
 
-def _write(args: argparse.Namespace, out: TextIO, err: TextIO, be: Any, analyses: list[dict], res: Any, res_b: Any,
-           run_notes: list[str]) -> None:
+def _write(args: argparse.Namespace, out: TextIO, err: TextIO, be: Backend, analyses: list[dict], res: ResultSet,
+           res_b: ResultSet | None, run_notes: list[str]) -> None:
     """The analyses in the chosen format (and the plot); JSON's pair rows encoded on ``be``
     (:class:`~auditeval.render.json_out.Deferred`)."""
     notes = run_notes + list(res.notes) + ([f"qrels B: {n}" for n in res_b.notes] if res_b is not None else [])

@@ -157,7 +157,9 @@ def _masked_word(words: np.ndarray, at: np.ndarray, keep: np.ndarray, out: np.nd
     np.bitwise_and(g.view(np.uint64).byteswap(inplace=True), _TOP_BYTES[keep], out=out)
 
 
-_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9))
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x27D4EB2F165667C5))
+"""The odd multipliers of :func:`id_mix`'s three words (golden ratio, xxHash64's primes 2 and 5);
+:func:`unique_by_mix` mixes topic codes with another."""
 
 
 def id_mix(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:

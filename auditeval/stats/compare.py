@@ -66,15 +66,11 @@ def _f(x) -> float | None:
 
 
 def _floats(a: np.ndarray) -> list:
-    """:func:`_f` of every element, as (nested) lists: ``a.tolist()`` with None where not finite."""
+    """:func:`_f` of every element, as (nested) lists: Python floats, None where not finite."""
     a = np.asarray(a, dtype=np.float64)
-    out = a.tolist()
-    for idx in zip(*np.nonzero(~np.isfinite(a)), strict=True):
-        row = out
-        for i in idx[:-1]:
-            row = row[i]
-        row[idx[-1]] = None
-    return out
+    out = a.astype(object)
+    out[~np.isfinite(a)] = None
+    return out.tolist()
 
 
 def _show(x: float | None) -> str:
