@@ -1,4 +1,6 @@
-"""trec_eval binaries: found on PATH or given (``--trec-eval PATH``, repeatable).
+"""trec_eval binaries: given (``--trec-eval PATH``, repeatable), else the bundled builds made by
+``auditeval references build`` (:mod:`auditeval.adapters.trec_eval_builds`) and ``trec_eval``
+on PATH.
 
 The build is decided from behaviour, because ``-v`` misreports (tag v9.0.8 prints
 ``9.0.7``, tag v10.0 prints ``10.0-rc3``): a two-topic probe shows whether scores are
@@ -50,6 +52,7 @@ PROBE_RUN = "".join(
 
 
 OLD_BUILDS = ("8.0", "8.1")
+INSTALL = "auditeval references build (compiles the bundled sources; needs a C compiler), or --trec-eval PATH"
 CRASHING = {"9.0.5": "trec_eval 9.0.5 crashes on every evaluation (trec_eval.c:125-133 reads the int measure "
                      "count as a long; conventions/trec_eval-9.0.5.toml)"}
 
@@ -109,7 +112,7 @@ class TrecEvalBinary(Adapter):
         self.said = said
         self.name = f"trec_eval-{build}" if build else f"trec_eval ({path})"
         self.profile = f"trec_eval-{build}" if build else "trec_eval-9.0.8"
-        self.install = "build it from https://github.com/usnistgov/trec_eval (make) and pass --trec-eval PATH"
+        self.install = INSTALL
         topics = {"strict": "", "qrels": "-c"} if build == "10.0" else {"both": "", "qrels": "-c"}
         self.axes = {
             **run_rewrite_axes(self.profile, skip=("depth", "unjudged")),
@@ -157,20 +160,31 @@ def parse_output(text: str) -> dict[str, dict[str, str]]:
 
 
 def discover(paths: list[str] | None) -> list[TrecEvalBinary]:
-    """The binaries to use: the given paths, else ``trec_eval`` on PATH (if any)."""
-    found = list(paths or [])
-    if not found:
+    """The binaries to use: the given paths; else every bundled build made by ``auditeval
+    references build`` (newest first), then ``trec_eval`` on PATH unless it is one of those
+    builds again. A build is named by its probe; a cached ``trec_eval-9.0.7``, which probes as
+    9.0.8 (the module docstring), keeps its own name and profile."""
+    from auditeval.adapters.trec_eval_builds import built
+
+    given = bool(paths)
+    found: list[tuple[str, str | None]] = [(str(p), None) for p in paths or []]
+    if not given:
+        found = [(str(b.path), v) for v, b in built().items() if b.built]
         on_path = shutil.which("trec_eval")
         if on_path:
-            found = [on_path]
-    out = []
-    for p in found:
+            found.append((on_path, None))
+    out: list[TrecEvalBinary] = []
+    for p, version in found:
         if not os.access(p, os.X_OK):
             out.append(TrecEvalBinary(p, None, "not executable"))
             continue
         try:
-            build, said = probe(str(p))
+            build, said = probe(p)
         except (OSError, subprocess.SubprocessError) as exc:
             build, said = None, f"probe failed: {exc}"
-        out.append(TrecEvalBinary(str(p), build, said))
+        if version == "9.0.7" and build == "9.0.8":
+            build = version
+        if not given and build is not None and any(b.build == build for b in out):
+            continue  # trec_eval on PATH is a build already taken from the cache
+        out.append(TrecEvalBinary(p, build, said))
     return out

@@ -12,6 +12,7 @@ Commands:
   reproduce    how closely a re-run reproduces an original run
   compare      paired bootstrap, significance tests, rank intervals, topic-set size
   pool         judgment pools, the judgment store, the judge hook, pool bias and growth
+  references   the reference tools the audit can run; build the bundled trec_eval releases
   trec-eval    drop-in for the trec_eval command line (--as 9.0.8 | 9.0.8-double | 10.0)
 """
 
@@ -78,6 +79,8 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
                   *_lazy("cli.verify_tools", "reproduce_parser", "cmd_reproduce")),
     "compare": ("paired bootstrap, tests, rank intervals, topic-set size", *_lazy("cli.compare", "compare_parser", "cmd_compare")),
     "pool": ("judgment pools: stats coverage todo add qrels judge bias growth", *_lazy("cli.pool", "pool_parser", "cmd_pool")),
+    "references": ("the reference tools the audit can run: list | build [VERSION...] (bundled trec_eval)",
+                   *_lazy("cli.references", "references_parser", "cmd_references")),
 }
 
 
