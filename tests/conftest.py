@@ -1,36 +1,112 @@
-"""Shared fixtures: the shared data folder and small helpers to evaluate in memory."""
+"""Shared fixtures: the two data tiers, the trec_eval builds, and CI's no-skip rule.
+
+Paths and the skip rule live in :mod:`testdata` (the one module that owns them); this file
+turns them into fixtures. Under ``$AUDITEVAL_REQUIRE_ALL`` a session that skipped anything
+fails, naming each skip.
+"""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+import testdata
+from testdata import BIN, Collection
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+# the user's own cache (built trec_eval programs) never leaks into a test: the audit's default
+# discovery sees an empty cache unless a test points it at the builds (``references_cache``)
+os.environ["AUDITEVAL_CACHE_DIR"] = tempfile.mkdtemp(prefix="auditeval-test-cache-")
 
-
-@pytest.fixture(scope="session")
-def shared() -> Path:
-    """Path to /work/shared (data, reference outputs, docs)."""
-    assert SHARED.is_dir(), f"shared folder not found at {SHARED}"
-    return SHARED
-
-
-TREC_EVAL_DIR = Path(__file__).resolve().parents[1] / ".bin" / "trec_eval"
 TREC_EVAL_BUILDS = ("9.0.8", "9.0.8-double", "10.0", "9.0.7", "9.0.6", "9.0.5", "8.1", "8.0")
+BUILD_CACHE = BIN / "cache"  # AUDITEVAL_CACHE_DIR layout: BUILD_CACHE / "trec_eval" / "trec_eval-V"
 
 
 @pytest.fixture(scope="session")
-def trec_eval_bins(shared: Path) -> dict[str, Path]:
-    """The eight real trec_eval binaries (9.0.8, 9.0.8-double, 10.0, 9.0.7, 9.0.6, 9.0.5, 8.1, 8.0), built from NIST's sources by
-    ``../shared/tools/build-trec-eval`` into the ignored ``.bin/trec_eval`` (``.ci/run`` builds
-    them first; here they are built on demand, idempotently). ``{"9.0.8": path, ...}``."""
+def robust03(tmp_path_factory) -> Collection:
+    """The real TREC 2003 Robust qrels and 12 runs (real-data tier; skipped where absent)."""
+    return testdata.robust03(tmp_path_factory.mktemp("robust03-plain"))
+
+
+@pytest.fixture(scope="session")
+def robust03_like(tmp_path_factory) -> Collection:
+    """A seeded robust03-shaped collection made here (core tier): 50 topics, 7 runs."""
+    from synthetic import write_collection
+
+    where = tmp_path_factory.mktemp("robust03-like")
+    qrels, runs = write_collection(where)
+    return Collection(qrels, runs, where / "plain")
+
+
+@pytest.fixture(scope="session", params=["robust03_like", "robust03"])
+def collection(request) -> Collection:
+    """Both tiers in turn: the synthetic collection, then the real data (skipped where absent)."""
+    return request.getfixturevalue(request.param)
+
+
+@pytest.fixture(scope="session")
+def trec_eval_bins() -> dict[str, Path]:
+    """The eight trec_eval builds (9.0.8, 9.0.8-double, 10.0, 9.0.7, 9.0.6, 9.0.5, 8.1, 8.0),
+    compiled from ``third_party/trec_eval`` by auditeval's own builder into the ignored
+    ``.bin/cache/trec_eval`` (seconds, once; kept between sessions). ``{"9.0.8": path, ...}``."""
+    from auditeval.adapters.trec_eval_builds import BuildError, build, compiler
+
+    cc, make = compiler()
+    if cc is None or make is None:
+        testdata.missing("no C compiler or make on PATH: the trec_eval builds cannot be compiled "
+                         "(Debian/Ubuntu: apt-get install gcc make)")
+    try:
+        made = build(TREC_EVAL_BUILDS, dest=BUILD_CACHE / "trec_eval")
+    except BuildError as exc:
+        pytest.fail(f"the bundled trec_eval sources did not build: {exc}", pytrace=False)
+    return {b.version: b.path for b in made}
+
+
+@pytest.fixture(scope="session")
+def trec_eval_output(trec_eval_bins):
+    """``output(version, collection, run, flags=()) -> stdout`` of ``trec_eval -q FLAGS -m
+    all_trec QRELS RUN`` by the build, on the uncompressed run; each made once a session."""
     import subprocess
 
-    bins = {v: TREC_EVAL_DIR / f"trec_eval-{v}" for v in TREC_EVAL_BUILDS}
-    if not all(p.is_file() for p in bins.values()):
-        subprocess.run(["bash", str(shared / "tools" / "build-trec-eval"), str(TREC_EVAL_DIR)], check=True,
-                       capture_output=True)
-    for v, p in bins.items():
-        assert p.is_file(), f"trec_eval {v} not built at {p}"
-    return bins
+    made: dict[tuple, str] = {}
+
+    def output(version: str, data: Collection, run: str, flags: tuple[str, ...] | list[str] = ()) -> str:
+        key = (version, str(data.qrels), run, tuple(flags))
+        if key not in made:
+            made[key] = subprocess.run([str(trec_eval_bins[version]), "-q", *flags, "-m", "all_trec", str(data.qrels),
+                                        str(data.plain(run))], capture_output=True, text=True, check=True,
+                                       timeout=300).stdout
+        return made[key]
+
+    return output
+
+
+@pytest.fixture
+def references_cache(trec_eval_bins, monkeypatch) -> Path:
+    """Point the audit's default discovery (``$AUDITEVAL_CACHE_DIR``) at the eight builds."""
+    monkeypatch.setenv("AUDITEVAL_CACHE_DIR", str(BUILD_CACHE))
+    return BUILD_CACHE
+
+
+# ----------------------------------------------------------------------------- CI: no skip
+_SKIPPED: list[str] = []
+
+
+def pytest_runtest_logreport(report) -> None:
+    if report.skipped:
+        where = report.nodeid
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        _SKIPPED.append(f"{where}: {reason}")
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    if testdata.require_all() and _SKIPPED and not hasattr(session.config, "workerinput"):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if testdata.require_all() and _SKIPPED:
+        terminalreporter.section(f"{testdata.REQUIRE_ENV}: {len(_SKIPPED)} skipped test(s) fail this session")
+        for line in _SKIPPED[:50]:
+            terminalreporter.write_line(line)

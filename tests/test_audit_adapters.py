@@ -181,7 +181,7 @@ def test_several_cut_offs_and_parameters_of_one_trec_eval_family_in_one_audit(tm
     assert rows["SetF"] == ("match", "0.6667") and rows["SetF(beta=2.0)"] == ("match", "0.7500")
 
 
-def test_trectools_provider_profile_on_robust03(tmp_path, shared):
+def test_trectools_provider_profile_on_robust03(tmp_path, robust03):
     """ir_measures' trectools provider keeps ties in file order (a stable pandas sort on
     (query, score), trectools called with trec_eval=False) and reports qrels topics only: under
     ir_measures-0.4-trectools AP, P@10, RR and Bpref agree per topic to 1e-12 on MU03rob01
@@ -194,7 +194,7 @@ def test_trectools_provider_profile_on_robust03(tmp_path, shared):
 
     from cli_helpers import run_cli
 
-    d = shared / "data" / "robust03"
+    d = robust03.dir
     out = tmp_path / "a.json"
     code, _, err = run_cli("audit", str(d / "qrels.robust03.txt"), str(d / "runs" / "input.MU03rob01.gz"),
                            "-m", "AP nDCG@10 P@10 RR Bpref Rprec", "--against", "ir_measures:trectools", "--format",

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 
 import pytest
+from testdata import need_program
 
 import auditeval as ae
 from auditeval.auditing.official import check
@@ -90,9 +90,7 @@ def test_latex_markdown_text_json_escape(report):
 
 
 def test_html_renders_in_headless_chromium(report, tmp_path):
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
+    browser = need_program("chromium", "chromium-browser", install="Debian: apt-get install chromium")
     page = tmp_path / "audit.html"
     page.write_text(render_audit(report, "html"), encoding="utf-8")
     dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],

@@ -34,10 +34,10 @@ def _attributed(rep, run, measure, a, b):
 
 
 @pytest.fixture(scope="module")
-def rep(shared, trec_eval_bins):
-    runs = shared / "data" / "robust03" / "runs"
+def rep(robust03, trec_eval_bins):
+    runs = robust03.dir / "runs"
     names = sorted(p.name for p in runs.iterdir()) if FULL else ["input.InexpC2.gz", "input.MU03rob01.gz"]
-    return ae.audit(shared / "data" / "robust03" / "qrels.robust03.txt", [str(runs / n) for n in names],
+    return ae.audit(robust03.qrels, [str(runs / n) for n in names],
                     measures=DEFAULT_MEASURES if FULL else ["AP", "RR", "11pt"],
                     against=None if FULL else ["pytrec_eval", "ir_measures:msmarco"],
                     trec_eval=[str(trec_eval_bins[v]) for v in ("9.0.8", "9.0.8-double", "10.0")],

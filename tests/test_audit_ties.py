@@ -87,14 +87,14 @@ def test_sampled_11pt_on_a_topic_without_a_relevant_document_retrieved():
     assert all(x == x for x in e.agg)  # no NaN in the aggregates either
 
 
-def test_tie_only_conventions_on_affected_topics_equal_the_full_evaluation(shared):
+def test_tie_only_conventions_on_affected_topics_equal_the_full_evaluation(robust03):
     """Native evaluates ties/sim changes on the topics with mixed tied blocks only: bit-identical."""
     import numpy as np
 
     from auditeval.auditing.native import Native
 
-    q = ae.read_qrels(shared / "data" / "robust03" / "qrels.robust03.txt")
-    r = ae.read_run(shared / "data" / "robust03" / "runs" / "input.InexpC2.gz")
+    q = ae.read_qrels(robust03.qrels)
+    r = ae.read_run(robust03.run("InexpC2"))
     for base in (resolve("trec_eval-9.0.8"), resolve("trec_eval-10.0").replace(topics="both")):
         fast, full = Native(q, [r], base), Native(q, [r])
         for ms in ("AP", "nDCG@10", "RR", "GMAP", "11pt"):

@@ -9,12 +9,14 @@ unless a test says otherwise.
 from __future__ import annotations
 
 import math
+import subprocess
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from plain_model import ranked as _ranked
 from plain_model import reference_value as _reference_value
+from testdata import CASES
 
 import auditeval as ae
 from auditeval.io import parse_qrels, parse_run
@@ -546,11 +548,11 @@ def test_rbp_resid():
     assert value(q, r, "rbp_resid", "rbp_resid=always", "rbp_p=0.9") == pytest.approx((0.7461 + 0.729) / 2, abs=1e-12)
 
 
-def test_topics_qrels_matches_trec_eval_c(shared):
+def test_topics_qrels_matches_trec_eval_c(trec_eval_bins):
     # case 03: qrels topics 1 (a rel), 2 (c rel), 3 (d, e non-rel); run topics 1, 3, 5, 6.
     # trec_eval -c: topic 1 AP 1, topic 2 (absent) 0, topic 3 (no relevant doc) 0:
     #   map = 1/3, gm_map = exp((ln 1 + 2 ln 1e-5) / 3) = 1e-5^(2/3), num_rel 1+1+0, num_ret 2+0+2.
-    case = shared / "reference/cases/03_topic_coverage"
+    case = CASES / "03_topic_coverage"
     q, r = ae.read_qrels(case / "qrels"), ae.read_run(case / "run")
     res = ae.evaluate(q, r, ["map", "gm_map", "num_rel", "num_ret", "num_q"], profile=BASE, settings=["topics=qrels"])
     assert res.get("map").value == pytest.approx(1 / 3, abs=1e-15)
@@ -558,7 +560,8 @@ def test_topics_qrels_matches_trec_eval_c(shared):
     assert [res.get(m).value for m in ("num_rel", "num_ret", "num_q")] == [2, 4, 3]
     assert res.get("num_rel", topic="2").value == 1  # trec_eval 10 -c -q prints it
     # trec_eval's printed summary (4 decimals) agrees
-    out = (case / "trec_eval-9.0.8-double.q.c.all_trec.out").read_text().splitlines()
+    out = subprocess.run([trec_eval_bins["9.0.8-double"], "-q", "-c", "-m", "all_trec", "qrels", "run"], cwd=case,
+                         capture_output=True, text=True, check=True).stdout.splitlines()
     summary = {line.split()[0]: line.split()[2] for line in out if line.split()[1] == "all"}
     assert summary["map"] == f"{res.get('map').value:.4f}"
     assert summary["gm_map"] == f"{res.get('gm_map').value:.4f}"

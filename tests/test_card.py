@@ -7,12 +7,12 @@ import hashlib
 import io
 import json
 import re
-import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from testdata import need_program
 
 from auditeval.cli.main import main
 from auditeval.vocab.variant import parse_variant
@@ -100,8 +100,7 @@ def test_latex_compiles_with_hostile_ids(files, tmp_path):
     flat = text.replace(r"\allowbreak{}", "")  # break points: after every | and in long runs
     assert r"r\&d\_\$x\{\}\textbackslash{}\%\#\textasciicircum{}\textasciitilde{}\textless{}script\textgreater{}" in flat
     assert flat.count(r"\texttt{AP\textbar{}ap\_denom=R") == 3
-    if shutil.which("pdflatex") is None:
-        pytest.skip("pdflatex not installed (texlive-latex-base); the structure is asserted above")
+    need_program("pdflatex", install="Debian: apt-get install texlive-latex-base; the structure is asserted above")
     (tmp_path / "card.tex").write_text(text)
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "card.tex"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)

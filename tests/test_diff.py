@@ -6,6 +6,7 @@ import gzip
 import io
 import json
 import math
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,17 +24,18 @@ ONLY_10 = ["RBP", "RBPResid", "Unj@10", "Unj@20", "Unj@5"]
 
 
 @pytest.fixture(scope="module")
-def builds(shared: Path, tmp_path_factory) -> dict[str, Path]:
+def builds(robust03, trec_eval_bins, tmp_path_factory) -> dict[str, Path]:
+    """trec_eval 9.0.8's and 10.0's ``-q -m all_trec`` output on robust03 humR03dc, made here."""
     d = tmp_path_factory.mktemp("builds")
     out = {}
-    for v in ("9.0.8", "10.0"):
-        src = shared / "reference/robust03" / f"input.humR03dc.te{v}.q.all_trec.txt.gz"
-        out[v] = d / f"humR03dc.{v}.txt"
-        out[v].write_bytes(gzip.decompress(src.read_bytes()))
     run = d / "humR03dc.run"
-    run.write_bytes(gzip.decompress((shared / "data/robust03/runs/input.humR03dc.gz").read_bytes()))
+    run.write_bytes(gzip.decompress((robust03.run("humR03dc")).read_bytes()))
+    for v in ("9.0.8", "10.0"):
+        out[v] = d / f"humR03dc.{v}.txt"
+        out[v].write_bytes(subprocess.run([trec_eval_bins[v], "-q", "-m", "all_trec", robust03.qrels, run],
+                                          capture_output=True, check=True).stdout)
     out["run"] = run
-    out["qrels"] = shared / "data/robust03/qrels.robust03.txt"
+    out["qrels"] = robust03.qrels
     return out
 
 

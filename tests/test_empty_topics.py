@@ -27,9 +27,9 @@ EMPTIED = ("601", "620", "650")  # robust03 topics whose results are removed
 
 
 @pytest.fixture(scope="module")
-def data(shared):
-    qrels = ae.read_qrels(shared / "data/robust03/qrels.robust03.txt")
-    run = ae.read_run(shared / "data/robust03/runs/input.MU03rob01.gz").to_dict()
+def data(robust03):
+    qrels = ae.read_qrels(robust03.qrels)
+    run = ae.read_run(robust03.run("MU03rob01")).to_dict()
     assert all(t in run for t in EMPTIED)
     for t in EMPTIED:
         run[t] = {}

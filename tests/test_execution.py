@@ -38,8 +38,7 @@ from auditeval.execution.backends import Backend
 
 ROOT = Path(__file__).resolve().parent.parent
 EX = ROOT / "examples"
-ROBUST = Path("/work/shared/data/robust03")
-RUNS = ("input.aplrob03a.gz", "input.Sel50.gz", "input.uic0301.gz")
+RUNS = ("synDistinct", "synTies", "synMissing")
 PY = sys.executable
 
 
@@ -93,22 +92,22 @@ def backends(cluster, pool, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def robust(tmp_path_factory):
-    """The robust03 qrels and three runs on their first 12 topics, each run cut to its first
-    50 lines per topic (plain files): real data, small enough for three backends per command."""
+def robust(robust03_like, tmp_path_factory):
+    """The robust03-shaped qrels and three runs on their first 12 topics, each run cut to its
+    first 50 lines per topic (plain files): small enough for three backends per command."""
     d = tmp_path_factory.mktemp("robust")
-    lines = (ROBUST / "qrels.robust03.txt").read_text().splitlines(keepends=True)
+    lines = robust03_like.qrels.read_text().splitlines(keepends=True)
     topics = sorted({ln.split()[0] for ln in lines})[:12]
     (d / "qrels.txt").write_text("".join(ln for ln in lines if ln.split()[0] in topics))
     out = []
     for name in RUNS:
         kept, seen = [], {}
-        for line in gzip.open(ROBUST / "runs" / name, "rt"):
+        for line in gzip.open(robust03_like.run(name), "rt"):
             t = line.split()[0]
             seen[t] = seen.get(t, 0) + 1
             if t in topics and seen[t] <= 50:
                 kept.append(line)
-        path = d / name.replace(".gz", ".txt")
+        path = d / f"{name}.txt"
         path.write_text("".join(kept))
         out.append(str(path))
     return str(d / "qrels.txt"), out
@@ -133,7 +132,7 @@ def test_eval_same_bytes(backends, robust, fmt):
     if fmt == "tsv":  # and the numbers are the plain model's (an independent reading of the files)
         rows = [r for r in (ln.split("\t") for ln in out.splitlines()[1:]) if len(r) > 4]
         ap = {(r[0], r[2]): float(r[3]) for r in rows if r[1] == "AP" and r[2] != "all"}
-        for path, tag in zip(runs, ("aplrob03a", "Sel50", "uic0301"), strict=True):
+        for path, tag in zip(runs, RUNS, strict=True):
             model = pm.per_topic(qrels, path, "AP", pm.profile("trec_eval-9.0.8"))
             assert {t: ap[(tag, t)] for t in model} == pytest.approx(model, abs=1e-12)
 
@@ -220,7 +219,7 @@ def test_compare_pairs_are_hand_checkable(backends, robust):
     rows = json.loads(out)["measures"][0]["pairs"]["rows"]
     assert len(rows) == 3
     for row in rows:
-        common_t = sorted(set(per[row["a"]]) & set(per[row["b"]]))
+        common_t = sorted(set.intersection(*(set(p) for p in per.values())))  # paired over every run's topics
         d = np.array([per[row["a"]][t] - per[row["b"]][t] for t in common_t])
         assert row["mean_diff"] == pytest.approx(d.mean(), abs=1e-12)
         assert (row["wins"], row["ties"], row["losses"]) == ((d > 0).sum(), (d == 0).sum(), (d < 0).sum())

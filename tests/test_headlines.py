@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from testdata import need_program
+
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = "a_$*[|`{}~^%#&\\x<y>averyveryverylongidentifierwithnobreakatall"
 
@@ -93,6 +95,7 @@ def test_verify_verdict_statuses():
 
 
 def _compile(tmp: Path, body: str, name: str) -> str:
+    need_program("pdflatex", install="Debian: apt-get install texlive-latex-base")
     src = tmp / f"{name}.tex"
     doc = body if body.lstrip().startswith("\\documentclass") else (
         "\\documentclass{article}\\usepackage{array}\\usepackage{longtable}\\begin{document}\n" + body

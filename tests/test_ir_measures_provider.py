@@ -13,6 +13,7 @@ from pathlib import Path
 import ir_measures
 import pytest
 from ir_measures import AP, RR, Bpref, IPrec, Metric, NumRet, P, Rprec, SetF, Success, infAP, nDCG
+from testdata import need_program
 
 import auditeval as ae
 from auditeval.integrations.ir_measures_provider import (
@@ -105,7 +106,7 @@ _accuracy = _load("accuracy_cases.py", [("provider = ir_measures.accuracy", f"pr
 TestIrMeasuresAccuracyCasesOnAuditeval = _accuracy["TestMeasures"]
 
 
-def test_compat_and_accuracy_equal_their_providers_on_robust03(shared):
+def test_compat_and_accuracy_equal_their_providers_on_robust03(robust03):
     """Compat (p 0.95, 0.8, unnormalised) and Accuracy (uncut, @100, rel=2 @50) per topic and
     as means equal ir_measures' compat and accuracy providers to 1e-12 on MU03rob01 (integer
     scores: ties everywhere, so the tie rules of both providers are exercised). All 12 runs:
@@ -113,7 +114,7 @@ def test_compat_and_accuracy_equal_their_providers_on_robust03(shared):
     provider raises ZeroDivisionError on any topic whose top 10 are all relevant."""
     from ir_measures import Accuracy, Compat
 
-    d = shared / "data" / "robust03"
+    d = robust03.dir
     q = list(ir_measures.read_trec_qrels(str(d / "qrels.robust03.txt")))
     r = list(ir_measures.read_trec_run(str(d / "runs" / "input.MU03rob01.gz")))
     cases = [("compat", "ir_measures-0.4-msmarco", [Compat, Compat(p=0.8), Compat(normalize=False)]),
@@ -170,8 +171,8 @@ ROBUST_MEASURES = [
 ]
 
 
-def test_calc_aggregate_equals_pytrec_eval_on_robust03(shared):
-    d = shared / "data" / "robust03"
+def test_calc_aggregate_equals_pytrec_eval_on_robust03(robust03):
+    d = robust03.dir
     qrels = ae.read_qrels(d / "qrels.robust03.txt")
     ours = ir_measures.providers.registry["auditeval"].evaluator(ROBUST_MEASURES, qrels)
     theirs = ir_measures.pytrec_eval.evaluator(ROBUST_MEASURES, qrels.to_dict())
@@ -204,13 +205,12 @@ def _load_gdeval() -> dict:
 TestIrMeasuresGdevalCasesOnAuditeval = _load_gdeval()["TestPytrecEval"]
 
 
-def test_err_and_exp_ndcg_equal_gdeval_printed_digits_on_robust03(shared):
+def test_err_and_exp_ndcg_equal_gdeval_printed_digits_on_robust03(robust03):
     """ERR@20 and nDCG(dcg='exp-log2')@20 print gdeval.pl's 5 decimals exactly on MU03rob01
     (integer scores: many ties, so gdeval's docno-descending order is exercised), its first
     30 topics to keep the Perl run short (all 12 runs, 2,400 values, agreed when checked)."""
-    if not ir_measures.gdeval.is_available():
-        pytest.skip("perl is not installed: ir_measures' gdeval provider cannot run")
-    d = shared / "data" / "robust03"
+    need_program("perl", install="ir_measures' gdeval provider runs gdeval.pl")
+    d = robust03.dir
     q = ae.read_qrels(d / "qrels.robust03.txt").to_dict()
     r = ae.read_run(d / "runs" / "input.MU03rob01.gz").to_dict()
     topics = sorted(r)[:30]
@@ -244,13 +244,13 @@ def test_dataframe_inputs_with_ir_measures_and_pyterrier_column_names():
     assert want[AP] == pytest.approx(((1 / 2 + 2 / 3 + 3 / 4) / 3 + (1 / 2) / 3) / 2, abs=1e-15)
 
 
-def test_msmarco_and_judged_providers_on_robust03(shared):
+def test_msmarco_and_judged_providers_on_robust03(robust03):
     """RR@10 (ir_measures' msmarco provider) and Judged@10 (its judged provider) per topic,
     under ir_measures-0.4-msmarco, on MU03rob01 (integer scores, many ties: both providers
     order ties by docno ascending). All 12 runs agreed when checked."""
     from ir_measures import Judged
 
-    d = shared / "data" / "robust03"
+    d = robust03.dir
     q = ae.read_qrels(d / "qrels.robust03.txt")
     r = ae.read_run(d / "runs" / "input.MU03rob01.gz")
     prov = ir_measures.providers.registry["auditeval"].using("ir_measures-0.4-msmarco")
@@ -294,14 +294,14 @@ def test_cwl_eval_cases_for_the_measures_auditeval_computes():
     ]
 
 
-def test_cwl_measures_equal_cwl_eval_on_robust03(shared):
+def test_cwl_measures_equal_cwl_eval_on_robust03(robust03):
     """SDCG, NERR8, NERR9, NERR11, INST, INSQ per topic equal ir_measures' cwl_eval provider to
     1e-12 on MU03rob01, first 40 topics (all 12 runs, 10,800 values, agreed to 6e-16 when
     checked)."""
     assert ir_measures.cwl_eval.is_available()  # cwl-eval is in the test extra
     from ir_measures import INSQ, INST, NERR8, NERR9, NERR11, SDCG
 
-    d = shared / "data" / "robust03"
+    d = robust03.dir
     q = ae.read_qrels(d / "qrels.robust03.txt").to_dict()
     r = ae.read_run(d / "runs" / "input.MU03rob01.gz").to_dict()
     topics = sorted(r)[:40]
@@ -316,14 +316,14 @@ def test_cwl_measures_equal_cwl_eval_on_robust03(shared):
         assert ours[key] == pytest.approx(value, abs=1e-12), key
 
 
-def test_nerr10_and_bpm_equal_cwl_eval_on_robust03(shared):
+def test_nerr10_and_bpm_equal_cwl_eval_on_robust03(robust03):
     """NERR10 (its own p=, not RBP's rbp_p) and BPM per topic equal ir_measures' cwl_eval
     provider to 1e-12 on MU03rob01 and aplrob03a, first 30 topics (agreed to 2e-16 when
     checked on 50)."""
     assert ir_measures.cwl_eval.is_available()  # cwl-eval is in the test extra
     from ir_measures import BPM, NERR10
 
-    d = shared / "data" / "robust03"
+    d = robust03.dir
     qrels = ae.read_qrels(d / "qrels.robust03.txt").to_dict()
     ms = [NERR10(max_rel=2), NERR10(p=0.8, max_rel=2, min_rel=1), BPM(max_rel=2) @ 10, BPM(T=2.0, max_rel=2) @ 20,
           BPM(T=0.5, max_rel=2, min_rel=1) @ 1000]
@@ -340,7 +340,7 @@ def test_nerr10_and_bpm_equal_cwl_eval_on_robust03(shared):
             assert ours[key] == pytest.approx(value, abs=1e-12), (name, key)
 
 
-def test_default_pipeline_equals_the_routed_profile_on_robust03(shared):
+def test_default_pipeline_equals_the_routed_profile_on_robust03(robust03):
     """``ir_measures.calc_aggregate`` (its DefaultPipeline: each measure to the first provider in
     its list that supports it) equals ``auditeval.evaluate(..., profile="ir_measures-0.4")``
     on MU03rob01 (aplrob03a too, with AUDITEVAL_MORE_RUNS=1) for every measure both compute that the pipeline routes: to
@@ -378,7 +378,7 @@ def test_default_pipeline_equals_the_routed_profile_on_robust03(shared):
         SetR,
     )
 
-    d = shared / "data" / "robust03"
+    d = robust03.dir
     qfile = d / "qrels.robust03.txt"
     ms = [AP, AP @ 100, nDCG, nDCG @ 10, nDCG(gains={0: 0, 1: 1, 2: 3}) @ 20, P @ 10, P(judged_only=True) @ 10,
           ir_measures.R @ 1000, RR, RR(rel=2), RR @ 10, RR(rel=2) @ 5, Judged @ 10, Judged @ 100, Bpref, infAP, Rprec,

@@ -76,9 +76,9 @@ def test_adapter_spellings():
 
 
 @pytest.fixture(scope="module")
-def robust(shared):
-    qrels_path = shared / "data/robust03/qrels.robust03.txt"
-    run_path = shared / "data/robust03/runs" / RUN
+def robust(robust03):
+    qrels_path = robust03.qrels
+    run_path = (robust03.dir / "runs") / RUN
     return qrels_path, run_path
 
 

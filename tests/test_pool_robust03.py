@@ -52,8 +52,8 @@ def top_k(path: Path, k: int) -> tuple[str, dict[str, list[str]]]:
 
 
 @pytest.fixture(scope="module")
-def data(shared):
-    base = shared / "data" / "robust03"
+def data(robust03):
+    base = robust03.dir
     paths = sorted((base / "runs").glob("input.*.gz"))
     raw = [top_k(p, K) for p in paths]
     qrels = {}

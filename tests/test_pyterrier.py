@@ -120,7 +120,7 @@ def test_pt_experiment_on_a_run_with_ties():
     _experiment_equal({"T": TIE_RUN}, topics, TIE_QRELS, [RR @ 10, RR, Judged @ 2, P @ 2, "map"], {})
 
 
-def test_pt_experiment_on_robust03(shared):
+def test_pt_experiment_on_robust03(robust03):
     """Every measure ``pt.Experiment`` takes that auditeval computes, on MU03rob01 (integer
     scores, ties everywhere): the frames under the default profile equal its table to 1e-12
     (RR@10 0.6476071428571427, Judged@10 0.986: ties by docno ascending, routed), ERR@10 to
@@ -147,7 +147,7 @@ def test_pt_experiment_on_robust03(shared):
         infAP,
     )
 
-    d = shared / "data" / "robust03"
+    d = robust03.dir
     cols = ["qid", "Q0", "docno", "rank", "score", "tag"]
     run = pd.read_csv(d / "runs" / "input.MU03rob01.gz", sep=r"\s+", header=None, names=cols, dtype={"qid": str, "docno": str})
     qrels = pd.read_csv(d / "qrels.robust03.txt", sep=r"\s+", header=None, names=["qid", "it", "docno", "label"],

@@ -15,6 +15,7 @@ import ir_measures
 import numpy as np
 import pytest
 import pytrec_eval
+from testdata import TIER_RUNS, TIERS
 
 import auditeval as ae
 from auditeval.engine.measures import MEASURES
@@ -24,17 +25,25 @@ PROFILE = "trec_eval-9.0.8"
 TOL = 1e-12
 # measures the brief requires to be compared (more are compared when registered)
 CORE = {"AP", "P", "R", "nDCG", "RR", "Rprec", "Success", "NumRet", "NumRel", "NumRelRet", "GMAP"}
-RUN_NAMES = [
-    "InexpC2", "MU03rob01", "NLPR03vb10", "SABIR03BASE", "Sel50", "THUIRr0301",
-    "UAmsT03RDesc", "UIUC03Rd1", "aplrob03a", "humR03dc", "pircRBa1", "uic0301",
-]
+CASES = [(tier, run) for tier in TIERS for run in TIER_RUNS[tier]]
+# a run with ties in nearly every topic and one 100 deep without ties, per tier
+TWO = [("robust03_like", "synTies"), ("robust03_like", "synShallow"), ("robust03", "MU03rob01"),
+       ("robust03", "humR03dc")]
 
 
 @pytest.fixture(scope="module")
-def robust(shared):
-    qrels = ae.read_qrels(shared / "data/robust03/qrels.robust03.txt")
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels.to_dict(), pytrec_eval.supported_measures)
-    return qrels, evaluator
+def robust(request):
+    """``get(tier) -> (collection, qrels, pytrec_eval evaluator)``, each made once."""
+    made: dict[str, tuple] = {}
+
+    def get(tier: str) -> tuple:
+        if tier not in made:
+            data = request.getfixturevalue(tier)
+            qrels = ae.read_qrels(data.qrels)
+            made[tier] = data, qrels, pytrec_eval.RelevanceEvaluator(qrels.to_dict(), pytrec_eval.supported_measures)
+        return made[tier]
+
+    return get
 
 
 def shared_measures(keys) -> dict[str, ae.Measure]:
@@ -51,15 +60,15 @@ def shared_measures(keys) -> dict[str, ae.Measure]:
     return out
 
 
-def test_run_files_present(shared):
-    names = sorted(p.name for p in (shared / "data/robust03/runs").glob("input.*.gz"))
-    assert names == sorted(f"input.{n}.gz" for n in RUN_NAMES)
+def test_run_files_present(robust03):
+    names = sorted(p.name for p in (robust03.dir / "runs").glob("input.*.gz"))
+    assert names == sorted(f"input.{n}.gz" for n in TIER_RUNS["robust03"])
 
 
-@pytest.mark.parametrize("run_name", RUN_NAMES)
-def test_per_topic_parity(robust, shared, run_name):
-    qrels, evaluator = robust
-    run = ae.read_run(shared / f"data/robust03/runs/input.{run_name}.gz")
+@pytest.mark.parametrize(("tier", "run_name"), CASES, ids=[f"{t}-{r}" for t, r in CASES])
+def test_per_topic_parity(robust, tier, run_name):
+    data, qrels, evaluator = robust(tier)
+    run = ae.read_run(data.run(run_name))
     expected = evaluator.evaluate(run.to_dict())
     assert len(run.to_dict()) >= len(expected) > 0
 
@@ -99,10 +108,11 @@ def test_per_topic_parity(robust, shared, run_name):
     assert not mismatches, f"{len(mismatches)} differences, first: " + "; ".join(mismatches[:10])
 
 
-def test_gm_map_aggregate_matches_pytrec(robust, shared):
+@pytest.mark.parametrize(("tier", "run_name"), TWO[::2], ids=[f"{t}-{r}" for t, r in TWO[::2]])
+def test_gm_map_aggregate_matches_pytrec(robust, tier, run_name):
     # pytrec_eval's own aggregation of gm_map: exp(mean of per-topic logs)
-    qrels, evaluator = robust
-    run = ae.read_run(shared / "data/robust03/runs/input.MU03rob01.gz")
+    data, qrels, evaluator = robust(tier)
+    run = ae.read_run(data.run(run_name))
     per_topic = evaluator.evaluate(run.to_dict())
     want = pytrec_eval.compute_aggregated_measure("gm_map", [v["gm_map"] for v in per_topic.values()])
     got = ae.evaluate(qrels, run, ["gm_map"], profile=PROFILE).get("gm_map").value
@@ -128,7 +138,7 @@ def compare(expected: dict, res: ae.ResultSet, keys) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("run_name", ["MU03rob01", "humR03dc"])
+@pytest.mark.parametrize(("tier", "run_name"), TWO, ids=[f"{t}-{r}" for t, r in TWO])
 @pytest.mark.parametrize(
     "kwargs, settings",
     [
@@ -137,10 +147,10 @@ def compare(expected: dict, res: ae.ResultSet, keys) -> list[str]:
         ({"relevance_level": 2, "judged_docs_only_flag": True}, ["rel=2", "unjudged=drop"]),
     ],
 )
-def test_parity_rel_and_judged_only(robust, shared, run_name, kwargs, settings):
+def test_parity_rel_and_judged_only(robust, tier, run_name, kwargs, settings):
     # trec_eval -l2 / -J through pytrec_eval's relevance_level / judged_docs_only_flag
-    qrels, _ = robust
-    run = ae.read_run(shared / f"data/robust03/runs/input.{run_name}.gz")
+    data, qrels, _ = robust(tier)
+    run = ae.read_run(data.run(run_name))
     evaluator = pytrec_eval.RelevanceEvaluator(qrels.to_dict(), pytrec_eval.supported_measures, **kwargs)
     expected = evaluator.evaluate(run.to_dict())
     measures = shared_measures(sorted(next(iter(expected.values()))))

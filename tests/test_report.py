@@ -25,8 +25,8 @@ EX = ROOT / "examples"
 
 
 @pytest.fixture(scope="module")
-def robust03(shared) -> tuple[str, list[str]]:
-    d = shared / "data" / "robust03"
+def robust03(robust03) -> tuple[str, list[str]]:
+    d = robust03.dir
     return str(d / "qrels.robust03.txt"), sorted(str(p) for p in (d / "runs").glob("input.*.gz"))
 
 

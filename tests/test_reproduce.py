@@ -16,18 +16,18 @@ from auditeval.verify.reproduce import reproduce
 RUN = "input.humR03dc"  # 100 topics x 100 documents, no score ties
 
 
-def _lines(shared: Path) -> list[list[str]]:
-    with gzip.open(shared / "data/robust03/runs" / f"{RUN}.gz", "rt") as fh:
+def _lines(robust03) -> list[list[str]]:
+    with gzip.open((robust03.dir / "runs") / f"{RUN}.gz", "rt") as fh:
         return [line.split() for line in fh]
 
 
 @pytest.fixture(scope="module")
-def perturbed(shared: Path, tmp_path_factory) -> dict:
+def perturbed(robust03, tmp_path_factory) -> dict:
     """The run, and a copy with the documents at ranks 1 and 2 of one topic swapped and every
     score replaced by a jittered, order-preserving one (rank gaps of 1, jitter < 0.4)."""
-    qrels_path = shared / "data/robust03/qrels.robust03.txt"
+    qrels_path = robust03.qrels
     rel = {(t, d) for t, _, d, g in (line.split() for line in open(qrels_path)) if int(g) >= 1}
-    lines = _lines(shared)
+    lines = _lines(robust03)
     by_topic: dict[str, list[list[str]]] = {}
     for f in lines:
         by_topic.setdefault(f[0], []).append(f)
@@ -45,7 +45,7 @@ def perturbed(shared: Path, tmp_path_factory) -> dict:
         out += [f"{t} Q0 {d} {i + 1} {n - i + rng.uniform(0, 0.4):.6f} copy\n" for i, d in enumerate(docs)]
     d = tmp_path_factory.mktemp("repro")
     orig = d / "orig.txt"
-    with gzip.open(shared / "data/robust03/runs" / f"{RUN}.gz", "rb") as fh:
+    with gzip.open((robust03.dir / "runs") / f"{RUN}.gz", "rb") as fh:
         orig.write_bytes(fh.read())
     rep = d / "rep.txt"
     rep.write_text("".join(out))
@@ -101,7 +101,7 @@ def test_ktu_forms_on_a_three_document_list():
     assert res.get("KTU").value == pytest.approx(1 / 3, abs=1e-15)
 
 
-def test_matches_repro_eval(perturbed, shared):
+def test_matches_repro_eval(perturbed, robust03):
     """repro_eval 0.5.0 on the same files: RBO, KTU (repro_eval form), RMSE and p-values."""
     from repro_eval.measure.document_order import KTU, RBO
     from repro_eval.measure.effectiveness import RMSE
@@ -205,12 +205,12 @@ def _plain(path: Path, out: Path, topics: set[str] | None = None) -> Path:
 MEASURES = ("AP", "RR", "P@10", "nDCG@10", "R@1000", "nDCG", "Rprec", "Bpref", "AP@100")
 
 
-def test_reproducibility_nrmse_er_dri_match_rpd_evaluator(perturbed, shared, tmp_path):
+def test_reproducibility_nrmse_er_dri_match_rpd_evaluator(perturbed, robust03, tmp_path):
     """nRMSE, ER, DRI and the paired t-test against repro_eval 0.5.0's RpdEvaluator: the
     advanced pair is the perturbed run, the baseline pair two other robust03 runs."""
     from repro_eval.Evaluator import RpdEvaluator
 
-    runs = shared / "data/robust03/runs"
+    runs = (robust03.dir / "runs")
     b_orig = _plain(runs / "input.SABIR03BASE.gz", tmp_path / "b_orig.txt")
     b_rep = _plain(runs / "input.InexpC2.gz", tmp_path / "b_rep.txt")
     ev = RpdEvaluator(qrels_orig_path=str(perturbed["qrels"]), run_b_orig_path=str(b_orig),
@@ -240,20 +240,20 @@ def test_reproducibility_nrmse_er_dri_match_rpd_evaluator(perturbed, shared, tmp
 
 # ----------------------------------------------------------------------------- replicability
 @pytest.fixture(scope="module")
-def replication(shared: Path, tmp_path_factory) -> dict:
+def replication(robust03, tmp_path_factory) -> dict:
     """A replicability case from robust03: qrels A = the qrels of the first 50 topics (in
     sorted order), qrels B = those of the other 50 with every grade 2 turned into 1; original
     runs SABIR03BASE (baseline) and humR03dc (advanced), all 100 topics (qrels A judges 50);
     replicated runs InexpC2 (baseline) and aplrob03a (advanced), only qrels B's topics."""
     d = tmp_path_factory.mktemp("rpl")
-    rows = [line.split() for line in open(shared / "data/robust03/qrels.robust03.txt")]
+    rows = [line.split() for line in open(robust03.qrels)]
     topics = sorted({r[0] for r in rows})
     ta, tb = set(topics[:50]), set(topics[50:])
     qa, qb = d / "qrels_a.txt", d / "qrels_b.txt"
     qa.write_text("".join(" ".join(r) + "\n" for r in rows if r[0] in ta))
     qb.write_text("".join(f"{r[0]} {r[1]} {r[2]} {min(int(r[3]), 1)}\n" for r in rows if r[0] in tb))
     (d / "qrels_b_graded.txt").write_text("".join(" ".join(r) + "\n" for r in rows if r[0] in tb))
-    runs = shared / "data/robust03/runs"
+    runs = (robust03.dir / "runs")
     return {"qrels_a": qa, "qrels_b": qb, "qrels_b_graded": d / "qrels_b_graded.txt", "topics_b": tb,
             "b_orig": _plain(runs / "input.SABIR03BASE.gz", d / "b_orig.txt"),
             "a_orig": _plain(runs / "input.humR03dc.gz", d / "a_orig.txt"),

@@ -24,10 +24,8 @@ from auditeval.io.readers import parse_run, read_run
 from auditeval.verify.claims import parse_claim, verify_claim
 from auditeval.vocab.conventions import load_profile
 
-ROBUST = Path("/work/shared/data/robust03")
 
-
-def _robust(run: str = "input.MU03rob01.gz") -> tuple[dict, dict]:
+def _robust(ROBUST: Path, run: str = "input.MU03rob01.gz") -> tuple[dict, dict]:
     qrels: dict[str, dict[str, int]] = {}
     for ln in open(ROBUST / "qrels.robust03.txt"):
         t, _, d, g = ln.split()
@@ -45,10 +43,11 @@ def _robust(run: str = "input.MU03rob01.gz") -> tuple[dict, dict]:
 K = [1, 3, 5, 10, 100, 1000]
 
 
-def test_beir_evaluate_matches_profile_on_robust03():
+def test_beir_evaluate_matches_profile_on_robust03(robust03):
+    ROBUST = robust03.dir
     from beir.retrieval.evaluation import EvaluateRetrieval
 
-    qrels, res = _robust()
+    qrels, res = _robust(ROBUST)
     # self hits: a document whose id is the query id, on top of 20 topics (10 of them judged
     # relevant there), which BEIR's ignore_identical_ids=True removes before pytrec_eval
     for i, t in enumerate(sorted(res)[:20]):
@@ -169,8 +168,9 @@ def test_msmarco_scripts_match_profiles(tmp_path, profile, measure, model):
     assert res.get(measure, topic="3").value == 0.0  # a reference query without candidates
 
 
-def test_msmarco_document_on_robust03_rank_column(tmp_path):
+def test_msmarco_document_on_robust03_rank_column(tmp_path, robust03):
     """The document script on a robust03 run converted to qid docid rank (its own rank column)."""
+    ROBUST = robust03.dir
     ref = [tuple(ln.split()) for ln in open(ROBUST / "qrels.robust03.txt") if not ln.endswith(" 0\n")]
     with gzip.open(ROBUST / "runs" / "input.MU03rob01.gz", "rt") as fh:
         cand = [(f[0], f[2], f[3]) for f in (ln.split() for ln in fh)]
@@ -216,10 +216,11 @@ def _trec_eval(binary: Path, args: list[str], qrels: Path, run: Path) -> dict[tu
     return {(f[0], f[1]): float(f[2]) for f in (ln.split() for ln in out.splitlines())}
 
 
-def test_pyserini_trec_eval_remove_unjudged(tmp_path, trec_eval_bins):
+def test_pyserini_trec_eval_remove_unjudged(tmp_path, trec_eval_bins, robust03):
     """pyserini.eval.trec_eval -remove-unjudged on an MS MARCO run: score = 1/rank
     (trec_eval.py:97-105), keep the (query, doc) pairs in the qrels (l.117-124), then trec_eval."""
-    qrels_d, res = _robust()
+    ROBUST = robust03.dir
+    qrels_d, res = _robust(ROBUST)
     topics = sorted(res)[:30]
     cand = []
     for t in topics:
@@ -248,9 +249,10 @@ def test_pyserini_trec_eval_remove_unjudged(tmp_path, trec_eval_bins):
     assert abs(plain - ref[("map", "all")]) > 1e-3  # -remove-unjudged moves the number
 
 
-def test_trec_dl_profile_is_trec_eval_c_l2(tmp_path, trec_eval_bins):
+def test_trec_dl_profile_is_trec_eval_c_l2(tmp_path, trec_eval_bins, robust03):
     """trec-dl = pyserini/2cr/msmarco.py's DL passage commands: -c -l 2 for map, recall.1000 and
     recip_rank, -c for ndcg_cut.10; robust03 (grades 0-2) with 10 topics removed from the run."""
+    ROBUST = robust03.dir
     run_path = tmp_path / "run.txt"
     with gzip.open(ROBUST / "runs" / "input.MU03rob01.gz", "rt") as fh:
         lines = fh.readlines()

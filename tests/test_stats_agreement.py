@@ -36,8 +36,8 @@ def _flipped(q: Qrels, rate: float, seed: int) -> Qrels:
 
 
 @pytest.fixture(scope="module")
-def robust03(shared):
-    d = shared / "data" / "robust03"
+def robust03(robust03):
+    d = robust03.dir
     runs = [ae.read_run(p) for p in sorted((d / "runs").glob("*.gz"))]
     return ae.read_qrels(d / "qrels.robust03.txt"), runs
 

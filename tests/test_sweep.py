@@ -114,9 +114,9 @@ def test_float32_overflow_is_a_note_without_numpy_warning():
 
 
 @pytest.fixture(scope="module")
-def robust(shared: Path):
-    q = ae.read_qrels(shared / "data/robust03/qrels.robust03.txt")
-    r = ae.read_run(shared / "data/robust03/runs/input.MU03rob01.gz")
+def robust(robust03):
+    q = ae.read_qrels(robust03.qrels)
+    r = ae.read_run(robust03.run("MU03rob01"))
     return q, r
 
 
@@ -255,7 +255,7 @@ def test_the_profiles_own_variant_comes_first_in_every_view():
     assert vs[0] == (own, base) and len(vs) == 6
 
 
-def test_plan_resolved_once_matches_evaluate_on_every_run(shared: Path):
+def test_plan_resolved_once_matches_evaluate_on_every_run(robust03):
     """The sweep resolves each (measure, convention) once in its plan and reuses the record on
     every run: two runs, measures that share conventions (AP and AP(rel=2), which folds ``rel``),
     a routed profile's per-measure bases (RR@10 goes to ir_measures' msmarco provider) and the
@@ -268,8 +268,8 @@ def test_plan_resolved_once_matches_evaluate_on_every_run(shared: Path):
     from auditeval.engine.staged_run import resolve_variant
     from auditeval.vocab.variant import Variant
 
-    q = ae.read_qrels(shared / "data/robust03/qrels.robust03.txt")
-    runs = [ae.read_run(shared / f"data/robust03/runs/input.{n}.gz") for n in ("MU03rob01", "InexpC2")]
+    q = ae.read_qrels(robust03.qrels)
+    runs = [ae.read_run(robust03.run(n)) for n in ("MU03rob01", "InexpC2")]
     measures = ["AP", "AP(rel=2)", "RR", "RR@10", "nDCG@10"]
     profile = "ir_measures-0.4"
     vary = {"ties": ["docno-desc", "docno-asc"], "rel": "all", "depth": [10, "all"], "unjudged": "all"}

@@ -293,21 +293,21 @@ def test_reproduce(monkeypatch, width):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_compare(monkeypatch, width, shared):
+def test_compare(monkeypatch, width, robust03):
     args = ("compare", Q, BM25, RERANK, "--trials", "200", "-m", "AP", "-m", "P@10")
     variants = json_variants(cli_json(*args, "--format", "json"))
     text = cli_text(monkeypatch, width, *args)
     assert len(check(text, width, variants, least=2)) == 2
     assert ["1", "1-1", "rerank", model(RERANK, "AP")] == rows(text, "1")[0][:4]
-    runs = shared / "data" / "robust03" / "runs"
-    args = ("compare", str(shared / "data" / "robust03" / "qrels.robust03.txt"), str(runs / "input.InexpC2.gz"),
+    runs = robust03.dir / "runs"
+    args = ("compare", str(robust03.qrels), str(runs / "input.InexpC2.gz"),
             str(runs / "input.MU03rob01.gz"), "-m", "Accuracy(rel=2)@50", "--trials", "200")
     variants = json_variants(cli_json(*args, "--format", "json"))
     text = cli_text(monkeypatch, width, *args)
     assert check(text, width, variants) == [  # MU03rob01 has topics 618 and 648, InexpC2 not: a subset
         "Accuracy@50|depth=all|dups=error|negatives=pooled|rel=2|self_hits=keep|sim=float32|ties=docno-desc|"
         "topics=both|unjudged=nonrel|subset=paired(40/42:-618,-648)"]
-    q = str(shared / "data" / "robust03" / "qrels.robust03.txt")  # InexpC2 keeps all its topics
+    q = str(robust03.qrels)  # InexpC2 keeps all its topics
     want = model(str(runs / "input.InexpC2.gz"), "Accuracy@50", "trec_eval-9.0.8", "rel=2", qrels=q)
     assert ["1", "1-2", "InexpC2", want] == rows(text, "1")[0][:4]
 

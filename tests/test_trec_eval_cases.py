@@ -1,26 +1,28 @@
-"""``auditeval trec-eval`` against three trec_eval builds on the edge cases of
-``../shared/reference/cases`` (one convention per folder): standard output, standard
-error and exit status must be equal. Where a build crashed (exit 139) the drop-in must
-fail cleanly instead (non-zero exit, a message, no traceback).
+"""``auditeval trec-eval`` against three trec_eval builds on the edge cases of ``tests/cases``
+(one convention per folder; each folder's README.md gives the numbers every tool printed):
+standard output, standard error and exit status must be equal. The builds' outputs are made
+here, by running the programs compiled from ``third_party/trec_eval`` in the case folder with the
+file names as the drop-in sees them. Where a build crashes (a signal, as 9.0.x does on ids
+starting with ``#``) the drop-in must fail cleanly instead (non-zero exit, a message, no
+traceback).
 
-File names: ``[QRELS+RUN.]trec_eval-VERSION.FLAGS.{out,err,exit}``; FLAGS with dots
-(``q.c.all_trec`` = ``-q -c -m all_trec``, ``q.M5.all_trec`` = ``-q -M5 -m all_trec``).
-``main`` runs in-process, in the case folder, with the file names as trec_eval saw them.
+``tests/cases/CASES`` lists ``folder qrels run flags``; FLAGS with dots (``q.c.all_trec`` =
+``-q -c -m all_trec``, ``q.M5.all_trec`` = ``-q -M5 -m all_trec``).
 """
 
 from __future__ import annotations
 
 import io
-import re
+import subprocess
+from functools import cache
 from pathlib import Path
 
 import pytest
+from testdata import CASES as CASES_DIR
 
 from auditeval.trec_eval import main
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-CASES_DIR = SHARED / "reference" / "cases"
-_NAME = re.compile(r"^(?:(?P<q>[^+]+)\+(?P<r>.+)\.)?trec_eval-(?P<v>9\.0\.8-double|9\.0\.8|10\.0)\.(?P<f>.+)\.exit$")
+VERSIONS = ("9.0.8", "9.0.8-double", "10.0")
 
 
 def _flags(dotted: str) -> list[str]:
@@ -33,36 +35,41 @@ def _flags(dotted: str) -> list[str]:
     return out
 
 
-def _collect() -> list[tuple[str, str, str, str, str, str]]:
+def _collect() -> list[tuple[str, str, str, str, str]]:
     found = []
-    if not CASES_DIR.is_dir():
-        return found
-    for folder in sorted(p for p in CASES_DIR.iterdir() if p.is_dir()):
-        for f in sorted(folder.glob("*.exit")):
-            m = _NAME.match(f.name)
-            if not m:
-                continue
-            stem = f.name[: -len(".exit")]
-            found.append((folder.name, stem, m["q"] or "qrels", m["r"] or "run", m["v"], m["f"]))
+    for line in (CASES_DIR / "CASES").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            folder, qrels, run, flags = line.split()
+            found += [(folder, qrels, run, v, flags) for v in VERSIONS]
     return found
 
 
 CASES = _collect()
 
 
-@pytest.mark.parametrize(("folder", "stem", "qrels", "run", "version", "flags"), CASES, ids=[f"{c[0]}/{c[1]}" for c in CASES])
-def test_case(monkeypatch, folder, stem, qrels, run, version, flags) -> None:
-    where = CASES_DIR / folder
-    monkeypatch.chdir(where)
+@cache
+def _reference(binary: Path, folder: str, args: tuple[str, ...]) -> tuple[int, str, str]:
+    """``(exit status, stdout, stderr)`` of a trec_eval build run in the case folder; a crash
+    by signal N is the shell's 128 + N."""
+    res = subprocess.run([str(binary), *args], cwd=CASES_DIR / folder, capture_output=True, timeout=60)
+    code = res.returncode if res.returncode >= 0 else 128 - res.returncode
+    return code, res.stdout.decode("latin-1"), res.stderr.decode("latin-1")
+
+
+@pytest.mark.parametrize(("folder", "qrels", "run", "version", "flags"), CASES,
+                         ids=[f"{c[0]}/{c[1]}+{c[2]}.{c[3]}.{c[4]}" for c in CASES])
+def test_case(monkeypatch, trec_eval_bins, folder, qrels, run, version, flags) -> None:
+    args = (*_flags(flags), qrels, run)
+    exp_code, exp_out, exp_err = _reference(trec_eval_bins[version], folder, args)
+    monkeypatch.chdir(CASES_DIR / folder)
     out, err = io.StringIO(), io.StringIO()
-    code = main(["--as", version, *_flags(flags), qrels, run], stdout=out, stderr=err)
-    exp_code = int((where / f"{stem}.exit").read_text().strip())
-    if exp_code == 139:  # the build crashed: a clean error instead
-        assert code != 0 and err.getvalue().strip(), "expected a clean error where trec_eval segfaults"
+    code = main(["--as", version, *args], stdout=out, stderr=err)
+    if exp_code >= 128:  # the build crashed: a clean error instead
+        assert code != 0 and err.getvalue().strip(), "expected a clean error where trec_eval crashes"
         assert "Traceback" not in err.getvalue()
         return
-    assert out.getvalue() == (where / f"{stem}.out").read_text()
-    assert err.getvalue() == (where / f"{stem}.err").read_text()
+    assert out.getvalue() == exp_out
+    assert err.getvalue() == exp_err
     assert code == exp_code
 
 
@@ -70,14 +77,14 @@ def test_cases_found() -> None:
     assert len(CASES) > 200
 
 
-def test_stdin_results(monkeypatch) -> None:
+def test_stdin_results(monkeypatch, trec_eval_bins) -> None:
     where = CASES_DIR / "01_tie_breaking"
     monkeypatch.chdir(where)
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO((where / "run").read_bytes())))
     out = io.StringIO()
     code = main(["--as", "10.0", "-q", "-m", "all_trec", "qrels", "-"], stdout=out, stderr=io.StringIO())
     assert code == 0
-    assert out.getvalue() == (where / "trec_eval-10.0.q.all_trec.out").read_text()
+    assert out.getvalue() == _reference(trec_eval_bins["10.0"], "01_tie_breaking", ("-q", "-m", "all_trec", "qrels", "run"))[1]
 
 
 # ------------------------------------------------------------------ measure parameters

@@ -49,11 +49,11 @@ def _mine(version: str, *argv: str) -> tuple[str, str, int]:
 
 
 @pytest.fixture(scope="module")
-def robust(shared: Path, tmp_path_factory) -> tuple[str, str]:
+def robust(robust03, tmp_path_factory) -> tuple[str, str]:
     d = tmp_path_factory.mktemp("robust")
     run = d / "InexpC2"
-    run.write_bytes(gzip.decompress((shared / "data" / "robust03" / "runs" / "input.InexpC2.gz").read_bytes()))
-    return str(shared / "data" / "robust03" / "qrels.robust03.txt"), str(run)
+    run.write_bytes(gzip.decompress((robust03.run("InexpC2")).read_bytes()))
+    return str(robust03.qrels), str(run)
 
 
 @pytest.fixture(scope="module")

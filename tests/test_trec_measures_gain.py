@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import gzip
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from testdata import TIER_COMPLETE, TIER_FLAGGED, TIERS
 
 import auditeval as ae
 from auditeval.engine.evaluate import evaluate_prepared
@@ -27,7 +27,6 @@ from auditeval.io import parse_qrels, parse_run, read_qrels, read_run
 from auditeval.vocab.conventions import load_profile
 from auditeval.vocab.variant import fold, parse_measure
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 TE10 = "trec_eval-10.0"
 TE9 = "trec_eval-9.0.8"
 
@@ -559,48 +558,39 @@ def test_against_c_transliteration(seed, ideal_sort):
 
 
 # ------------------------------------------------------------------------------ robust03
-ROBUST = SHARED / "data" / "robust03"
-REF = SHARED / "reference" / "robust03"
-RUNS = sorted(p.name[len("input.") : -len(".gz")] for p in (ROBUST / "runs").glob("input.*.gz"))
-FLAGGED = {"MU03rob01", "uic0301", "humR03dc"}
 TE9_NAMES = ["binG", "G", "ndcg_rel", "Rndcg"]
 TE10_NAMES = TE9_NAMES + ["rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
 FLAGS = {"": [], "J.": ["unjudged=drop"], "M100.": ["depth=100"], "l2.": ["rel=2"]}
+TRE_FLAGS = {"": [], "J.": ["-J"], "M100.": ["-M100"], "l2.": ["-l2"]}
+CASES = [(tier, run) for tier in TIERS for run in TIER_COMPLETE[tier]]
 
 
-@pytest.fixture(scope="module")
-def robust_qrels():
-    return read_qrels(ROBUST / "qrels.robust03.txt")
-
-
-def _reference(run_name: str, version: str, flags: str) -> dict[tuple[str, str], str]:
+def _reference(output, data, run_name: str, version: str, flags: str) -> dict[tuple[str, str], str]:
     out = {}
-    with gzip.open(REF / f"input.{run_name}.te{version}.q.{flags}all_trec.txt.gz", "rt") as f:
-        for line in f:
-            m, t, v = line.split()
-            out[(m, t)] = v
+    for line in output(version, data, run_name, TRE_FLAGS[flags]).splitlines():
+        m, t, v = line.split()
+        out[(m, t)] = v
     return out
 
 
-def test_robust03_present():
-    assert len(RUNS) == 12
-
-
-@pytest.mark.parametrize("run_name", RUNS)
-def test_robust03_reference_and_pytrec_eval(run_name, robust_qrels):
+@pytest.mark.parametrize(("tier", "run_name"), CASES, ids=[f"{t}-{r}" for t, r in CASES])
+def test_robust03_reference_and_pytrec_eval(request, trec_eval_output, tier, run_name):
     import pytrec_eval
 
-    r = read_run(ROBUST / "runs" / f"input.{run_name}.gz")
-    with gzip.open(ROBUST / "runs" / f"input.{run_name}.gz", "rt") as f:
+    data = request.getfixturevalue(tier)
+    robust_qrels = read_qrels(data.qrels)
+    r = read_run(data.run(run_name))
+    with gzip.open(data.run(run_name), "rt") as f:
         pytrec_run = pytrec_eval.parse_run(f)
-    with open(ROBUST / "qrels.robust03.txt") as f:
+    with open(data.qrels) as f:
         pytrec_qrels = pytrec_eval.parse_qrel(f)
+    FLAGGED = TIER_FLAGGED[tier]
     flagsets = FLAGS if run_name in FLAGGED else {"": []}
     checked = 0
     for flags, settings in flagsets.items():
         for version, profile, names in (("9.0.8", TE9, TE9_NAMES), ("10.0", TE10, TE10_NAMES)):
             conv = load_profile(profile).convention.with_settings([*settings, "topics=both"])
-            want = _reference(run_name, version, flags)
+            want = _reference(trec_eval_output, data, run_name, version, flags)
             rows = evaluate_prepared(robust_qrels, r, [parse_measure(n) for n in names], conv)
             for name, (_m, _v, p, vals, agg) in zip(names, rows, strict=True):
                 for t, x in zip(p.topics, vals, strict=True):
@@ -629,18 +619,22 @@ def test_profile_axes_and_variants():
     assert m.name == "RBPResid" and c.rbp_p == 0.9
 
 
-@pytest.mark.parametrize("run_name", ["humR03dc", "Sel50"])
-def test_robust03_judged_vs_ir_measures(run_name):
+JUDGED = [("robust03_like", "synShallow"), ("robust03_like", "synTies"), ("robust03", "humR03dc"), ("robust03", "Sel50")]
+
+
+@pytest.mark.parametrize(("tier", "run_name"), JUDGED, ids=[f"{t}-{r}" for t, r in JUDGED])
+def test_robust03_judged_vs_ir_measures(request, tier, run_name):
     # ir_measures' judged provider: docid-ascending ties, any qrels entry judged, / min(k, retrieved)
     import ir_measures
 
-    qrels_list = list(ir_measures.read_trec_qrels(str(ROBUST / "qrels.robust03.txt")))
-    with gzip.open(ROBUST / "runs" / f"input.{run_name}.gz", "rt") as f:
+    data = request.getfixturevalue(tier)
+    qrels_list = list(ir_measures.read_trec_qrels(str(data.qrels)))
+    with gzip.open(data.run(run_name), "rt") as f:
         run_list = list(ir_measures.read_trec_run(f))
     for k in (5, 100, 1000):
         want = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.Judged @ k], qrels_list, run_list)}
         res = ae.evaluate(
-            ROBUST / "qrels.robust03.txt", ROBUST / "runs" / f"input.{run_name}.gz", [f"Judged@{k}"], profile="ir_measures-0.4-msmarco"
+            data.qrels, data.run(run_name), [f"Judged@{k}"], profile="ir_measures-0.4-msmarco"
         )
         got = {v.topic: v.value for v in res.values if v.topic != "all"}
         assert set(got) == set(want)

@@ -8,14 +8,13 @@ the trec_eval 9.0.8 and 10.0 reference outputs (``-q -m all_trec``, plus -J, -M1
 
 from __future__ import annotations
 
-import gzip
 import math
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 import pytest
 import pytrec_eval
+from testdata import TIER_COMPLETE, TIER_FLAGGED, TIER_RUNS, TIERS
 
 from auditeval.engine.evaluate import evaluate_prepared
 from auditeval.engine.measures.trec_set import recall_count
@@ -287,11 +286,6 @@ def test_relstring_by_hand():
 
 
 # ---------------------------------------------------------------------- robust03 (2) and (3)
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "robust03"
-REF = Path(__file__).resolve().parents[2] / "shared" / "reference" / "robust03"
-RUNS = ["InexpC2", "MU03rob01", "NLPR03vb10", "SABIR03BASE", "Sel50", "THUIRr0301", "UAmsT03RDesc", "UIUC03Rd1", "aplrob03a", "humR03dc", "pircRBa1", "uic0301"]
-FLAGGED = ("MU03rob01", "uic0301", "humR03dc")  # references also with -J, -M100, -l2
-
 # trec_eval output name -> auditeval measure
 TREC = {
     "bpref": "Bpref",
@@ -315,17 +309,25 @@ SUMMARY_ONLY = {"gm_bpref"}
 
 
 @pytest.fixture(scope="module")
-def robust():
-    """The qrels (once), runs read on demand and cached, and the parsed measure list."""
-    qrels = read_qrels(DATA / "qrels.robust03.txt")
-    runs: dict[str, object] = {}
+def robust(request):
+    """``get(tier) -> (collection, qrels, run(name), measures)``: each tier's qrels read once,
+    its runs read on demand and cached."""
+    made: dict[str, tuple] = {}
 
-    def run(name: str):
-        if name not in runs:
-            runs[name] = read_run(DATA / "runs" / f"input.{name}.gz")
-        return runs[name]
+    def get(tier: str) -> tuple:
+        if tier not in made:
+            data = request.getfixturevalue(tier)
+            runs: dict[str, object] = {}
 
-    return qrels, run, [parse_measure(m) for m in TREC.values()]
+            def run(name: str):
+                if name not in runs:
+                    runs[name] = read_run(data.run(name))
+                return runs[name]
+
+            made[tier] = (data, read_qrels(data.qrels), run, [parse_measure(m) for m in TREC.values()])
+        return made[tier]
+
+    return get
 
 
 def _flag_axes(flag: str) -> dict:
@@ -342,27 +344,26 @@ def _trec_format(name: str, v) -> str:
     return f"{v:.4f}"
 
 
-def _read_reference(run: str, version: str, flag: str) -> dict[tuple[str, str], str]:
-    flags = f"q.{flag}." if flag else "q."
+def _read_reference(output, data, run: str, version: str, flag: str) -> dict[tuple[str, str], str]:
     out = {}
-    with gzip.open(REF / f"input.{run}.te{version}.{flags}all_trec.txt.gz", "rt") as f:
-        for line in f:
-            name, topic, value = line.rstrip("\n").split("\t")
-            out[(name.strip(), topic)] = value.strip()
+    for line in output(version, data, run, [f"-{flag}"] if flag else []).splitlines():
+        name, topic, value = line.rstrip("\n").split("\t")
+        out[(name.strip(), topic)] = value.strip()
     return out
 
 
-CASES_REF = [(run, v, "") for run in RUNS for v in ("9.0.8", "10.0")] + [
-    (run, v, f) for run in FLAGGED for v in ("9.0.8", "10.0") for f in ("J", "M100", "l2")
+CASES_REF = [(tier, run, v, "") for tier in TIERS for run in TIER_COMPLETE[tier] for v in ("9.0.8", "10.0")] + [
+    (tier, run, v, f) for tier in TIERS for run in TIER_FLAGGED[tier] if run in TIER_COMPLETE[tier]
+    for v in ("9.0.8", "10.0") for f in ("J", "M100", "l2")
 ]
 
 
-@pytest.mark.parametrize("run, version, flag", CASES_REF)
-def test_printed_values_equal_trec_eval(robust, run, version, flag):
-    qrels, get_run, measures = robust
+@pytest.mark.parametrize("tier, run, version, flag", CASES_REF)
+def test_printed_values_equal_trec_eval(robust, trec_eval_output, tier, run, version, flag):
+    data, qrels, get_run, measures = robust(tier)
     # 10.0 refuses a qrels topic missing from the run; none is missing here, so topics=both
     conv = resolve(f"trec_eval-{version}").replace(topics="both", **_flag_axes(flag))
-    ref = _read_reference(run, version, flag)
+    ref = _read_reference(trec_eval_output, data, run, version, flag)
     rows = evaluate_prepared(qrels, get_run(run), measures, conv)
     bad = []
     n = 0
@@ -376,7 +377,7 @@ def test_printed_values_equal_trec_eval(robust, run, version, flag):
             n += 1
             if _trec_format(name, agg) != ref.get((name, "all")):
                 bad.append((name, "all", _trec_format(name, agg), ref.get((name, "all"))))
-    assert n > 40 * 100
+    assert n > 40 * len(p.topics)
     assert not bad, f"{len(bad)} differences, first: {bad[:5]}"
 
 
@@ -386,21 +387,22 @@ PYTREC_BASES = {
 }  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def qrels_dict(robust):
-    qrels = robust[0].table
+def _qrels_dict(qrels) -> dict[str, dict[str, int]]:
     d: dict[str, dict[str, int]] = defaultdict(dict)
-    for t, doc, g in zip(*(qrels.column(c).to_pylist() for c in ("topic", "doc", "grade")), strict=True):
+    for t, doc, g in zip(*(qrels.table.column(c).to_pylist() for c in ("topic", "doc", "grade")), strict=True):
         d[t][doc] = g
     return dict(d)
 
 
-CASES_PYTREC = [(run, "") for run in RUNS] + [("MU03rob01", "J"), ("humR03dc", "l2")]
+CASES_PYTREC = [(tier, run, "") for tier in TIERS for run in TIER_RUNS[tier]] + [
+    ("robust03_like", "synTies", "J"), ("robust03_like", "synShallow", "l2"), ("robust03", "MU03rob01", "J"),
+    ("robust03", "humR03dc", "l2")]
 
 
-@pytest.mark.parametrize("run, flag", CASES_PYTREC)
-def test_per_topic_equal_pytrec_eval(robust, qrels_dict, run, flag):
-    qrels, get_run, measures = robust
+@pytest.mark.parametrize("tier, run, flag", CASES_PYTREC)
+def test_per_topic_equal_pytrec_eval(robust, tier, run, flag):
+    data, qrels, get_run, measures = robust(tier)
+    qrels_dict = _qrels_dict(qrels)
     r = get_run(run).table
     run_dict: dict[str, dict[str, float]] = defaultdict(dict)
     for t, doc, s in zip(*(r.column(c).to_pylist() for c in ("topic", "doc", "score")), strict=True):
@@ -419,4 +421,4 @@ def test_per_topic_equal_pytrec_eval(robust, qrels_dict, run, flag):
                 v = math.log(max(v, conv.gm_floor))
             assert v == pytest.approx(want, abs=1e-12, nan_ok=True), (name, t, v, want)
             n += 1
-    assert n > 40 * 100
+    assert n > 40 * len(p.topics)

@@ -19,12 +19,14 @@ from auditeval.verify.claims import parse_claim, verify_claim
 from auditeval.vocab.errors import InputError
 
 
-def _all_line(path: Path, name: str) -> str:
-    with gzip.open(path, "rt") as fh:
-        for line in fh:
-            f = line.split()
-            if f[0] == name and f[1] == "all":
-                return f[2]
+def _all_line(binary: Path, flags: list[str], data: dict, name: str) -> str:
+    """The ``all`` value of ``name`` that a trec_eval build prints on MU03rob01 with ``flags``."""
+    printed = subprocess.run([binary, "-q", *flags, "-m", "all_trec", data["qrels_path"], data["mu_path"]],
+                             capture_output=True, text=True, check=True).stdout
+    for line in printed.splitlines():
+        f = line.split()
+        if f[0] == name and f[1] == "all":
+            return f[2]
     raise AssertionError(name)
 
 
@@ -34,11 +36,11 @@ def _top3(verdict) -> list:
 
 
 @pytest.fixture(scope="module")
-def data(shared: Path, tmp_path_factory) -> dict:
+def data(robust03, tmp_path_factory) -> dict:
     d = tmp_path_factory.mktemp("verify")
-    q = shared / "data/robust03/qrels.robust03.txt"
+    q = robust03.qrels
     mu = d / "MU03rob01.txt"
-    mu.write_bytes(gzip.decompress((shared / "data/robust03/runs/input.MU03rob01.gz").read_bytes()))
+    mu.write_bytes(gzip.decompress((robust03.run("MU03rob01")).read_bytes()))
     return {"qrels_path": q, "qrels": qrels_from(q), "mu_path": mu, "mu": run_from(mu), "dir": d, "cache": {}}
 
 
@@ -61,9 +63,9 @@ def test_parse_claims():
         parse_claim("Foo@3=0.1")
 
 
-def test_depth_100_from_the_reference_output(data, shared):
+def test_depth_100_from_the_reference_output(data, trec_eval_bins):
     # trec_eval 9.0.8 -q -M100 -m all_trec on MU03rob01 (1000 deep): map 0.1706
-    value = _all_line(shared / "reference/robust03/input.MU03rob01.te9.0.8.q.M100.all_trec.txt.gz", "map")
+    value = _all_line(trec_eval_bins["9.0.8"], ["-M100"], data, "map")
     v = verify_claim(data["qrels"], data["mu"], parse_claim(f"MAP={value}"), data["cache"])
     first = v.reproduced[0]
     assert first.label == "trec_eval-9.0.8 with depth=100" and first.departures == 1
@@ -145,9 +147,9 @@ def test_unreachable_claim_and_cli(data):
     assert err.getvalue().startswith("auditeval: error: --claim: claim 'MAP:0.3' is not MEASURE=VALUE")
 
 
-def test_table_reproduction_matrix(data, shared):
-    m100 = _all_line(shared / "reference/robust03/input.MU03rob01.te9.0.8.q.M100.all_trec.txt.gz", "map")
-    plain = _all_line(shared / "reference/robust03/input.MU03rob01.te9.0.8.q.all_trec.txt.gz", "P_10")
+def test_table_reproduction_matrix(data, trec_eval_bins):
+    m100 = _all_line(trec_eval_bins["9.0.8"], ["-M100"], data, "map")
+    plain = _all_line(trec_eval_bins["9.0.8"], [], data, "P_10")
     table = data["dir"] / "table.csv"
     table.write_text(f"run,measure,value\nMU03rob01,P@10,{plain}\nMU03rob01,MAP,{m100}\nMU03rob01,nDCG@10,0.99\n")
     out = io.StringIO()
