@@ -99,7 +99,7 @@ class IrMeasures(Adapter):
         self.profile, self.package, self.measures_supported, self.needs_cutoff = PROVIDERS[provider]
         self.name = f"ir_measures:{provider}"
         self.cost, self.startup = COST[provider]
-        self.install = f"pip install {self.package}" + ("" if self.package == "ir-measures" else " ir-measures")
+        self.install = "pip install 'auditeval[references]'"
         skip = SCORE_READERS.get(provider, ())  # gdeval.pl reads the scores as Perl doubles
         if provider == "gdeval":  # gdeval.pl prints per-topic values with 5 decimals; ir_measures averages those
             self.exposes_per_topic, self.printed_digits, self.mean_of_printed = False, 5, True

@@ -29,7 +29,7 @@ DEFAULT_ALPHA = DEFAULT_BETA = 0.5  # ndeval.c:70-71
 class Pyndeval(Adapter):
     name = "pyndeval"
     profile = "pyndeval-0.0"
-    install = "pip install pyndeval"
+    install = "pip install 'auditeval[references]'"
     # CPU seconds of the child (tools.py) on benchmarks/diversity.py's 50,000-line run (37,649
     # subtopic judgments) with the five measures: 0.25 s, of which 0.05 s start-up (audit_bench.py's
     # robust03 calibration does not apply: pyndeval needs a subtopic qrels)

@@ -29,7 +29,7 @@ _NEED_CUT = frozenset({"P", "Success"})
 class Ranx(Adapter):
     name = "ranx"
     profile = "ranx-0.3"
-    install = "pip install ranx"
+    install = "pip install 'auditeval[references]'"
     # CPU seconds (benchmarks/audit_bench.py --calibrate): 20 s on a 100,000-line robust03 run
     # with numba's compiled metrics cached (36 s while it compiles them)
     cost, startup = 19.0, 1.0

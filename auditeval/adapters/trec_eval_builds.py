@@ -31,6 +31,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,22 +124,40 @@ def build(versions: tuple[str, ...] | list[str] = (), dest: Path | None = None, 
     if src is None:
         raise BuildError("the bundled trec_eval sources are missing from this installation "
                          "(third_party/trec_eval in the repository, auditeval/_third_party in the wheel)")
-    have = built(dest)
-    todo = [v for v in (versions or VERSIONS) if force or not have[v].built]
-    if not todo:
-        return [have[v] for v in (versions or VERSIONS)]
+    wanted = list(versions or VERSIONS)
+    if all(b.built for v, b in built(dest).items() if v in wanted) and not force:
+        return [built(dest)[v] for v in wanted]
     cc, make = compiler()
     if cc is None or make is None:
         missing = " and ".join(n for n, x in (("a C compiler (cc, gcc or clang)", cc), ("make", make)) if x is None)
         raise BuildError(f"cannot build trec_eval: {missing} not found on PATH; {INSTALL_HINT}")
     dest.mkdir(parents=True, exist_ok=True)
-    from concurrent.futures import ThreadPoolExecutor
+    with _locked(dest / ".lock"):  # a second process waits, then finds the builds made
+        have = built(dest)
+        todo = [v for v in wanted if force or not have[v].built]
+        from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=min(len(todo), os.cpu_count() or 1)) as pool:  # make runs apart
-        for f in [pool.submit(_build_one, src / v, dest / f"trec_eval-{v}", cc, make) for v in todo]:
-            f.result()
+        with ThreadPoolExecutor(max_workers=max(1, min(len(todo), os.cpu_count() or 1))) as pool:
+            for f in [pool.submit(_build_one, src / v, dest / f"trec_eval-{v}", cc, make) for v in todo]:
+                f.result()
     have = built(dest)
-    return [have[v] for v in (versions or VERSIONS)]
+    return [have[v] for v in wanted]
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (``fcntl.flock``; where there is no fcntl, none)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: builds renamed into place are still whole
+        yield
+        return
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _build_one(folder: Path, prog: Path, cc: str, make: str) -> None:

@@ -181,7 +181,7 @@ def qrels_from_irds(dataset_id: str) -> Qrels:
     try:
         import ir_datasets
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise InputError(f"irds:{dataset_id}", None, "ir_datasets is not installed (pip install ir-datasets)") from exc
+        raise InputError(f"irds:{dataset_id}", None, "ir_datasets is not installed: pip install 'auditeval[irds]'") from exc
     try:
         ds = ir_datasets.load(dataset_id)
     except KeyError as exc:

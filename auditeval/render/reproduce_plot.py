@@ -35,7 +35,7 @@ def plot_reproduction(res: Reproduction, path: str | Path) -> None:
     try:
         import matplotlib
     except ImportError:
-        raise AuditEvalError("--plot needs matplotlib: pip install 'auditeval[plot]'") from None
+        raise AuditEvalError("--plot needs matplotlib: pip install matplotlib") from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
