@@ -45,10 +45,6 @@ RANX_NAMES: dict[str, tuple[str, str | None]] = {
 }
 _DCG_PARAM = {"linear": "", "exp2": "(dcg='exp-log2')"}  # the gain as ir_measures' nDCG(dcg=) spells it
 
-# ir_measures measures auditeval does not compute, and why (ir_measures 0.4.3 measures/): none left
-NOT_COMPUTED: dict[str, str] = {}
-
-
 def normalize(m: Measure) -> Measure:
     """An ir_measures spelling of a measure as auditeval's (see the module docstring)."""
     name = ALIASES.get(m.name, m.name)
@@ -149,8 +145,6 @@ def _number(text: str | None) -> int | float | None:
 
 def unknown_hint(m: Measure, known: Collection[str], trec_aliases: Mapping[str, tuple] | None = None) -> str | None:
     """Why an unknown name is unknown, or the spelling meant, or None."""
-    if m.name in NOT_COMPUTED:
-        return f"{m.name} is an ir_measures measure auditeval does not compute: {NOT_COMPUTED[m.name]}"
     rest = str(Measure("X", m.params, m.cutoff))[1:]
     if m.name in RANX_NAMES and not m.params and m.name not in known:
         ours, gain = RANX_NAMES[m.name]
