@@ -199,3 +199,25 @@ def test_lists_that_read_a_subtopic_qrels_line_by_line_are_refused_by_the_intent
     # with the measure, the merged lists: d1 gains 1 (A) at rank 1, d2 gains 2 (B, C) at rank 2:
     # (1 / 1 + 2 / 2) / (3 / 1 + 3 * 0.5 / 2), |S| = 3 (ndeval.c:612-658)
     assert measure_on(sr.prepared(conv, m), m, conv)[0].tolist() == [2 / 3.75]
+
+
+def test_a_missing_topic_without_relevant_judgment_is_0_for_ir_measures_and_absent_zero(tmp_path):
+    """Topic 4 (only a judged non-relevant document) is missing from the run: ir_measures fills
+    nNRBP 0 there (providers/base.py, measure.DEFAULT), auditeval under its profile
+    (topics=qrels, absent=zero) too; topic 2 (in the run, same qrels) stays without a value on
+    both sides; under absent=empty topic 4 has none either (0 / 0 on the empty ranking)."""
+    (tmp_path / "q.txt").write_text("1 a d1 1\n1 b d2 1\n2 a e1 0\n3 a f1 1\n4 a g1 0\n")
+    (tmp_path / "r.txt").write_text("1 Q0 d1 1 3 r\n2 Q0 e1 1 2 r\n")
+    q, r, out = str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), tmp_path / "a.json"
+    code, _, err = run_cli("audit", q, r, "-m", "nNRBP", "--against", "ir_measures:pyndeval", "--profile",
+                           "ir_measures-0.4-pyndeval", "--format", "json", "-o", str(out))
+    assert code == 0, err
+    (row,) = json.loads(out.read_text())["agreement"]
+    assert (row["status"], row["detail"]) == ("match", "3 topics, doubles to 1e-12; 1 topic(s) without a value on "
+                                                        "both sides (the tool's NaN, e.g. 2); its mean is NaN (it averages them in)")
+    for absent, expected in (("zero", {"1": 2 / 3, "3": 0.0, "4": 0.0}), ("empty", {"1": 2 / 3, "3": 0.0})):
+        df = ae.evaluate(q, r, ["nNRBP"], profile="ir_measures-0.4-pyndeval", settings=[f"absent={absent}"]).to_frame()
+        got = {t: v for t, v in zip(df.topic, df.value, strict=True) if t != "all"}
+        assert got == pytest.approx(expected, abs=1e-15), absent
+        conv = load_profile("ir_measures-0.4-pyndeval").convention.replace(absent=absent)
+        assert f"|absent={absent}|" in str(ae.Variant.of(parse_measure("nNRBP"), conv))

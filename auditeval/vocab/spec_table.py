@@ -296,13 +296,13 @@ def _rows():
           "default 0.5", _NDEVAL + " l.542-577 computeNRBP", params={"alpha": float, "beta": float},
           check=_check_alpha_beta, bounded=True, reads_ids=True, subtopics=True),
         S("nNRBP", "NRBP over that of ndeval's greedy ideal ranking (collection-dependent normalisation)",
-          RANKING_REL, "NRBP of the run / NRBP of the greedy ideal ranking of every relevant qrels document (as for "
-          "alpha_nDCG); alpha, beta default 0.5; no value where the ideal's NRBP is 0 (|S| = 0, or alpha = 0 with "
-          "beta = 1), where ndeval divides 0 by 0 (NaN)",
+          RANKING_REL | ABSENT, "NRBP of the run / NRBP of the greedy ideal ranking of every relevant qrels document "
+          "(as for alpha_nDCG); alpha, beta default 0.5; no value where the ideal's NRBP is 0 (|S| = 0, or alpha = 0 "
+          "with beta = 1), where ndeval divides 0 by 0 (NaN), so a missing topic has none under absent=empty",
           _NDEVAL + " l.362-415 idealResult, l.542-577 computeNRBP, l.1169 renormalize",
           params={"alpha": float, "beta": float}, check=_check_alpha_beta, agg="mean-defined",
           undefined="the ideal ranking's NRBP is 0: no relevant subtopic judgment, or alpha = 0 with beta = 1",
-          reads_ids=True, subtopics=True),
+          only_if=ABSENT_IF, reads_ids=True, subtopics=True),
         S("AP_IA", "intent-aware average precision (ndeval's MAP-IA)", RANKING_REL,
           "mean over the subtopics s in S (as for alpha_nDCG) of AP_s = sum over the ranked documents relevant "
           "to s of (documents relevant to s at or above rank i) / i, over R_s (qrels documents relevant to s); "
