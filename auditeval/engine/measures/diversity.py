@@ -3,7 +3,7 @@
 
 A topic's subtopics S are those with a relevant judgment (grade >= rel) in the qrels
 (``actualSubtopics``, ndeval.c:351-360); |S| = 0 scores every measure 0 (l.509, 554, 622, 676,
-725, 756). A ranked document's gain at rank i (1-based) is summed over the subtopics it is
+725, 756) but nNRBP, which has no value there (below). A ranked document's gain at rank i (1-based) is summed over the subtopics it is
 relevant to, in subtopic-code order (first appearance in the qrels, pyndeval's ``subtopic_map``):
 ``g_i = sum_s (1 - alpha)^{c_s(i)}``, c_s(i) = documents above rank i relevant to s; each power
 is the repeated product ``gain *= (1 - alpha)`` (l.637-638, 690-692, 569-570), so values agree with
@@ -12,21 +12,33 @@ binary: the grade as written >= rel (pyndeval's ``relevance_level``; ndeval's fi
 every grade above 1 into 1, l.923), so a negative grade is never relevant, whatever ``negatives``
 says (that axis still decides which rows ``unjudged=drop`` removes).
 
-* ``alpha_nDCG(alpha=0.5)@k`` = ``D(run) / D(ideal)`` (0 when D(run) = 0, l.1163-1168), where
-  ``D = sum_{i<=k} g_i / log2(i + 1)`` divided, for k >= 2, by the "ideal ideal"
-  ``sum_{i<=k} |S| (1 - alpha)^{i-1} / log2(i + 1)`` (l.697-712; k = 1 is not divided, l.711),
-  the discount ``log(2) / log(i + 1)`` (l.582-605). The ideal ranking is ndeval's greedy one
-  (l.362-415): over the topic's qrels documents, at each rank the one of highest gain given the
-  subtopics already covered, ties to the greatest doc id (``strcmp > 0``, l.394-401). It is not
-  the best ranking (l.378: an approximation), so a run can score above 1.
-* ``ERR_IA@k`` = ``sum_{i<=k} g_i / i`` with alpha 0.5 (ndeval's global ``ALPHA``, l.70, the one
-  pyndeval and ir_measures' provider pass), divided for k >= 2 by
-  ``sum_{i<=k} |S| 0.5^{i-1} / i`` (l.612-658; collection-independent normalisation, so a first
-  document relevant to two subtopics gives ERR_IA@1 = 2).
+Every measure pyndeval reports (its ``SUPPORTED_MEASURES``; ndeval's CSV columns), alpha and
+beta in [0, 1] as ndeval's ``-alpha``/``-beta`` take them (pyndeval sets its globals per
+evaluator; every measure reads the same alpha, the ideal ranking included):
+
+* ``alpha_DCG(alpha=0.5)@k`` = ``D(run)``, ``D = sum_{i<=k} g_i / log2(i + 1)`` divided, for k >= 2,
+  by the "ideal ideal" ``sum_{i<=k} |S| (1 - alpha)^{i-1} / log2(i + 1)`` (l.660-713; k = 1 is not
+  divided, l.711), the discount ``log(2) / log(i + 1)`` (l.582-605).
+* ``alpha_nDCG(alpha=0.5)@k`` = ``D(run) / D(ideal)`` (0 when D(run) = 0, l.1155-1171). The ideal
+  ranking is ndeval's greedy one (l.362-415): over the topic's qrels documents, at each rank the
+  one of highest gain given the subtopics already covered, ties to the greatest doc id
+  (``strcmp > 0``, l.394-401). It is not the best ranking (l.378: an approximation), so a run
+  can score above 1.
+* ``ERR_IA(alpha=0.5)@k`` = ``sum_{i<=k} g_i / i``, divided for k >= 2 by
+  ``sum_{i<=k} |S| (1 - alpha)^{i-1} / i`` (l.607-658; collection-independent normalisation, so a
+  first document relevant to two subtopics gives ERR_IA@1 = 2).
+* ``nERR_IA(alpha=0.5)@k`` = ERR_IA@k of the run over that of the greedy ideal (0 when the run's
+  is 0; ndeval tests its alpha-DCG there, l.1162, 0 exactly when its ERR is).
 * ``NRBP(alpha=0.5, beta=0.5)`` = ``(1 - (1 - alpha) beta) / |S| * sum_i g_i beta^{i-1}`` over the
-  whole ranking, ``beta^{i-1}`` a repeated product (l.546-577).
-* ``P_IA@k`` = (relevant (document, subtopic) pairs in the top k) / (k |S|) (l.751-774).
-* ``StRecall@k`` = (subtopics covered by the top k) / |S| (l.719-745).
+  whole ranking, ``beta^{i-1}`` a repeated product (l.542-577).
+* ``nNRBP(alpha=0.5, beta=0.5)`` = NRBP of the run over NRBP of the greedy ideal ranking of all
+  the topic's relevant documents (l.1169, unguarded): NaN (0 / 0, no value) where the ideal's is
+  0: |S| = 0, or alpha = 0 with beta = 1 (the factor ``1 - (1 - alpha) beta`` is 0).
+* ``AP_IA`` (ndeval's MAP-IA) = mean over s in S of ``sum (documents relevant to s at or above
+  rank i) / i`` over the ranked documents relevant to s, over R_s, the qrels documents relevant to
+  s (``nrelSub``), the whole ranking (l.494-540); reads neither alpha nor beta.
+* ``P_IA@k`` = (relevant (document, subtopic) pairs in the top k) / (k |S|) (l.747-774).
+* ``StRecall@k`` = (subtopics covered by the top k) / |S| (l.715-745).
 
 The run is ordered by the ``ties``/``sim`` axes (pyndeval: score descending, then doc id
 ascending, pyndeval/__init__.py ``_coerce_run_iter``), cut by ``depth`` (ndeval -M). ndeval
@@ -261,10 +273,8 @@ def _run_normalised(p: Prepared, m: Measure, c: Convention, weight) -> tuple[np.
 
 def _ideal_normalised(p: Prepared, rel: int, alpha: float, k: int, n_sub: np.ndarray, weight) -> np.ndarray:
     """The same of ndeval's greedy ideal ranking (l.694, 703-707, 643-652: added in rank order)."""
-    ig = ideal_gains(p, rel, alpha, k)
-    ideal = np.zeros(p.n_topics)
-    for i in range(k):
-        ideal = ideal + weight(ig[:, i], i)
+    terms = weight(ideal_gains(p, rel, alpha, k), np.arange(k))
+    ideal = np.cumsum(terms, axis=1)[:, -1] if k else np.zeros(p.n_topics)  # cumsum: sequential, as ndeval adds
     return _normalised(ideal, n_sub, k, alpha, weight)
 
 
