@@ -32,7 +32,8 @@ def write(path, lines):
 
 def pyndeval_topics(qrels, run, name, rel=1, alpha=0.5, beta=0.5):
     """pyndeval's per-topic values: qrels (topic, subtopic, doc, grade), run (topic, doc, score)
-    grouped by topic; ERR-IA always with alpha 0.5, as ndeval has one global alpha."""
+    grouped by topic; alpha and beta are ndeval's globals, read by every measure of the evaluator
+    (ERR_IA without alpha= is ERR-IA at 0.5)."""
     grouped = sorted(run, key=lambda r: r[0])
     ev = pyndeval.RelevanceEvaluator(qrels, [name], relevance_level=rel, alpha=alpha, beta=beta)
     return {t: v[name] for t, v in ev.evaluate(grouped).items()}
