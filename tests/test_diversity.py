@@ -1,5 +1,6 @@
-"""Intent-aware measures (alpha_nDCG, ERR_IA, NRBP, P_IA, StRecall) against pyndeval 0.0.8 per
-topic (doubles to 1e-12), on a hand-checked example, seeded random cases and a realistic size;
+"""Intent-aware measures (every one pyndeval 0.0.8 reports: alpha_DCG, alpha_nDCG, ERR_IA, nERR_IA,
+NRBP, nNRBP, AP_IA (MAP-IA), P_IA, StRecall) against pyndeval per topic (doubles to 1e-12), on
+hand-checked examples, seeded random cases over a grid of alpha and beta, and a realistic size;
 the subtopic qrels readers and writer; refusals; the measures that are not intent-aware read a
 subtopic qrels line by line (trec_eval's refusal, ir_measures' pytrec_eval provider)."""
 
@@ -18,6 +19,7 @@ from cli_helpers import run_cli
 import auditeval as ae
 from auditeval.io import parse_qrels, read_qrels, write_qrels
 from auditeval.vocab.errors import InputError, MeasureSyntaxError
+from auditeval.vocab.specs import SPECS
 
 # auditeval spelling -> pyndeval name
 CUT = {"alpha_nDCG": "alpha-nDCG", "ERR_IA": "ERR-IA", "P_IA": "P-IA", "StRecall": "strec"}
@@ -30,7 +32,8 @@ def write(path, lines):
 
 def pyndeval_topics(qrels, run, name, rel=1, alpha=0.5, beta=0.5):
     """pyndeval's per-topic values: qrels (topic, subtopic, doc, grade), run (topic, doc, score)
-    grouped by topic; ERR-IA always with alpha 0.5, as ndeval has one global alpha."""
+    grouped by topic; alpha and beta are ndeval's globals, read by every measure of the evaluator
+    (ERR_IA without alpha= is ERR-IA at 0.5)."""
     grouped = sorted(run, key=lambda r: r[0])
     ev = pyndeval.RelevanceEvaluator(qrels, [name], relevance_level=rel, alpha=alpha, beta=beta)
     return {t: v[name] for t, v in ev.evaluate(grouped).items()}
@@ -340,7 +343,11 @@ def test_dups_first_and_last_pick_each_subtopics_first_or_last_judgment(tmp_path
 @pytest.mark.parametrize(
     ("text", "reason"),
     [("alpha_nDCG(alpha=1.5)@10", "alpha must lie in [0, 1]"), ("NRBP(beta=-1)", "beta must lie in [0, 1]"),
-     ("alpha_nDCG", "needs a cutoff"), ("NRBP@10", "takes no @cutoff"), ("ERR_IA(alpha=0.3)@10", "no parameter 'alpha'")],
+     ("alpha_nDCG", "needs a cutoff"), ("NRBP@10", "takes no @cutoff"), ("AP_IA(alpha=0.3)", "no parameter 'alpha'"),
+     ("P_IA(beta=0.5)@10", "no parameter 'beta'"), ("ERR_IA(alpha=1.5)@10", "alpha must lie in [0, 1]"),
+     ("nERR_IA(alpha=-0.1)@10", "alpha must lie in [0, 1]"), ("nNRBP(beta=1.01)", "beta must lie in [0, 1]"),
+     ("alpha_DCG(beta=0.5)@10", "no parameter 'beta'"), ("AP_IA@10", "takes no @cutoff"),
+     ("nERR_IA", "needs a cutoff")],
 )
 def test_parameters_are_checked_at_parse_time(text, reason):
     with pytest.raises(MeasureSyntaxError, match=re.escape(reason)):
@@ -361,7 +368,9 @@ def test_a_dataframe_with_ir_measures_iteration_column_is_a_subtopic_qrels(tmp_p
 @pytest.mark.parametrize(
     ("text", "canonical"),
     [("α_nDCG@20", "alpha_nDCG@20"), ("alpha_nDCG(cutoff=20)", "alpha_nDCG@20"), ("P_IA(cutoff=10)", "P_IA@10"),
-     ("NRBP(alpha=0.5,beta=0.5)", "NRBP(alpha=0.5,beta=0.5)"), ("StRecall(rel=2)@20", "StRecall(rel=2)@20")],
+     ("NRBP(alpha=0.5,beta=0.5)", "NRBP(alpha=0.5,beta=0.5)"), ("StRecall(rel=2)@20", "StRecall(rel=2)@20"),
+     ("α_DCG(alpha=0.3)@5", "alpha_DCG(alpha=0.3)@5"), ("MAP_IA", "AP_IA"), ("AP_IA(judged_only=True)", "AP_IA(judged_only=True)"),
+     ("nERR_IA(cutoff=10)", "nERR_IA@10"), ("nNRBP(beta=0.8)", "nNRBP(beta=0.8)")],
 )
 def test_ir_measures_spellings(text, canonical):
     assert str(ae.parse_measure(text)) == canonical
@@ -377,12 +386,159 @@ def test_depth_and_judged_only_equal_pyndeval_on_the_cut_or_filtered_run(tmp_pat
     ranked = sorted(run, key=lambda x: (x[0], -x[2], x[1]))
     top5 = [row for i, row in enumerate(ranked) if sum(1 for x in ranked[:i] if x[0] == row[0]) < 5]
     judged = {(t, d) for t, _, d, _ in qrels}
-    for mine, theirs in [("alpha_nDCG@10", "alpha-nDCG@10"), ("NRBP", "NRBP"), ("StRecall@10", "strec@10")]:
+    for mine, theirs in [("alpha_nDCG@10", "alpha-nDCG@10"), ("NRBP", "NRBP"), ("StRecall@10", "strec@10"),
+                         ("alpha_DCG@10", "alpha-DCG@10"), ("nERR_IA@10", "nERR-IA@10"), ("nNRBP", "nNRBP"),
+                         ("AP_IA", "MAP-IA")]:
         df = ae.evaluate(q, r, [mine], profile="pyndeval-0.0", settings=["depth=5"]).to_frame()
-        got = {t: v for t, v in zip(df.topic, df.value, strict=True) if t != "all"}
-        expected = pyndeval_topics(qrels, top5, theirs)
-        assert max((abs(got[t] - v) for t, v in expected.items()), default=0.0) <= 1e-12, mine
+        assert_per_topic(df, mine, pyndeval_topics(qrels, top5, theirs))
         name, _, k = mine.partition("@")
-        got = ours(q, r, f"{name}(judged_only=True)" + (f"@{k}" if k else ""))
+        spelled_ = f"{name}(judged_only=True)" + (f"@{k}" if k else "")
+        df = ae.evaluate(q, r, [spelled_], profile="pyndeval-0.0").to_frame()
         expected = pyndeval_topics(qrels, [x for x in run if (x[0], x[1]) in judged], theirs)
-        assert all(abs(got[t] - v) <= 1e-12 for t, v in expected.items()), mine
+        # a topic whose ranking is all unjudged: pyndeval never sees it (not in the filtered run)
+        assert_per_topic(df[df.topic.isin(set(expected))], spelled_, expected)
+
+
+# ------------------------------------------------------------------ ndeval's whole output
+# auditeval name -> (pyndeval name, the ndeval globals it reads: the parameters it takes)
+ALL = {"ERR_IA": ("ERR-IA", ("alpha",)), "nERR_IA": ("nERR-IA", ("alpha",)), "alpha_DCG": ("alpha-DCG", ("alpha",)),
+       "alpha_nDCG": ("alpha-nDCG", ("alpha",)), "NRBP": ("NRBP", ("alpha", "beta")),
+       "nNRBP": ("nNRBP", ("alpha", "beta")), "AP_IA": ("MAP-IA", ()), "P_IA": ("P-IA", ()), "StRecall": ("strec", ())}
+# ndeval takes alpha and beta in [0, 1] (ndeval.c main: -alpha/-beta outside it is a usage error):
+# both ends, the default 0.5, and values between
+ALPHAS = (0.0, 0.1, 0.5, 0.75, 1.0)
+BETAS = (0.0, 0.5, 0.9, 1.0)
+
+
+def test_every_measure_pyndeval_reports_has_an_auditeval_spelling():
+    assert sorted(theirs for theirs, _ in ALL.values()) == sorted(pyndeval.SUPPORTED_MEASURES)
+    assert {n for n, (t, _) in ALL.items() if t in pyndeval.NOCUTOFF_MEASURES} == {"NRBP", "nNRBP", "AP_IA"}
+    for name, (_, takes) in ALL.items():
+        assert set(SPECS[name].params) == set(takes), name
+
+
+def spelled(name, k, rel, alpha, beta):
+    """(auditeval spelling, pyndeval name) of one measure at cut-off k (None: none)."""
+    theirs, takes = ALL[name]
+    values = {"alpha": alpha, "beta": beta}
+    params = ",".join([*(f"{p}={values[p]!r}" for p in takes), f"rel={rel}"])
+    at = "" if k is None else f"@{k}"
+    return f"{name}({params}){at}", theirs + at
+
+
+def assert_per_topic(df, mine, expected):
+    """Our per-topic values of ``mine`` equal pyndeval's to 1e-12; where pyndeval says NaN
+    (nNRBP's 0 / 0 only) auditeval has no value. Returns the topics compared."""
+    sub = df[(df.measure == str(ae.parse_measure(mine))) & (df.topic != "all")]
+    got = dict(zip(sub.topic, sub.value, strict=True))
+    undefined = {t for t, v in expected.items() if v != v}
+    assert not undefined or mine.startswith("nNRBP"), mine
+    assert set(got) == set(expected) - undefined, mine
+    assert max((abs(got[t] - v) for t, v in expected.items() if t not in undefined), default=0.0) <= 1e-12, mine
+    return len(got)
+
+
+# the hand-checked example above (HAND_QRELS, HAND_RUN), topic 1, S = {A, B}, |S| = 2:
+# run d2 {A}, d1 {A, B}, d3 {B}; gains at alpha 0.5: 1, 0.5 + 1 = 1.5, 0.5; alpha 1: 1, 0 + 1 = 1, 0;
+# alpha 0: 1, 2, 1. Greedy ideal at 0.5: d1 (2), d3 (0.5, ties d2: the greater id), d2 (0.5).
+# R_A = 2 (d1, d2; d4 judged 0), R_B = 2 (d1, d3).
+HAND_NEW = [
+    ("alpha_DCG@1", 1.0),  # rank 1 is not normalised (ndeval.c:711)
+    ("alpha_DCG@3", (1 + 1.5 / math.log2(3) + 0.5 / 2) / (2 + 1 / math.log2(3) + 0.5 / 2)),  # ideal ideal 2, 1, .5
+    ("alpha_DCG(alpha=0)@2", (1 + 2 / math.log2(3)) / (2 + 2 / math.log2(3))),
+    ("nERR_IA@1", 1 / 2),
+    ("nERR_IA@3", (1 + 1.5 / 2 + 0.5 / 3) / (2 + 0.5 / 2 + 0.5 / 3)),  # 23/12 over 29/12 = 23/29
+    ("ERR_IA(alpha=1)@3", (1 + 1 / 2) / 2),  # ideal ideal 2 + 0 + 0
+    ("ERR_IA(alpha=0)@3", (1 + 2 / 2 + 1 / 3) / (2 + 2 / 2 + 2 / 3)),  # 7/11
+    ("nNRBP", (1 + 1.5 * 0.5 + 0.5 * 0.25) / (2 + 0.5 * 0.5 + 0.5 * 0.25)),  # 1.875 / 2.375 = 15/19
+    ("nNRBP(beta=0)", 1 / 2),  # the first document's gain over the ideal's first
+    ("NRBP(alpha=1,beta=1)", (1 + 1 + 0) * (1 - 0 * 1) / 2),
+    ("AP_IA", ((1 / 1 + 2 / 2) / 2 + (1 / 2 + 2 / 3) / 2) / 2),  # A: d2, d1 at 1, 2; B: d1, d3 at 2, 3: 19/24
+]
+
+
+@pytest.mark.parametrize(("measure", "expected"), HAND_NEW)
+def test_hand_checked_new_measures(tmp_path, measure, expected):
+    q = write(tmp_path / "q.txt", HAND_QRELS)
+    r = write(tmp_path / "r.txt", [(t, "Q0", d, i + 1, s, "run") for i, (t, d, s) in enumerate(HAND_RUN)])
+    assert abs(ours(q, r, measure)["1"] - expected) < 1e-15
+    m = ae.parse_measure(measure)
+    name = ALL[m.name][0] + ("" if m.cutoff is None else f"@{m.cutoff}")
+    theirs = pyndeval_topics(HAND_QRELS, HAND_RUN, name, alpha=m.param("alpha", 0.5), beta=m.param("beta", 0.5))
+    assert abs(theirs["1"] - expected) < 1e-15
+
+
+def test_nnrbp_has_no_value_where_ndeval_divides_zero_by_zero(tmp_path):
+    """Topic 2 judges e1 not relevant: |S| = 0, the ideal's NRBP is 0 and ndeval's nNRBP 0 / 0
+    (pyndeval: nan); auditeval leaves it out of per-topic output and the mean, with a note.
+    At alpha 0 and beta 1 the factor 1 - (1 - alpha) beta is 0 for every topic: no value at all."""
+    q = write(tmp_path / "q.txt", [*HAND_QRELS, ("2", "A", "e1", 0)])
+    run = [*HAND_RUN, ("2", "e1", 1.0)]
+    r = write(tmp_path / "r.txt", [(t, "Q0", d, i + 1, s, "run") for i, (t, d, s) in enumerate(run)])
+    theirs = pyndeval_topics([*HAND_QRELS, ("2", "A", "e1", 0)], run, "nNRBP")
+    assert theirs["1"] == pytest.approx(15 / 19, abs=1e-15) and math.isnan(theirs["2"])
+    res = ae.evaluate(q, r, ["nNRBP", "nNRBP(alpha=0,beta=1)", "NRBP", "nERR_IA@5", "AP_IA"], profile="pyndeval-0.0")
+    df = res.to_frame()
+    assert df[df.measure == "nNRBP"].set_index("topic").value.to_dict() == pytest.approx({"1": 15 / 19, "all": 15 / 19})
+    assert f"{r}: nNRBP has no value for 1 of 2 topic(s) (the ideal ranking's NRBP is 0: no relevant subtopic " \
+           "judgment, or alpha = 0 with beta = 1): left out of its mean and of per-topic output: '2'" in res.notes
+    assert df[df.measure == "nNRBP(alpha=0,beta=1)"].empty  # no topic, no mean
+    assert any(n.startswith(f"{r}: nNRBP(alpha=0,beta=1) has no value for 2 of 2 topic(s)") for n in res.notes)
+    assert all(math.isnan(v) for v in pyndeval_topics([*HAND_QRELS, ("2", "A", "e1", 0)], run, "nNRBP",
+                                                      alpha=0.0, beta=1.0).values())
+    for name in ("NRBP", "nERR_IA@5", "AP_IA"):  # the others score 0 there (ndeval.c:509, 554, 622, 1163)
+        assert df[(df.measure == name) & (df.topic == "2")].value.tolist() == [0.0], name
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_cases_agree_with_pyndeval_per_topic_under_every_alpha_and_beta(tmp_path, seed):
+    """Every measure pyndeval reports, at cut-offs 1, 2, 5, 20, under each (alpha, beta) of the
+    grid (5 x 4), against one pyndeval evaluator per (alpha, beta); measures that read neither
+    are compared with each evaluator too (they must not move)."""
+    qrels, run = _case(seed + 200)
+    rel = random.Random(seed).choice([0, 1, 1, 2])
+    q = write(tmp_path / "q.txt", qrels)
+    r = write(tmp_path / "r.txt", [(t, "Q0", d, 0, repr(s), "x") for t, d, s in run])
+    grid = {}
+    for alpha in ALPHAS:
+        for beta in BETAS:
+            grid[(alpha, beta)] = [spelled(n, k, rel, alpha, beta) for n, (t, _) in ALL.items()
+                                   for k in ((None,) if t in pyndeval.NOCUTOFF_MEASURES else (1, 2, 5, 20))]
+    mine = list(dict.fromkeys(x for cases in grid.values() for x, _ in cases))
+    df = ae.evaluate(q, r, mine, profile="pyndeval-0.0").to_frame()  # one call: shared stages
+    grouped = sorted(run, key=lambda x: x[0])
+    compared = 0
+    for (alpha, beta), cases in grid.items():
+        ev = pyndeval.RelevanceEvaluator(qrels, [t for _, t in cases], relevance_level=rel, alpha=alpha, beta=beta)
+        res = ev.evaluate(grouped)
+        for ours_, theirs in cases:
+            compared += assert_per_topic(df, ours_, {t: v[theirs] for t, v in res.items()})
+    assert compared > 0
+
+
+def test_fifty_topics_every_default_measure_of_pyndeval_under_alpha_and_beta(tmp_path):
+    """pyndeval's 21 default measures (its DEFAULT_MEASURES, ndeval's CSV columns) on 50 topics
+    of 1,000 ranked documents and five subtopics, under the defaults, both ends of the grid and
+    one pair between."""
+    rng = np.random.default_rng(11)
+    qrels, run = [], []
+    for t in range(50):
+        for d in rng.choice(1000, 150, replace=False):
+            for s in np.flatnonzero(rng.random(5) < 0.5):
+                qrels.append((str(t), str(s), f"doc{d}", int(rng.random() < 0.4)))
+        scores = np.round(rng.random(1000), 3)
+        run += [(str(t), f"doc{d}", float(scores[d])) for d in range(1000)]
+    q = write(tmp_path / "q.txt", qrels)
+    r = write(tmp_path / "r.txt", [(t, "Q0", d, 0, repr(s), "x") for t, d, s in run])
+    back = {theirs: name for name, (theirs, _) in ALL.items()}
+    for alpha, beta in ((0.5, 0.5), (0.0, 0.0), (1.0, 1.0), (0.0, 1.0), (0.3, 0.8)):
+        cases = []
+        for d in pyndeval.DEFAULT_MEASURES:
+            theirs, _, k = d.partition("@")
+            cases.append((spelled(back[theirs], int(k) if k else None, 1, alpha, beta)[0], d))
+        df = ae.evaluate(q, r, [x for x, _ in cases], profile="pyndeval-0.0").to_frame()
+        expected = pyndeval.RelevanceEvaluator(qrels, alpha=alpha, beta=beta).evaluate(run)
+        assert len(expected) == 50
+        for mine, theirs in cases:
+            n = assert_per_topic(df, mine, {t: v[theirs] for t, v in expected.items()})
+            assert n == (0 if (alpha, beta) == (0.0, 1.0) and theirs == "nNRBP" else 50), mine

@@ -35,16 +35,27 @@ def test_spellings_and_the_cut_off_limit_of_20():
     assert nd.plan(parse_measure("StRecall@10"), own).tool_measure == "strec@10 alpha=0.5 beta=0.5"
     assert nd.plan(parse_measure("P_IA@21"), own).unsupported == "unsupported: pyndeval does not compute P_IA@21"
     assert nd.plan(parse_measure("AP"), own).tool_measure is None
+    # the four pyndeval reports beside those, and alpha= on ERR-IA (ndeval's one global alpha)
+    for ours, theirs in [("alpha_DCG(alpha=0)@5", "alpha-DCG@5 alpha=0.0 beta=0.5"),
+                         ("nERR_IA(alpha=1)@20", "nERR-IA@20 alpha=1.0 beta=0.5"),
+                         ("ERR_IA(alpha=0.3)@10", "ERR-IA@10 alpha=0.3 beta=0.5"),
+                         ("nNRBP(alpha=0.1,beta=0.9)", "nNRBP alpha=0.1 beta=0.9"), ("AP_IA", "MAP-IA alpha=0.5 beta=0.5")]:
+        assert nd.plan(parse_measure(ours), own).tool_measure == theirs
     spelled = {
         "alpha_nDCG(alpha=0.3)@20": "alpha_nDCG(alpha=0.3)@20", "alpha_nDCG(rel=2)@5": "alpha_nDCG(rel=2)@5",
         "NRBP(alpha=0.3,beta=0.8)": "NRBP(alpha=0.3,beta=0.8)", "ERR_IA@10": "ERR_IA@10", "P_IA@10": "P_IA@10",
-        "StRecall@20": "StRecall@20",
+        "StRecall@20": "StRecall@20", "alpha_DCG(alpha=0.3)@5": "alpha_DCG(alpha=0.3)@5", "nERR_IA@5": "nERR_IA@5",
+        "nNRBP(alpha=0.3,beta=0.8)": "nNRBP(alpha=0.3,beta=0.8)", "AP_IA": "AP_IA", "AP_IA(rel=2)": "AP_IA(rel=2)",
+        # the provider's ERR_IA / nERR_IA take no alpha= (run at 0.5, pyndeval_provider.py _build_invokers)
+        "ERR_IA(alpha=0.5)@10": "ERR_IA@10", "nERR_IA(alpha=0.5)@10": "nERR_IA@10",
     }
     provider = ir_measures.providers.registry["pyndeval"]
     for ours, theirs in spelled.items():
         assert im.plan(parse_measure(ours), imo).tool_measure == theirs
         assert provider.supports(ir_measures.parse_measure(theirs))
     assert im.plan(parse_measure("ERR_IA@30"), imo).tool_measure is None  # pyndeval asserts k <= 20
+    assert im.plan(parse_measure("ERR_IA(alpha=0.3)@10"), imo).tool_measure is None
+    assert im.plan(parse_measure("nERR_IA(alpha=0)@10"), imo).tool_measure is None
     # ties: auditeval ranks the run and hands the tools strictly decreasing scores
     assert nd.plan(parse_measure("ERR_IA@5"), own.replace(ties="docno-desc")).rewrite
 
@@ -77,6 +88,49 @@ def test_audit_runs_pyndeval_beside_the_native_engine_and_agrees_per_topic(tmp_p
         for m in ("alpha_nDCG@20", "ERR_IA@10", "NRBP(alpha=0.3,beta=0.8)", "P_IA(rel=2)@5", "StRecall@20"):
             assert got[(engine, m)] == ("match", "6 topics, doubles to 1e-12"), (engine, m)
     assert len(rows) == 10
+
+
+ALL_NINE = ["alpha_DCG(alpha=0.3)@10", "alpha_nDCG(alpha=0)@20", "ERR_IA(alpha=1)@5", "nERR_IA@20",
+            "NRBP(alpha=0.75,beta=0.9)", "nNRBP(alpha=0.1,beta=1)", "AP_IA", "P_IA@10", "StRecall(rel=2)@5"]
+ALPHA_AT_DEFAULT = ["ERR_IA(alpha=0.5)@10", "nERR_IA(alpha=0.5)@5"]  # the ir_measures route's only alpha
+
+
+def test_audit_compares_every_measure_pyndeval_reports(tmp_path):
+    """Each of ndeval's nine, under an alpha / beta of its own: pyndeval agrees per topic; the
+    ir_measures provider wherever it takes the parameters (not ERR_IA / nERR_IA at alpha != 0.5)."""
+    q, r = _inputs(tmp_path, seed=5)
+    out = tmp_path / "a.json"
+    args = [x for m in ALL_NINE + ALPHA_AT_DEFAULT for x in ("-m", m)]
+    code, _, err = run_cli("audit", q, r, *args, "--against", "pyndeval", "--against", "ir_measures:pyndeval",
+                           "--profile", "pyndeval-0.0", "--format", "json", "-o", str(out))
+    assert code == 0, err
+    rows = json.loads(out.read_text())["agreement"]
+    got = {(x["engine"], x["measure"]): (x["status"], x["detail"]) for x in rows}
+    for m in ALL_NINE + ALPHA_AT_DEFAULT:
+        assert got[("pyndeval", m)] == ("match", "6 topics, doubles to 1e-12"), m
+        if m != "ERR_IA(alpha=1)@5":
+            assert got[("ir_measures:pyndeval", m)] == ("match", "6 topics, doubles to 1e-12"), m
+    assert ("ir_measures:pyndeval", "ERR_IA(alpha=1)@5") not in got and len(rows) == 21
+
+
+def test_audit_agrees_on_nnrbp_topics_neither_side_gives_a_value(tmp_path):
+    """Topic 2 has no relevant judgment: pyndeval's nNRBP is nan there (0 / 0), auditeval's has no
+    value (left out, with a note); the audit agrees on topics 1 and 3 and says so of topic 2 and of
+    the tools' NaN mean (pyndeval's child and ir_measures average the NaN in)."""
+    (tmp_path / "q.txt").write_text("1 a d1 1\n1 b d2 1\n1 a d3 1\n2 a e1 0\n2 b e2 0\n3 a f1 1\n3 c f2 1\n")
+    (tmp_path / "r.txt").write_text("1 Q0 d1 1 3 r\n1 Q0 d2 2 2 r\n1 Q0 x 3 1 r\n2 Q0 e1 1 2 r\n3 Q0 f2 1 5 r\n"
+                                    "3 Q0 f1 2 4 r\n")
+    out = tmp_path / "a.json"
+    code, _, err = run_cli("audit", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-m", "nNRBP", "--against",
+                           "pyndeval", "--against", "ir_measures:pyndeval", "--profile", "pyndeval-0.0", "--format",
+                           "json", "-o", str(out))
+    assert code == 0, err
+    rep = json.loads(out.read_text())
+    detail = ("2 topics, doubles to 1e-12; 1 topic(s) without a value on both sides (the tool's NaN, e.g. 2); "
+              "its mean is NaN (it averages them in)")
+    assert [(x["engine"], x["status"], x["detail"]) for x in rep["agreement"]] == [
+        ("pyndeval", "match", detail), ("ir_measures:pyndeval", "match", detail)]
+    assert any("nNRBP has no value for 1 of 3 topic(s)" in n for n in rep["notes"])
 
 
 def test_audit_under_trec_eval_ties_explains_the_difference_by_the_tie_rule(tmp_path):
@@ -145,3 +199,25 @@ def test_lists_that_read_a_subtopic_qrels_line_by_line_are_refused_by_the_intent
     # with the measure, the merged lists: d1 gains 1 (A) at rank 1, d2 gains 2 (B, C) at rank 2:
     # (1 / 1 + 2 / 2) / (3 / 1 + 3 * 0.5 / 2), |S| = 3 (ndeval.c:612-658)
     assert measure_on(sr.prepared(conv, m), m, conv)[0].tolist() == [2 / 3.75]
+
+
+def test_a_missing_topic_without_relevant_judgment_is_0_for_ir_measures_and_absent_zero(tmp_path):
+    """Topic 4 (only a judged non-relevant document) is missing from the run: ir_measures fills
+    nNRBP 0 there (providers/base.py, measure.DEFAULT), auditeval under its profile
+    (topics=qrels, absent=zero) too; topic 2 (in the run, same qrels) stays without a value on
+    both sides; under absent=empty topic 4 has none either (0 / 0 on the empty ranking)."""
+    (tmp_path / "q.txt").write_text("1 a d1 1\n1 b d2 1\n2 a e1 0\n3 a f1 1\n4 a g1 0\n")
+    (tmp_path / "r.txt").write_text("1 Q0 d1 1 3 r\n2 Q0 e1 1 2 r\n")
+    q, r, out = str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), tmp_path / "a.json"
+    code, _, err = run_cli("audit", q, r, "-m", "nNRBP", "--against", "ir_measures:pyndeval", "--profile",
+                           "ir_measures-0.4-pyndeval", "--format", "json", "-o", str(out))
+    assert code == 0, err
+    (row,) = json.loads(out.read_text())["agreement"]
+    assert (row["status"], row["detail"]) == ("match", "3 topics, doubles to 1e-12; 1 topic(s) without a value on "
+                                                        "both sides (the tool's NaN, e.g. 2); its mean is NaN (it averages them in)")
+    for absent, expected in (("zero", {"1": 2 / 3, "3": 0.0, "4": 0.0}), ("empty", {"1": 2 / 3, "3": 0.0})):
+        df = ae.evaluate(q, r, ["nNRBP"], profile="ir_measures-0.4-pyndeval", settings=[f"absent={absent}"]).to_frame()
+        got = {t: v for t, v in zip(df.topic, df.value, strict=True) if t != "all"}
+        assert got == pytest.approx(expected, abs=1e-15), absent
+        conv = load_profile("ir_measures-0.4-pyndeval").convention.replace(absent=absent)
+        assert f"|absent={absent}|" in str(ae.Variant.of(parse_measure("nNRBP"), conv))

@@ -42,6 +42,10 @@ def variant(text: str) -> str:
         ("ERR@20", None),
         ("Judged@10", None),
         ("ndcg_cut.10", "nDCG@10"),
+        ("α_DCG(alpha=0.3)@10", "alpha_DCG(alpha=0.3)@10"),
+        ("MAP_IA", "AP_IA"),
+        ("nERR_IA(cutoff=20)", "nERR_IA@20"),
+        ("nNRBP(alpha=0.3,beta=0.8)", None),
     ],
 )
 def test_ir_measures_spellings_parse(spelling, same_as):
@@ -72,7 +76,7 @@ def test_folded_spellings_land_on_their_axes():
         ("nDCG@10 P@10", "one measure per name here; give a list in Python, or several per -m on the command line"),
         ("nDCG(dcg='exp')@10", "parameter 'dcg' must be one of ['log2', 'exp-log2']"),
         ("nDCG(dcg='exp-log2',gains={0:0,1:2})", "give dcg= or gains={...}, not both"),
-        ("alpha_DCG@10", "alpha_DCG is an ir_measures measure auditeval does not compute: not yet"),
+        ("nNRBP(beta=2)", "beta must lie in [0, 1]"),
         ("StRecall", "StRecall needs a cutoff, e.g. StRecall@10"),
         ("alpha_nDCG(alpha=2)@10", "alpha must lie in [0, 1]"),
         ("Compat(p=1.5)", "p (persistence) must lie in [0, 1]"),
@@ -164,3 +168,17 @@ def test_nerr10_and_bpm_by_hand():
     assert str(res.get("NERR10(max_rel=2,p=0.8)").variant).startswith("NERR10(max_rel=2,p=0.8)|")
     assert "rbp_p=0.8" in str(res.get("RBP(p=0.8)").variant)
     assert "rbp_p" not in str(res.get("NERR10(max_rel=2,p=0.8)").variant)
+
+
+def test_every_measure_ir_measures_registers_is_one_auditeval_computes():
+    """ir_measures 0.4.3's registry (aliases included): each name is, or is an alias of, a row of
+    the spec table (the last ones were ndeval's alpha_DCG, nERR_IA, nNRBP, AP_IA / MAP_IA)."""
+    import ir_measures
+
+    from auditeval.vocab.measure import Measure
+    from auditeval.vocab.names import normalize
+    from auditeval.vocab.specs import SPECS
+
+    names = sorted(ir_measures.measures.registry)
+    assert len(names) == 51 and {"alpha_DCG", "α_DCG", "nERR_IA", "nNRBP", "AP_IA", "MAP_IA"} <= set(names)
+    assert [n for n in names if normalize(Measure(n)).name not in SPECS] == []

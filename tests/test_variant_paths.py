@@ -58,7 +58,8 @@ MEASURES = [
     "RBPResid", "Unj@5", "Judged@5", "ERR@5", "SDCG(max_rel=3)@5", "Compat", "Accuracy@5",
     "NERR8(max_rel=3)@5", "NERR9(max_rel=3)@5", "NERR10(max_rel=3)", "NERR11(max_rel=3)",
     "INST(max_rel=3)", "INSQ(max_rel=3)", "BPM(max_rel=3)@5", "DCG@5", "Hits@5",
-    "alpha_nDCG@5", "ERR_IA@5", "NRBP", "P_IA@5", "StRecall@5",
+    "alpha_nDCG@5", "ERR_IA@5", "NRBP", "P_IA@5", "StRecall@5", "alpha_DCG(alpha=0.3)@5", "nERR_IA@5",
+    "nNRBP(beta=0.8)", "AP_IA",
 ]
 #: measures a statistic is taken of (compare, card, reproduce, pool): the mean-aggregated ones
 MEAN_MEASURES = [m for m in MEASURES if SPECS[parse_measure(m).name].agg == "mean"]

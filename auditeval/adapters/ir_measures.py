@@ -21,13 +21,17 @@ cwl_eval      AP P RR SDCG NERR8-11 INST  cwl_eval-1.0
               INSQ BPM
 compat        Compat                      ir_measures-0.4-msmarco
 accuracy      Accuracy                    ir_measures-0.4-accuracy (ties in file order)
-pyndeval      alpha_nDCG ERR_IA NRBP      ir_measures-0.4-pyndeval (docno-asc; the qrels'
-              P_IA StRecall (k <= 20)     iteration column is the subtopic)
+pyndeval      alpha_DCG alpha_nDCG        ir_measures-0.4-pyndeval (docno-asc; the qrels'
+              ERR_IA nERR_IA NRBP nNRBP   iteration column is the subtopic)
+              AP_IA P_IA StRecall
+              (k <= 20)
 ============  ==========================  ============================================
 
 The pyndeval provider reads the qrels' iteration column as the subtopic; its child evaluates one
 measure per evaluator (:mod:`.tools`: the provider hands one run iterator to each (rel, alpha,
 beta) group, so every group after the first would score 0), and cut-offs above 20 are not sent.
+Its ``ERR_IA``, ``nERR_IA`` take no ``alpha=`` (the provider runs them at 0.5,
+pyndeval_provider.py ``_build_invokers``): ``alpha=0.5`` is sent without it, another alpha not at all.
 
 The compat provider orders its ideal ranking by run score, so a run rewritten with new
 scores would change it: ``ties`` and ``sim`` are fixed there, not emulated. Its ``Compat``
@@ -62,12 +66,15 @@ PROVIDERS: dict[str, tuple[str, str, frozenset[str], frozenset[str]]] = {
                  frozenset({"P"})),
     "compat": ("ir_measures-0.4-msmarco", "ir-measures", frozenset({"Compat"}), frozenset()),
     "accuracy": ("ir_measures-0.4-accuracy", "ir-measures", frozenset({"Accuracy"}), frozenset()),
-    "pyndeval": ("ir_measures-0.4-pyndeval", "pyndeval", frozenset({"alpha_nDCG", "ERR_IA", "NRBP", "P_IA", "StRecall"}),
-                 frozenset({"alpha_nDCG", "ERR_IA", "P_IA", "StRecall"})),
+    "pyndeval": ("ir_measures-0.4-pyndeval", "pyndeval",
+                 frozenset({"alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall"}),
+                 frozenset({"alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "P_IA", "StRecall"})),
 }
 # measure parameters a provider takes as they are (auditeval spelling = ir_measures spelling)
 OWN_PARAMS = {"compat": frozenset({"p", "normalize"}), "cwl_eval": frozenset({"max_rel", "min_rel", "T", "p"}),
               "pytrec_eval": frozenset({"beta"}), "pyndeval": frozenset({"alpha", "beta"})}
+# pyndeval provider measures that take no alpha= (run at ndeval's default, pyndeval_provider.py _build_invokers)
+AT_DEFAULT_ALPHA = {"ERR_IA", "nERR_IA"}
 # auditeval name -> ir_measures spelling with the parameter that selects it (measure_names' table)
 SPELLED = {ours: (theirs, [f"{k}={v!r}"]) for ours, (theirs, (k, v)) in IR_MEASURES_SPELLING.items()}
 # providers that score with the run's own scores beyond their order: no rewrite of ties/sim
@@ -124,6 +131,10 @@ class IrMeasures(Adapter):
         return f"ir_measures {md.version('ir-measures')} ({self.provider} provider{extra})"
 
     def tool_measure(self, m: Measure, conv: Convention) -> str | None:
+        if self.provider == "pyndeval" and m.name in AT_DEFAULT_ALPHA and m.param("alpha") is not None:
+            if float(m.param("alpha")) != 0.5:
+                return None
+            m = Measure(m.name, tuple(kv for kv in m.params if kv[0] != "alpha"), m.cutoff)
         if m.name not in self.measures_supported or any(k not in OWN_PARAMS.get(self.provider, ()) for k, _ in m.params):
             return None
         if m.name in self.needs_cutoff and m.cutoff is None:

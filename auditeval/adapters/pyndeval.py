@@ -6,10 +6,12 @@ score) grouped by topic, one ``pyndeval.RelevanceEvaluator(qrels, names, relevan
 alpha, beta)`` per (rel, alpha, beta). pyndeval ranks each topic by score descending, then doc
 id ascending (own ``ties=docno-asc``, float64), and yields topics in both run and qrels.
 
-Measures (auditeval -> pyndeval): ``alpha_nDCG(alpha=a)@k`` -> ``alpha-nDCG@k`` with
-``alpha=a``; ``ERR_IA@k`` -> ``ERR-IA@k`` (alpha 0.5: ndeval's one global alpha); ``NRBP(alpha=a,
-beta=b)`` -> ``NRBP``; ``P_IA@k`` -> ``P-IA@k``; ``StRecall@k`` -> ``strec@k``; cut-offs 1..20
-only (ndeval's ``DEPTH``; pyndeval asserts it).
+Measures (auditeval -> pyndeval, every one pyndeval reports, SUPPORTED_MEASURES):
+``alpha_DCG(alpha=a)@k`` -> ``alpha-DCG@k`` with ``alpha=a``, ``alpha_nDCG@k`` -> ``alpha-nDCG@k``,
+``ERR_IA(alpha=a)@k`` -> ``ERR-IA@k`` and ``nERR_IA@k`` -> ``nERR-IA@k`` (ndeval's one global alpha,
+which pyndeval sets per evaluator), ``NRBP(alpha=a,beta=b)`` -> ``NRBP``, ``nNRBP`` -> ``nNRBP``,
+``AP_IA`` -> ``MAP-IA``, ``P_IA@k`` -> ``P-IA@k``, ``StRecall@k`` -> ``strec@k`` (the last three
+read neither alpha nor beta); cut-offs 1..20 only (ndeval's ``DEPTH``; pyndeval asserts it).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from auditeval.vocab.conventions import Convention
 from auditeval.vocab.measure import Measure
 
 # auditeval name -> pyndeval name (pyndeval/__init__.py SUPPORTED_MEASURES)
-NAMES = {"alpha_nDCG": "alpha-nDCG", "ERR_IA": "ERR-IA", "NRBP": "NRBP", "P_IA": "P-IA", "StRecall": "strec"}
+NAMES = {"alpha_DCG": "alpha-DCG", "alpha_nDCG": "alpha-nDCG", "ERR_IA": "ERR-IA", "nERR_IA": "nERR-IA", "NRBP": "NRBP",
+         "nNRBP": "nNRBP", "AP_IA": "MAP-IA", "P_IA": "P-IA", "StRecall": "strec"}
 MAX_CUTOFF = 20  # ndeval.c:69 DEPTH; pyndeval/__init__.py asserts max_cutoff <= 20
 DEFAULT_ALPHA = DEFAULT_BETA = 0.5  # ndeval.c:70-71
 

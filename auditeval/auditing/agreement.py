@@ -14,6 +14,10 @@ A disagreement is then explained, if possible, in one of two ways:
    (ranx's unstable numba quicksort is one).
 
 Otherwise it is a ``MISMATCH`` and the audit exits 1.
+
+A measure with topics of no value (spec ``agg="mean-defined"``: the native engine leaves them
+out) agrees on such a topic with a tool that reports NaN there (pyndeval's nNRBP, 0 / 0 where
+the ideal's NRBP is 0); the tool's mean, NaN as it averages those in, is then said, not compared.
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ def matches(a: Adapter, tool: dict[str, Any], tv: TopicValues, m: Measure, conv:
     floor = floor_for(m, conv)
     if floor is not None:
         mine = {t: max(v, floor) for t, v in mine.items()}
+    undefined = _undefined_both(m, topics, mine)
+    topics = {t: v for t, v in topics.items() if t not in undefined}
     only_tool = sorted(set(topics) - set(mine))
     only_native = sorted(set(mine) - set(topics))
     if a.exposes_per_topic:
@@ -70,6 +76,8 @@ def matches(a: Adapter, tool: dict[str, Any], tv: TopicValues, m: Measure, conv:
         worst = float(np.nanmax(diffs)) if len(diffs) and not np.isnan(diffs).all() else float("nan")
         bad = int(((diffs > TOL) | (np.isnan(diffs) & ~both_nan)).sum())  # one side NaN: they differ
         agg_t, agg_n = tool.get("aggregate"), tv.aggregate
+        if undefined and agg_t is not None and float(agg_t) != float(agg_t):
+            agg_t = None  # the tool's mean averages in its NaN topics: said below, not compared
         agg_bad = agg_t is not None and agg_n is not None and not abs(float(agg_t) - agg_n) <= TOL
         agg_bad = agg_bad and not (float(agg_t) != float(agg_t) and agg_n != agg_n)  # NaN both sides: agree
         if bad or agg_bad:
@@ -79,7 +87,8 @@ def matches(a: Adapter, tool: dict[str, Any], tv: TopicValues, m: Measure, conv:
                 detail += ("; " if detail else "") + f"aggregate {float(agg_t)!r} vs {agg_n!r}"
             detail += _impossible(m, topics)
             return False, detail, len(mine), worst if worst == worst else None
-        return True, f"{len(mine)} topics, doubles to {TOL:g}", len(mine), worst if worst == worst else None
+        return (True, f"{len(mine)} topics, doubles to {TOL:g}" + _undefined_detail(undefined, tool), len(mine),
+                worst if worst == worst else None)
     digits = a.printed_digits or 4
     topics = {t: v if isinstance(v, str) else printed(float(v), digits) for t, v in topics.items()}
     topics_shown = set(topics)
@@ -109,6 +118,29 @@ def matches(a: Adapter, tool: dict[str, Any], tv: TopicValues, m: Measure, conv:
         return False, detail, len(mine), None
     ints = bool(topics) and all(isinstance(v, str) and v.lstrip("-").isdigit() for v in topics.values())
     return True, f"{len(mine)} topics, as printed ({'integers' if ints else f'{digits} dp'})", len(mine), None
+
+
+def _undefined_both(m: Measure, topics: dict[str, Any], mine: dict[str, float]) -> list[str]:
+    """Topics of a ``mean-defined`` measure with no native value where the tool reports NaN."""
+    spec = SPECS.get(m.name)
+    if spec is None or spec.agg != "mean-defined":
+        return []
+    return sorted(t for t in set(topics) - set(mine) if _is_nan(topics[t]))
+
+
+def _is_nan(v: Any) -> bool:
+    try:
+        return float(v) != float(v)
+    except (TypeError, ValueError):
+        return False
+
+
+def _undefined_detail(undefined: list[str], tool: dict[str, Any]) -> str:
+    if not undefined:
+        return ""
+    agg = tool.get("aggregate")
+    mean = "; its mean is NaN (it averages them in)" if agg is not None and _is_nan(agg) else ""
+    return f"; {len(undefined)} topic(s) without a value on both sides (the tool's NaN, e.g. {undefined[0]}){mean}"
 
 
 def _bounded(m: Measure) -> bool:

@@ -3,8 +3,8 @@
 :func:`normalize` maps a parsed ir_measures spelling onto auditeval's measure table:
 
 * aliases: ``MAP`` -> ``AP``, ``MRR`` -> ``RR``, ``NDCG`` -> ``nDCG``, ``BPref`` -> ``Bpref``,
-  ``RPrec`` -> ``Rprec``, ``Precision`` -> ``P``, ``Recall`` -> ``R``, ``α_nDCG`` -> ``alpha_nDCG``
-  (ir_measures/measures);
+  ``RPrec`` -> ``Rprec``, ``Precision`` -> ``P``, ``Recall`` -> ``R``, ``α_nDCG`` -> ``alpha_nDCG``,
+  ``α_DCG`` -> ``alpha_DCG``, ``MAP_IA`` -> ``AP_IA`` (ir_measures/measures);
 * the cut-off given as a parameter: ``P(cutoff=10)`` -> ``P@10``, ``IPrec(recall=0.25)`` ->
   ``IPrec@0.25`` (ir_measures' ``AT_PARAM``);
 * ``SetP(relative=True)`` -> ``SetRelP`` (ir_measures' SetRelP), ``NumRet(rel=k)`` ->
@@ -27,7 +27,8 @@ from collections.abc import Collection, Iterable, Mapping
 from auditeval.vocab.measure import Measure
 
 ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "BPref": "Bpref", "RPrec": "Rprec", "Precision": "P", "Recall": "R",
-           "α_nDCG": "alpha_nDCG"}  # ir_measures measures/diversity.py registers α_nDCG
+           "α_nDCG": "alpha_nDCG", "α_DCG": "alpha_DCG",  # ir_measures measures/diversity.py registers these
+           "MAP_IA": "AP_IA"}
 CUTOFF_PARAMS = ("cutoff", "recall")  # ir_measures' AT_PARAM names
 # auditeval measures ir_measures names otherwise: auditeval name -> (ir_measures name, the parameter
 # that selects it); read both ways (normalize, and the ir_measures adapter's spellings)
@@ -43,15 +44,6 @@ RANX_NAMES: dict[str, tuple[str, str | None]] = {
     "dcg": ("DCG", "linear"), "dcg_burges": ("DCG", "exp2"), "hits": ("Hits", None),
 }
 _DCG_PARAM = {"linear": "", "exp2": "(dcg='exp-log2')"}  # the gain as ir_measures' nDCG(dcg=) spells it
-
-# ir_measures measures auditeval does not compute, and why (ir_measures 0.4.3 measures/)
-NOT_COMPUTED = {
-    **dict.fromkeys(
-        ("alpha_DCG", "α_DCG", "nERR_IA", "nNRBP", "AP_IA", "MAP_IA"),
-        "not yet: auditeval computes the intent-aware alpha_nDCG, ERR_IA, NRBP, P_IA and StRecall (ndeval's)",
-    ),
-}
-
 
 def normalize(m: Measure) -> Measure:
     """An ir_measures spelling of a measure as auditeval's (see the module docstring)."""
@@ -153,8 +145,6 @@ def _number(text: str | None) -> int | float | None:
 
 def unknown_hint(m: Measure, known: Collection[str], trec_aliases: Mapping[str, tuple] | None = None) -> str | None:
     """Why an unknown name is unknown, or the spelling meant, or None."""
-    if m.name in NOT_COMPUTED:
-        return f"{m.name} is an ir_measures measure auditeval does not compute: {NOT_COMPUTED[m.name]}"
     rest = str(Measure("X", m.params, m.cutoff))[1:]
     if m.name in RANX_NAMES and not m.params and m.name not in known:
         ours, gain = RANX_NAMES[m.name]

@@ -276,14 +276,38 @@ def _rows():
           "to the greatest doc id; not optimal, so a ranking can score above 1); alpha default 0.5",
           _NDEVAL + " l.362-415 idealResult, l.666-713 computeDCG, l.1158-1171 renormalize", cutoff="required",
           params={"alpha": float}, check=_check_alpha_beta, reads_ids=True, subtopics=True),
-        S("ERR_IA", "intent-aware ERR with ndeval's collection-independent normalisation, alpha 0.5", RANKING_REL,
-          _IA + "; alpha = 0.5; sum_{i<=k} g_i / i, for k >= 2 over sum_{i<=k} |S| 0.5^(i-1) / i (so ERR_IA@1 "
-          "is the number of subtopics of the first document)",
-          _NDEVAL + " l.607-658 computeERR", cutoff="required", reads_ids=True, subtopics=True),
+        S("alpha_DCG", "alpha-DCG (Clarke et al. 2008) with ndeval's collection-independent normalisation",
+          RANKING_REL, _IA + "; sum_{i<=k} g_i / log2(i + 1), for k >= 2 over sum_{i<=k} |S| (1 - alpha)^(i-1) / "
+          "log2(i + 1) (so alpha_DCG@1 is the number of subtopics of the first document); alpha default 0.5",
+          _NDEVAL + " l.660-713 computeDCG", cutoff="required", params={"alpha": float}, check=_check_alpha_beta,
+          reads_ids=True, subtopics=True),
+        S("ERR_IA", "intent-aware ERR with ndeval's collection-independent normalisation", RANKING_REL,
+          _IA + "; sum_{i<=k} g_i / i, for k >= 2 over sum_{i<=k} |S| (1 - alpha)^(i-1) / i (so ERR_IA@1 "
+          "is the number of subtopics of the first document); alpha default 0.5 (ndeval's one global alpha)",
+          _NDEVAL + " l.607-658 computeERR", cutoff="required", params={"alpha": float}, check=_check_alpha_beta,
+          reads_ids=True, subtopics=True),
+        S("nERR_IA", "intent-aware ERR over ndeval's greedy ideal (collection-dependent normalisation)", RANKING_REL,
+          "ERR_IA@k of the run / ERR_IA@k of the greedy ideal ranking (as for alpha_nDCG); 0 where the run's is 0; "
+          "not optimal, so a ranking can score above 1; alpha default 0.5",
+          _NDEVAL + " l.362-415 idealResult, l.607-658 computeERR, l.1155-1171 renormalize", cutoff="required",
+          params={"alpha": float}, check=_check_alpha_beta, reads_ids=True, subtopics=True),
         S("NRBP", "novelty- and rank-biased precision (Clarke et al. 2009)", RANKING_REL,
           _IA + "; (1 - (1 - alpha) beta) / |S| * sum over the whole ranking of g_i beta^(i-1); alpha, beta "
           "default 0.5", _NDEVAL + " l.542-577 computeNRBP", params={"alpha": float, "beta": float},
           check=_check_alpha_beta, bounded=True, reads_ids=True, subtopics=True),
+        S("nNRBP", "NRBP over that of ndeval's greedy ideal ranking (collection-dependent normalisation)",
+          RANKING_REL | ABSENT, "NRBP of the run / NRBP of the greedy ideal ranking of every relevant qrels document "
+          "(as for alpha_nDCG); alpha, beta default 0.5; no value where the ideal's NRBP is 0 (|S| = 0, or alpha = 0 "
+          "with beta = 1), where ndeval divides 0 by 0 (NaN), so a missing topic has none under absent=empty",
+          _NDEVAL + " l.362-415 idealResult, l.542-577 computeNRBP, l.1169 renormalize",
+          params={"alpha": float, "beta": float}, check=_check_alpha_beta, agg="mean-defined",
+          undefined="the ideal ranking's NRBP is 0: no relevant subtopic judgment, or alpha = 0 with beta = 1",
+          only_if=ABSENT_IF, reads_ids=True, subtopics=True),
+        S("AP_IA", "intent-aware average precision (ndeval's MAP-IA)", RANKING_REL,
+          "mean over the subtopics s in S (as for alpha_nDCG) of AP_s = sum over the ranked documents relevant "
+          "to s of (documents relevant to s at or above rank i) / i, over R_s (qrels documents relevant to s); "
+          "the whole ranking; |S| = 0 scores 0",
+          _NDEVAL + " l.494-540 computeMAP", bounded=True, reads_ids=True, subtopics=True),
         S("P_IA", "intent-aware precision at k", RANKING_REL,
           "relevant (document, subtopic) pairs in the top k / (k |S|), S as for alpha_nDCG; |S| = 0 scores 0",
           _NDEVAL + " l.747-774 computePrecision", cutoff="required", bounded=True, ties_effect="set-at-k",

@@ -3,7 +3,7 @@
 
 A topic's subtopics S are those with a relevant judgment (grade >= rel) in the qrels
 (``actualSubtopics``, ndeval.c:351-360); |S| = 0 scores every measure 0 (l.509, 554, 622, 676,
-725, 756). A ranked document's gain at rank i (1-based) is summed over the subtopics it is
+725, 756) but nNRBP, which has no value there (below). A ranked document's gain at rank i (1-based) is summed over the subtopics it is
 relevant to, in subtopic-code order (first appearance in the qrels, pyndeval's ``subtopic_map``):
 ``g_i = sum_s (1 - alpha)^{c_s(i)}``, c_s(i) = documents above rank i relevant to s; each power
 is the repeated product ``gain *= (1 - alpha)`` (l.637-638, 690-692, 569-570), so values agree with
@@ -12,21 +12,33 @@ binary: the grade as written >= rel (pyndeval's ``relevance_level``; ndeval's fi
 every grade above 1 into 1, l.923), so a negative grade is never relevant, whatever ``negatives``
 says (that axis still decides which rows ``unjudged=drop`` removes).
 
-* ``alpha_nDCG(alpha=0.5)@k`` = ``D(run) / D(ideal)`` (0 when D(run) = 0, l.1163-1168), where
-  ``D = sum_{i<=k} g_i / log2(i + 1)`` divided, for k >= 2, by the "ideal ideal"
-  ``sum_{i<=k} |S| (1 - alpha)^{i-1} / log2(i + 1)`` (l.697-712; k = 1 is not divided, l.711),
-  the discount ``log(2) / log(i + 1)`` (l.582-605). The ideal ranking is ndeval's greedy one
-  (l.362-415): over the topic's qrels documents, at each rank the one of highest gain given the
-  subtopics already covered, ties to the greatest doc id (``strcmp > 0``, l.394-401). It is not
-  the best ranking (l.378: an approximation), so a run can score above 1.
-* ``ERR_IA@k`` = ``sum_{i<=k} g_i / i`` with alpha 0.5 (ndeval's global ``ALPHA``, l.70, the one
-  pyndeval and ir_measures' provider pass), divided for k >= 2 by
-  ``sum_{i<=k} |S| 0.5^{i-1} / i`` (l.612-658; collection-independent normalisation, so a first
-  document relevant to two subtopics gives ERR_IA@1 = 2).
+Every measure pyndeval reports (its ``SUPPORTED_MEASURES``; ndeval's CSV columns), alpha and
+beta in [0, 1] as ndeval's ``-alpha``/``-beta`` take them (pyndeval sets its globals per
+evaluator; every measure reads the same alpha, the ideal ranking included):
+
+* ``alpha_DCG(alpha=0.5)@k`` = ``D(run)``, ``D = sum_{i<=k} g_i / log2(i + 1)`` divided, for k >= 2,
+  by the "ideal ideal" ``sum_{i<=k} |S| (1 - alpha)^{i-1} / log2(i + 1)`` (l.660-713; k = 1 is not
+  divided, l.711), the discount ``log(2) / log(i + 1)`` (l.582-605).
+* ``alpha_nDCG(alpha=0.5)@k`` = ``D(run) / D(ideal)`` (0 when D(run) = 0, l.1155-1171). The ideal
+  ranking is ndeval's greedy one (l.362-415): over the topic's qrels documents, at each rank the
+  one of highest gain given the subtopics already covered, ties to the greatest doc id
+  (``strcmp > 0``, l.394-401). It is not the best ranking (l.378: an approximation), so a run
+  can score above 1.
+* ``ERR_IA(alpha=0.5)@k`` = ``sum_{i<=k} g_i / i``, divided for k >= 2 by
+  ``sum_{i<=k} |S| (1 - alpha)^{i-1} / i`` (l.607-658; collection-independent normalisation, so a
+  first document relevant to two subtopics gives ERR_IA@1 = 2).
+* ``nERR_IA(alpha=0.5)@k`` = ERR_IA@k of the run over that of the greedy ideal (0 when the run's
+  is 0; ndeval tests its alpha-DCG there, l.1162, 0 exactly when its ERR is).
 * ``NRBP(alpha=0.5, beta=0.5)`` = ``(1 - (1 - alpha) beta) / |S| * sum_i g_i beta^{i-1}`` over the
-  whole ranking, ``beta^{i-1}`` a repeated product (l.546-577).
-* ``P_IA@k`` = (relevant (document, subtopic) pairs in the top k) / (k |S|) (l.751-774).
-* ``StRecall@k`` = (subtopics covered by the top k) / |S| (l.719-745).
+  whole ranking, ``beta^{i-1}`` a repeated product (l.542-577).
+* ``nNRBP(alpha=0.5, beta=0.5)`` = NRBP of the run over NRBP of the greedy ideal ranking of all
+  the topic's relevant documents (l.1169, unguarded): NaN (0 / 0, no value) where the ideal's is
+  0: |S| = 0, or alpha = 0 with beta = 1 (the factor ``1 - (1 - alpha) beta`` is 0).
+* ``AP_IA`` (ndeval's MAP-IA) = mean over s in S of ``sum (documents relevant to s at or above
+  rank i) / i`` over the ranked documents relevant to s, over R_s, the qrels documents relevant to
+  s (``nrelSub``), the whole ranking (l.494-540); reads neither alpha nor beta.
+* ``P_IA@k`` = (relevant (document, subtopic) pairs in the top k) / (k |S|) (l.747-774).
+* ``StRecall@k`` = (subtopics covered by the top k) / |S| (l.715-745).
 
 The run is ordered by the ``ties``/``sim`` axes (pyndeval: score descending, then doc id
 ascending, pyndeval/__init__.py ``_coerce_run_iter``), cut by ``depth`` (ndeval -M). ndeval
@@ -43,7 +55,7 @@ import numpy as np
 from auditeval.engine.measures.base import MeasureFn
 from auditeval.engine.ranked_lists import Prepared
 from auditeval.engine.subtopics import Subtopics
-from auditeval.vocab.arrays import unique
+from auditeval.vocab.arrays import unique, unique_pairs
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.errors import EvaluationError, InputError
 from auditeval.vocab.measure import Measure
@@ -250,27 +262,52 @@ def _normalised(value: np.ndarray, n_sub: np.ndarray, k: int, alpha: float, weig
     return out
 
 
-def alpha_ndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+def _run_normalised(p: Prepared, m: Measure, c: Convention, weight) -> tuple[np.ndarray, np.ndarray, float]:
+    """The run's alpha-DCG@k / ERR-IA@k as ndeval computes them (``weight`` the discount), over
+    the ideal ideal for k >= 2; with |S| and alpha."""
     alpha, k, rel = float(m.param("alpha", ALPHA)), int(m.cutoff), c.rel
     judged = _Judged(p, rel)
     n_sub = n_subtopics(p, rel)
-    run = _normalised(_cumulative(judged, judged.gains(alpha), k, _dcg_weight), n_sub, k, alpha, _dcg_weight)
-    ig = ideal_gains(p, rel, alpha, k)
-    disc = _discounts(k)
-    ideal = np.zeros(p.n_topics)
-    for i in range(k):  # l.694, 703-707: the ideal's DCG, added in rank order
-        ideal = ideal + ig[:, i] * disc[i]
-    ideal = _normalised(ideal, n_sub, k, alpha, _dcg_weight)
+    return _normalised(_cumulative(judged, judged.gains(alpha), k, weight), n_sub, k, alpha, weight), n_sub, alpha
+
+
+def _ideal_normalised(p: Prepared, rel: int, alpha: float, k: int, n_sub: np.ndarray, weight) -> np.ndarray:
+    """The same of ndeval's greedy ideal ranking (l.694, 703-707, 643-652: added in rank order)."""
+    terms = weight(ideal_gains(p, rel, alpha, k), np.arange(k))
+    ideal = np.cumsum(terms, axis=1)[:, -1] if k else np.zeros(p.n_topics)  # cumsum: sequential, as ndeval adds
+    return _normalised(ideal, n_sub, k, alpha, weight)
+
+
+def _renormalised(p: Prepared, m: Measure, c: Convention, weight) -> np.ndarray:
+    """Run over ideal where the run's value is not 0 (ndeval.c:1162-1167 renormalize), else 0."""
+    run, n_sub, alpha = _run_normalised(p, m, c, weight)
+    ideal = _ideal_normalised(p, c.rel, alpha, int(m.cutoff), n_sub, weight)
     out = np.zeros(p.n_topics)
     np.divide(run, ideal, out=out, where=(run != 0) & (ideal != 0))
     return out
 
 
+def alpha_dcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    return _run_normalised(p, m, c, _dcg_weight)[0]
+
+
+def alpha_ndcg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    return _renormalised(p, m, c, _dcg_weight)
+
+
 def err_ia(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    k, rel = int(m.cutoff), c.rel
-    judged = _Judged(p, rel)
-    value = _cumulative(judged, judged.gains(ALPHA), k, _err_weight)
-    return _normalised(value, n_subtopics(p, rel), k, ALPHA, _err_weight)
+    return _run_normalised(p, m, c, _err_weight)[0]
+
+
+def nerr_ia(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    return _renormalised(p, m, c, _err_weight)
+
+
+def _nrbp_factor(n_sub: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    """``(1 - (1 - alpha) beta) / |S|`` per topic, 0 where |S| = 0 (ndeval.c:554, 576)."""
+    factor = np.zeros(len(n_sub))
+    np.divide(1 - (1 - alpha) * beta, n_sub.astype(np.float64), out=factor, where=n_sub > 0)
+    return factor
 
 
 def nrbp(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
@@ -278,10 +315,66 @@ def nrbp(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     judged = _Judged(p, rel)
     decay = _repeated_products(beta, int(judged.rank.max(initial=0)))
     total = np.bincount(judged.topic, weights=judged.gains(alpha) * decay[judged.rank - 1], minlength=p.n_topics)
+    return total * _nrbp_factor(n_subtopics(p, rel), alpha, beta)
+
+
+def nnrbp(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """NRBP over the NRBP of the greedy ideal ranking of all the topic's relevant documents
+    (ndeval.c:1169, unguarded: 0 / 0 is NaN where |S| = 0 or alpha = 0 with beta = 1)."""
+    alpha, beta, rel = float(m.param("alpha", ALPHA)), float(m.param("beta", BETA)), c.rel
+    run = nrbp(p, m, c)
+    depth = int(relevant_docs(p, rel).max(initial=0))
+    ig = ideal_gains(p, rel, alpha, depth)
+    total = np.cumsum(ig * _repeated_products(beta, depth), axis=1)[:, -1] if depth else np.zeros(p.n_topics)
+    ideal = total * _nrbp_factor(n_subtopics(p, rel), alpha, beta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return run / ideal
+
+
+def ap_ia(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """MAP-IA (ndeval.c:494-540): per subtopic, ``sum (documents relevant to s so far) / rank``
+    over its relevant ranked documents, in rank order, over R_s; added in code order, over |S|."""
+    rel = c.rel
+    judged = _Judged(p, rel)
+    term = (judged.covered_before() + 1) / judged.rank[judged.e_row].astype(np.float64)
+    order = np.lexsort((judged.e_row, judged.e_code, judged.e_topic))
+    t, s = judged.e_topic[order], judged.e_code[order]
+    head = np.r_[True, (t[1:] != t[:-1]) | (s[1:] != s[:-1])] if len(t) else np.zeros(0, bool)
+    totals = np.bincount(np.cumsum(head) - 1, weights=term[order])  # per (topic, subtopic), in rank order
+    g_topic, g_code = t[head], s[head]
+    per = totals / _relevant_per_subtopic(p, rel, g_topic, g_code)
+    value = np.bincount(g_topic, weights=per, minlength=p.n_topics)  # in code order within a topic
     n_sub = n_subtopics(p, rel)
-    factor = np.zeros(p.n_topics)
-    np.divide(1 - (1 - alpha) * beta, n_sub.astype(np.float64), out=factor, where=n_sub > 0)
-    return total * factor
+    out = np.zeros(p.n_topics)
+    np.divide(value, n_sub.astype(np.float64), out=out, where=n_sub > 0)
+    return out
+
+
+def _relevant_per_subtopic(p: Prepared, rel: int, topic: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """R_s (ndeval's ``nrelSub``: qrels documents relevant to subtopic s) of each (topic index
+    of ``p``, subtopic code) pair given; every pair given has a relevant judgment."""
+    inv, keys, counts = p.qmemo(("diversity-Rs", rel), lambda: _subtopic_counts(p, rel))
+    width = len(_subtopics(p).names) + 1
+    return counts[np.searchsorted(keys, inv[topic] * width + code)].astype(np.float64)
+
+
+def _subtopic_counts(p: Prepared, rel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    subs = _subtopics(p)
+    _, inv, t, _, code = _qrels_judgments(p, subs, rel)
+    a, b, counts = unique_pairs(t, code)
+    return inv.astype(np.int64), a * (len(subs.names) + 1) + b, counts
+
+
+def relevant_docs(p: Prepared, rel: int) -> np.ndarray:
+    """Qrels documents relevant to some subtopic, per evaluated topic (the greedy ideal's
+    documents of gain > 0 at alpha < 1); memoised on the qrels side."""
+    return p.qmemo(("diversity-docs", rel), lambda: _relevant_docs(p, rel))
+
+
+def _relevant_docs(p: Prepared, rel: int) -> np.ndarray:
+    uniq, inv, t, row, _ = _qrels_judgments(p, _subtopics(p), rel)
+    topics, _, _ = unique_pairs(t, row)
+    return np.bincount(topics, minlength=len(uniq)).astype(np.int64)[inv]
 
 
 def p_ia(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
@@ -307,5 +400,6 @@ def st_recall(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 
 
 KERNELS: dict[str, MeasureFn] = {
-    "alpha_nDCG": alpha_ndcg, "ERR_IA": err_ia, "NRBP": nrbp, "P_IA": p_ia, "StRecall": st_recall,
+    "alpha_DCG": alpha_dcg, "alpha_nDCG": alpha_ndcg, "ERR_IA": err_ia, "nERR_IA": nerr_ia, "NRBP": nrbp,
+    "nNRBP": nnrbp, "AP_IA": ap_ia, "P_IA": p_ia, "StRecall": st_recall,
 }
