@@ -15,8 +15,8 @@ def measures_parser(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from auditeval.vocab.specs import SPECS, TREC_ALIASES  # first: spec_table imports specs, not the reverse
     from auditeval.vocab.spec_table import RANKING
-    from auditeval.vocab.specs import SPECS, TREC_ALIASES
 
     if args.name:
         from auditeval.vocab.spec_table import PREFS_SPECS
