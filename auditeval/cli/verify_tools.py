@@ -1,7 +1,7 @@
 """The ``reproduce``, ``diff``, ``verify`` and ``card`` commands (parsers + functions).
 
 Each is registered with one line in :data:`auditeval.cli.main.COMMANDS`; ``verify`` lives in
-:mod:`.cli_verify`.
+:mod:`.verify`.
 """
 
 from __future__ import annotations
