@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-
 from docs_blocks import ROOT, blocks, environment, matches, run_command, transcript
 
 CONSOLE = blocks("console")

@@ -13,7 +13,6 @@ import re
 import sys
 
 import pytest
-
 from docs_blocks import ROOT
 
 spec = importlib.util.spec_from_file_location("gen_reference", ROOT / "docs" / "gen_reference.py")
