@@ -150,3 +150,12 @@ def test_docstring_cross_references_resolve() -> None:
             if not _resolves(target, module) or (m.group(1) == "mod" and not _is_module(target, package)):
                 broken.append(f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}")
     assert not broken, "docstring references to nothing:\n" + "\n".join(broken)
+
+
+def test_the_differences_guide_has_every_profile() -> None:
+    # "why do my numbers differ from X?": a section for each tool with a profile
+    from auditeval.vocab.conventions import profile_names
+
+    guide = (ROOT / "docs" / "differences.md").read_text(encoding="utf-8")
+    missing = [n for n in profile_names() if f"`{n}`" not in guide]
+    assert not missing, f"docs/differences.md does not name: {', '.join(missing)}"
