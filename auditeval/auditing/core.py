@@ -8,7 +8,7 @@ the references in their own processes, at most one per core, longest expected co
 the native engine computes the input diagnostics, the sensitivity sweep and the tie envelope; then each reference's values
 are checked against the native engine under the same variant (:mod:`.agreement`), the
 convention diff and the attributions are built (:mod:`.attribution`). See
-:mod:`.report` for what the result holds.
+:mod:`auditeval.results.audit` for what the result holds.
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ def audit_parser(p: argparse.ArgumentParser) -> None:
 
 def _own_process() -> bool:
     """True when this process is the ``auditeval`` command itself (not a library or test
-    calling :func:`main`): only then may the audit lower the process's priority."""
+    calling :func:`~auditeval.cli.main.main`): only then may the audit lower the process's priority."""
     name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     return name == "auditeval" or (name == "__main__.py" and Path(sys.argv[0]).parent.name == "auditeval")
 

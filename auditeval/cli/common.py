@@ -199,7 +199,7 @@ def backend(args: argparse.Namespace) -> Any:
 
 
 def task_progress(steps: Any, what: str) -> Callable[[int, int], None]:
-    """A ``progress(done, total)`` for :meth:`Backend.map` advancing ``steps`` (a bar on a
+    """A ``progress(done, total)`` for :meth:`~auditeval.execution.backends.Backend.map` advancing ``steps`` (a bar on a
     terminal only, :class:`auditeval.render.progress.Steps`)."""
 
     def progress(done: int, total: int) -> None:

@@ -15,8 +15,7 @@ def measures_parser(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from auditeval.vocab.spec_table import RANKING
-    from auditeval.vocab.specs import SPECS, TREC_ALIASES
+    from auditeval.vocab.specs import SPECS, TREC_ALIASES  # before spec_table, which imports specs
 
     if args.name:
         from auditeval.vocab.spec_table import PREFS_SPECS
@@ -34,6 +33,7 @@ def cmd_measures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     from auditeval.render.eval_text import detect_width
     from auditeval.render.textgrid import grid, wrap
+    from auditeval.vocab.spec_table import RANKING
 
     width = detect_width(out)
     ranking = " ".join(a for a in AXIS_ORDER if a in RANKING)

@@ -1,7 +1,7 @@
 """``auditeval pool SUBCOMMAND``: pools, coverage, the judgment store, the judge hook, bias, growth.
 
 Every subcommand builds one JSON-able document (``--format json`` prints it) and a text view
-of it (:mod:`.report`, at most 100 columns). Pool figures carry the pool variant
+of it (:mod:`auditeval.render.pool`, at most 100 columns). Pool figures carry the pool variant
 (``pool|depth=K|...|ties=...``); measure values carry their variant strings.
 """
 

@@ -117,7 +117,7 @@ def departures(block: SweepBlock, res: SweepResult, label: str) -> list[str]:
 
     Read from the variant strings the block holds (``MEASURE|axis=value|...``, the measure
     folded): an ``axis=value`` part departs when it differs from the profile's own text for
-    that axis (a value and its canonical text determine each other, :meth:`Axis.format`).
+    that axis (a value and its canonical text determine each other, :meth:`~auditeval.vocab.conventions.Axis.format`).
     Rebuilding each variant from its convention cost more than the rest of the text view."""
     m2, base = fold(parse_measure(block.measure), res.base_for(label))
     profile = {f"{a}={AXES[a].format(getattr(base, a))}" for a in AXES}

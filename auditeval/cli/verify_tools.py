@@ -1,7 +1,7 @@
 """The ``reproduce``, ``diff``, ``verify`` and ``card`` commands (parsers + functions).
 
 Each is registered with one line in :data:`auditeval.cli.main.COMMANDS`; ``verify`` lives in
-:mod:`.cli_verify`.
+:mod:`.verify`.
 """
 
 from __future__ import annotations
@@ -105,8 +105,8 @@ def reproduce_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rbo-p", type=float, default=0.95, help="RBO persistence (default 0.95, as repro_eval)")
     p.add_argument("--ties", default="docno-desc", help="tie rule for the document order (default docno-desc)")
     p.add_argument("--sim", default="float64", choices=("float32", "float64"), help="score precision for the order")
-    p.add_argument("--ktu", default="tied-last", choices=KTU_FORMS, help="KTU form (see README)")
-    p.add_argument("--rbo", default="trunc-norm", choices=RBO_FORMS, help="RBO form (see README)")
+    p.add_argument("--ktu", default="tied-last", choices=KTU_FORMS, help="KTU form (see the description above)")
+    p.add_argument("--rbo", default="trunc-norm", choices=RBO_FORMS, help="RBO form (see the description above)")
     p.add_argument("-q", "--per-topic", action="store_true", help="per-topic KTU and RBO too")
     p.add_argument("--plot", metavar="FILE", help="write a plot (.png or .svg): per-topic KTU/RBO, scores orig vs re-run")
     p.add_argument("--json", action="store_true", help="JSON records instead of a table")

@@ -1,4 +1,4 @@
-"""Stages 1 and 2 of the preparation (see :mod:`.stages`): the join of qrels and run.
+"""Stages 1 and 2 of the preparation (see :mod:`.staged_run`): the join of qrels and run.
 
 :func:`join` reads no axis: topic codes in byte order (trec_eval's strcmp), the qrels
 (topic, doc) keys, which topics each side holds. :func:`judgments` reads ``dups`` only when

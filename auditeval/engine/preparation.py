@@ -7,7 +7,7 @@ judged list per evaluated topic, stored as flat arrays with topic offsets (CSR).
 measure reads only this structure, so no measure ever re-decides a convention.
 
 Order of operations (trec_eval's, form_res_rels.c:100-230), stage by stage in
-:mod:`.stages` (join, judgments, ranking, qrels side, cut):
+:mod:`.staged_run` (join, judgments, ranking, qrels side, cut):
 
 1. ``self_hits``: drop rows whose doc id equals the topic id (BEIR), counted.
 2. ``dups`` (``first``/``last``): collapse repeated (topic, doc) rows by file line, counted.

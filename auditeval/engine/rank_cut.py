@@ -11,7 +11,7 @@ key (see :mod:`auditeval.engine.preparation` for the order of operations and the
 4. :func:`qrels_side` -- ``negatives``, ``topics`` (and the qrels' ``dups``): the evaluated
    topics and their judged documents, grades sorted descending.
 5. :func:`cut` -- adds ``depth``, ``unjudged`` (and ``negatives``, ``dups=error``) to a
-   ranking: masks over its rows, no sort; gives the :class:`~.prepared.Prepared` lists.
+   ranking: masks over its rows, no sort; gives the :class:`~.ranked_lists.Prepared` lists.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``StagedRun``: one qrels and one run, prepared under many conventions with shared work.
 
-Each stage of :mod:`.stages` is computed once per distinct value of the axes it reads::
+Each stage of :mod:`.preparation` is computed once per distinct value of the axes it reads::
 
     join            (no axis)                                  once per run
       -> judgments  (dups, only if the qrels repeat a pair)

@@ -285,7 +285,7 @@ class VariantClasses:
 
     ``prepare[v]``: the index in the plan's ``prepare`` conventions of variant ``v``'s folded
     convention's :data:`PREPARE_AXES` values (all :meth:`StagedRun.prepare_key` reads: on a
-    given run, equal indices mean the same :class:`Prepared` lists); ``kernel[v]``: the index of
+    given run, equal indices mean the same :class:`~.ranked_lists.Prepared` lists); ``kernel[v]``: the index of
     its (folded measure, ``own`` axes, the spec's ``check_convention`` answer) among the
     measure's (with the lists' key, the key :meth:`StagedRun.evaluate` caches a kernel's result
     under). Variants equal in both get equal values, notes and refusals on every run; a run

@@ -7,7 +7,7 @@ Python use::
     pools.pooled, pools.unpooled, pools.reuse, pools.marginal(orders)
 
 The command line is ``auditeval pool stats | coverage | todo | add | qrels | judge | bias |
-growth`` (:mod:`.cli`). Module map: ``HACKING.md``.
+growth`` (:mod:`auditeval.cli.pool`). Module map: ``HACKING.md``.
 """
 
 from __future__ import annotations

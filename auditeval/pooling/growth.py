@@ -16,7 +16,7 @@ the ``N`` judgments outside the depth-k pool of all the runs removed). A user co
 ``eval`` reads ``qrels_final``: the same runs on the qrels given, under the plain variant string
 (equal to ``eval``'s means); with every judgment inside the pool (``J`` = 0) the two agree.
 
-Speed: the step at which each judged pair enters the pool (:meth:`Pools.set_entry_steps`) is
+Speed: the step at which each judged pair enters the pool (:meth:`~.pools.Pools.set_entry_steps`) is
 computed once for all orders; each run's relevant ranked rows are extracted once from the
 engine's lists (:mod:`.labels`) and, for AP, P, R, RR and Success under ``unjudged=nonrel``
 (ranks never move), every (order, step) is evaluated from them at once. These sums add the

@@ -22,7 +22,7 @@ Every number is stored with its variant string and the engine that produced it. 
 1 a difference is not explained; 2 bad input (the one error line); 3 nothing was checked (every
 reference failed, timed out, refused the input or is missing: no reference value was compared);
 4 incomplete (what was compared agrees or is explained, but some reference failed, timed out or
-refused a value). The report's first line says which (:func:`headline` in
+refused a value). The report's first line says which (:func:`~auditeval.render.audit.tables.verdict` in
 :mod:`auditeval.render.audit.tables`), so a failed reference is never read as a clean audit.
 """
 

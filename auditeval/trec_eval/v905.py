@@ -14,7 +14,7 @@ read takes the next variable as its upper half (gdb on the built binary):
 * ``te_num_rel_info_format`` / ``te_num_results_format``: the default formats are the first
   entries, so reading the files works.
 
-What 9.0.5 does without crashing is 9.0.6's (:func:`crash` returns None for those command
+What 9.0.5 does without crashing is 9.0.6's (:func:`flag_crash` returns None for those command
 lines: ``-v``, usage and getopt errors, ``-m NAME.`` with an empty parameter, and without any
 ``-m`` an unreadable or malformed input file); elsewhere the drop-in stops with exit 2 and the
 reason (:func:`crash_text`), as it does where other builds crash.

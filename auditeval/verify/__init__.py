@@ -9,5 +9,5 @@ claim verification and provenance cards.
 * :mod:`.search`: the one variant search (which conventions reproduce a number).
 * :mod:`.claims`: ``verify``: which settings reproduce a published number.
 * :mod:`.card`: reviewer-ready provenance cards (Markdown, LaTeX, HTML, JSON).
-* :mod:`.cli`: the ``reproduce``, ``diff``, ``verify`` and ``card`` commands.
+* :mod:`auditeval.cli.verify`, :mod:`auditeval.cli.verify_tools`: the ``reproduce``, ``diff``, ``verify`` and ``card`` commands.
 """

@@ -253,7 +253,7 @@ AXIS_ORDER: tuple[str, ...] = tuple(sorted(AXES))
 
 @dataclass(frozen=True)
 class Convention:
-    """A full set of axis values. Build one with :func:`load` or :meth:`replace`."""
+    """A full set of axis values. Build one with :func:`load_profile` or :meth:`replace`."""
 
     ties: str
     sim: str

@@ -1,6 +1,6 @@
 """The measure spec table: what each measure is, apart from how it is computed.
 
-One :class:`MeasureSpec` row per measure (:data:`SPECS`, rows in :mod:`.table`): name,
+One :class:`MeasureSpec` row per measure (:data:`SPECS`, rows in :mod:`.spec_table`): name,
 parameters and their checks, the axes it reads (and when), aggregation, printed format,
 formula, source (trec_eval ``m_*.c``), trec_eval names, and the value of a topic absent
 from the run. The measure grammar and variant strings (:mod:`auditeval.vocab.variant`), the

@@ -176,13 +176,13 @@ def _axis_value(axis: str, value: Any) -> tuple[str, Any]:
     """The pair ``(axis, value)``, one shared tuple per distinct pair: a sweep makes tens of
     thousands of variants from a few dozen pairs, and shared pairs are neither allocated (nor
     traversed by the garbage collector) again nor pickled again when its plan travels to a pool.
-    Equal values of one axis format alike (:meth:`Axis.format`), so sharing one is harmless."""
+    Equal values of one axis format alike (:meth:`~auditeval.vocab.conventions.Axis.format`), so sharing one is harmless."""
     return axis, value
 
 
 @lru_cache(maxsize=4096)
 def _axis_text(pair: tuple[str, Any]) -> str:
-    """``axis=value`` of a variant's pair (:meth:`Axis.format`), made once per distinct pair: a
+    """``axis=value`` of a variant's pair (:meth:`~auditeval.vocab.conventions.Axis.format`), made once per distinct pair: a
     sweep's plan writes 69,120 variant strings from a few dozen pairs (equal values of one axis
     format alike, so a cached text serves every equal value)."""
     axis, value = pair

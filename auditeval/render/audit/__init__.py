@@ -1,7 +1,7 @@
 """Renderers of one audit report: ``text`` (rich), ``markdown``, ``json``, ``html``, ``latex``.
 
 Each takes the :class:`~auditeval.results.audit.AuditReport` and returns the document as a
-string; the tables come from :mod:`.audit_tables`, and each renderer escapes every cell
+string; the tables come from :mod:`.tables`, and each renderer escapes every cell
 for its format (ids come from files the user did not write).
 """
 

@@ -1,4 +1,4 @@
-"""The compact sections of the audit's summary view (:mod:`.audit_summary`), and the line
+"""The compact sections of the audit's summary view (:mod:`.summary`), and the line
 helpers both use.
 
 * disagreements with a reference's own profile (explained ones grouped by their reason);
@@ -10,7 +10,7 @@ helpers both use.
   visible at 4 decimals), input diagnostics, and the notes (one that holds for several inputs
   once, ``also`` naming the others with their numbers).
 
-Every line is a :class:`Line` within the width (:mod:`.textgrid`).
+Every line is a :class:`Line` within the width (:mod:`auditeval.render.textgrid`).
 """
 
 from __future__ import annotations

@@ -1,17 +1,17 @@
 """The audit's summary view for a terminal: what a person reads first, in a screen or two.
 
 Every block is a list of :class:`Line` (text + a status word for colour) within ``width``,
-laid out by :mod:`.textgrid` (no engine name, variant or topic id is ever split). Numbers
+laid out by :mod:`auditeval.render.textgrid` (no engine name, variant or topic id is ever split). Numbers
 are traceable to their exact variant string by the profile + departing-axes form that
 ``eval`` uses: the header lists the chosen profile's every axis and, per reference, the axes
 on which its profile departs from it; a reference's value is its measure under its own
 profile, a sensitivity value the measure under the chosen profile with the one axis named.
 The full tables (every per-topic evidence line, every variant string) are the ``full`` view
-(:mod:`.audit_text`) and the other formats.
+(:mod:`.text`) and the other formats.
 
 Blocks here: header (inputs with shortened SHA-256, profiles, references and their status)
 and the agreement matrix (reference x measure: ``=`` or the largest |difference| from the
-chosen profile over the runs, and the attributed axes); then, from :mod:`.audit_compact`,
+chosen profile over the runs, and the attributed axes); then, from :mod:`.compact`,
 the differences one axis at a time (old -> new, what moves, the largest per-topic evidence
 line), sensitivity (axis value x measure), the tie envelope (one line per run x measure),
 diagnostics and notes.

@@ -1,9 +1,9 @@
 """Terminal rendering of the audit: the ``summary`` view (default) or the ``full`` view.
 
 Both fit ``width`` columns without splitting an engine name, a variant or a topic id
-(:mod:`.textgrid`); a full variant string longer than the width breaks after a ``|`` only,
-its continuation lines indented. ``summary`` is :mod:`.audit_summary`. ``full`` is the same header,
-then every table of :mod:`.audit_tables` with each variant string as a short label (``V1``),
+(:mod:`auditeval.render.textgrid`); a full variant string longer than the width breaks after a ``|`` only,
+its continuation lines indented. ``summary`` is :mod:`.summary`. ``full`` is the same header,
+then every table of :mod:`.tables` with each variant string as a short label (``V1``),
 and the legend: per label the measure and the axes that differ from the chosen profile's
 variant, then the full variant string on lines of its own.
 
