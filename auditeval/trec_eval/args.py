@@ -91,7 +91,7 @@ class Args:
     run: str = ""
     rel_format: str = "qrels"  # -R: qrels, qrels_jg, prefs, qrels_prefs (trec_eval/prefs.py)
     zscores: str | None = None  # -Z FILE (trec_eval/zscores.py)
-    unsupported: list[str] = field(default_factory=list)
+    results_format: str = "trec_results"  # -T: formats.c has no other
 
 
 def parse_args(argv: list[str]) -> Args:
@@ -133,8 +133,9 @@ def parse_args(argv: list[str]) -> Args:
             a.rel_format = val
         elif opt in ("-Z", "--Zscore"):
             a.zscores = val
-        else:  # -T -o: other formats, not supported
-            a.unsupported.append(opt)
+        elif opt in ("-T", "--Results_format"):
+            a.results_format = val
+        # -o, --Output_old_results_format: "Obsolete, no longer supported" (trec_eval.c), no effect
     if a.help or a.show_version:
         return a
     if len(rest) != 2:

@@ -62,6 +62,8 @@ from auditeval.trec_eval.catalog import CUTOFFS_8 as CUTOFFS
 from auditeval.trec_eval.catalog import PROFILES, SHORT_8, VERSION_IDS, table
 from auditeval.trec_eval.format import c_float
 from auditeval.trec_eval.params import instances
+from auditeval.trec_eval.text import field as byte_field
+from auditeval.trec_eval.text import fs_path
 from auditeval.trec_eval.v8_all import Epi, accumulate, log_floor, print_rel, trvec_eval
 from auditeval.vocab.conventions import load_profile
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
@@ -163,7 +165,7 @@ def parse_args8(argv: list[str], version: str) -> Args8 | Stop:
 def _read(path: str) -> bytes | None:
     """The whole file, or None where open/lseek/read fail (a directory, a missing file)."""
     try:
-        with open(path, "rb") as fh:
+        with open(fs_path(path), "rb") as fh:
             return fh.read()
     except OSError:
         return None
@@ -199,7 +201,7 @@ class Input8:
 
 
 def _decode(b: bytes) -> str:
-    return b.decode("utf-8", "surrogateescape")
+    return byte_field(b)  # one character per byte (:mod:`.text`)
 
 
 def read_inputs(a: Args8) -> Input8:
@@ -338,7 +340,7 @@ def tr_vec(a: Args8, inp: Input8, t: str) -> tuple[list[int], list[float], int, 
         order = _order(docs, scores)
     else:  # a consistent comparator: one order; two stable sorts (docno decreasing, then score)
         sims = [float(np.float32(s)) for s in scores]
-        keys = [d.encode("utf-8", "surrogateescape") for d, _ in docs]
+        keys = [d.encode("latin-1") for d, _ in docs]
         order = sorted(range(len(docs)), key=lambda i: keys[i], reverse=True)
         order.sort(key=lambda i: -sims[i])
     if a.max_docs is not None:
@@ -506,7 +508,7 @@ def _judged_only(docs: list[tuple[str, float]], scores: list[float], judged: set
 def _order(docs: list[tuple[str, float]], scores: list[float]) -> list[int]:
     """Row indices in 8.x's rank order: comp_sim_docno (form_trvec.c:160-168) under glibc qsort."""
     sims = [float(np.float32(s)) for s in scores]
-    keys = [d.encode("utf-8", "surrogateescape") for d, _ in docs]
+    keys = [d.encode("latin-1") for d, _ in docs]
 
     def cmp(i: int, j: int) -> int:
         if sims[i] > sims[j]:
@@ -573,8 +575,7 @@ def _variant_texts(a: Args8, inp: Input8, topics: list[str],
 
 
 def _topic_id(t: str) -> str:
-    b = t.encode("utf-8", "surrogateescape")[:20]  # print_meas.c:101 "%.20s"
-    return b.decode("utf-8", "surrogateescape")
+    return t[:20]  # print_meas.c:101 "%.20s" (one character per byte)
 
 
 def _topic_text(a: Args8, t: str, vals: dict[str, float], shown: dict[str, tuple[str, str]] | None) -> str:
