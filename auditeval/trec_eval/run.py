@@ -87,11 +87,21 @@ def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
     except UsageError as exc:
         err.write(exc.message + USAGE)
         return 1
+    if a.help and version is None:  # no build named: the drop-in's own help
+        out.write(DROPIN_HELP)
+        return 0
+    if a.help or a.show_version:  # -m is read (and refused) while the flags are (trec_eval.c)
+        _mark(a.measures, a.version)
     if a.show_version:
         err.write(f"trec_eval version {VERSION_IDS[a.version]}\n")
         return 0
     if a.help:
-        out.write(DROPIN_HELP)
+        if a.version == "9.0.5":  # trec_eval_help's loop runs past the table (v905.py)
+            err.write(v905.crash_text(v905.ALWAYS))
+            return 2
+        from auditeval.trec_eval.help import build_help
+
+        out.write(build_help(a.version, _mark(a.measures, a.version)[0], a.results_format, a.rel_format))
         return 0
     marked, params = _mark(a.measures or ["official"], a.version)
     if a.rel_format != "qrels":  # -R qrels_jg / prefs / qrels_prefs (or a format no build knows)

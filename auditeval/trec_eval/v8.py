@@ -75,12 +75,6 @@ USAGE_8 = """Usage: trec_eval [-h] [-q] [-a] [-o] [-v] trec_rel_file trec_top_fi
    -o: Print requested measures in old non-relational format
 """
 
-HELP_8 = """auditeval trec-eval --as 8.0 | 8.1 [flags] QRELS RUN
-
-Behaves as trec_eval 8.0 / 8.1 (the releases of the 2000s): same standard output, error
-messages and exit status. Flags before the files: -q -a -o -c -lN -J -NN -MN -U[abcd]X -T.
-"""
-
 MIN_GEO_MEAN = 1e-5  # trec_eval.h:191
 
 
@@ -287,8 +281,10 @@ def main_v8(argv: list[str], out: TextIO, err: TextIO) -> int:
 def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO) -> int:
     a = parse_args8(argv, version)
     if isinstance(a, Stop):
-        if a.code == -1:
-            out.write(HELP_8)
+        if a.code == -1:  # -h: the build's own help text
+            from auditeval.trec_eval.help import help_8
+
+            out.write(help_8(version))
             return 0
         raise a
     inp = read_inputs(a)
