@@ -6,7 +6,7 @@ followed by a line of dashes), then the explanation of every measure marked by `
 table order. :func:`extract` runs a binary once per format and once per measure and keeps
 each part; :func:`write` stores the parts of every build, each distinct text once, as
 ``auditeval/trec_eval/help.json`` (what ``auditeval trec-eval --as V -h`` prints from).
-8.0 and 8.1 print one text whatever the other flags (``v8``).
+8.0 and 8.1 print one text but for the utility coefficients (``v8``).
 ``test_trec_eval_quirks.py`` checks the stored file against the binaries.
 
 Regenerate::

@@ -24,11 +24,17 @@ def _data() -> dict:
     return json.loads((Path(__file__).with_name("help.json")).read_text())
 
 
-def help_8(version: str) -> str:
-    """What ``trec_eval -h`` of 8.0 / 8.1 prints (trec_eval.c:118-121: the same text whatever
-    the other flags)."""
+DEFAULT_UTILITY_8 = "1.0_-1.0_0.0_0.0"
+
+
+def help_8(version: str, utility: str = DEFAULT_UTILITY_8) -> str:
+    """What ``trec_eval -h`` of 8.0 / 8.1 prints (trec_eval.c:118-121): one text but for the
+    utility coefficients (``-U`` flags before ``-h``; trec_eval_help.c ``get_param_str_utility``,
+    ``%3.1f`` each)."""
     data = _data()
-    return data["texts"][data["v8"][version]]
+    text = data["texts"][data["v8"][version]]
+    return text.replace(f"utility_{DEFAULT_UTILITY_8}\tUtility (a,b,c,d) Coefficients {DEFAULT_UTILITY_8} ",
+                        f"utility_{utility}\tUtility (a,b,c,d) Coefficients {utility} ")
 
 
 def build_help(version: str, marked: set[str], results_format: str, rel_format: str) -> str:

@@ -53,6 +53,10 @@ def check_results_format(a) -> None:
     """trec_eval.c: the results format is looked up after the rel_info file is read; formats.c
     knows only ``trec_results``."""
     if a.results_format != "trec_results":
+        if a.version == "9.0.5":
+            from auditeval.trec_eval.v905 import FORMAT, crash_text
+
+            raise TrecError(crash_text(FORMAT), 2)
         raise TrecError(f"trec_eval: Illegal retrieval results format '{a.results_format}'\n", 2)
 
 

@@ -48,9 +48,9 @@ from auditeval.trec_eval.format import line, value_text
 from auditeval.trec_eval.order import sort_topics
 from auditeval.trec_eval.params import Instance
 from auditeval.trec_eval.parse import TrecError, check_results_format, read_run
-from auditeval.trec_eval.text import fs_path
 from auditeval.trec_eval.quirks import _malloc_limit
 from auditeval.trec_eval.rel_formats import REL_FORMATS, wrong_format
+from auditeval.trec_eval.text import fs_path
 from auditeval.vocab.model import Run
 from auditeval.vocab.variant import Variant
 

@@ -45,7 +45,7 @@ from auditeval.trec_eval.order import duplicate_errors, sort_topics
 from auditeval.trec_eval.params import Instance, ParamError, instances
 from auditeval.trec_eval.parse import TrecError, check_results_format, read_qrels, read_run
 from auditeval.trec_eval.quirks import complete_num_rel, drop_unchecked_duplicates, rel_levels_fault
-from auditeval.trec_eval.rel_formats import wrong_format
+from auditeval.trec_eval.rel_formats import REL_FORMATS, wrong_format
 from auditeval.trec_eval.text import ByteWriter, from_arg
 from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.conventions import load_profile
@@ -104,6 +104,9 @@ def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
         out.write(build_help(a.version, _mark(a.measures, a.version)[0], a.results_format, a.rel_format))
         return 0
     marked, params = _mark(a.measures or ["official"], a.version)
+    if a.version == "9.0.5" and a.rel_format not in REL_FORMATS:
+        err.write(v905.crash_text(v905.FORMAT))
+        return 2
     if a.rel_format != "qrels":  # -R qrels_jg / prefs / qrels_prefs (or a format no build knows)
         from auditeval.trec_eval import prefs  # -R only: its readers and kernels load then
 

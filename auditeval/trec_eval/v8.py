@@ -115,7 +115,7 @@ def input_error(message: str) -> Stop:
 
 def parse_args8(argv: list[str], version: str) -> Args8 | Stop:
     """trec_eval.c:104-160 (8.1; 8.0 the same): the flags, or the Stop they end in (``-v``: the
-    version, exit 0; ``-h``: code -1, the drop-in's help; anything else: usage, exit 1)."""
+    version, exit 0; ``-h``: code -1, the build's help, text the utility coefficients; anything else: usage, exit 1)."""
     a = Args8(version)
     rest = list(argv)
     while rest and rest[0][:1] == "-":
@@ -125,8 +125,8 @@ def parse_args8(argv: list[str], version: str) -> Args8 | Stop:
             a.query = True
         elif flag == "v":
             return Stop(f"trec_eval version {VERSION_IDS[version]}\n", 0)
-        elif flag == "h":
-            return Stop("", -1)
+        elif flag == "h":  # the help names utility by the coefficients read so far
+            return Stop("_".join(f"{u:3.1f}" for u in a.utility), -1)
         elif flag == "a":
             a.all = True
         elif flag == "o":
@@ -284,7 +284,7 @@ def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO
         if a.code == -1:  # -h: the build's own help text
             from auditeval.trec_eval.help import help_8
 
-            out.write(help_8(version))
+            out.write(help_8(version, a.text))
             return 0
         raise a
     inp = read_inputs(a)
