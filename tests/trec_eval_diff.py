@@ -31,8 +31,10 @@ the crash).
 from __future__ import annotations
 
 import io
+import os
 import random
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,7 +51,17 @@ _MEASURES = (
     "Rprec_mult.0.5", "iprec_at_recall.0.25", "11pt_avg", "binG", "G", "ndcg_rel", "Rndcg",
     "relative_P.3", "set_map", "set_relative_P", "num_nonrel_judged_ret", "yaap", "gm_bpref",
     "G.1=2,2=5", "ndcg_rel.1=5,2=8", "Rndcg.0=1,2=3", "ndcg_cut.1,3", "utility.1,-1,0,1",
+    # read differently by some builds: utility's coefficient count (calc_utility stops), a
+    # cut-off past the long range (atol saturates), gain levels that are not integers (10.0
+    # skips them, 9.x reads atol)
+    "utility.1", "utility.1,2,3,4,5", "P.99999999999999999999", "ndcg.a=1", "ndcg.1=2,a=3", "G.x=3",
 )
+# bytes that are not UTF-8 (0xe9), UTF-8 (c3 a9) and a byte above 0x7f that sorts after ASCII,
+# one character per byte (the files are written as Latin-1: each character its byte)
+_ODD_BYTES = ("\xe9", "\xc3\xa9", "\xff", "\x80z")
+# every flag of the 9.x / 10.0 usage text (trec_eval.c help_message) that does not need a file
+_LONG_FLAGS = {"-q": "--query_eval_wanted", "-c": "--complete_rel_info_wanted", "-J": "--Judged_docs_only",
+               "-n": "--nosummary"}
 _MEASURES_10 = ("rbp.p=0.8", "rbp_resid", "unj.3", "rbp")
 
 
@@ -60,9 +72,10 @@ class Case:
     qrels: str
     run: str
     flags: list[str]
+    stdin_run: bool = False  # the run given as '-' (10.0 reads standard input, 9.x a file named '-')
 
     def describe(self) -> str:
-        return f"seed={self.seed} --as {self.version} {' '.join(self.flags)}"
+        return f"seed={self.seed} --as {self.version} {' '.join(self.flags)}{' (run as -)' if self.stdin_run else ''}"
 
 
 def _topic_ids(rng: random.Random, n: int) -> list[str]:
@@ -124,6 +137,8 @@ def make_case(seed: int, version: str | None = None) -> Case:
         rlines[k] = " ".join(f)
     if rng.random() < 0.3:
         rng.shuffle(rlines)
+    if rng.random() < 0.08:
+        qlines, rlines = _odd_ids(rng, qlines, rlines)
     qtext, rtext = "\n".join(qlines) + "\n", "\n".join(rlines) + "\n"
     if version.startswith("8."):
         return Case(seed, version, qtext, rtext, _flags_8(rng))
@@ -142,6 +157,7 @@ def make_case(seed: int, version: str | None = None) -> Case:
         flags.append("-n")
     if rng.random() < 0.05:
         flags += ["-N", str(rng.randint(1, 100))]
+    flags += _other_flags(rng)
     r = rng.random()
     if version == "9.0.5" and rng.random() < 0.8:
         r = 0.45  # -m makes 9.0.5 crash at random (trec_eval/v905.py): mostly the default measures
@@ -155,7 +171,51 @@ def make_case(seed: int, version: str | None = None) -> Case:
         pool = _MEASURES + (_MEASURES_10 if version == "10.0" else ())
         for m in rng.sample(pool, rng.randint(1, 5)):
             flags += ["-m", m]
-    return Case(seed, version, qtext, rtext, flags)
+    if rng.random() < 0.1:
+        flags = [_LONG_FLAGS.get(f, f) for f in flags]
+    return Case(seed, version, qtext, rtext, flags, stdin_run=rng.random() < 0.03)
+
+
+def _odd_ids(rng: random.Random, qlines: list[str], rlines: list[str]) -> tuple[list[str], list[str]]:
+    """Ids and tags with bytes above 0x7f: a topic, some documents (in both files, so they
+    match) and the run tag."""
+    odd = rng.choice(_ODD_BYTES)
+    topic = rng.choice([ln.split()[0] for ln in rlines])
+    docs = {f"d{k}" for k in rng.sample(range(30), 6)}
+
+    def fix(line: str, tag_field: int | None) -> str:
+        f = line.split()
+        if f[0] == topic:
+            f[0] += odd
+        if f[2] in docs:
+            f[2] = f"{f[2][:1]}{odd}{f[2][1:]}"
+        if tag_field is not None and rng.random() < 0.5:
+            f[tag_field] = "t" + odd
+        return " ".join(f)
+
+    return [fix(ln, None) for ln in qlines], [fix(ln, 5) for ln in rlines]
+
+
+def _other_flags(rng: random.Random) -> list[str]:
+    """The rest of the usage text: -o (obsolete, no effect), -T trec_results (or a format no
+    build has), -R qrels, -D 0, -v, -h (the build's help, with the marked measures'), and
+    long spellings."""
+    out: list[str] = []
+    if rng.random() < 0.04:
+        out.append("-o")
+    if rng.random() < 0.04:
+        out += ["-T", rng.choice(("trec_results", "trec_results", "bogus"))]
+    if rng.random() < 0.03:
+        out += ["-R", "qrels"]
+    if rng.random() < 0.03:
+        out += ["-D", "0"]
+    if rng.random() < 0.02:
+        out.append(rng.choice(("-v", "--version")))
+    if rng.random() < 0.03:
+        out.append(rng.choice(("-h", "--help")))
+    if rng.random() < 0.03:
+        out += [rng.choice(("--level_for_rel=2", "--Max_retrieved_per_topic=3", "--Number_docs_in_coll=50"))]
+    return out
 
 
 def _flags_8(rng: random.Random) -> list[str]:
@@ -188,6 +248,8 @@ def _flags_8(rng: random.Random) -> list[str]:
         flags.append("-T")
     if rng.random() < 0.05:
         flags.append(rng.choice(("-Uc3", "-Ud-1.5", "-Ua0.25")))
+    if rng.random() < 0.03:
+        flags.append(rng.choice(("-h", "-v")))
     rng.shuffle(flags)
     return flags
 
@@ -196,25 +258,32 @@ def run_case(case: Case, bins: dict[str, Path], folder: Path) -> tuple[tuple[str
     """((stdout, stderr, exit) of the binary, (stdout, stderr, exit) of the drop-in)."""
     qrels = folder / f"qrels.{case.seed}"
     run = folder / f"run.{case.seed}"
-    qrels.write_text(case.qrels)
-    run.write_text(case.run)
-    argv = [*case.flags, str(qrels), str(run)]
-    p = subprocess.run([str(bins[case.version]), *argv], capture_output=True, timeout=60)
-    real = (p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace"), p.returncode)
-    mine = _drop_in(case.version, argv)
+    qrels.write_bytes(case.qrels.encode("latin-1"))  # one character per byte
+    run.write_bytes(case.run.encode("latin-1"))
+    stdin = case.run.encode("latin-1") if case.stdin_run else b""
+    argv = [*case.flags, str(qrels), "-" if case.stdin_run else str(run)]
+    p = subprocess.run([str(bins[case.version]), *argv], capture_output=True, timeout=60, input=stdin)
+    # compared as bytes: the drop-in's text streams hold them as the command line's convention does
+    real = (os.fsdecode(p.stdout), os.fsdecode(p.stderr), p.returncode)
+    mine = _drop_in(case.version, argv, stdin)
     if case.version == "9.0.5" and RANDOM_CRASH in mine[1] and real[2] >= 0:
         # 9.0.5's -m crashes at random (ASLR, trec_eval/v905.py); where this run of the binary
         # got through, it did what 9.0.6 does (its one source difference is the crash)
-        mine = _drop_in("9.0.6", argv)
+        mine = _drop_in("9.0.6", argv, stdin)
     return real, mine
 
 
 RANDOM_CRASH = "may crash here at random"
 
 
-def _drop_in(version: str, argv: list[str]) -> tuple[str, str, int]:
+def _drop_in(version: str, argv: list[str], stdin: bytes = b"") -> tuple[str, str, int]:
     out, err = io.StringIO(), io.StringIO()
-    code = main(["--as", version, *argv], out, err)
+    saved = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
+    try:
+        code = main(["--as", version, *argv], out, err)
+    finally:
+        sys.stdin = saved
     return out.getvalue(), err.getvalue(), code
 
 

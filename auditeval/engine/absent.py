@@ -54,8 +54,10 @@ def reads_absent(d: MeasureDef, c: Convention) -> bool:
 
 
 def resets(d: MeasureDef, m: Measure) -> bool:
-    """trec_eval 10.0 resets the printed value after a bogus evaluation (trec_eval.c:416-430)."""
-    return d.missing is not None and not m.params and (m.cutoff is None or d.cutoff == "required")
+    """trec_eval 10.0 resets the printed value after a bogus evaluation (trec_eval.c:416-430):
+    by its printed name, which ``num_docs`` (``-N``, no part of the name) leaves plain."""
+    named = any(k != "num_docs" for k, _ in m.params)
+    return d.missing is not None and not named and (m.cutoff is None or d.cutoff == "required")
 
 
 def absent_values(

@@ -118,12 +118,9 @@ def read_bytes(path: str) -> bytes:
 
 
 def _decode(values: list[bytes]) -> list[str]:
-    joined = b"\n".join(values)
-    try:
-        text = joined.decode("utf-8")
-    except UnicodeDecodeError:
-        text = joined.decode("latin-1")
-    return text.split("\n") if values else []
+    """The fields one character per byte (Latin-1: trec_eval never decodes its input; the
+    drop-in writes each back as the bytes it was read as, ``auditeval.trec_eval.text``)."""
+    return b"\n".join(values).decode("latin-1").split("\n") if values else []
 
 
 _FAST_FLOAT = re.compile(rb"[0-9.eE+\-\n]*")

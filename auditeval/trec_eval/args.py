@@ -31,13 +31,17 @@ Behaves as the chosen trec_eval build (default {DEFAULT_VERSION}: tag v9.0.8, fl
 engine inside pytrec_eval-terrier): same standard output, error messages and exit status.
   --as VERSION   9.0.8 (float32 scores), 9.0.8-double (2023 tag, double scores) or 10.0;
                  also {', '.join(VERSIONS[3:])}: 9.0.5-9.0.7 behave as 9.0.8 (9.0.5 crashes
-                 on every evaluation), 8.x is another program (--as 8.1 -h)
-  --variants     add the auditeval variant string of each value as a fourth column
+                 on every evaluation), 8.x is another program: trec_eval 8.0 / 8.1 of the
+                 2000s, flags before the files (-q -a -o -c -lN -J -NN -MN -U[abcd]X -T)
+  --variants     add the auditeval variant string of each value as a fourth column (the one
+                 flag no build has; everything else is the build's)
 trec_eval flags: -q -c -J -n -M N -l N -N N -m MEASURE[.params] (also -m all_trec, -m official,
 -m set, -m all_prefs, -m prefs, -m qrels_jg); -N is the number of documents in the collection
 (only utility reads it); -R qrels_jg|prefs|qrels_prefs reads preference judgments; -Z FILE
-prints z-scores (qid measure mean stddev lines).
-RUN may be '-' for standard input.
+prints z-scores (qid measure mean stddev lines); -T trec_results; -D and -o are read and do
+nothing (the debug output is not reproduced).
+--as V -h prints that build's own help text; RUN may be '-' for standard input under 10.0
+(9.x opens a file named '-'). Ids, tags and file names are bytes: written back as read.
 """
 
 _SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
@@ -91,7 +95,7 @@ class Args:
     run: str = ""
     rel_format: str = "qrels"  # -R: qrels, qrels_jg, prefs, qrels_prefs (trec_eval/prefs.py)
     zscores: str | None = None  # -Z FILE (trec_eval/zscores.py)
-    unsupported: list[str] = field(default_factory=list)
+    results_format: str = "trec_results"  # -T: formats.c has no other
 
 
 def parse_args(argv: list[str]) -> Args:
@@ -104,7 +108,8 @@ def parse_args(argv: list[str]) -> Args:
         if opt in ("-h", "--help"):
             a.help = True
         elif opt in ("-v", "--version"):
-            a.show_version = True
+            a.show_version = True  # trec_eval exits here: later flags are never read
+            break
         elif opt in ("-q", "--query_eval_wanted"):
             a.query = True
         elif opt in ("-m", "--measure"):
@@ -133,8 +138,9 @@ def parse_args(argv: list[str]) -> Args:
             a.rel_format = val
         elif opt in ("-Z", "--Zscore"):
             a.zscores = val
-        else:  # -T -o: other formats, not supported
-            a.unsupported.append(opt)
+        elif opt in ("-T", "--Results_format"):
+            a.results_format = val
+        # -o, --Output_old_results_format: "Obsolete, no longer supported" (trec_eval.c), no effect
     if a.help or a.show_version:
         return a
     if len(rest) != 2:

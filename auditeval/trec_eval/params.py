@@ -20,6 +20,7 @@ plain one.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from auditeval.io import c_atof, c_atol
@@ -55,15 +56,25 @@ def _fmt_double(x: float) -> str:
     return f"{x:3.2f}"
 
 
-def instances(spec: Spec, param: str | None) -> list[Instance]:
-    """The values ``spec`` prints given its ``-m`` parameter string (None = defaults)."""
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _atol(text: str) -> int:
+    """C ``atol`` as glibc's ``strtol``: saturated at the long range (``P.99999999999999999999``
+    is ``P_9223372036854775807``)."""
+    return min(max(c_atol(text), _LONG_MIN), _LONG_MAX)
+
+
+def instances(spec: Spec, param: str | None, ten: bool = False) -> list[Instance]:
+    """The values ``spec`` prints given its ``-m`` parameter string (None = defaults);
+    ``ten``: trec_eval 10.0's reading of gain pairs (:func:`parse_pairs`)."""
     kind = spec.params
     if spec.name == "runid":
         return [Instance("runid", spec, None)]
     if kind == "none" or (param is None and kind in ("pairs", "double_params")):
         return [Instance(spec.name, spec, Measure(spec.canonical))]
     if kind == "long_cut":
-        cuts = list(spec.default) if param is None else [c_atol(s) for s in _split(param)]
+        cuts = list(spec.default) if param is None else [_atol(s) for s in _split(param)]
         cuts.sort()
         if cuts[0] <= 0:
             raise ParamError(["trec_eval: Negative cutoff detected"])
@@ -82,7 +93,7 @@ def instances(spec: Spec, param: str | None) -> list[Instance]:
         values = tuple(c_atof(s) for s in _split(param))
         return [Instance(name, spec, _double_params_measure(spec, values))]
     if kind == "pairs":
-        return [Instance(name, spec, _pairs_measure(spec, param))]
+        return [Instance(name, spec, _pairs_measure(spec, param, ten))]
     raise AssertionError(kind)  # pragma: no cover
 
 
@@ -133,15 +144,20 @@ def parse_pairs(param: str) -> list[tuple[str, float]]:
     return out
 
 
-def _pairs_measure(spec: Spec, param: str) -> Measure:
+_INT = re.compile(r"[+-]?[0-9]+")
+
+
+def _pairs_measure(spec: Spec, param: str, ten: bool) -> Measure:
+    """Gain pairs ``LEVEL=GAIN``: 9.x reads LEVEL with ``atol`` (``a=1`` is level 0), 10.0's
+    gain_init.c skips a LEVEL that is not an optional sign and digits (``valid_int``)."""
     pairs = parse_pairs(param)
     m = Measure(spec.canonical)
     gains = []
     for k, v in pairs:
         if k == "p" and spec.name in ("rbp", "rbp_resid"):
             m = m.with_params(p=float(v))
-        else:
-            gains.append((c_atol(k), float(v)))
+        elif not ten or _INT.fullmatch(k):
+            gains.append((_atol(k), float(v)))
     if gains:
         m = m.with_params(gains=tuple(sorted(gains)))
     return m

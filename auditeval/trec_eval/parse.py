@@ -36,6 +36,7 @@ import numpy as np
 from auditeval.io import c_atof, c_atol, header_lines, read_regular, run_tags
 from auditeval.io.lines import gunzip_lenient, lenient_bytes
 from auditeval.trec_eval.catalog import is_10
+from auditeval.trec_eval.text import fs_path
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
 
@@ -48,10 +49,22 @@ class TrecError(Exception):
         self.code = code
 
 
-def _read(path: str, kind: str) -> bytes:
+def check_results_format(a) -> None:
+    """trec_eval.c: the results format is looked up after the rel_info file is read; formats.c
+    knows only ``trec_results``."""
+    if a.results_format != "trec_results":
+        if a.version == "9.0.5":
+            from auditeval.trec_eval.v905 import FORMAT, crash_text
+
+            raise TrecError(crash_text(FORMAT), 2)
+        raise TrecError(f"trec_eval: Illegal retrieval results format '{a.results_format}'\n", 2)
+
+
+def _read(path: str, kind: str, version: str) -> bytes:
     what = "qrels" if kind == "qrels" else "results"
     where = "get_qrels" if kind == "qrels" else "get_results"
-    if path == "-" and kind == "run":  # get_trec_results.c: '-' is stdin (results only)
+    if path == "-" and kind == "run" and is_10(version):  # 10.0's get_trec_results.c: '-' is stdin
+        # (results only; 9.x opens a file named '-')
         stream = sys.stdin
         try:
             data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
@@ -59,7 +72,7 @@ def _read(path: str, kind: str) -> bytes:
             data = b""
         data = gunzip_lenient(data)
     else:
-        data = lenient_bytes(path)  # corrupt gzip: the bytes as they are, as trec_eval (Malformed line)
+        data = lenient_bytes(fs_path(path))  # corrupt gzip: the bytes as they are, as trec_eval (Malformed line)
     if not data:
         raise TrecError(
             f"trec_eval.{where}: Cannot read {what} file '{path}'\ntrec_eval: Quit in file '{path}'\n", 2
@@ -74,12 +87,8 @@ def _lines(data: bytes) -> list[bytes]:
 
 
 def _decode_column(values: list[bytes]) -> list[str]:
-    joined = b"\n".join(values)
-    try:
-        text = joined.decode("utf-8")
-    except UnicodeDecodeError:
-        text = joined.decode("latin-1")
-    return text.split("\n") if values else []
+    """The fields as they are: one character per byte (:mod:`.text`), whatever the bytes."""
+    return b"\n".join(values).decode("latin-1").split("\n") if values else []
 
 
 def _malformed(kind: str, n: int, path: str) -> TrecError:
@@ -131,8 +140,8 @@ def read_qrels(path: str, version: str) -> Qrels:
     """Read a qrels file; the last one read is kept (keyed by path, size, mtime, version),
     since the same qrels is usually evaluated against many runs in one process."""
     try:
-        st = os.stat(path)
-        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns, is_10(version))
+        st = os.stat(fs_path(path))
+        key = (os.path.abspath(fs_path(path)), st.st_size, st.st_mtime_ns, is_10(version))
     except OSError:
         key = None
     if key is not None and key in _QRELS_CACHE:
@@ -145,10 +154,10 @@ def read_qrels(path: str, version: str) -> Qrels:
 
 
 def _read_qrels(path: str, version: str) -> Qrels:
-    fast = read_regular(path, "qrels", lone_cr_ok=False)  # plain 4-field lines: every build reads them alike
+    fast = read_regular(fs_path(path), "qrels", lone_cr_ok=False)  # plain 4-field lines: every build reads them alike
     if fast is not None:
         return Qrels(qrels_table(fast["topic"], fast["doc"], fast["grade"]), source=path)
-    lines = _lines(_read(path, "qrels"))
+    lines = _lines(_read(path, "qrels", version))
     rows: list[list[bytes]] = []
     linenos: list[int] = []
     if is_10(version) and any(line[:1] == b"#" for line in lines):
@@ -181,11 +190,11 @@ def _read_qrels(path: str, version: str) -> Qrels:
 def read_run(path: str, version: str) -> Run:
     # plain 6-field lines: every build reads them alike (10.0 also skips a '#' header)
     keep = ("topic", "doc", "score")  # rank: file order (trec_eval never reads the rank field)
-    fast = read_regular(path, "run", lone_cr_ok=False, comment_header=is_10(version), keep=keep)
+    fast = read_regular(fs_path(path), "run", lone_cr_ok=False, comment_header=is_10(version), keep=keep)
     if fast is not None:
         table = run_table(fast["topic"], fast["doc"], fast["score"], first_line=header_lines(fast) + 1)
         return Run(table, name=run_tags(fast)[1], source=path)
-    lines = _lines(_read(path, "run"))
+    lines = _lines(_read(path, "run", version))
     skip_comments = is_10(version)
     rows: list[list[bytes]] = []
     linenos: list[int] = []

@@ -47,9 +47,10 @@ from auditeval.trec_eval.catalog import is_10
 from auditeval.trec_eval.format import line, value_text
 from auditeval.trec_eval.order import sort_topics
 from auditeval.trec_eval.params import Instance
-from auditeval.trec_eval.parse import TrecError, read_run
+from auditeval.trec_eval.parse import TrecError, check_results_format, read_run
 from auditeval.trec_eval.quirks import _malloc_limit
 from auditeval.trec_eval.rel_formats import REL_FORMATS, wrong_format
+from auditeval.trec_eval.text import fs_path
 from auditeval.vocab.model import Run
 from auditeval.vocab.variant import Variant
 
@@ -64,8 +65,8 @@ def read_rel_info(path: str, fmt: str, version: str):
     quit_ = f"trec_eval: Quit in file '{path}'\n"
     try:
         if fmt == "qrels_jg":
-            return read_qrels_jg(path, comments=is_10(version))
-        return read_prefs(path, fmt, comments=is_10(version))
+            return read_qrels_jg(fs_path(path), comments=is_10(version))
+        return read_prefs(fs_path(path), fmt, comments=is_10(version))
     except PrefsReadError:
         what = "qrels" if fmt == "qrels_jg" else "prefs"
         read_where = "get_qrels_jg" if fmt == "qrels_jg" else "get_prefs"
@@ -75,7 +76,8 @@ def read_rel_info(path: str, fmt: str, version: str):
     except DuplicateJudgment as exc:
         raise TrecError(f"trec_eval.get_qrels: duplicate docs {exc.docno}\n{quit_}", 2) from None
     except PrefsCrash as exc:
-        raise TrecError(f"auditeval trec-eval: {exc}; trec_eval 10.0 crashes here (segmentation fault, exit 139)\n",
+        where_ = f"{path}:{exc.line}" if exc.line is not None else path
+        raise TrecError(f"auditeval trec-eval: {where_}: {exc.reason}; trec_eval 10.0 crashes here (segmentation fault, exit 139)\n",
                         2) from None
 
 
@@ -101,6 +103,7 @@ def evaluate(a, init: Callable[[], list[Instance]], conv, out: TextIO, err: Text
     """Run the drop-in on a ``-R`` prefs / qrels_prefs / qrels_jg file (``a``: parsed flags;
     ``init``: the marked measures' initialisation, done after the files are read)."""
     rel = read_rel_info(a.qrels, a.rel_format, a.version)
+    check_results_format(a)
     run = read_run(a.run, a.version)
     z = zs.load(a.zscores, a.version) if a.zscores is not None else None
     return _loop(a, rel, run, init(), conv, z, out, err)

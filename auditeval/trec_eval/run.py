@@ -43,9 +43,10 @@ from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, is_8, is_10, nick
 from auditeval.trec_eval.format import line, value_text
 from auditeval.trec_eval.order import duplicate_errors, sort_topics
 from auditeval.trec_eval.params import Instance, ParamError, instances
-from auditeval.trec_eval.parse import TrecError, read_qrels, read_run
+from auditeval.trec_eval.parse import TrecError, check_results_format, read_qrels, read_run
 from auditeval.trec_eval.quirks import complete_num_rel, drop_unchecked_duplicates, rel_levels_fault
-from auditeval.trec_eval.rel_formats import wrong_format
+from auditeval.trec_eval.rel_formats import REL_FORMATS, wrong_format
+from auditeval.trec_eval.text import ByteWriter, from_arg
 from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.conventions import load_profile
 from auditeval.vocab.errors import AuditEvalError
@@ -56,13 +57,14 @@ NOT_FORM_RES_RELS = ("runid", "num_q")  # measures whose calc never builds the r
 
 def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run ``trec_eval`` with ``argv`` (without the program name); return the exit status."""
-    out = sys.stdout if stdout is None else stdout
-    err = sys.stderr if stderr is None else stderr
+    # bytes end to end (:mod:`.text`): arguments, ids and tags one character per byte
+    out = ByteWriter(sys.stdout if stdout is None else stdout)
+    err = ByteWriter(sys.stderr if stderr is None else stderr)
     try:
         # C arithmetic is silent: a score such as -1e308 overflows the float32 cast to -inf
         # there, and numpy must not warn on stderr about it (the library notes it instead)
         with np.errstate(all="ignore"):
-            return _main(list(sys.argv[1:] if argv is None else argv), out, err)
+            return _main([from_arg(x) for x in (sys.argv[1:] if argv is None else argv)], out, err)
     except TrecError as exc:
         err.write(exc.text)
         return exc.code
@@ -85,21 +87,32 @@ def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
     except UsageError as exc:
         err.write(exc.message + USAGE)
         return 1
+    if a.help and version is None:  # no build named: the drop-in's own help
+        out.write(DROPIN_HELP)
+        return 0
+    if a.help or a.show_version:  # -m is read (and refused) while the flags are (trec_eval.c)
+        _mark(a.measures, a.version)
     if a.show_version:
         err.write(f"trec_eval version {VERSION_IDS[a.version]}\n")
         return 0
     if a.help:
-        out.write(DROPIN_HELP)
+        if a.version == "9.0.5":  # trec_eval_help's loop runs past the table (v905.py)
+            err.write(v905.crash_text(v905.ALWAYS))
+            return 2
+        from auditeval.trec_eval.help import build_help
+
+        out.write(build_help(a.version, _mark(a.measures, a.version)[0], a.results_format, a.rel_format))
         return 0
-    if a.unsupported:
-        err.write(f"auditeval trec-eval: {', '.join(a.unsupported)} not supported (trec_results/qrels formats only)\n")
-        return 1
     marked, params = _mark(a.measures or ["official"], a.version)
+    if a.version == "9.0.5" and a.rel_format not in REL_FORMATS:
+        err.write(v905.crash_text(v905.FORMAT))
+        return 2
     if a.rel_format != "qrels":  # -R qrels_jg / prefs / qrels_prefs (or a format no build knows)
         from auditeval.trec_eval import prefs  # -R only: its readers and kernels load then
 
         return prefs.evaluate(a, lambda: _init(marked, params, a.version), _convention(a), out, err)
     qrels = read_qrels(a.qrels, a.version)
+    check_results_format(a)
     run = read_run(a.run, a.version)
     zfile = _zscores().load(a.zscores, a.version) if a.zscores is not None else None
     if a.version == "9.0.5":  # the measure loop runs past the table (trec_eval.c:338)
@@ -162,7 +175,7 @@ def _init(marked: set[str], params: dict[str, str], version: str) -> list[Instan
         if spec.name not in marked:
             continue
         try:
-            out.extend(instances(spec, params.get(spec.name)))
+            out.extend(instances(spec, params.get(spec.name), ten=is_10(version)))
         except ParamError as exc:
             text = "".join(x + "\n" for x in exc.lines)
             raise TrecError(f"{text}trec_eval: Cannot initialize measure '{spec.name}'\n", 2) from None
@@ -197,10 +210,12 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
 
     first_calc = next((i.spec.name for i in insts if i.spec.name not in NOT_FORM_RES_RELS
                        and i.spec.rel_format == "qrels"), None)
-    # a prefs / qrels_jg measure fails on the first topic, unless a measure before it stops first
-    other = next((i for i in insts if wrong_format(i, "qrels")), None)
+    # a prefs / qrels_jg measure, or utility with other than 4 coefficients (m_utility.c:60),
+    # fails on the first topic, unless a measure before it stops first
     order = [s.name for s in table(a.version)]
-    if other is not None and first_calc is not None and order.index(first_calc) > order.index(other.spec.name):
+    failing = [(order.index(i.spec.name), text) for i in insts if (text := _calc_failure(i))]
+    other = min(failing)[1] if failing else None
+    if other is not None and first_calc is not None and order.index(first_calc) > min(failing)[0]:
         first_calc = None
     dups = duplicate_errors(staged_for(qrels, run, cache), conv) if first_calc else {}
     fault = rel_levels_fault(qrels, loop) if first_calc else None
@@ -223,7 +238,7 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
             stop = (i, f"trec_eval: Can't calculate measure '{first_calc}'\n")
             break
         if other is not None:
-            stop = (i, f"{wrong_format(other, 'qrels')}trec_eval: Can't calculate measure '{other.spec.name}'\n")
+            stop = (i, other)
             break
     # a missing topic under -c is scored by the engine as the profile's absent axis says
     # (10.0: absent=bogus, its one-document ranking; 9.0.8: absent=zero)
@@ -249,6 +264,17 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
         run = Run(r_kept, name=run.name, source=run.source)
     return _print(a, qrels, run, insts, conv, out, err, summary=a.summary, num_rel_all=num_rel_all, cache=cache,
                   zfile=zfile)
+
+
+def _calc_failure(inst: Instance) -> str | None:
+    """What trec_eval prints when ``inst``'s calc fails on every topic it evaluates, or None:
+    a measure of another rel_info format, utility's coefficients not four (m_utility.c:60-64,
+    after the lists are formed: duplicates stop first)."""
+    if (text := wrong_format(inst, "qrels")) is not None:
+        return f"{text}trec_eval: Can't calculate measure '{inst.spec.name}'\n"
+    if inst.spec.name == "utility" and inst.name != "utility" and len(inst.name[8:].split(",")) != 4:
+        return "trec_eval.calc_utility: improper number of coefficients\ntrec_eval: Can't calculate measure 'utility'\n"
+    return None
 
 
 def _filter(tbl: pa.Table, keep: set[str]) -> pa.Table:

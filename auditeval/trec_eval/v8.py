@@ -62,6 +62,8 @@ from auditeval.trec_eval.catalog import CUTOFFS_8 as CUTOFFS
 from auditeval.trec_eval.catalog import PROFILES, SHORT_8, VERSION_IDS, table
 from auditeval.trec_eval.format import c_float
 from auditeval.trec_eval.params import instances
+from auditeval.trec_eval.text import field as byte_field
+from auditeval.trec_eval.text import fs_path
 from auditeval.trec_eval.v8_all import Epi, accumulate, log_floor, print_rel, trvec_eval
 from auditeval.vocab.conventions import load_profile
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
@@ -71,12 +73,6 @@ USAGE_8 = """Usage: trec_eval [-h] [-q] [-a] [-o] [-v] trec_rel_file trec_top_fi
    -q: In addition to summary evaluation, give evaluation for each query
    -a: Print all evaluation measures, instead of just official measures
    -o: Print requested measures in old non-relational format
-"""
-
-HELP_8 = """auditeval trec-eval --as 8.0 | 8.1 [flags] QRELS RUN
-
-Behaves as trec_eval 8.0 / 8.1 (the releases of the 2000s): same standard output, error
-messages and exit status. Flags before the files: -q -a -o -c -lN -J -NN -MN -U[abcd]X -T.
 """
 
 MIN_GEO_MEAN = 1e-5  # trec_eval.h:191
@@ -119,7 +115,7 @@ def input_error(message: str) -> Stop:
 
 def parse_args8(argv: list[str], version: str) -> Args8 | Stop:
     """trec_eval.c:104-160 (8.1; 8.0 the same): the flags, or the Stop they end in (``-v``: the
-    version, exit 0; ``-h``: code -1, the drop-in's help; anything else: usage, exit 1)."""
+    version, exit 0; ``-h``: code -1, the build's help, text the utility coefficients; anything else: usage, exit 1)."""
     a = Args8(version)
     rest = list(argv)
     while rest and rest[0][:1] == "-":
@@ -129,8 +125,8 @@ def parse_args8(argv: list[str], version: str) -> Args8 | Stop:
             a.query = True
         elif flag == "v":
             return Stop(f"trec_eval version {VERSION_IDS[version]}\n", 0)
-        elif flag == "h":
-            return Stop("", -1)
+        elif flag == "h":  # the help names utility by the coefficients read so far
+            return Stop("_".join(f"{u:3.1f}" for u in a.utility), -1)
         elif flag == "a":
             a.all = True
         elif flag == "o":
@@ -163,7 +159,7 @@ def parse_args8(argv: list[str], version: str) -> Args8 | Stop:
 def _read(path: str) -> bytes | None:
     """The whole file, or None where open/lseek/read fail (a directory, a missing file)."""
     try:
-        with open(path, "rb") as fh:
+        with open(fs_path(path), "rb") as fh:
             return fh.read()
     except OSError:
         return None
@@ -199,7 +195,7 @@ class Input8:
 
 
 def _decode(b: bytes) -> str:
-    return b.decode("utf-8", "surrogateescape")
+    return byte_field(b)  # one character per byte (:mod:`.text`)
 
 
 def read_inputs(a: Args8) -> Input8:
@@ -285,8 +281,10 @@ def main_v8(argv: list[str], out: TextIO, err: TextIO) -> int:
 def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO) -> int:
     a = parse_args8(argv, version)
     if isinstance(a, Stop):
-        if a.code == -1:
-            out.write(HELP_8)
+        if a.code == -1:  # -h: the build's own help text
+            from auditeval.trec_eval.help import help_8
+
+            out.write(help_8(version, a.text))
             return 0
         raise a
     inp = read_inputs(a)
@@ -338,7 +336,7 @@ def tr_vec(a: Args8, inp: Input8, t: str) -> tuple[list[int], list[float], int, 
         order = _order(docs, scores)
     else:  # a consistent comparator: one order; two stable sorts (docno decreasing, then score)
         sims = [float(np.float32(s)) for s in scores]
-        keys = [d.encode("utf-8", "surrogateescape") for d, _ in docs]
+        keys = [d.encode("latin-1") for d, _ in docs]
         order = sorted(range(len(docs)), key=lambda i: keys[i], reverse=True)
         order.sort(key=lambda i: -sims[i])
     if a.max_docs is not None:
@@ -506,7 +504,7 @@ def _judged_only(docs: list[tuple[str, float]], scores: list[float], judged: set
 def _order(docs: list[tuple[str, float]], scores: list[float]) -> list[int]:
     """Row indices in 8.x's rank order: comp_sim_docno (form_trvec.c:160-168) under glibc qsort."""
     sims = [float(np.float32(s)) for s in scores]
-    keys = [d.encode("utf-8", "surrogateescape") for d, _ in docs]
+    keys = [d.encode("latin-1") for d, _ in docs]
 
     def cmp(i: int, j: int) -> int:
         if sims[i] > sims[j]:
@@ -573,8 +571,7 @@ def _variant_texts(a: Args8, inp: Input8, topics: list[str],
 
 
 def _topic_id(t: str) -> str:
-    b = t.encode("utf-8", "surrogateescape")[:20]  # print_meas.c:101 "%.20s"
-    return b.decode("utf-8", "surrogateescape")
+    return t[:20]  # print_meas.c:101 "%.20s" (one character per byte)
 
 
 def _topic_text(a: Args8, t: str, vals: dict[str, float], shown: dict[str, tuple[str, str]] | None) -> str:

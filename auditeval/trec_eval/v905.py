@@ -12,7 +12,9 @@ read takes the next variable as its upper half (gdb on the built binary):
   ``-m NAME`` (trec_eval.c:514 ``mark_measure``, while the flags are read) crashes or not at
   random under ASLR (about half of the runs of one command, measured);
 * ``te_num_rel_info_format`` / ``te_num_results_format``: the default formats are the first
-  entries, so reading the files works.
+  entries, so reading the files works; a ``-R`` or ``-T`` name the table lacks walks past it
+  (SIGSEGV where trec_eval would print ``Illegal rel_format`` / ``Illegal retrieval results
+  format``).
 
 What 9.0.5 does without crashing is 9.0.6's (:func:`flag_crash` returns None for those command
 lines: ``-v``, usage and getopt errors, ``-m NAME.`` with an empty parameter, and without any
@@ -28,6 +30,7 @@ from auditeval.trec_eval.args import _LONG, _SHORT
 
 ALWAYS = "always"
 RANDOM = "random"
+FORMAT = "format"
 
 
 def _options_before_error(argv: list[str]) -> tuple[list[tuple[str, str]], bool]:
@@ -63,6 +66,10 @@ def flag_crash(argv: list[str]) -> str | None:
 
 
 def crash_text(kind: str) -> str:
+    if kind == FORMAT:
+        return ("auditeval trec-eval: trec_eval 9.0.5 crashes here (trec_eval.c:125-133 reads the int "
+                "te_num_rel_info_format / te_num_results_format as a long: a format name it lacks walks past "
+                "the table, segmentation fault)\n")
     if kind == RANDOM:
         return ("auditeval trec-eval: -m: trec_eval 9.0.5 may crash here at random (trec_eval.c:125-133 reads "
                 "the int te_num_trec_measure_nicknames as a long: its upper half is pointer bits, "

@@ -31,12 +31,14 @@ message instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from auditeval.io.prefs import PrefsLineError, PrefsReadError, Zscores, read_zscores
 from auditeval.trec_eval.catalog import is_10
 from auditeval.trec_eval.parse import TrecError
+from auditeval.trec_eval.text import fs_path
 
 MISSING = -1000000.0  # trec_eval.h:218 MISSING_ZSCORE_VALUE
 EXIT = 255  # trec_eval.c: return (UNDEF) from main
@@ -45,7 +47,7 @@ EXIT = 255  # trec_eval.c: return (UNDEF) from main
 def load(path: str, version: str) -> Zscores:
     """Read the ``-Z`` file, failing with trec_eval's words and exit status."""
     try:
-        return read_zscores(path)
+        return replace(read_zscores(fs_path(path)), source=path)
     except PrefsReadError:
         where = "get_zscores" if is_10(version) else "get_prefs"
         raise TrecError(f"trec_eval.{where}: Cannot read zscores file '{path}'\n", EXIT) from None
