@@ -83,10 +83,10 @@ def backends(cluster, pool, monkeypatch):
     """``--jobs 2`` -> the module's pool; ``--scheduler`` -> a client of the cluster."""
     chosen = common.backend
 
-    def backend(args):
+    def backend(args, *rest, **kwargs):
         if getattr(args, "jobs", 1) == 2 and not getattr(args, "scheduler", None):
             return _Kept(pool)
-        return chosen(args)
+        return chosen(args, *rest, **kwargs)
 
     monkeypatch.setattr(common, "backend", backend)
     return [[], ["--jobs", "2"], ["--scheduler", cluster.scheduler_address]]

@@ -414,7 +414,7 @@ def _bias(args, err) -> tuple[dict, int]:
         notes += gnotes
     if not 0.0 < args.alpha < 1.0:
         raise InputError("--alpha", None, f"must lie in (0, 1), got {args.alpha}")
-    with backend(args) as be:
+    with backend(args, None, err) as be:
         rep = pool_bias(qrels, runs, args.depth, _conv(args), _measures(args.measures, "AP"), groups, args.trials,
                         args.seed, args.alpha, backend=be)
     return bias_doc(rep, args.depth, _conv(args).ties, args.profile, list(qrels.notes) + notes + rep.notes), 0
@@ -428,7 +428,7 @@ def _growth(args, err) -> tuple[dict, int]:
 
     qrels = qrels_from(args.qrels)
     runs, notes = load_runs(args.runs)
-    with backend(args) as be:
+    with backend(args, -(-args.orders // 64), err) as be:
         rep = pool_growth(qrels, runs, args.depth, _conv(args), _measures([args.measure], "AP")[0], args.orders,
                           args.seed, backend=be)
     doc = growth_doc(rep, args.depth, _conv(args).ties, args.profile, list(qrels.notes) + notes + rep.notes)
