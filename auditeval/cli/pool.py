@@ -370,6 +370,11 @@ def _judge_openai(args, kwargs: dict[str, str], err) -> tuple[dict, int]:
         notes.append(f"{cost.failed_pairs} pair(s) recorded as failed: no grade in 0-3 after {args.retries} "
                      f"retries (first: topic {f0['topic']!r} doc {f0['doc']!r}: {f0['reason']}; reply "
                      f"{f0['reply']!r}); they hold no label")
+    if cost.conflicting_pairs:
+        first = next((f for f in cost.failures if lj.DISAGREE in (f["reason"] or "")), None)
+        notes.append(f"{cost.conflicting_pairs} of the failed pair(s): the reply's choices gave different grades, "
+                     "so no grade was taken (not the first choice)"
+                     + (f"; first: topic {first['topic']!r} doc {first['doc']!r}: {first['reason']}" if first else ""))
     if cost.interrupted:
         notes.append(f"interrupted (Ctrl-C): nothing more sent or retried, {cost.abandoned} request(s) in flight "
                      f"abandoned; {done}; {resume}")
