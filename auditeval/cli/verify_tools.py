@@ -75,6 +75,11 @@ reproducibility (the default: same collection, every run scored against --qrels)
   t, p_value        paired two-sided t-test of the per-topic scores (scipy ttest_rel)
   ER, DRI           with both baselines: effect ratio, delta relative improvement
 
+scores are computed under --profile, each measure as its route table says. The default
+(trec_eval-9.0.8, topics=both) scores the topics a run and the qrels share; repro_eval scores
+every qrels topic (0 where a run has none), after cutting each run at 1000: --profile
+repro_eval-0.5 gives its numbers. A note names the topics scored when they are not the qrels'.
+
 replicability (--qrels-b QRELS_B: another collection or other judgements):
   the original run and baseline are scored against --qrels (A), the re-run and its baseline
   against --qrels-b (B), each over its own topics; every value is marked qrels=A+B.

@@ -24,7 +24,16 @@ a file sorted by score):
   ``rbo=ext``: Webber et al. (2010) eq. 32, ``RBO_ext = X_k/k p^k + (1-p)/p sum_{d=1..k}
   X_d/d p^d`` with ``k = min(len A, len B, D)`` per topic.
 
-Scores (per measure, under one profile, over the topics evaluated for both runs):
+Scores (per measure, under one profile, over the topics evaluated for both runs; each measure
+under the convention the profile's route table gives it, :func:`measure_plan`, as ``eval``
+computes it). Which topics those are is the profile's ``topics`` axis: the default
+(trec_eval-9.0.8, ``topics=both``) scores the topics a run and the qrels share; repro_eval 0.5.0
+scores every qrels topic, a topic a run lacks as 0 (ir_measures.calc), on runs cut at 1000
+(``trim``): its profile ``repro_eval-0.5`` gives its numbers on the same files. Under any other
+``topics`` value, when the topics scored are not the qrels' topics, a note names them and says
+that repro_eval scores another set (:func:`paired_topic_notes`, :func:`unpaired_topic_notes`).
+Runs with no topic in common (or no topic the qrels judge; replicability: an original run that
+ranks none of qrels A's topics, a re-run none of qrels B's) are an error naming the topic sets.
 
 * **RMSE** ``sqrt(mean_t (orig_t - rep_t)^2)``.
 * **nRMSE** (normalised RMSE, repro_eval 0.5.0 ``measure/effectiveness.py``: ``nRMSE`` line 77
