@@ -14,8 +14,15 @@ meets the malformations that gave tracebacks; every output option of the command
 each of these meets at least two options: a missing folder, a "read-only" folder (a path under a regular file: tests run as root, for whom a mode-0500
 folder is writable) and a full disk (``/dev/full``). ``trec-eval`` is left out: a byte-exact
 drop-in for the trec_eval binary, it answers bad input with trec_eval's own messages (and reads
-``two`` as a rank the way ``atoi`` does). Left out for now, the other commands' outputs (``eval
---ir-metadata``, ``pool todo -o``, ``pool --plot``): their command modules are edited elsewhere.
+``two`` as a rank the way ``atoi`` does). The other output options (``eval --ir-metadata``, ``pool
+todo -o``, ``pool coverage --todo``, ``pool stats/growth --plot``, the store ``pool add``/``judge``
+write) are checked before the work: one error line and nothing on standard output.
+
+The side doors of the execution options and of ``reproduce``: a malformed, unreachable or
+workerless ``--scheduler`` (a ``distributed`` scheduler on 127.0.0.1 without workers, stopped after),
+``--jobs`` beyond the tasks (a note, no pool), ``reproduce`` of runs with no topic in common or a
+``--qrels-b`` sharing none, argparse's errors under the one prefix, and the LLM judge's choices that
+disagree (a stand-in server: a recorded failure and a note).
 """
 
 from __future__ import annotations
@@ -125,3 +132,129 @@ def test_bad_output_path_is_one_error_line_and_no_file(corpus, argv, dest):
     assert {q.name for q in corpus.rglob("*")} - before == set()  # no partial file, no .part left
     if dest == "/dev/full":
         assert Path("/dev/full").is_char_device()  # written in place, never renamed over
+
+
+# ----------------------------------------------------------------------------- side doors
+# Each: the one error line names what is wrong, nothing on standard output, no traceback, no hang.
+SIDE_DOORS = [
+    ("scheduler-malformed", ["eval", "q.txt", "r.txt", "--scheduler", "garbage"],
+     "--scheduler garbage: not a scheduler address"),
+    ("scheduler-bad-port", ["eval", "q.txt", "r.txt", "--scheduler", "tcp://127.0.0.1:notaport"],
+     "--scheduler tcp://127.0.0.1:notaport: not a scheduler address"),
+    ("scheduler-port-range", ["sweep", "q.txt", "r.txt", "--scheduler", "tcp://127.0.0.1:99999"],
+     "port in 1-65535"),
+    ("scheduler-unreachable", ["compare", "q.txt", "r.txt", "r2.txt", "--scheduler", "tcp://127.0.0.1:1",
+                               "--scheduler-timeout", "1"], "--scheduler tcp://127.0.0.1:1: cannot connect within 1 s"),
+    ("reproduce-no-common-topic", ["reproduce", "r.txt", "t3.txt", "--qrels", "q.txt"],
+     "r.txt and t3.txt rank no topic in common (original: 2 topic(s): '1', '2'; re-run: 1 topic(s): '3')"),
+    ("reproduce-qrels-judges-none", ["reproduce", "t3.txt", "t3.txt", "--qrels", "q.txt"],
+     "q.txt judges none of the 1 topic(s) both runs rank (both runs: 1 topic(s): '3'; qrels: 2 topic(s): '1', '2')"),
+    ("reproduce-qrels-b-shares-none", ["reproduce", "r.txt", "r2.txt", "--qrels", "q.txt", "--qrels-b", "q3.txt"],
+     "--qrels-b q3.txt (qrels B) judges none of the topics r2.txt ranks (qrels B: 1 topic(s): '3'; r2.txt: "
+     "2 topic(s): '1', '2')"),
+    ("argparse-missing", ["eval"], "auditeval: error: the following arguments are required: qrels, run"),
+    ("argparse-nested", ["pool", "stats", "r.txt", "--depth", "x"], "auditeval: error: argument --depth: "),
+    ("argparse-jobs", ["sweep", "q.txt", "r.txt", "--jobs", "0"], "auditeval: error: argument --jobs: "),
+    ("argparse-timeout", ["eval", "q.txt", "r.txt", "--scheduler-timeout", "-1"],
+     "auditeval: error: argument --scheduler-timeout: needs a positive number of seconds, got -1"),
+]
+
+
+def _side_door_files(corpus: Path) -> None:
+    (corpus / "t3.txt").write_text("3 Q0 d1 1 1.0 r\n")
+    (corpus / "q3.txt").write_text("3 0 d1 1\n")
+
+
+def _one_error(p: subprocess.CompletedProcess, text: str) -> None:
+    assert "Traceback" not in p.stderr, p.stderr
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert p.stdout == "", p.stdout  # checked before the work: nothing printed first
+    errors = [ln for ln in p.stderr.splitlines() if ln.startswith("auditeval: error:")]
+    assert len(errors) == 1 and text in errors[0], p.stderr
+    assert not [ln for ln in p.stderr.splitlines() if ": error:" in ln and not ln.startswith("auditeval: error:")]
+
+
+@pytest.mark.parametrize(("argv", "text"), [c[1:] for c in SIDE_DOORS], ids=[c[0] for c in SIDE_DOORS])
+def test_side_door_is_one_error_line(corpus, argv, text):
+    _side_door_files(corpus)
+    _one_error(_run(argv, corpus), text)
+
+
+def test_a_scheduler_without_workers_is_one_error_line_within_the_timeout(corpus):
+    """A scheduler that answers but has no worker: one error line after --scheduler-timeout
+    (1 s here), naming the option, instead of a map that would wait forever."""
+    from distributed import LocalCluster
+
+    c = LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None)
+    try:
+        p = _run(["eval", "q.txt", "r.txt", "--scheduler", c.scheduler_address, "--scheduler-timeout", "1"], corpus)
+    finally:
+        c.close()
+    _one_error(p, f"--scheduler {c.scheduler_address}: the scheduler answers but no worker joined it within 1 s "
+               "(--scheduler-timeout)")
+
+
+def test_jobs_beyond_the_tasks_is_a_note_not_a_pool(corpus):
+    """``--jobs 999`` on one run: one task, so it runs in this process (no interpreters started),
+    the same bytes as ``--jobs 1``, and a note says so."""
+    one = _run(["eval", "q.txt", "r.txt", "--format", "tsv"], corpus)
+    many = _run(["eval", "q.txt", "r.txt", "--format", "tsv", "--jobs", "999"], corpus)
+    assert many.returncode == one.returncode == 0 and many.stdout == one.stdout
+    note = " ".join(many.stderr.split())
+    assert "auditeval: note: --jobs 999: the tasks run in this process (this machine has" in note
+    assert "and the command has 1 task(s))" in note and "--jobs" not in one.stderr
+
+
+MORE_OUTPUTS = [
+    ("eval --ir-metadata", ["eval", "q.txt", "r.txt", "--ir-metadata", "{out}"]),
+    ("pool todo -o", ["pool", "todo", "--store", "s.sqlite", "r.txt", "-o", "{out}"]),
+    ("pool coverage --todo", ["pool", "coverage", "q.txt", "r.txt", "--todo", "{out}"]),
+    ("pool stats --plot", ["pool", "stats", "r.txt", "r2.txt", "--plot", "{out}"]),
+    ("pool growth --plot", ["pool", "growth", "q.txt", "r.txt", "r2.txt", "--orders", "4", "--plot", "{out}"]),
+    ("pool add --store", ["pool", "add", "--store", "{out}", "q.txt"]),
+    ("pool judge --store", ["pool", "judge", "--judge", "auditeval.pooling.judge:simulated", "--judge-arg",
+                            "qrels=q.txt", "--store", "{out}", "r.txt"]),
+]
+MORE_DESTS = [("eval --ir-metadata", "read-only-folder"), ("eval --ir-metadata", "missing-folder"),
+              ("pool todo -o", "read-only-folder"), ("pool coverage --todo", "missing-folder"),
+              ("pool stats --plot", "read-only-folder"), ("pool growth --plot", "missing-folder"),
+              ("pool add --store", "read-only-folder"), ("pool judge --store", "missing-folder")]
+
+
+@pytest.mark.parametrize(("argv", "dest"), [(dict(MORE_OUTPUTS)[c], DESTS[k]) for c, k in MORE_DESTS],
+                         ids=[f"{c}-{k}" for c, k in MORE_DESTS])
+def test_every_output_path_is_checked_before_the_work(corpus, argv, dest):
+    """``--ir-metadata`` into a folder that cannot take it used to print the whole result, then
+    fail: every output path (and a store a command writes) is checked first."""
+    if "todo" in argv:  # the store todo reads must exist
+        assert _run(["pool", "add", "--store", "s.sqlite", "q.txt"], corpus).returncode == 0
+    before = {p.name for p in corpus.rglob("*")}
+    p = _run([a.replace("{out}", dest) for a in argv], corpus)
+    _one_error(p, dest)
+    assert {q.name for q in corpus.rglob("*")} - before == set()
+
+
+def test_judge_choices_that_disagree_are_a_recorded_failure_with_a_note(corpus, tmp_path, monkeypatch):
+    """``pool judge --judge openai`` against a stand-in server (tests/test_llm_judge.py) whose
+    reply for one pair holds two choices graded 0 and 3: that pair is recorded as failed, a note
+    says why, the others are labelled; exit 1 (a pair without a label), no traceback."""
+    import json
+
+    from test_llm_judge import Server
+
+    for v in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(v, raising=False)  # the stand-in listens on 127.0.0.1
+    (tmp_path / "run.txt").write_text("1 Q0 d0 1 2.0 r\n1 Q0 d1 2 1.0 r\n")
+    (tmp_path / "topics.tsv").write_text("1\tTOPIC-1-TEXT what\n")
+    (tmp_path / "docs.tsv").write_text("d0\tDOCTEXT-d0 words\nd1\tDOCTEXT-d1 words\n")
+    srv = Server({("1", "d0"): ["choices03"] * 3})
+    try:
+        p = _run(["pool", "judge", "--judge", "openai", "--judge-arg", "model=m", "--judge-arg", f"base_url={srv.url}",
+                  "--topics", "topics.tsv", "--docs", "docs.tsv", "--store", "j.sqlite", "run.txt", "--retries", "1",
+                  "--backoff", "0.01", "--format", "json"], tmp_path)
+    finally:
+        srv.stop()
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    doc = json.loads(p.stdout)
+    assert (doc["cost"]["pairs_judged"], doc["cost"]["failed_pairs"], doc["cost"]["conflicting_pairs"]) == (1, 1, 1)
+    assert any("the reply's choices gave different grades" in n and "grades 0, 3" in n for n in doc["notes"])

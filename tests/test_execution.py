@@ -82,10 +82,10 @@ def backends(cluster, pool, monkeypatch):
     """``--jobs 2`` -> the module's pool; ``--scheduler`` -> a client of the cluster."""
     chosen = common.backend
 
-    def backend(args):
+    def backend(args, *rest, **kwargs):
         if getattr(args, "jobs", 1) == 2 and not getattr(args, "scheduler", None):
             return _Kept(pool)
-        return chosen(args)
+        return chosen(args, *rest, **kwargs)
 
     monkeypatch.setattr(common, "backend", backend)
     return [[], ["--jobs", "2"], ["--scheduler", cluster.scheduler_address]]
@@ -304,6 +304,23 @@ def test_jobs_option_values():
             common.jobs_value(bad)
     assert isinstance(backend_for(1), InProcess)
     assert isinstance(backend_for(None), InProcess)
+
+
+def test_jobs_are_capped_at_the_cores_and_the_tasks(monkeypatch):
+    """``--jobs N`` starts at most as many workers as there are cores and tasks; a note names
+    what lowered it (``auto`` is the cores, capped by the tasks, without a note)."""
+    from auditeval.execution import backends
+
+    monkeypatch.setattr(backends, "cores", lambda: 2)
+    assert backends.worker_count(999, 2) == (2, "--jobs 999: the tasks run on 2 worker processes (this machine "
+                                                "has 2 core(s) and the command has 2 task(s))")
+    assert backends.worker_count(4) == (2, "--jobs 4: the tasks run on 2 worker processes (this machine has 2 core(s))")
+    assert backends.worker_count(2, 1) == (1, "--jobs 2: the tasks run in this process (this machine has 2 core(s) "
+                                              "and the command has 1 task(s))")
+    assert backends.worker_count(2, 5) == (2, None) and backends.worker_count(1, 0) == (1, None)
+    assert backends.worker_count("auto", 1) == (1, None) and backends.worker_count("auto") == (2, None)
+    be = backend_for(3, tasks=1)
+    assert isinstance(be, InProcess) and be.notes == (backends.worker_count(3, 1)[1],)
 
 
 def test_scheduler_from_environment(cluster, monkeypatch):

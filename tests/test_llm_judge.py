@@ -36,7 +36,7 @@ def grade(t: str, d: str) -> int:
 class Server:
     """Answers POST /v1/chat/completions like the protocol; ``script[(topic, doc)]`` lists what
     the n-th request for that pair gets ("429", "500", "hang", "nograde", "grade7", "final7",
-    "echo", "401"); beyond the list, or unlisted: the grade. Records every request."""
+    "echo", "401", "notjson", "choices03", "choices_same"); beyond the list, or unlisted: the grade. Records every request."""
 
     def __init__(self, script: dict | None = None, delay: float = 0.0):
         self.script = script or {}
@@ -85,6 +85,12 @@ class Server:
             return self.send(h, 401, {"error": f"invalid key: {auth}"})
         if what == "hang":
             time.sleep(3.0)  # beyond the 1 s timeout
+        if what == "notjson":  # a 200 whose body is no chat completion (a proxy's page)
+            return self.send(h, 200, None, raw=b"<html>upstream busy</html>")
+        if what in ("choices03", "choices_same"):  # n > 1 choices: grades 0 and 3, or the grade twice
+            grades = (0, 3) if what == "choices03" else (grade(t, d), grade(t, d))
+            return self.send(h, 200, {"choices": [{"message": {"role": "assistant", "content": f"##final score: {g}"}}
+                                                  for g in grades], "usage": {"prompt_tokens": 100, "completion_tokens": 5}})
         content = {"ok": f"The passage matches.\n##final score: {grade(t, d)}", "nograde": "It is relevant.",
                    "grade7": "grade 7", "final7": "##final score: 7 " + "x" * 300,
                    "echo": f"my key is {auth}"}.get(what, f"##final score: {grade(t, d)}")
@@ -93,8 +99,8 @@ class Server:
                            "usage": {"prompt_tokens": 100, "completion_tokens": 7 if done else 3}})
 
     @staticmethod
-    def send(h, status: int, doc: dict, headers: dict | None = None) -> None:
-        data = json.dumps(doc).encode()
+    def send(h, status: int, doc: dict | None, headers: dict | None = None, raw: bytes | None = None) -> None:
+        data = raw if raw is not None else json.dumps(doc).encode()
         try:
             h.send_response(status)
             for k, v in (headers or {}).items():
@@ -331,3 +337,33 @@ def test_backoff_jitter_is_seeded_per_pair(world):
     rng = random.Random("7\x1f1\x1fd0")  # equal jitter, by hand: 2 * 2**(k-1) * (1 + u) / 2
     assert waits.seen == [2.0 * 2 ** (k - 1) * (1 + rng.random()) / 2 for k in (1, 2, 3)]
     assert all(r["auth"] is None for r in srv.requests)  # no key: no Authorization header
+
+
+def test_choices_that_disagree_and_replies_that_are_not_json_are_recorded_failures(world):
+    """A reply with two choices graded 0 and 3 is no grade (never the first choice): retried, then
+    recorded as failed, and a note says why; two choices with the same grade are that grade. A 200
+    reply that is not JSON counts as malformed (the cost line's count), retried, then recorded."""
+    script = {("1", "d0"): ["choices03"] * 2, ("1", "d1"): ["choices_same"], ("2", "d0"): ["notjson"] * 2,
+              ("2", "d1"): ["notjson"]}
+    srv = world["serve"](script)
+    code, out, err = run_cli(*_argv(world, srv, "--workers", "2", "--retries", "1", "--backoff", "0.01"))
+    doc = json.loads(out)
+    assert code == 1, err
+    c = doc["cost"]
+    # (1, d0) and (2, d0): 2 malformed replies each; (2, d1): one, then its grade
+    assert (c["malformed"], c["failed_pairs"], c["conflicting_pairs"], c["pairs_judged"]) == (5, 2, 1, 13)
+    assert c["transport_errors"] == 0
+    with JudgmentStore(world["store"]) as s:
+        labels = {(t, d): lab for t, d, lab, _ in s.labels()}
+        rows = {(r["topic"], r["doc"]): r for r in s.llm_records()}
+    assert ("1", "d0") not in labels and labels[("1", "d1")] == grade("1", "d1") and labels[("2", "d1")] == grade("2", "d1")
+    conflict = rows[("1", "d0")]
+    assert conflict["label"] is None and conflict["reason"] == "the reply's 2 choices disagree: grades 0, 3"
+    assert conflict["reply"] == "[choice 1] ##final score: 0\n[choice 2] ##final score: 3"
+    garbage = rows[("2", "d0")]
+    assert garbage["label"] is None and garbage["reply"] == "<html>upstream busy</html>"
+    assert garbage["reason"].startswith("not a chat completion reply")
+    assert any(n.startswith("1 of the failed pair(s): the reply's choices gave different grades, so no grade was "
+                            "taken (not the first choice); first: topic '1' doc 'd0'") for n in doc["notes"])
+    text = " ".join(run_cli(*_argv(world, srv, "--retry-failed", "--format", "text", "--width", "120"))[1].split())
+    assert "malformed 0, failed 0" in text  # the server now grades both (beyond their scripts)

@@ -354,3 +354,165 @@ def test_cli_replicability(replication, tmp_path, capsys):
         main(["reproduce", "--help"], io.StringIO(), io.StringIO())
     help_text = capsys.readouterr().out  # argparse prints help to sys.stdout
     assert "--qrels-b" in help_text and "ttest_ind, equal_var=True" in help_text and "nRMSE = RMSE" in help_text
+
+
+# ----------------------------------------------------------------------------- runs that lack topics
+def _synthetic(d: Path, seed: int, topics: list[str], drops: dict[str, set[str]], long_topic: str) -> dict:
+    """A seeded graded qrels over ``topics`` (40 judged documents each, grades 0-2) and one run
+    per name in ``drops``, lacking those topics and holding a topic the qrels lack ('999');
+    20-200 documents a topic, 1,100 in ``long_topic`` (past repro_eval's cut at 1000), scores
+    rounded to 2 decimals (ties), each file sorted by score descending."""
+    rng = np.random.default_rng(seed)
+    docs = [f"D{j:04d}" for j in range(1500)]
+    q = d / "qrels.txt"
+    q.write_text("".join(f"{t} 0 {docs[j]} {rng.integers(0, 3)}\n" for t in topics
+                         for j in rng.choice(300, 40, replace=False)))
+    out = {"qrels": q}
+    for name, dropped in drops.items():
+        lines = []
+        for t in [*topics, "999"]:
+            if t in dropped:
+                continue
+            n = 1100 if t == long_topic else int(rng.integers(20, 200))
+            sel = rng.choice(1500 if n > 300 else 300, n, replace=False)
+            score = np.round(rng.normal(size=n), 2)
+            order = np.lexsort((np.array([docs[s] for s in sel]), -score))
+            lines += [f"{t} Q0 {docs[sel[o]]} {r + 1} {score[o]} {name}\n" for r, o in enumerate(order)]
+        out[name] = d / f"{name}.txt"
+        out[name].write_text("".join(lines))
+    return out
+
+
+@pytest.fixture(scope="module")
+def lacking(tmp_path_factory) -> dict:
+    """Collection A: 12 topics; the original pair lacks 0, 1 or 2 of them, the re-run pair others.
+    Collection B (replicability): 10 other topics, each replicated run lacking some."""
+    d = tmp_path_factory.mktemp("lacking")
+    ta = [str(100 + i) for i in range(12)]
+    a = _synthetic(d, 11, ta, {"b_orig": {"100"}, "a_orig": {"101", "102"}, "b_rep": {"103"}, "a_rep": {"101"}},
+                   long_topic="105")
+    db = d / "b"
+    db.mkdir()
+    b = _synthetic(db, 12, [str(200 + i) for i in range(10)], {"b_rpl": {"201", "202"}, "a_rpl": {"203"}},
+                   long_topic="204")
+    return {**a, "qrels_b": b["qrels"], "b_rpl": b["b_rpl"], "a_rpl": b["a_rpl"], "topics_a": ta}
+
+
+def _same(ours: float, theirs: float) -> bool:
+    """Equal to 1e-12; an undefined ratio (repro_eval: inf or nan from a division by 0) is NaN here."""
+    if not math.isfinite(theirs):
+        return math.isnan(ours)
+    return abs(ours - theirs) <= 1e-12
+
+
+def test_reproducibility_with_missing_topics_matches_rpd_evaluator(lacking):
+    """Runs that lack qrels topics: under the repro_eval-0.5 profile every statistic equals
+    RpdEvaluator's (trim, evaluate) on the same files; under the default profile the numbers differ
+    and a note says which topics were scored and that repro_eval scores every qrels topic."""
+    from repro_eval.Evaluator import RpdEvaluator
+
+    x = lacking
+    ev = RpdEvaluator(qrels_orig_path=str(x["qrels"]), run_b_orig_path=str(x["b_orig"]),
+                      run_a_orig_path=str(x["a_orig"]), run_b_rep_path=str(x["b_rep"]),
+                      run_a_rep_path=str(x["a_rep"]))
+    ev.trim()
+    ev.evaluate()
+    assert set(ev.run_a_orig_score) == set(x["topics_a"])  # every qrels topic, those the run lacks too
+    theirs = {"RMSE": ev.rmse(), "nRMSE": ev.nrmse(), "p_value": ev.ttest()}
+    er, dri = ev.er(), ev.dri()
+    kw = {"measures": MEASURES, "baseline_original": x["b_orig"], "baseline_reproduced": x["b_rep"], "per_topic": False}
+    res = reproduce(x["qrels"], x["a_orig"], x["a_rep"], profile="repro_eval-0.5", **kw)
+    base = reproduce(x["qrels"], x["b_orig"], x["b_rep"], profile="repro_eval-0.5", measures=MEASURES, per_topic=False)
+    checked = 0
+    for m in MEASURES:
+        for stat, got in theirs.items():
+            assert _same(res.get(stat, m).value, got["advanced"][m]), (stat, m, res.get(stat, m).value, got["advanced"][m])
+            assert _same(base.get(stat, m).value, got["baseline"][m]), (stat, m)
+            checked += 2
+        assert _same(res.get("ER", m).value, er[m]), ("ER", m, res.get("ER", m).value, er[m])
+        assert _same(res.get("DRI", m).value, dri[m]), ("DRI", m)
+        checked += 2
+        assert len(res.scores[m][0]) == 12
+    assert checked == 8 * len(MEASURES)
+    assert sum(math.isfinite(er[m]) and er[m] != 0 for m in MEASURES) >= 6  # not a comparison of undefined values
+    assert not any("repro_eval 0.5.0 scores every qrels topic" in n for n in res.notes)
+    # the default profile scores the topics both runs were evaluated on: other numbers, and a note
+    default = reproduce(x["qrels"], x["a_orig"], x["a_rep"], **kw)
+    assert len(default.scores["AP"][0]) == 10  # 12 less 101 and 102, which the original lacks
+    assert abs(default.get("RMSE", "AP").value - theirs["RMSE"]["advanced"]["AP"]) > 1e-3
+    note = next(n for n in default.notes if "repro_eval 0.5.0 scores every qrels topic" in n)
+    assert note.startswith(f"{', '.join(MEASURES)}: RMSE, nRMSE and the t-test over the 10 topic(s) scored for "
+                           "both runs under trec_eval-9.0.8 (topics=both), of the 12 qrels topic(s) (left out: "
+                           "2 topic(s): '101', '102'); ER and DRI over the 8 scored for all four runs, of the 12 "
+                           "qrels topic(s) (left out: 4 topic(s): '100', '101', '102', '103')")
+    assert "--profile repro_eval-0.5" in note
+
+
+def test_replicability_with_missing_topics_matches_rpl_evaluator(lacking):
+    """The same on another collection: original runs on qrels A, replicated ones (lacking topics of
+    qrels B) on qrels B; the unpaired t-test, ER and DRI equal RplEvaluator's under repro_eval-0.5."""
+    from repro_eval.Evaluator import RplEvaluator
+
+    x = lacking
+    ev = RplEvaluator(qrels_orig_path=str(x["qrels"]), run_b_orig_path=str(x["b_orig"]),
+                      run_a_orig_path=str(x["a_orig"]), run_b_rep_path=str(x["b_rpl"]),
+                      run_a_rep_path=str(x["a_rpl"]), qrels_rpl_path=str(x["qrels_b"]))
+    ev.trim()
+    ev.evaluate()
+    assert len(ev.run_a_rep_score) == 10
+    er, dri, tt = ev.er(), ev.dri(), ev.ttest()
+    kw = {"measures": MEASURES, "qrels_b": x["qrels_b"], "per_topic": False}
+    res = reproduce(x["qrels"], x["a_orig"], x["a_rpl"], profile="repro_eval-0.5", baseline_original=x["b_orig"],
+                    baseline_reproduced=x["b_rpl"], **kw)
+    base = reproduce(x["qrels"], x["b_orig"], x["b_rpl"], profile="repro_eval-0.5", **kw)
+    for m in MEASURES:
+        assert _same(res.get("p_value", m).value, tt["advanced"][m]), m
+        assert _same(base.get("p_value", m).value, tt["baseline"][m]), m
+        assert _same(res.get("ER", m).value, er[m]), m
+        assert _same(res.get("DRI", m).value, dri[m]), m
+        (ta, _), (tb, _) = res.unpaired[m]
+        assert (len(ta), len(tb)) == (12, 10)
+    assert not any("repro_eval 0.5.0 scores every qrels topic" in n for n in res.notes)
+    default = reproduce(x["qrels"], x["a_orig"], x["a_rpl"], **kw)
+    note = next(n for n in default.notes if "repro_eval 0.5.0 scores every qrels topic" in n)
+    assert ("scored under trec_eval-9.0.8 (topics=both) over 10 topic(s) of qrels A, of the 12 qrels topic(s) "
+            "(left out: 2 topic(s): '101', '102') and 9 of qrels B, of the 10 qrels topic(s) (left out: 1 topic(s): "
+            "'203')") in note
+
+
+def test_the_topic_note_in_text_and_json(lacking):
+    """The default profile's note on the topic set reaches both output formats of the command."""
+    import json
+
+    x = lacking
+    argv = ["reproduce", str(x["a_orig"]), str(x["a_rep"]), "--qrels", str(x["qrels"]), "-m", "AP"]
+    out = io.StringIO()
+    assert main([*argv, "--json"], out, io.StringIO()) == 0
+    notes = json.loads(out.getvalue())["notes"]
+    assert any(n.startswith("AP: RMSE, nRMSE and the t-test over the 10 topic(s)") for n in notes)
+    out = io.StringIO()
+    assert main([*argv, "--width", "100"], out, io.StringIO()) == 0
+    flat = " ".join(out.getvalue().split())
+    assert "note: AP: RMSE, nRMSE and the t-test over the 10 topic(s) scored for both runs" in flat
+    assert "repro_eval 0.5.0 scores every qrels topic" in flat
+    out = io.StringIO()
+    assert main([*argv, "--profile", "repro_eval-0.5", "--json"], out, io.StringIO()) == 0
+    assert not any("scores every qrels topic" in n for n in json.loads(out.getvalue())["notes"])
+
+
+def test_a_routed_measure_gets_its_providers_axes():
+    """Under a profile with a route table, reproduce computes each measure as eval does: RR@2
+    under ir_measures-0.4 goes to its msmarco provider (ties docno-asc), RR to pytrec_eval's
+    (docno-desc). Two documents tied at the top, the relevant one 'a': docno-asc puts it first."""
+    qrels = {"1": {"a": 1}}
+    orig = {"1": {"a": 1.0, "b": 1.0}}
+    rep = {"1": {"a": 2.0, "b": 1.0}}
+    res = reproduce(qrels, orig, rep, measures=["RR@2", "RR"], profile="ir_measures-0.4")
+    assert res.get("RMSE", "RR@2").value == 0.0  # orig RR@2 = 1 (a first by docno-asc) = rep
+    assert res.get("RMSE", "RR").value == 0.5  # orig RR = 1/2 (b first by docno-desc), rep 1
+    assert "ties=docno-asc" in res.get("RMSE", "RR@2").variant
+    assert "ties=docno-desc" in res.get("RMSE", "RR").variant
+    assert [v.measure for v in res.values if v.statistic == "RMSE"] == ["RR@2", "RR"]
+    routed = reproduce(qrels, orig, rep, measures=["RR@2"], profile="repro_eval-0.5")
+    assert any(n.startswith("RR@2: scored under the profile's route for it, with depth=all, not the profile's "
+                            "depth=1000") for n in routed.notes)

@@ -117,9 +117,10 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from auditeval.vocab.conventions import resolve
 
         profile = resolve(args.profile or DEFAULT_PROFILE, args.settings)
-    from auditeval.execution import InProcess, backend_for
+    from auditeval.cli.common import backend
+    from auditeval.execution import InProcess
 
-    with backend_for(args.native_jobs, args.scheduler) as be:
+    with backend(args, len(args.runs), err, jobs=args.native_jobs) as be:
         rep = audit(args.qrels, args.runs, measures=args.measures, against=against, profile=profile,
                     trec_eval=args.trec_eval, progress=progress, seed=args.seed, timeout=args.timeout,
                     yield_cpu=_own_process(), jobs=args.jobs, quick=args.quick, judgments=args.judgments,

@@ -15,7 +15,7 @@ import argparse
 import functools
 import shutil
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 HELP_WIDTH = 100
 
@@ -55,6 +55,14 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self.register("action", "parsers", _SubParsers)
         self.register("action", "measures", _Measures)
+
+    def error(self, message: str) -> NoReturn:
+        """An argument error as every other error reads: the usage, then one line
+        ``auditeval: error: MESSAGE`` (argparse's own would say ``auditeval eval: error:``), exit 2."""
+        import sys
+
+        self.print_usage(sys.stderr)
+        self.exit(2, f"auditeval: error: {message}\n")
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         chosen = self.formatter_class
@@ -184,18 +192,83 @@ def add_execution(parser: argparse.ArgumentParser, what: str = "run") -> None:
     add_scheduler(parser)
 
 
+def seconds_value(text: str) -> float:
+    """argparse type of a duration: a positive, finite number of seconds."""
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"needs a number of seconds, got {text!r}") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"needs a positive number of seconds, got {text}")
+    return v
+
+
 def add_scheduler(parser: argparse.ArgumentParser) -> None:
-    """``--scheduler ADDRESS``: a ``dask.distributed`` scheduler (default ``$DASK_SCHEDULER_ADDRESS``)."""
+    """``--scheduler ADDRESS``: a ``dask.distributed`` scheduler (default ``$DASK_SCHEDULER_ADDRESS``),
+    and ``--scheduler-timeout SECONDS``."""
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run the tasks on this dask.distributed scheduler (tcp://HOST:8786; default "
                         "$DASK_SCHEDULER_ADDRESS; needs auditeval[scale]); wins over --jobs")
+    parser.add_argument("--scheduler-timeout", type=seconds_value, default=None, metavar="SECONDS",
+                        help="with a scheduler: wait at most this long for it to answer, then for its first "
+                        "worker, before any work (else an error; default 30)")
 
 
-def backend(args: argparse.Namespace) -> Any:
-    """The execution backend ``--jobs`` / ``--scheduler`` choose (a context manager)."""
-    from auditeval.execution import backend_for
+OUTPUT_OPTIONS = {"output": "-o/--output", "ir_metadata": "--ir-metadata", "plot": "--plot", "todo": "--todo"}
+"""Every option (by ``dest``) that names a file a command writes: :func:`preflight` checks them."""
+STORE_WRITERS = ("add", "judge")  # ``pool`` subcommands that create or write their ``--store``
 
-    return backend_for(getattr(args, "jobs", 1), getattr(args, "scheduler", None))
+
+def scheduler_address(args: argparse.Namespace) -> str | None:
+    """The scheduler a command with ``--scheduler`` will use (the option, else
+    ``$DASK_SCHEDULER_ADDRESS``), or None; None for a command without the option."""
+    import os
+
+    if not hasattr(args, "scheduler"):
+        return None
+    return args.scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS") or None
+
+
+def preflight(args: argparse.Namespace) -> None:
+    """What can fail outside the command's own work, checked before it starts: every output path
+    it will write (:data:`OUTPUT_OPTIONS`, a ``pool add``/``pool judge`` store) can be written
+    (:func:`auditeval.io.files.check_output`), and its scheduler, if any, answers and has a worker
+    within ``--scheduler-timeout``. The connected cluster is kept for :func:`backend`."""
+    from auditeval.io.files import check_output
+
+    for dest in OUTPUT_OPTIONS:
+        path = getattr(args, dest, None)
+        if isinstance(path, str) and path:
+            check_output(path)
+    if getattr(args, "command", None) == "pool" and getattr(args, "action", None) in STORE_WRITERS:
+        check_output(args.store)
+    address = scheduler_address(args)
+    if address:
+        from auditeval.execution import SCHEDULER_TIMEOUT, DaskCluster
+
+        args.ready_backend = DaskCluster(address, args.scheduler_timeout or SCHEDULER_TIMEOUT)
+
+
+def backend(args: argparse.Namespace, tasks: int | None = None, err: Any = None, jobs: Any = None) -> Any:
+    """The execution backend ``--jobs`` / ``--scheduler`` choose (a context manager): the cluster
+    :func:`preflight` connected, else :func:`auditeval.execution.backend_for` with at most
+    ``tasks`` workers (when the command knows how many tasks it has); a note on ``err`` when
+    ``--jobs`` (or ``jobs``, a command's own option of that kind) was lowered."""
+    import sys
+
+    from auditeval.execution import SCHEDULER_TIMEOUT, backend_for
+
+    ready = getattr(args, "ready_backend", None)
+    if ready is not None:
+        args.ready_backend = None
+        return ready
+    be = backend_for(getattr(args, "jobs", 1) if jobs is None else jobs, getattr(args, "scheduler", None), tasks,
+                     getattr(args, "scheduler_timeout", None) or SCHEDULER_TIMEOUT)
+    if be.notes:
+        write_notes(err if err is not None else sys.stderr, be.notes)
+    return be
 
 
 def task_progress(steps: Any, what: str) -> Callable[[int, int], None]:

@@ -117,7 +117,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     s = Settings(trials=args.trials, seed=args.seed, level=args.level, correction=args.correction,
                  threshold=args.threshold, baseline=args.baseline, min_diff=args.min_diff, power=args.power,
                  ci_width=args.ci_width, floor=args.floor, near=args.near, strata_source=args.strata)
-    with backend(args) as be:
+    with backend(args, None, err) as be:
         with Steps(err, 2 + len(args.runs) + len(measures), "reading qrels") as steps:
             analyses, res, res_b, run_notes = _analyses(args, be, steps, measures, s, strata)
         _write(args, out, err, be, analyses, res, res_b, run_notes)

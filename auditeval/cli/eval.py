@@ -110,7 +110,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         width = args.width or detect_width(out)
     streaming = args.format == "text" and args.per_topic
     alone = len(profiles) == 1 and len(args.runs) == 1  # a refusal is the command's error, as ever
-    with backend(args) as be, Steps(out, 1 + len(args.runs), "reading qrels") as steps:
+    with backend(args, len(args.runs), err) as be, Steps(out, 1 + len(args.runs), "reading qrels") as steps:
         qrels = qrels_from(args.qrels)  # read once, evaluated under every profile
         steps.advance("evaluating")
         items = [run_from(p) if p == "-" else p for p in args.runs]  # a path is read by its task

@@ -119,6 +119,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
 
     token = WIDTH.set(getattr(args, "width", None))  # every text view of this command reads it
     try:
+        from auditeval.cli.common import preflight
+
+        preflight(args)  # output paths writable, the scheduler answering: before any work
         code = COMMANDS[args.command][2](args, out, err)
         out.flush()  # a closed pipe shows here, inside the handler below, not at interpreter exit
         return code
@@ -133,6 +136,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         return 0
     finally:
         WIDTH.reset(token)
+        unused = getattr(args, "ready_backend", None)  # the command failed before it took the cluster
+        if unused is not None:
+            unused.close()
 
 
 def _stdout_to_devnull() -> None:

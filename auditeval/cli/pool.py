@@ -370,6 +370,11 @@ def _judge_openai(args, kwargs: dict[str, str], err) -> tuple[dict, int]:
         notes.append(f"{cost.failed_pairs} pair(s) recorded as failed: no grade in 0-3 after {args.retries} "
                      f"retries (first: topic {f0['topic']!r} doc {f0['doc']!r}: {f0['reason']}; reply "
                      f"{f0['reply']!r}); they hold no label")
+    if cost.conflicting_pairs:
+        first = next((f for f in cost.failures if lj.DISAGREE in (f["reason"] or "")), None)
+        notes.append(f"{cost.conflicting_pairs} of the failed pair(s): the reply's choices gave different grades, "
+                     "so no grade was taken (not the first choice)"
+                     + (f"; first: topic {first['topic']!r} doc {first['doc']!r}: {first['reason']}" if first else ""))
     if cost.interrupted:
         notes.append(f"interrupted (Ctrl-C): nothing more sent or retried, {cost.abandoned} request(s) in flight "
                      f"abandoned; {done}; {resume}")
@@ -414,7 +419,7 @@ def _bias(args, err) -> tuple[dict, int]:
         notes += gnotes
     if not 0.0 < args.alpha < 1.0:
         raise InputError("--alpha", None, f"must lie in (0, 1), got {args.alpha}")
-    with backend(args) as be:
+    with backend(args, None, err) as be:
         rep = pool_bias(qrels, runs, args.depth, _conv(args), _measures(args.measures, "AP"), groups, args.trials,
                         args.seed, args.alpha, backend=be)
     return bias_doc(rep, args.depth, _conv(args).ties, args.profile, list(qrels.notes) + notes + rep.notes), 0
@@ -428,7 +433,7 @@ def _growth(args, err) -> tuple[dict, int]:
 
     qrels = qrels_from(args.qrels)
     runs, notes = load_runs(args.runs)
-    with backend(args) as be:
+    with backend(args, -(-args.orders // 64), err) as be:
         rep = pool_growth(qrels, runs, args.depth, _conv(args), _measures([args.measure], "AP")[0], args.orders,
                           args.seed, backend=be)
     doc = growth_doc(rep, args.depth, _conv(args).ties, args.profile, list(qrels.notes) + notes + rep.notes)

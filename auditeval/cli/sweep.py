@@ -84,7 +84,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     vary = parse_vary(args.vary)
     qrels = qrels_from(args.qrels)
     items = [run_from(p) if p == "-" else p for p in args.runs]  # a path is read by its task (one run each)
-    with backend(args) as be, Steps(err, len(items), "sweep") as steps:  # a bar on a terminal only
+    with backend(args, len(items), err) as be, Steps(err, len(items), "sweep") as steps:  # a bar on a terminal only
         res = sweep_runs(be, qrels, items, measures, args.profile, vary, args.settings, task_progress(steps, "sweep"),
                          per_topic=args.per_topic)
     if args.format == "text":

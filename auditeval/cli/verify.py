@@ -77,7 +77,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     claims = [parse_claim(c) for c in args.claim]
     qrels = qrels_from(args.qrels)
     if args.table:
-        return _verify_table(args, qrels, out)
+        return _verify_table(args, qrels, out, err)
     from auditeval.render.progress import Steps
 
     run = _run(args.runs[0])
@@ -151,7 +151,7 @@ def _read(moved: set[str], m) -> set[str]:
     return {s for s in moved if s.split("=", 1)[0] in axes}
 
 
-def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
+def _verify_table(args: argparse.Namespace, qrels, out: TextIO, err: TextIO | None = None) -> int:
     import os
 
     from auditeval.api import profile_label
@@ -188,7 +188,7 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO) -> int:
     order = list(runs)  # one task per run: its claims in table order, one staged run (cache) shared
     per_run = [[k for k, row in enumerate(rows) if row[0] == name] for name in order]
     items = [(runs[name], [claims[k] for k in ks]) for name, ks in zip(order, per_run, strict=True)]
-    with backend(args) as be, Steps(out, len(items), "verify") as steps:
+    with backend(args, len(items), err) as be, Steps(out, len(items), "verify") as steps:
         shared = be.share(ClaimsShared(qrels, max(args.departures, len(moved))))
         got = list(be.map(verify_run, shared, items, order, task_progress(steps, "verify")))
     verdicts: list = [None] * len(rows)

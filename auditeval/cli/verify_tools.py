@@ -75,6 +75,11 @@ reproducibility (the default: same collection, every run scored against --qrels)
   t, p_value        paired two-sided t-test of the per-topic scores (scipy ttest_rel)
   ER, DRI           with both baselines: effect ratio, delta relative improvement
 
+scores are computed under --profile, each measure as its route table says. The default
+(trec_eval-9.0.8, topics=both) scores the topics a run and the qrels share; repro_eval scores
+every qrels topic (0 where a run has none), after cutting each run at 1000: --profile
+repro_eval-0.5 gives its numbers. A note names the topics scored when they are not the qrels'.
+
 replicability (--qrels-b QRELS_B: another collection or other judgements):
   the original run and baseline are scored against --qrels (A), the re-run and its baseline
   against --qrels-b (B), each over its own topics; every value is marked qrels=A+B.
@@ -162,6 +167,16 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             t.add_row(*row, variant_cell(v.variant, left))
         c.print(t)
     stats = [s for s in ("RMSE", "nRMSE", "t", "p_value", "ER", "DRI") if any(v.statistic == s for v in res.values)]
+    if stats:  # else no measure had a topic to score: the notes say why
+        _scores_table(c, args, res, stats, rpl)
+    c.print(f"engines: {', '.join(sorted({v.engine for v in res.values}))}")
+    for n in res.notes:
+        print_note(c, n)
+    return 0
+
+
+def _scores_table(c: Console, args: argparse.Namespace, res, stats: list[str], rpl: bool) -> None:
+    """The per-measure table of RMSE, nRMSE, t, p, ER, DRI (a variant column where it fits)."""
     by = {(v.measure, v.statistic): v for v in res.values if v.measure}
     what = ("unpaired t-test (qrels A vs qrels B)" if rpl else "RMSE, nRMSE, paired t-test")
     t = Table(title=f"per-topic scores under {args.profile}: {what}"
@@ -187,10 +202,6 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         for m in measures:
             c.print(escape("\n".join(wrap_variant(by[m, first].variant, c.width, indent=4, first=f"{m}: "))))
-    c.print(f"engines: {', '.join(sorted({v.engine for v in res.values}))}")
-    for n in res.notes:
-        print_note(c, n)
-    return 0
 
 
 # ----------------------------------------------------------------------------- diff
@@ -361,7 +372,7 @@ def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not os.path.isfile(baseline):  # not a path: the tag or label of one of the runs
             runs, _ = relabel([run_from(p) for p in args.runs])
             baseline = args.runs[baseline_index(baseline, args.runs, runs)]
-    with backend(args) as be:
+    with backend(args, len(args.runs), err) as be:
         card = build_card(args.qrels, args.runs, args.measures or list(DEFAULT_MEASURES),
                           profile=args.profile, baseline=baseline, settings=args.settings,
                           pooled=pooled if (args.pooled or args.pooled_file) else None, backend=be)

@@ -9,7 +9,8 @@ the analyses and :mod:`auditeval.api`'s evaluation; only the command line import
 
 from typing import Any
 
-__all__ = ["Backend", "DaskCluster", "InProcess", "LocalPool", "RemoteError", "TaskFailed", "backend_for", "cores"]
+__all__ = ["SCHEDULER_TIMEOUT", "Backend", "DaskCluster", "InProcess", "LocalPool", "RemoteError", "TaskFailed",
+           "backend_for", "check_address", "cores", "worker_count"]
 
 
 def __getattr__(name: str) -> Any:

@@ -53,6 +53,10 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: called in the parent after each finished task."""
 
 
+SCHEDULER_TIMEOUT = 30.0
+"""Seconds ``--scheduler`` waits for the scheduler to answer, then for a first worker (``--scheduler-timeout``)."""
+
+
 class TaskFailed(AuditEvalError):
     """A task failed twice (raised, or its worker died): names the item it belonged to."""
 
@@ -168,6 +172,7 @@ class Backend:
 
     name = "in-process"
     workers = 1
+    notes: tuple[str, ...] = ()  # what choosing the backend decided (``--jobs`` lowered)
 
     @property
     def window(self) -> int:
@@ -338,15 +343,27 @@ class DaskCluster(Backend):
 
     name = "dask"
 
-    def __init__(self, address: str):
+    def __init__(self, address: str, timeout: float = SCHEDULER_TIMEOUT):
+        """Connect to ``address`` and wait for a worker, each within ``timeout`` seconds: a
+        malformed address, a scheduler that does not answer and one without a worker are one
+        :class:`AuditEvalError` each, before any task is sent (a map would otherwise wait forever)."""
         try:
             from distributed import Client
         except ImportError as exc:
             raise AuditEvalError("--scheduler needs dask.distributed: pip install 'auditeval[scale]'") from exc
+        check_address(address)
         try:
-            self._client = Client(address, timeout=30)
+            self._client = Client(address, timeout=timeout)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise AuditEvalError(f"--scheduler {address}: cannot connect within {timeout:g} s "
+                                 f"(--scheduler-timeout): {type(exc).__name__}: {exc}") from None
+        try:
+            self._client.wait_for_workers(1, timeout=timeout)
         except (OSError, TimeoutError) as exc:
-            raise AuditEvalError(f"--scheduler {address}: cannot connect ({exc})") from exc
+            self._client.close()
+            raise AuditEvalError(f"--scheduler {address}: the scheduler answers but no worker joined it within "
+                                 f"{timeout:g} s (--scheduler-timeout); start workers with "
+                                 f"'dask worker {address}'") from exc
         self.address = address
         self.workers = max(1, sum(w.get("nthreads", 1) for w in self._client.scheduler_info()["workers"].values()))
 
@@ -370,6 +387,20 @@ class DaskCluster(Backend):
         self._client.close()
 
 
+def check_address(address: str) -> None:
+    """A scheduler address as ``distributed`` reads it (``tcp://HOST:PORT``, ``HOST:PORT``,
+    ``tls://...``), with a port in 1-65535; else an :class:`AuditEvalError` naming it."""
+    from distributed.comm.addressing import get_address_host_port
+
+    try:
+        host, port = get_address_host_port(address)
+    except ValueError as exc:
+        raise AuditEvalError(f"--scheduler {address}: not a scheduler address ({exc}); give tcp://HOST:PORT") from None
+    if not host or not 0 < int(port) < 65536:
+        raise AuditEvalError(f"--scheduler {address}: not a scheduler address (host {host!r}, port {port}); "
+                             "give tcp://HOST:PORT with a port in 1-65535")
+
+
 # ----------------------------------------------------------------------------- choosing
 def cores() -> int:
     """The cores this process may use (its CPU affinity where the OS says)."""
@@ -379,12 +410,30 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def backend_for(jobs: int | str | None = None, scheduler: str | None = None) -> Backend:
+def worker_count(jobs: int | str | None, tasks: int | None = None) -> tuple[int, str | None]:
+    """Local workers for ``--jobs``: the number asked (``"auto"``: :func:`cores`), at most the
+    cores and the command's ``tasks`` (when it knows them): more processes than either only
+    start interpreters that wait. A note when an explicit number was lowered."""
+    have = cores()
+    want = have if jobs == "auto" else int(jobs or 1)
+    n = max(1, min(want, have, want if tasks is None else tasks))
+    if jobs == "auto" or n == want:
+        return n, None
+    why = [f"{have} core(s)"] + ([] if tasks is None else [f"{tasks} task(s)"])
+    where = "in this process" if n == 1 else f"on {n} worker processes"
+    return n, f"--jobs {want}: the tasks run {where} (this machine has {' and the command has '.join(why)})"
+
+
+def backend_for(jobs: int | str | None = None, scheduler: str | None = None, tasks: int | None = None,
+                timeout: float = SCHEDULER_TIMEOUT) -> Backend:
     """The backend a command's ``--jobs`` / ``--scheduler`` choose: a scheduler address
-    (or ``$DASK_SCHEDULER_ADDRESS``) wins; else ``jobs`` workers (``"auto"``: :func:`cores`);
-    ``jobs`` 1 or None runs in process."""
+    (or ``$DASK_SCHEDULER_ADDRESS``) wins (checked within ``timeout``, :class:`DaskCluster`);
+    else :func:`worker_count` workers (``jobs`` 1 or None, or one task: in process). The
+    backend's ``notes`` say when ``--jobs`` was lowered."""
     address = scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS") or None
     if address:
-        return DaskCluster(address)
-    n = cores() if jobs == "auto" else int(jobs or 1)
-    return LocalPool(n) if n > 1 else InProcess()
+        return DaskCluster(address, timeout)
+    n, note = worker_count(jobs, tasks)
+    be: Backend = LocalPool(n) if n > 1 else InProcess()
+    be.notes = (note,) if note else ()
+    return be

@@ -30,7 +30,10 @@ whose topic or document has no text is not sent (counted, and a note names the f
 (case and spaces around ``:`` free) with ``N`` a whole number in 0-3, every such marker giving
 the same ``N``. Anything else ("grade 7", no marker, ``##final score: 7``, two different
 scores) is a malformed reply: retried, and after the last retry the pair is recorded as failed
-with the reply's first 200 characters, never guessed.
+with the reply's first 200 characters, never guessed. A reply with several choices
+(``n`` > 1, or a server that sends them anyway) must give the same grade in every one: choices
+that disagree (grades 0 and 3) are a malformed reply too, never the first choice taken; so is a
+200 reply that is not a chat completion (not JSON, no ``choices``), counted with the malformed.
 
 **Retries** (each pair on its own, up to ``retries`` times after the first request): HTTP 429
 waits the ``Retry-After`` seconds (a number, fractions allowed, or an HTTP date); 5xx, a
@@ -106,12 +109,38 @@ UMBRELA_SOURCE = "UMBRELA zero-shot (Upadhyay et al. 2024; Thomas et al. 2024 Bi
 GRADES = (0, 1, 2, 3)
 EXCERPT = 200  # characters of a failed reply kept
 REDACTED = "[key redacted]"
+DISAGREE = "choices disagree"  # the failure reason of a reply whose choices give different grades
 _SCORE = re.compile(r"##\s*final\s+score\s*:\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE)
 ARGS = ("model", "base_url", "key_env", "price_in", "price_out", "seed", "temperature", "max_tokens")
 
 
 class GradeError(ValueError):
-    """A reply that holds no grade in the prompt's format."""
+    """A reply that holds no grade in the prompt's format (``reply``: the text kept with the failure)."""
+
+    def __init__(self, message: str, reply: str | None = None):
+        super().__init__(message)
+        self.reply = reply
+
+
+def reply_grade(contents: list[str] | None, body: str) -> tuple[str, int]:
+    """The grade of a 200 reply whose choices' contents are ``contents`` (None: ``body`` is not
+    a chat completion): (the content kept, the grade). Every choice must hold the same grade
+    (:func:`parse_grade`); a reply that is not the protocol, a choice without a grade and
+    choices that disagree are each a :class:`GradeError`, never the first choice taken."""
+    if contents is None:
+        raise GradeError("not a chat completion reply (no choices[].message.content strings)", body)
+    grades = []
+    for k, content in enumerate(contents):
+        try:
+            grades.append(parse_grade(content))
+        except GradeError as exc:
+            where = f"choice {k + 1} of {len(contents)}: " if len(contents) > 1 else ""
+            raise GradeError(f"{where}{exc}", content) from None
+    if len(set(grades)) > 1:
+        listed = "\n".join(f"[choice {k + 1}] {c}" for k, c in enumerate(contents))
+        raise GradeError(f"the reply's {len(contents)} {DISAGREE}: grades "
+                         f"{', '.join(str(g) for g in grades)}", listed)
+    return contents[0], grades[0]
 
 
 def parse_grade(content: str) -> int:
@@ -277,6 +306,7 @@ class LLMCost(JudgeCost):
     transport_errors: int = 0  # connection failures, unreadable bodies
     malformed: int = 0  # replies without a grade (each a failed request)
     failed_pairs: int = 0  # recorded as failed: no grade after every retry
+    conflicting_pairs: int = 0  # of those, failed because the last reply's choices gave different grades
     unsent_pairs: int = 0  # every request failed (or stopped) at the transport level: not recorded
     skipped_failed: int = 0  # recorded as failed before, not sent again (retry_failed resends)
     no_text: int = 0  # pairs whose topic or document has no text: not sent
@@ -398,20 +428,15 @@ class ChatJudge:
                     res.kind, res.reason = "fatal", f"HTTP {status} from {self.url}: {text[:EXCERPT]!r} (not retried)"
                     break
                 else:
-                    content = self._content(res, text)
-                    if content is None:
-                        res.transport_errors += 1
-                        last = f"not a chat completion reply: {text[:EXCERPT]!r}"
+                    try:
+                        content, res.label = reply_grade(self._content(res, text), text)
+                    except GradeError as exc:
+                        res.malformed += 1
+                        res.reply, res.reason = (exc.reply or text)[:EXCERPT], str(exc)
+                        last = f"malformed reply ({exc})"
                     else:
-                        try:
-                            res.label = parse_grade(content)
-                        except GradeError as exc:
-                            res.malformed += 1
-                            res.reply, res.reason = content[:EXCERPT], str(exc)
-                            last = f"malformed reply ({exc})"
-                        else:
-                            res.kind, res.reply, res.reason = "label", content[:EXCERPT], None
-                            break
+                        res.kind, res.reply, res.reason = "label", content[:EXCERPT], None
+                        break
             if res.attempts > self.retries:
                 if last.startswith("malformed"):
                     res.kind = "failed"  # the model answered, without a grade: recorded
@@ -431,14 +456,15 @@ class ChatJudge:
         return res
 
     @staticmethod
-    def _content(res: _Result, text: str) -> str | None:
-        """``choices[0].message.content`` of a reply (None: not the protocol); adds its usage."""
+    def _content(res: _Result, text: str) -> list[str] | None:
+        """``choices[k].message.content`` of every choice of a reply (None: not the protocol:
+        not JSON, no choices, a content that is not a string); adds its usage."""
         try:
             doc = json.loads(text)
-            content = doc["choices"][0]["message"]["content"]
+            contents = [c["message"]["content"] for c in doc["choices"]]
         except (ValueError, KeyError, IndexError, TypeError):
             return None
-        if not isinstance(content, str):
+        if not contents or not all(isinstance(c, str) for c in contents):
             return None
         usage = doc.get("usage") if isinstance(doc, dict) else None
         if isinstance(usage, dict):
@@ -446,7 +472,7 @@ class ChatJudge:
                 v = usage.get(key)
                 if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
                     setattr(res, attr, (getattr(res, attr) or 0) + v)
-        return content
+        return contents
 
     def close(self) -> None:
         self.client.close()
@@ -559,6 +585,7 @@ def run_llm_judge(
                     cost.pairs_judged += 1
                 else:
                     cost.failed_pairs += 1
+                    cost.conflicting_pairs += DISAGREE in (r.reason or "")
                     if len(cost.failures) < 20:
                         cost.failures.append({"topic": r.topic, "doc": r.doc, "reason": r.reason, "reply": r.reply})
             else:

@@ -24,7 +24,16 @@ a file sorted by score):
   ``rbo=ext``: Webber et al. (2010) eq. 32, ``RBO_ext = X_k/k p^k + (1-p)/p sum_{d=1..k}
   X_d/d p^d`` with ``k = min(len A, len B, D)`` per topic.
 
-Scores (per measure, under one profile, over the topics evaluated for both runs):
+Scores (per measure, under one profile, over the topics evaluated for both runs; each measure
+under the convention the profile's route table gives it, :func:`measure_plan`, as ``eval``
+computes it). Which topics those are is the profile's ``topics`` axis: the default
+(trec_eval-9.0.8, ``topics=both``) scores the topics a run and the qrels share; repro_eval 0.5.0
+scores every qrels topic, a topic a run lacks as 0 (ir_measures.calc), on runs cut at 1000
+(``trim``): its profile ``repro_eval-0.5`` gives its numbers on the same files. Under any other
+``topics`` value, when the topics scored are not the qrels' topics, a note names them and says
+that repro_eval scores another set (:func:`paired_topic_notes`, :func:`unpaired_topic_notes`).
+Runs with no topic in common (or no topic the qrels judge; replicability: an original run that
+ranks none of qrels A's topics, a re-run none of qrels B's) are an error naming the topic sets.
 
 * **RMSE** ``sqrt(mean_t (orig_t - rep_t)^2)``.
 * **nRMSE** (normalised RMSE, repro_eval 0.5.0 ``measure/effectiveness.py``: ``nRMSE`` line 77
@@ -80,8 +89,9 @@ from scipy import stats as sstats
 from auditeval.engine import ENGINE, aggregate, evaluate_prepared, prepare
 from auditeval.io import qrels_from, run_from
 from auditeval.stats.significance import paired_t
+from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.conventions import DEFAULT_PROFILE, resolve
-from auditeval.vocab.errors import ConventionError
+from auditeval.vocab.errors import AuditEvalError, ConventionError
 from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.specs import DEFAULT_MEASURES, SPECS
 from auditeval.vocab.variant import parse_measure
@@ -245,26 +255,48 @@ def ktu(t: np.ndarray, ra: np.ndarray, rb: np.ndarray, len_a, len_b, topics: lis
 
 
 
-def _score_sets(q_orig, q_rep, orig, rep, baseline_original, baseline_reproduced, parsed, conv):
+def _score_sets(q_orig, q_rep, orig, rep, baseline_original, baseline_reproduced, plan):
     """Per-measure scores of the original run (and baseline) on ``q_orig`` and of the re-run (and
     its baseline) on ``q_rep`` (the same qrels for reproducibility, qrels B for replicability);
-    ``bases`` None without baselines."""
-    s_orig, s_rep = _scores(q_orig, orig, parsed, conv), _scores(q_rep, rep, parsed, conv)
+    ``bases`` None without baselines. ``plan``: :func:`measure_plan`."""
+    s_orig, s_rep = _scores(q_orig, orig, plan), _scores(q_rep, rep, plan)
     bases = None
     if baseline_original is not None:
         bo, br = run_from(baseline_original), run_from(baseline_reproduced)
-        bases = (_scores(q_orig, bo, parsed, conv), _scores(q_rep, br, parsed, conv))
+        bases = (_scores(q_orig, bo, plan), _scores(q_rep, br, plan))
     return s_orig, s_rep, bases
 
-def _scores(qrels, run: Run, measures, conv) -> dict[str, tuple[str, dict[str, float]]]:
-    """label -> (variant string, {topic: value}) under ``conv``."""
+
+@dataclass(frozen=True)
+class MeasurePlan:
+    """The measures grouped by the convention each is computed under (``groups``: (convention,
+    measures) pairs), and their labels in the order given (``order``)."""
+
+    groups: tuple[tuple[Any, tuple[Any, ...]], ...]
+    order: tuple[str, ...]
+
+
+def measure_plan(parsed: Sequence[Any], profile: Any, settings: list[str] | None) -> MeasurePlan:
+    """Each measure's convention: the profile's route table
+    (:meth:`~auditeval.vocab.conventions.Profile.convention_for`, as ``eval`` resolves it: a tool
+    that sends RR@10 to another provider gets that provider's axes), then ``settings``."""
+    groups: dict[Any, list[Any]] = {}
+    for m in parsed:
+        groups.setdefault(resolve(profile, settings, m), []).append(m)
+    return MeasurePlan(tuple((c, tuple(ms)) for c, ms in groups.items()), tuple(str(m) for m in parsed))
+
+
+def _scores(qrels, run: Run, plan: MeasurePlan) -> dict[str, tuple[str, dict[str, float]]]:
+    """label -> (variant string, {topic: value}), each measure under its convention, in the order
+    the measures were given."""
     out = {}
-    for m, variant, p, vals, _agg in evaluate_prepared(qrels, run, measures, conv, {}):
-        pairs = zip((str(t) for t in p.topics), vals.tolist(), strict=True)
-        if SPECS[m.name].agg == "mean-defined":  # a topic without a value (Accuracy) is left out
-            pairs = ((t, v) for t, v in pairs if v == v)
-        out[str(m)] = (str(variant), dict(pairs))
-    return out
+    for conv, measures in plan.groups:
+        for m, variant, p, vals, _agg in evaluate_prepared(qrels, run, measures, conv, {}):
+            pairs = zip((str(t) for t in p.topics), vals.tolist(), strict=True)
+            if SPECS[m.name].agg == "mean-defined":  # a topic without a value (Accuracy) is left out
+                pairs = ((t, v) for t, v in pairs if v == v)
+            out[str(m)] = (str(variant), dict(pairs))
+    return {k: out[k] for k in dict.fromkeys(plan.order)}
 
 
 def _aligned(parts: Sequence[dict[str, float]]) -> tuple[list[str], list[np.ndarray]]:
@@ -331,10 +363,13 @@ def reproduce(
     q = qrels_from(qrels)
     orig, rep = run_from(original), run_from(reproduced)
     conv = resolve(profile, settings)
-    parsed = [parse_measure(m) for m in measures]
+    plan = measure_plan([parse_measure(m) for m in measures], profile, settings)
+    scoring = Scoring(plan, _profile_words(profile, settings), conv)
     if qrels_b is not None:
-        return _replicability(q, qrels_from(qrels_b), orig, rep, parsed, conv, baseline_original,
-                              baseline_reproduced)
+        q_b = qrels_from(qrels_b)
+        check_topics_replicability(q, q_b, orig, rep)
+        return _replicability(q, q_b, orig, rep, scoring, baseline_original, baseline_reproduced)
+    check_topics(q, orig, rep)
     order_conv = conv.replace(ties=ties, sim=sim, depth=depth, unjudged="nonrel", topics="run", self_hits="keep")
     res = Reproduction(notes=list(q.notes))
 
@@ -353,7 +388,8 @@ def reproduce(
                                      var, SCIPY_ENGINE if stat == "KTU" else ENGINE))
 
     # ---- scores
-    s_orig, s_rep, bases = _score_sets(q, q, orig, rep, baseline_original, baseline_reproduced, parsed, conv)
+    s_orig, s_rep, bases = _score_sets(q, q, orig, rep, baseline_original, baseline_reproduced, plan)
+    sets: dict[str, tuple[list[str], list[str] | None]] = {}  # label -> (paired topics, ER/DRI topics)
     for label in s_orig:
         var, o = s_orig[label]
         r = s_rep[label][1]
@@ -366,6 +402,7 @@ def reproduce(
             continue
         diff = ov - rv
         res.scores[label] = (common, ov, rv)
+        sets[label] = (common, None)
         rmse = float(np.sqrt(np.sum(diff**2) / len(diff)))
         res.values.append(ReproValue("RMSE", label, "all", rmse, var, ENGINE))
         if ((ov < 0) | (ov > 1)).any():
@@ -388,9 +425,12 @@ def reproduce(
             if len(common4) < len(common):
                 res.notes.append(f"{label}: {len(common) - len(common4)} topic(s) lack a baseline score, "
                                  "left out of ER and DRI")
+            sets[label] = (common, common4)
             er, dri = _er_dri((ov4, bov), (rv4, brv), label, res.notes)
             res.values.append(ReproValue("ER", label, "all", er, var, ENGINE))
             res.values.append(ReproValue("DRI", label, "all", dri, var, ENGINE))
+    res.notes.extend(scoring.route_notes())
+    res.notes.extend(paired_topic_notes(sets, set(_topic_set(q)), scoring))
     return res
 
 
@@ -415,14 +455,15 @@ def _er_dri(orig: tuple[np.ndarray, np.ndarray], rep: tuple[np.ndarray, np.ndarr
     return er, dri
 
 
-def _replicability(q_a: Qrels, q_b: Qrels, orig: Run, rep: Run, parsed, conv, baseline_original: Any,
+def _replicability(q_a: Qrels, q_b: Qrels, orig: Run, rep: Run, scoring: Scoring, baseline_original: Any,
                    baseline_reproduced: Any) -> Reproduction:
     """The replicability statistics (module docstring): original runs scored on ``q_a``,
     replicated ones on ``q_b``; every value's ``qrels`` is ``"A+B"``."""
     res = Reproduction(notes=[*(f"qrels A: {n}" for n in q_a.notes), *(f"qrels B: {n}" for n in q_b.notes)],
                        mode="replicability")
     res.notes.append(NO_ORDER_NOTE)
-    s_orig, s_rep, bases = _score_sets(q_a, q_b, orig, rep, baseline_original, baseline_reproduced, parsed, conv)
+    s_orig, s_rep, bases = _score_sets(q_a, q_b, orig, rep, baseline_original, baseline_reproduced, scoring.plan)
+    sets: dict[str, tuple[list[str], list[str]]] = {}  # label -> (topics scored on A, on B)
     for label in s_orig:
         var, o = s_orig[label]
         var_b, r = s_rep[label]
@@ -434,6 +475,7 @@ def _replicability(q_a: Qrels, q_b: Qrels, orig: Run, rep: Run, parsed, conv, ba
         ta, (ov,) = _aligned([o])
         tb, (rv,) = _aligned([r])
         res.unpaired[label] = ((ta, ov), (tb, rv))
+        sets[label] = (ta, tb)
         t_stat, p_val = _unpaired_t(ov, rv)
         if p_val != p_val:
             res.notes.append(f"{label}: unpaired t-test undefined (too few topics, or no variance in either "
@@ -450,4 +492,128 @@ def _replicability(q_a: Qrels, q_b: Qrels, orig: Run, rep: Run, parsed, conv, ba
             er, dri = _er_dri((oa, ob), (ra, rb), label, res.notes)
             res.values.append(ReproValue("ER", label, "all", er, var, ENGINE, QRELS_AB))
             res.values.append(ReproValue("DRI", label, "all", dri, var, ENGINE, QRELS_AB))
+    res.notes.extend(scoring.route_notes())
+    res.notes.extend(unpaired_topic_notes(sets, (set(_topic_set(q_a)), set(_topic_set(q_b))), scoring))
     return res
+
+
+# ----------------------------------------------------------------------------- topic sets
+REFERENCE = "repro_eval 0.5.0"
+REFERENCE_PROFILE = "repro_eval-0.5"
+REFERENCE_TOPICS = (f"{REFERENCE} scores every qrels topic, a topic a run lacks as 0 "
+                    f"(--profile {REFERENCE_PROFILE}, or --set topics=qrels, scores that set)")
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """How the scores are computed: the measures' conventions (``plan``), the profile's name as
+    the notes spell it (``words``) and the profile's own convention (``base``)."""
+
+    plan: MeasurePlan
+    words: str
+    base: Any
+
+    def convention(self, label: str) -> Any:
+        return next(c for c, ms in self.plan.groups if label in (str(m) for m in ms))
+
+    def route_notes(self) -> list[str]:
+        """A measure the profile's route table sends to axes with another ``depth`` (repro_eval
+        cuts every run at 1000 before any provider; the routed providers' profiles read it all)."""
+        out = []
+        for conv, ms in self.plan.groups:
+            if conv.depth != self.base.depth:
+                out.append(f"{', '.join(str(m) for m in ms)}: scored under the profile's route for "
+                           f"{'it' if len(ms) == 1 else 'them'}, with depth={conv.depth}, not the profile's "
+                           f"depth={self.base.depth}")
+        return out
+
+
+def _profile_words(profile: Any, settings: list[str] | None) -> str:
+    name = profile if isinstance(profile, str) else getattr(profile, "name", "the given convention")
+    return str(name) + (f" with {', '.join(settings)}" if settings else "")
+
+
+def _topic_set(x: Qrels | Run) -> list[str]:
+    """Distinct topic ids (a run's empty topics included), in byte order."""
+    got = set(pc.unique(x.table.column("topic")).to_pylist()) | set(getattr(x, "empty_topics", ()))
+    return sorted(got, key=lambda t: t.encode("utf-8"))
+
+
+def few(topics: Any, n: int = 5) -> str:
+    """``3 topic(s): '1', '2', '7'`` (the first ``n`` in byte order, then ``...``)."""
+    ts = sorted(topics, key=lambda t: t.encode("utf-8"))
+    shown = ", ".join(repr(t) for t in ts[:n]) + (", ..." if len(ts) > n else "")
+    return f"{len(ts)} topic(s)" + (f": {shown}" if ts else "")
+
+
+def check_topics(q: Qrels, orig: Run, rep: Run) -> None:
+    """Reproducibility needs a topic both runs rank and the qrels judge; otherwise an error
+    naming the three topic sets (nothing could be paired: not an empty table)."""
+    to, tr, tq = set(_topic_set(orig)), set(_topic_set(rep)), set(_topic_set(q))
+    if not to & tr:
+        raise AuditEvalError(f"{orig.source} and {rep.source} rank no topic in common (original: {few(to)}; "
+                             f"re-run: {few(tr)}): nothing to compare")
+    if not to & tr & tq:
+        raise AuditEvalError(f"{q.source} judges none of the {len(to & tr)} topic(s) both runs rank "
+                             f"(both runs: {few(to & tr)}; qrels: {few(tq)}): nothing to compare")
+
+
+def check_topics_replicability(q_a: Qrels, q_b: Qrels, orig: Run, rep: Run) -> None:
+    """Replicability needs the original run to rank a topic of qrels A and the re-run one of
+    qrels B; otherwise an error naming both topic sets."""
+    for what, qr, run, flag in (("qrels A", q_a, orig, "--qrels"), ("qrels B", q_b, rep, "--qrels-b")):
+        tq, tr = set(_topic_set(qr)), set(_topic_set(run))
+        if not tq & tr:
+            raise AuditEvalError(f"{flag} {qr.source} ({what}) judges none of the topics {run.source} ranks "
+                                 f"({what}: {few(tq)}; {run.source}: {few(tr)}): nothing to score")
+
+
+def paired_topic_notes(sets: dict[str, tuple[list[str], list[str] | None]], qrels_topics: set[str],
+                       scoring: Scoring) -> list[str]:
+    """Which topics RMSE, nRMSE, the t-test (and ER, DRI) were computed over, when that is not
+    every qrels topic and the measure's convention does not score every qrels topic: one note
+    per distinct topic set, saying that repro_eval scores another."""
+    groups: dict[tuple, list[str]] = {}
+    for label, (paired, four) in sets.items():
+        if scoring.convention(label).topics == "qrels":
+            continue
+        if set(paired) != qrels_topics or (four is not None and set(four) != qrels_topics):
+            groups.setdefault((tuple(paired), tuple(four) if four is not None else None), []).append(label)
+    out = []
+    for (paired, four), labels in groups.items():
+        topics = {scoring.convention(x).topics for x in labels}
+        text = (f"{', '.join(labels)}: RMSE, nRMSE and the t-test over the {len(paired)} topic(s) scored for both "
+                f"runs under {scoring.words} (topics={'/'.join(sorted(topics))})" + _against(set(paired), qrels_topics))
+        if four is not None and set(four) != set(paired):
+            text += f"; ER and DRI over the {len(four)} scored for all four runs" + _against(set(four), qrels_topics)
+        out.append(f"{text}; {REFERENCE_TOPICS}")
+    return out
+
+
+def unpaired_topic_notes(sets: dict[str, tuple[list[str], list[str]]], qrels_topics: tuple[set[str], set[str]],
+                         scoring: Scoring) -> list[str]:
+    """Replicability: the topics of each collection the statistics were computed over, when not
+    every topic of that qrels (and the convention does not score every qrels topic)."""
+    groups: dict[tuple, list[str]] = {}
+    for label, (ta, tb) in sets.items():
+        if scoring.convention(label).topics == "qrels":
+            continue
+        if set(ta) != qrels_topics[0] or set(tb) != qrels_topics[1]:
+            groups.setdefault((tuple(ta), tuple(tb)), []).append(label)
+    out = []
+    for (ta, tb), labels in groups.items():
+        topics = {scoring.convention(x).topics for x in labels}
+        out.append(f"{', '.join(labels)}: scored under {scoring.words} (topics={'/'.join(sorted(topics))}) over "
+                   f"{len(ta)} topic(s) of qrels A" + _against(set(ta), qrels_topics[0]) + f" and {len(tb)} of "
+                   f"qrels B" + _against(set(tb), qrels_topics[1]) + f"; {REFERENCE_TOPICS}")
+    return out
+
+
+def _against(scored: set[str], qrels_topics: set[str]) -> str:
+    """``, of the 50 qrels topic(s) (left out: 3 topic(s): ...; scored without judgments: ...)``."""
+    parts = []
+    if qrels_topics - scored:
+        parts.append(f"left out: {few(qrels_topics - scored)}")
+    if scored - qrels_topics:
+        parts.append(f"scored without judgments: {few(scored - qrels_topics)}")
+    return f", of the {len(qrels_topics)} qrels topic(s)" + (f" ({'; '.join(parts)})" if parts else "")
