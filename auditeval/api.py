@@ -21,9 +21,8 @@ from auditeval.vocab.conventions import DEFAULT_PROFILE, Convention, load_profil
 from auditeval.vocab.errors import UnknownMeasureError
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
-from auditeval.vocab.names import parse_measures
 from auditeval.vocab.specs import SPECS
-from auditeval.vocab.variant import fold
+from auditeval.vocab.variant import fold, parse_measures
 
 
 def read_runs(runs: Any) -> list[tuple[Run, str | None]]:
@@ -64,7 +63,7 @@ def evaluate(
 
     ``qrels``/``runs`` accept paths, :class:`Qrels`/:class:`Run`, DataFrames and
     dict-of-dicts (see :mod:`auditeval.io`; a run topic mapped to ``{}`` is an empty ranking).
-    ``measures``: names as ``-m`` takes them, read by :func:`auditeval.vocab.names.parse_measures`
+    ``measures``: names as ``-m`` takes them, read by :func:`auditeval.vocab.variant.parse_measures`
     (``"nDCG@10"``, ``"ndcg_cut.1,4"``, a bare trec_eval family ``"P"`` = P@5 ... P@1000 as the
     trec_eval drop-in reads it), or :class:`Measure` objects. ``settings`` are ``AXIS=VALUE`` overrides.
     Returns every per-topic value (when ``per_topic``) and the aggregate (topic ``"all"``),
@@ -188,7 +187,7 @@ def _evaluate_judgments(judg: Any, runs: Any, measures: Iterable[str | Measure] 
 
 def _measures(measures: Iterable[str | Measure] | str) -> tuple[list[str], list[Measure]]:
     """Labels and parsed measures, read as every ``-m`` reads them
-    (:func:`auditeval.vocab.names.parse_measures`: ``"ndcg_cut.1,4"``, ``"P"``, ``"AP nDCG@10"``)."""
+    (:func:`auditeval.vocab.variant.parse_measures`: ``"ndcg_cut.1,4"``, ``"P"``, ``"AP nDCG@10"``)."""
     pairs = parse_measures(measures)
     return [label for label, _ in pairs], [m for _, m in pairs]
 

@@ -16,7 +16,9 @@ level and inside functions, ``TYPE_CHECKING`` blocks included).
   results, the engine's door, the analyses and ``api`` (the tasks run what the serial path
   runs), never render, adapters or cli; only cli imports it (analyses take a backend object);
 * the package-level import graph (one node per top-level package or module of auditeval)
-  has no cycle.
+  has no cycle;
+* the module-level import graph (one node per file, every import counted: a function-level
+  import that closes a cycle is a cycle too, it only waits for the first call) has no cycle.
 """
 
 from __future__ import annotations
@@ -230,3 +232,108 @@ def test_no_import_cycle_between_packages():
 def test_known_exceptions_are_exactly_these():
     found = {(m, i) for m in modules() for i in imports_of(m)}
     assert set(KNOWN) <= found  # a fixed exception must leave the list
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Module -> the auditeval modules it imports (module and function level, ``TYPE_CHECKING``
+    blocks included), self-imports and the known exceptions left out."""
+    return {mod: {i for i in imports_of(mod) if i in modules() and i != mod and (mod, i) not in KNOWN}
+            for mod in modules()}
+
+
+def _components(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of ``graph`` with more than one node (Tarjan's
+    algorithm, iterative), each sorted; sorted by their first node."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    m = stack.pop()
+                    on_stack.discard(m)
+                    comp.append(m)
+                    if m == node:
+                        break
+                if len(comp) > 1:
+                    found.append(sorted(comp))
+    return sorted(found)
+
+
+def _shortest_cycle(graph: dict[str, set[str]], comp: list[str]) -> list[str]:
+    """A shortest cycle through the first node of ``comp`` (breadth first inside it)."""
+    start, inside = comp[0], set(comp)
+    parent: dict[str, str] = {}
+    todo = [start]
+    while todo:
+        nxt = []
+        for n in todo:
+            for m in sorted(graph.get(n, set()) & inside):
+                if m == start:
+                    path = [n]
+                    while path[-1] != start:
+                        path.append(parent[path[-1]])
+                    return [*reversed(path), start]
+                if m not in parent:
+                    parent[m] = n
+                    nxt.append(m)
+        todo = nxt
+    raise AssertionError(f"{comp} is not a cycle")  # pragma: no cover
+
+
+def module_cycles(graph: dict[str, set[str]]) -> list[str]:
+    """One line per group of modules that import each other: a shortest cycle through its
+    first module (``a -> b -> a``), then every module of the group when it holds more."""
+    out = []
+    for comp in _components(graph):
+        cycle = _shortest_cycle(graph, comp)
+        line = " -> ".join(cycle)
+        if len(comp) > len(cycle) - 1:
+            line += f" (in a group of {len(comp)}: {', '.join(comp)})"
+        out.append(line)
+    return out
+
+
+def test_module_cycle_finder_on_hand_made_graphs():
+    graph = {"a": {"b"}, "b": {"c", "a"}, "c": {"a"}, "d": {"e"}, "e": {"d"}, "f": {"a"}}
+    assert _components(graph) == [["a", "b", "c"], ["d", "e"]]
+    assert module_cycles(graph) == ["a -> b -> a (in a group of 3: a, b, c)", "d -> e -> d"]
+    assert module_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a -> b -> c -> a"]
+    assert module_cycles({"a": {"b"}, "b": set(), "c": {"a", "b"}}) == []
+
+
+def test_the_module_graph_holds_function_level_and_type_checking_imports():
+    # hand-picked: auditeval.trec_eval.run imports the spec table inside a function;
+    # auditeval.engine.absent imports MeasureDef under TYPE_CHECKING only
+    graph = module_graph()
+    assert "auditeval.vocab.specs" in graph["auditeval.trec_eval.run"]
+    assert "auditeval.engine.measures.base" in graph["auditeval.engine.absent"]
+
+
+def test_no_import_cycle_between_modules():
+    cycles = module_cycles(module_graph())
+    assert not cycles, "import cycles between modules:\n" + "\n".join(cycles)

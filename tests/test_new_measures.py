@@ -154,7 +154,8 @@ def test_family_defaults_are_the_drop_ins():
 
 
 def test_parse_measures_expands_like_minus_m():
-    from auditeval.vocab.names import parse_measures, split_measures
+    from auditeval.vocab.names import split_measures
+    from auditeval.vocab.variant import parse_measures
 
     got = parse_measures(["ndcg_cut.1,4", "P", "AP nDCG@10", parse_measure("RR")])
     labels = [label for label, _ in got]

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 import auditeval as ae
 from auditeval.engine.measures import MEASURES
 from auditeval.vocab.conventions import AXES, load_profile, profile_names
-from auditeval.vocab.measure import TREC_ALIASES, Measure, parse_syntax
+from auditeval.vocab.measure import Measure, parse_syntax
+from auditeval.vocab.specs import TREC_ALIASES
 from auditeval.vocab.variant import FOLDED, Variant, parse_measure, parse_variant, variant_axes
 
 PROFILES = profile_names()

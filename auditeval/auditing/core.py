@@ -57,9 +57,8 @@ from auditeval.vocab.conventions import (
 from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
-from auditeval.vocab.names import parse_measures
 from auditeval.vocab.specs import AUDIT_MEASURES, SPECS
-from auditeval.vocab.variant import Variant
+from auditeval.vocab.variant import Variant, parse_measures
 
 DEFAULT_MEASURES = list(AUDIT_MEASURES)  # the audit's list, under its public name (auditeval.auditing)
 TIE_TOPICS_SHOWN = 20  # per run and measure, widest envelopes first

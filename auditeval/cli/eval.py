@@ -70,8 +70,8 @@ def eval_parser(p: argparse.ArgumentParser) -> None:
 
 def measure_list(args_measures: list[str] | None) -> list[str]:
     """The measures asked for, several per argument allowed, read as ``evaluate`` reads them
-    (:func:`auditeval.vocab.names.parse_measures`: ``ndcg_cut.1,4``, a bare ``P``)."""
-    from auditeval.vocab.names import parse_measures
+    (:func:`auditeval.vocab.variant.parse_measures`: ``ndcg_cut.1,4``, a bare ``P``)."""
+    from auditeval.vocab.variant import parse_measures
 
     if not args_measures:
         return list(DEFAULT_MEASURES)

@@ -33,9 +33,9 @@ from auditeval.engine.glibc_sort import glibc_msort
 from auditeval.engine.ids import has_duplicate_pairs
 from auditeval.engine.measures.core import gain_of
 from auditeval.engine.preparation import prepare
-from auditeval.engine.rank_cut import as_sim
 from auditeval.engine.ranked_lists import NONPOOL, UNJUDGED, Prepared
 from auditeval.engine.rebuild import head, relabel, reorder, stacked, subset
+from auditeval.engine.sim import as_sim
 from auditeval.engine.staged_run import (
     ORDER_AXES,
     PREPARE_AXES,

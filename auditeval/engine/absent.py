@@ -17,6 +17,7 @@ listing ``absent`` can score it other than 0; for them :func:`absent_values` app
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,7 +31,6 @@ from auditeval.vocab.model import Run, run_table
 
 if TYPE_CHECKING:
     from auditeval.engine.measures.base import MeasureDef
-    from auditeval.engine.staged_run import StagedRun
 
 BOGUS_DOCNO = "ceci_nest_pas_un_docno"  # trec_eval.c:154
 BOGUS_SCORE = 1.0
@@ -60,11 +60,19 @@ def resets(d: MeasureDef, m: Measure) -> bool:
     return d.missing is not None and not named and (m.cutoff is None or d.cutoff == "required")
 
 
+BogusLists = Callable[[Convention], Prepared]
+"""The lists of the run with the bogus ranking added, prepared under a convention
+(``lambda c: staged.bogus().prepared(c)`` for a
+:class:`~auditeval.engine.staged_run.StagedRun`), called only under ``absent=bogus``."""
+
+
 def absent_values(
-    staged: StagedRun | None, d: MeasureDef, m: Measure, c: Convention, p: Prepared, values: np.ndarray
+    bogus: BogusLists | None, d: MeasureDef, m: Measure, c: Convention, p: Prepared, values: np.ndarray
 ) -> np.ndarray:
     """``values`` (the kernel on ``p``) with the topics ``p`` marks missing scored as
-    ``c.absent`` says; ``m`` and ``c`` folded, the spec's ``fixed`` axes not yet applied."""
+    ``c.absent`` says; ``m`` and ``c`` folded, the spec's ``fixed`` axes not yet applied.
+    ``bogus``: where the bogus ranking's lists come from (None: lists rebuilt without a run,
+    refused under ``absent=bogus`` unless the spec row resets the value)."""
     if not reads_absent(d, c) or not p.missing.any():
         return values
     if c.absent == "empty":
@@ -77,10 +85,10 @@ def absent_values(
     if resets(d, m):
         out[p.missing] = d.missing
         return out
-    if staged is None:
+    if bogus is None:
         raise EvaluationError(f"{m}: absent=bogus (trec_eval 10.0 -c) scores a missing topic on a bogus ranking "
                               "of the run, which these rebuilt lists do not have; use absent=zero or absent=empty")
-    pb = staged.bogus().prepared(c)
+    pb = bogus(c)
     vb = np.asarray(d.fn(pb, m, c.replace(**d.fixed) if d.fixed else c))
     where = {t: i for i, t in enumerate(pb.topics)}
     idx = np.fromiter((where[t] for t in p.topics[p.missing]), np.int64, int(p.missing.sum()))

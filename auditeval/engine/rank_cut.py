@@ -26,10 +26,10 @@ from auditeval.engine.ids import DocKeys, to_numpy
 from auditeval.engine.join import Join, Judgments
 from auditeval.engine.ordering import presorted_order, sort_order, trec_nan_scores
 from auditeval.engine.ranked_lists import NONPOOL, UNJUDGED, Origin, Prepared
+from auditeval.engine.sim import scores
 from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.arrays import from_numpy
 from auditeval.vocab.errors import EvaluationError, InputError
-from auditeval.vocab.model import Run
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -80,34 +80,6 @@ def grade_dtype(grades: np.ndarray) -> type:
     if len(grades) == 0 or (int(grades.min()) > -(2**30) and int(grades.max()) < 2**30):
         return np.int32
     return np.int64
-
-
-def as_sim(values: np.ndarray, sim: str) -> np.ndarray:
-    """Scores as the ``sim`` axis stores them: float32 (C ``float sim``; beyond +-3.4e38 a
-    finite score becomes +-inf, as in C, without a numpy warning) or float64 as read."""
-    if sim != "float32":
-        return values
-    with np.errstate(over="ignore"):
-        return values.astype(np.float32)
-
-
-def scores(run: Run, sim: str) -> tuple[np.ndarray, list[str]]:
-    """The score column as the ``sim`` axis stores it, and a note when float32 overflows.
-
-    float32 is C's ``float sim`` (trec_eval <= 9.0.8): finite scores beyond +-3.4e38 become
-    +-inf there too, and comparing float32 values orders exactly as their float64 images.
-    """
-    col = run.table.column("score")
-    if sim != "float32":
-        return to_numpy(col, np.float64), []
-    with np.errstate(over="ignore"):
-        s = to_numpy(col, np.float32)
-    notes = []
-    if np.isinf(s).any():
-        n = int((np.isinf(s) & np.isfinite(to_numpy(col, np.float64))).sum())
-        if n:
-            notes.append(f"{run.source}: {n} score(s) overflow float32 and became -inf/inf (sim=float32)")
-    return s, notes
 
 
 def ranking(j: Join, jd: Judgments, doc_keys: DocKeys | None, ties: str, sim: str, dups: str, self_hits: str) -> Ranking:

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from auditeval.engine.ids import to_numpy
+from auditeval.engine.sim import as_sim  # the engine's one float32 rule
 from auditeval.vocab.conventions import Convention
 
 if TYPE_CHECKING:
@@ -195,11 +197,6 @@ class Origin:
 
     def scores(self, run_rows: np.ndarray) -> np.ndarray:
         """Scores of ``run_rows`` as float64, as the ``sim`` axis reads them (float32 first)."""
-        from auditeval.engine.ids import to_numpy
-        from auditeval.engine.rank_cut import (
-            as_sim,  # the engine's one float32 rule (stages imports this module)
-        )
-
         col = self.memo.get("score")
         if col is None:
             col = self.memo["score"] = to_numpy(self.run.table.column("score"), np.float64)

@@ -138,7 +138,8 @@ def measure_on(p: Prepared, m: Measure, conv: Convention, staged: StagedRun | No
     check_measure(m2, c2)
     d = MEASURES[m2.name]
     values = np.asarray(d.fn(p, m2, c2.replace(**d.fixed) if d.fixed else c2))
-    values = absent_values(staged, d, m2, c2, p, values)  # topics absent from the run: the absent axis
+    bogus = None if staged is None else (lambda c: staged.bogus().prepared(c))
+    values = absent_values(bogus, d, m2, c2, p, values)  # topics absent from the run: the absent axis
     return values, aggregate(values, d.agg, c2.gm_floor)
 
 

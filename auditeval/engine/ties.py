@@ -1,7 +1,7 @@
 """Tied blocks of a ranking.
 
 * :func:`tied_blocks`: documents of one topic with equal scores (as the ``sim`` axis stores
-  them, :func:`~auditeval.engine.rank_cut.as_sim`: float32 under trec_eval <= 9.0.8 /
+  them, :func:`~auditeval.engine.sim.as_sim`: float32 under trec_eval <= 9.0.8 /
   pytrec_eval) form a *tied block*; a block is *mixed* when grades differ inside it. The tie
   rule (``ties`` axis) orders each block; the audit's tie envelope and evidence read them.
 Caches live on the :class:`Prepared` object itself (its instance dict, so
@@ -15,8 +15,8 @@ from functools import cached_property
 
 import numpy as np
 
-from auditeval.engine.rank_cut import as_sim
 from auditeval.engine.ranked_lists import Prepared
+from auditeval.engine.sim import as_sim
 from auditeval.vocab.model import Run
 
 __all__ = ["Blocks", "ranked_scores", "tied_blocks"]

@@ -2,9 +2,10 @@
 over runs, pairs or orders, in process (``--jobs 1``), on a local process pool (``--jobs N``)
 or on a ``dask.distributed`` cluster (``--scheduler ADDRESS``); results in item order, so the
 output is the same bytes on every backend. ``backends``: the three backends, retries and
-failure reports, Ctrl-C; ``tasks``: the picklable tasks (one run each), computed by the
-functions the serial path calls. It sits beside the analyses: it imports the engine's door,
-the analyses and :mod:`auditeval.api`'s evaluation; only the command line imports it.
+failure reports, Ctrl-C; ``seam``: what both sides agree on (a task's and a backend's shape);
+``tasks``: the picklable tasks (one run each), computed by the functions the serial path
+calls. It sits beside the analyses: it imports the engine's door, the analyses and
+:mod:`auditeval.api`'s evaluation; only the command line imports it.
 """
 
 from typing import Any

@@ -40,17 +40,12 @@ import pickle
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from auditeval.execution.malloc import reuse_freed_memory
+from auditeval.execution.seam import Progress, Task
 from auditeval.vocab.errors import AuditEvalError
-
-Task = Callable[[Any, Any], Any]
-"""A task function: ``fn(shared, item) -> result``; module-level (picklable by reference)."""
-
-Progress = Callable[[int, int], None]
-"""``progress(done, total)``: called in the parent after each finished task."""
 
 
 SCHEDULER_TIMEOUT = 30.0

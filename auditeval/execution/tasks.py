@@ -1,10 +1,11 @@
 """The picklable tasks: one run each, computed by the functions the serial path calls.
 
-A task is ``fn(shared, item)`` (:mod:`auditeval.execution.backends`): ``shared`` holds what
-every run of a command needs (the read qrels, the measures, the profiles; loaded once per
-worker), ``item`` is one run: its path (read in the worker, so the parent never holds the
-runs) or, for standard input and in-memory runs, the :class:`~auditeval.vocab.model.Run`
-itself (its Arrow table travels as pickled IPC buffers). A task returns per-topic values and
+A task is ``fn(shared, item)`` (:mod:`auditeval.execution.seam`; the backends of
+:mod:`auditeval.execution.backends` run it): ``shared`` holds what every run of a command
+needs (the read qrels, the measures, the profiles; loaded once per worker), ``item`` is one
+run: its path (read in the worker, so the parent never holds the runs) or, for standard input
+and in-memory runs, the :class:`~auditeval.vocab.model.Run` itself (its Arrow table travels as
+pickled IPC buffers). A task returns per-topic values and
 the run's header (tag and source); the parent labels the runs by the one rule
 (:mod:`auditeval.io.labels`) once every tag is known, then renders: the values are those of
 :func:`auditeval.api.evaluate` / :func:`auditeval.engine.sweep_part`, whoever ran the task.
@@ -20,7 +21,7 @@ from auditeval.api import evaluate, sweep_setup
 from auditeval.auditing.tie_note import tie_summary
 from auditeval.engine import SweepPart, SweepPlan, SweepResult, sweep_assemble, sweep_plan
 from auditeval.engine import sweep_part as engine_sweep_part
-from auditeval.execution.backends import Backend, Progress
+from auditeval.execution.seam import Progress, Seam
 from auditeval.io import run_from
 from auditeval.results.parts import RunHeader, labels_of, merged
 from auditeval.results.values import ResultSet
@@ -97,7 +98,7 @@ def eval_run(shared: EvalShared, src: RunSource) -> EvalPart:
     return EvalPart(RunHeader(run.name, run.source), list(run.notes), out)
 
 
-def eval_parts(backend: Backend, qrels: Qrels, runs: Sequence[RunSource], measures: Sequence[str],
+def eval_parts(backend: Seam, qrels: Qrels, runs: Sequence[RunSource], measures: Sequence[str],
                profiles: Sequence[str], settings: Sequence[str] = (), ties: bool = True,
                progress: Progress | None = None) -> Iterator[EvalPart]:
     """:func:`eval_run` of every run on ``backend``, in run order."""
@@ -105,7 +106,7 @@ def eval_parts(backend: Backend, qrels: Qrels, runs: Sequence[RunSource], measur
     return backend.map(eval_run, shared, list(runs), [item_label(r) for r in runs], progress)
 
 
-def evaluate_runs(backend: Backend, qrels: Qrels, runs: Sequence[RunSource], measures: Sequence[str],
+def evaluate_runs(backend: Seam, qrels: Qrels, runs: Sequence[RunSource], measures: Sequence[str],
                   profile: str, settings: Sequence[str] = (), progress: Progress | None = None
                   ) -> tuple[ResultSet, list[str], list[str]]:
     """The runs under one profile as one :class:`ResultSet` (what ``evaluate(qrels, runs, ...)``
@@ -132,7 +133,7 @@ def sweep_run(shared: SweepShared, src: RunSource) -> tuple[RunHeader, SweepPart
     return RunHeader(run.name, run.source), engine_sweep_part(shared.qrels, run, shared.plan)
 
 
-def sweep_runs(backend: Backend, qrels: Qrels, runs: Sequence[RunSource], measures: Sequence[str],
+def sweep_runs(backend: Seam, qrels: Qrels, runs: Sequence[RunSource], measures: Sequence[str],
                profile: str, vary: dict[str, Any] | None, settings: Sequence[str] = (),
                progress: Progress | None = None, per_topic: bool = True) -> SweepResult:
     """What :func:`auditeval.api.sweep` gives, with each run's part computed on ``backend``

@@ -5,6 +5,7 @@ files and bytes), :mod:`.fast` (the one-pass Arrow path for regular files, share
 trec_eval drop-in as ``read_regular``), :mod:`.lines` (bytes, gzip, UTF-8, BOM, the general
 path's split lines), :mod:`.numbers` (C ``atof``/``atol``, number columns),
 :mod:`.memory` (``qrels_from``/``run_from``: paths, DataFrames, dicts, ``irds:``),
+:mod:`.irds` (``qrels_from_irds``: an ir_datasets dataset's qrels),
 :mod:`.writers`. Every reader builds its table with
 :func:`auditeval.vocab.model.qrels_table` / :func:`auditeval.vocab.model.run_table`.
 
@@ -14,8 +15,9 @@ tags) is a note on the returned :class:`~auditeval.vocab.model.Qrels` / :class:`
 """
 
 from auditeval.io.fast import header_lines, last_value, read_regular, run_tags
+from auditeval.io.irds import qrels_from_irds
 from auditeval.io.lines import BOM
-from auditeval.io.memory import qrels_from, qrels_from_irds, run_from
+from auditeval.io.memory import qrels_from, run_from
 from auditeval.io.numbers import c_atof, c_atol
 from auditeval.io.readers import (
     QRELS_FIELDS,

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from auditeval.io.readers import read_qrels, read_run, subtopic_column
+from auditeval.io.readers import read_qrels, read_run
 from auditeval.vocab.errors import InputError
-from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
+from auditeval.vocab.model import Qrels, Run, qrels_table, run_table, subtopic_column
 
 
 def _ranx(obj: Any, kind: str) -> bool:
@@ -174,26 +174,3 @@ def _df_columns(df: Any, wanted: dict[str, tuple[str, ...]]) -> dict[str, str]:
         else:
             raise InputError("<DataFrame>", None, f"no {key} column (tried {', '.join(names)})")
     return out
-
-
-def qrels_from_irds(dataset_id: str) -> Qrels:
-    """Qrels of an ir_datasets dataset, e.g. ``msmarco-passage/trec-dl-2019/judged``."""
-    try:
-        import ir_datasets
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise InputError(f"irds:{dataset_id}", None, "ir_datasets is not installed: pip install 'auditeval[irds]'") from exc
-    try:
-        ds = ir_datasets.load(dataset_id)
-    except KeyError as exc:
-        raise InputError(f"irds:{dataset_id}", None, f"unknown ir_datasets id ({exc})") from None
-    if not ds.has_qrels():
-        raise InputError(f"irds:{dataset_id}", None, "dataset has no qrels")
-    topic, doc, grade, sub = [], [], [], []
-    for q in ds.qrels_iter():
-        topic.append(str(q.query_id))
-        doc.append(str(q.doc_id))
-        grade.append(int(q.relevance))
-        sub.append(str(getattr(q, "subtopic_id", "0")))  # TREC Web diversity qrels (TrecSubQrel)
-    if not grade:
-        raise InputError(f"irds:{dataset_id}", None, "empty qrels (no judgments)")
-    return Qrels(qrels_table(topic, doc, grade, subtopic=subtopic_column(sub)), source=f"irds:{dataset_id}")

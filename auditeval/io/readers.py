@@ -32,7 +32,7 @@ from auditeval.io.lines import Split, bad_field_count, head_bytes, is_plain_file
 from auditeval.io.numbers import parse_numbers
 from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.arrays import unique
-from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
+from auditeval.vocab.model import Qrels, Run, qrels_table, run_table, subtopic_column
 
 QRELS_FIELDS = 4
 RUN_FIELDS = 6
@@ -43,7 +43,7 @@ RUN_FORMATS = ("trec", "msmarco", "auto")
 def read_qrels(path: str | Path, numbers: str = "strict") -> Qrels:
     """Read a TREC qrels file (plain, ``.gz`` or ``-`` for stdin), or an ``irds:`` id."""
     if str(path).startswith("irds:"):
-        from auditeval.io.memory import qrels_from_irds
+        from auditeval.io.irds import qrels_from_irds
 
         return qrels_from_irds(str(path)[5:])
     plain = is_plain_file(path)
@@ -64,16 +64,6 @@ def _header_notes(fast: pa.Table, name: str) -> tuple[int, list[str], dict[str, 
     k = header_lines(fast)
     notes = [f"{name}: skipped {k} comment line(s) starting with '#'"] if k else []
     return k, notes, {"blank": (), "comment": tuple(np.arange(1, k + 1))}
-
-
-def subtopic_column(col, distinct: int | None = None):
-    """The second column as the ``subtopic`` column of a diversity qrels (``topic subtopic doc
-    grade``, as ndeval.c:905-927 and ir_measures' pyndeval provider read it), or None when it
-    holds one value (``0`` everywhere: an ordinary qrels, one subtopic per topic). ``distinct``:
-    its number of distinct values, when known."""
-    if distinct is None:
-        distinct = pc.count_distinct(col).as_py() if isinstance(col, pa.Array | pa.ChunkedArray) else len(set(col))
-    return col if distinct > 1 else None
 
 
 def _fast_qrels(fast: pa.Table, name: str) -> Qrels:

@@ -200,14 +200,3 @@ class _Parser:
 def parse_syntax(text: str) -> Measure:
     """Parse the ir_measures syntax only (no alias resolution, no validation)."""
     return _Parser(text).measure()
-
-
-# ------------------------------------------------------------------------------- aliases
-def __getattr__(name: str):
-    """``TREC_ALIASES`` and ``resolve_alias`` live with the spec table (:mod:`auditeval.vocab.specs`),
-    the one trec_eval name map; these names still resolve here."""
-    if name in ("TREC_ALIASES", "resolve_alias", "_TREC_SPLIT"):
-        from auditeval.vocab import specs
-
-        return getattr(specs, name)
-    raise AttributeError(name)

@@ -143,6 +143,16 @@ def qrels_table(
     return pa.table(cols)
 
 
+def subtopic_column(col, distinct: int | None = None):
+    """The second column as the ``subtopic`` column of a diversity qrels (``topic subtopic doc
+    grade``, as ndeval.c:905-927 and ir_measures' pyndeval provider read it), or None when it
+    holds one value (``0`` everywhere: an ordinary qrels, one subtopic per topic). ``distinct``:
+    its number of distinct values, when known."""
+    if distinct is None:
+        distinct = pc.count_distinct(col).as_py() if isinstance(col, pa.Array | pa.ChunkedArray) else len(set(col))
+    return col if distinct > 1 else None
+
+
 def _narrow(col: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """An int64 column as int32 when every value fits (half the memory; the values are the same)."""
     if len(col) and col.null_count == 0:

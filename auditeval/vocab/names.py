@@ -12,7 +12,7 @@
 * ``SetP(relative=False)`` is ``SetP``.
 
 ``nDCG(dcg=...)`` keeps its parameter, which folds into the ``gain`` axis (``'exp-log2'`` ->
-``gain=exp2``, ``'log2'`` -> ``gain=linear``; :data:`auditeval.vocab.variant.FOLDED`), as ``rel=``
+``gain=exp2``, ``'log2'`` -> ``gain=linear``; :data:`auditeval.vocab.axes.FOLDED`), as ``rel=``
 and ``judged_only=`` do.
 
 :func:`syntax_hint` and :func:`unknown_hint` turn a failed parse into a pointer to the right
@@ -22,8 +22,10 @@ spelling (``nDCG@10(judged_only)`` -> ``nDCG(judged_only=True)@10``).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Mapping
+from typing import Any
 
+from auditeval.vocab.axes import AXES, FOLDED
 from auditeval.vocab.measure import Measure
 
 ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "BPref": "Bpref", "RPrec": "Rprec", "Precision": "P", "Recall": "R",
@@ -116,8 +118,6 @@ def syntax_hint(text: str) -> str | None:
         return f"every parameter needs a value: {m['name']}({_with_values(m['params'])}){m['rest'] or ''}"
     bare = re.search(r"[(,]\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>[A-Za-z_][\w.-]*)\s*[,)]", t)
     if bare and bare["value"] not in ("True", "False"):
-        from auditeval.vocab.variant import FOLDED, axis_hint
-
         if bare["key"] in FOLDED:  # rel=x, p=x: the parser's own "expected a number" says it
             return None
 
@@ -135,6 +135,18 @@ def syntax_hint(text: str) -> str | None:
             return None
         return "one measure per name here; give a list in Python, or several per -m on the command line ('nDCG@10 P@10')"
     return None
+
+
+def axis_hint(key: str, value: Any, m: Measure | None) -> str:
+    """``; 'gain' is a convention axis ...`` when a measure parameter names an axis, else ''."""
+    if key not in AXES:
+        return ""
+    shown = value if isinstance(value, str) else repr(value)
+    extra = ""
+    if key == "gain" and m is not None and m.name == "nDCG":
+        dcg = {"exp2": "exp-log2", "linear": "log2"}.get(str(value), "exp-log2")
+        extra = f", or nDCG(dcg={dcg!r}){'' if m.cutoff is None else '@' + str(m.cutoff)} (ir_measures' spelling)"
+    return f"; {key!r} is a convention axis, not a measure parameter: set it with --set {key}={shown}{extra}"
 
 
 def _number(text: str | None) -> int | float | None:
@@ -193,7 +205,7 @@ def split_measures(text: str) -> list[str]:
     trec_eval cut-off family (``P``, ``ndcg_cut``, ``iprec_at_recall``) one name per default
     cut-off of the trec_eval drop-in (:data:`TREC_FAMILY_DEFAULTS`: ``P`` -> ``P.5``, ``P.10``,
     ..., ``P.1000``, as ``trec_eval -m P`` prints P_5 ... P_1000). Every reader of measure lists
-    goes through here (:func:`parse_measures`; the command line's ``-m``)."""
+    goes through here (:func:`auditeval.vocab.variant.parse_measures`; the command line's ``-m``)."""
     from auditeval.vocab.specs import TREC_ALIASES
 
     tokens = [t for t in _split_outside(text, str.isspace) if t]
@@ -209,28 +221,6 @@ def split_measures(text: str) -> list[str]:
         else:
             out.append(tok)
     return out
-
-
-def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tuple[str, Measure]]:
-    """THE reading of a list of measures, shared by ``evaluate``, ``sweep`` and ``audit`` (the
-    command line's ``-m`` splits with :func:`split_measures` and parses each name the same way):
-    each string is split by :func:`split_measures` (so ``"ndcg_cut.1,4"`` and ``"P"`` mean what
-    they mean to ``-m`` and to the trec_eval drop-in), each name parsed by
-    :func:`auditeval.vocab.variant.parse_measure`; a :class:`Measure` is kept as it is.
-    Returns (label, measure) pairs, the label being the name as split; a label given twice is
-    kept once (``-m P -m P.10`` asks for P@10 once)."""
-    from auditeval.vocab.variant import parse_measure
-
-    items = [measures] if isinstance(measures, str | Measure) else list(measures)
-    out: dict[str, Measure] = {}
-    for item in items:
-        if isinstance(item, Measure):
-            out.setdefault(str(item), item)
-            continue
-        for name in split_measures(item) or [item]:
-            if name not in out:
-                out[name] = parse_measure(name)
-    return list(out.items())
 
 
 # trec_eval's preference measures (-R prefs / qrels_prefs, m_prefs_*.c) and judgment-group

@@ -1,4 +1,5 @@
-"""The rows of the measure spec table (see :mod:`auditeval.vocab.specs`).
+"""The rows of the measure spec table (the record: :mod:`auditeval.vocab.spec_row`; the index:
+:mod:`auditeval.vocab.specs`).
 
 Sources are trec_eval's ``m_*.c`` at tags v9.0.8 and v10.0 unless named otherwise. In the
 formulas R is the number of relevant qrels documents (grade >= rel), ``ret`` the ranked
@@ -8,8 +9,10 @@ non-relevant qrels documents (0 <= grade < rel), ``rank`` 1-based.
 
 from __future__ import annotations
 
-from auditeval.vocab.conventions import Convention
+from auditeval.vocab.axes import Convention
 from auditeval.vocab.measure import Measure
+from auditeval.vocab.spec_row import MeasureSpec as S
+from auditeval.vocab.spec_row import levels_of
 
 # Axes every ranked-list measure reads (they shape the list itself).
 RANKING = frozenset({"ties", "sim", "topics", "unjudged", "negatives", "depth", "dups", "self_hits"})
@@ -30,8 +33,6 @@ ABSENT_IF = {"absent": "topics=qrels"}
 
 def _check_levels(m: Measure) -> str | None:
     """Levels must be numbers; like trec_eval, values outside [0, 1] are allowed (they score 0)."""
-    from auditeval.vocab.specs import levels_of
-
     try:
         levels_of(m)
     except ValueError as exc:
@@ -89,8 +90,6 @@ def _check_rbp_gains(m: Measure, c: Convention) -> str | None:
 
 
 def _rows():
-    from auditeval.vocab.specs import MeasureSpec as S
-
     return [
         # ------------------------------------------------------------------ counts
         S("NumQ", "number of topics evaluated", frozenset({"topics"}), "1 per evaluated topic, summed",
@@ -363,8 +362,6 @@ _PREFS_SRC = ("trec_eval {f} (v9.0.8, v10.0) with form_prefs_counts.c (equivalen
 
 
 def _prefs_rows():
-    from auditeval.vocab.specs import MeasureSpec as S
-
     def p(name, doc, formula, agg="mean", fmt="float"):
         return S(name, doc, PREFS_AXES, formula, _PREFS_SRC.format(f=f"m_{name}.c"), agg=agg, fmt=fmt,
                  fixed=PREFS_TIES, trec_names=((name, None),), only_if={"absent": "topics=qrels"})

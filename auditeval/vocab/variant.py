@@ -8,27 +8,22 @@ Measure parameters that are conventions (``rel=``, ``judged_only=``, RBP's ``p=`
 into the axes, so ``AP(rel=2)`` under any profile prints ``AP|...|rel=2|...``: two numbers are
 comparable exactly when their variant strings are equal. ``parse_variant(str(v)) == v``.
 The engine (tool and version) is a separate field of each value, never part of the variant.
+Which parameters fold into which axis: :data:`auditeval.vocab.axes.FOLDED`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from auditeval.vocab.axes import FOLDED
 from auditeval.vocab.conventions import AXES, Convention
 from auditeval.vocab.errors import ConventionError, MeasureSyntaxError, UnknownMeasureError
 from auditeval.vocab.measure import Measure, parse_syntax
-from auditeval.vocab.names import normalize, syntax_hint, unknown_hint
+from auditeval.vocab.names import axis_hint, normalize, split_measures, syntax_hint, unknown_hint
 from auditeval.vocab.specs import _TREC_SPLIT, SPECS, TREC_ALIASES, resolve_alias
-
-# measure parameter -> (axis, value mapping or None for identity)
-FOLDED: dict[str, tuple[str, dict[Any, str] | None]] = {
-    "rel": ("rel", None),
-    "judged_only": ("unjudged", {True: "drop", False: "nonrel"}),
-    "p": ("rbp_p", None),
-    "dcg": ("gain", {"log2": "linear", "exp-log2": "exp2"}),  # ir_measures nDCG(dcg='exp-log2')
-}
 
 
 def parse_measure(text: str) -> Measure:
@@ -118,16 +113,24 @@ def parse_measure(text: str) -> Measure:
     return m
 
 
-def axis_hint(key: str, value: Any, m: Measure | None) -> str:
-    """``; 'gain' is a convention axis ...`` when a measure parameter names an axis, else ''."""
-    if key not in AXES:
-        return ""
-    shown = value if isinstance(value, str) else repr(value)
-    extra = ""
-    if key == "gain" and m is not None and m.name == "nDCG":
-        dcg = {"exp2": "exp-log2", "linear": "log2"}.get(str(value), "exp-log2")
-        extra = f", or nDCG(dcg={dcg!r}){'' if m.cutoff is None else '@' + str(m.cutoff)} (ir_measures' spelling)"
-    return f"; {key!r} is a convention axis, not a measure parameter: set it with --set {key}={shown}{extra}"
+def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tuple[str, Measure]]:
+    """THE reading of a list of measures, shared by ``evaluate``, ``sweep`` and ``audit`` (the
+    command line's ``-m`` splits with :func:`~auditeval.vocab.names.split_measures` and parses
+    each name the same way): each string is split by
+    :func:`~auditeval.vocab.names.split_measures` (so ``"ndcg_cut.1,4"`` and ``"P"`` mean what
+    they mean to ``-m`` and to the trec_eval drop-in), each name parsed by
+    :func:`parse_measure`; a :class:`Measure` is kept as it is. Returns (label, measure) pairs, the label being the name as split; a label given twice is
+    kept once (``-m P -m P.10`` asks for P@10 once)."""
+    items = [measures] if isinstance(measures, str | Measure) else list(measures)
+    out: dict[str, Measure] = {}
+    for item in items:
+        if isinstance(item, Measure):
+            out.setdefault(str(item), item)
+            continue
+        for name in split_measures(item) or [item]:
+            if name not in out:
+                out[name] = parse_measure(name)
+    return list(out.items())
 
 
 def _folds(d: Any, key: str) -> bool:
