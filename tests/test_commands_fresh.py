@@ -83,6 +83,7 @@ def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(cwd), *filter(None, [env.get("PYTHONPATH")])])
     env["COLUMNS"] = "100"
     env.pop("AUDITEVAL_TEST_FAIL", None)
+    env["AUDITEVAL_CACHE_DIR"] = str(cwd / "cache")  # `references build` writes here, nowhere else
     return subprocess.run([sys.executable, "-m", "auditeval", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=120)
 
@@ -251,6 +252,19 @@ def check_measures_ap(out: str, _: Path) -> None:
     assert has_row(out, "trec_eval:", "map,", "map_cut.K")
 
 
+def check_references_list(out: str, _: Path) -> None:
+    assert out.startswith("references: ")
+    assert has_row(out, "pytrec_eval", "ready")
+    for v in ("10.0", "9.0.8", "9.0.8-double", "9.0.7", "9.0.6", "9.0.5", "8.1", "8.0"):
+        assert has_row(out, f"trec_eval-{v}", "buildable"), v  # nothing is built in the case's cache
+
+
+def check_references_build(out: str, folder: Path) -> None:
+    assert out.startswith("references: 1 of 1 ready")
+    assert has_row(out, "trec_eval-10.0", "ready") and "-v says 10.0-rc3;" in out  # the built program's probe
+    assert (folder / "cache" / "trec_eval" / "trec_eval-10.0").is_file()
+
+
 def check_trec_eval(out: str, _: Path) -> None:
     assert fields(out) == [["map", "1", "0.5556"], ["map", "2", "0.5000"], ["map", "all", "0.5278"]]
 
@@ -283,14 +297,9 @@ INVOCATIONS: dict[tuple[str, ...], list[Case]] = {
                                    check_conventions_diff)],
     ("measures",): [Case(("measures",), check_measures), Case(("measures", "AP"), check_measures_ap)],
     ("trec-eval",): [Case(("trec-eval", "--as", "10.0", "-q", "-m", "map", "qrels.txt", "a.txt"), check_trec_eval)],
-    # ------------------------------------------------------------------------- references
-    # PLACE FOR THE `references` COMMAND (being added on main: `references list`,
-    # `references build [VERSION...]`). Once it is merged the parser lists it and
-    # test_every_command_has_an_invocation_case fails until its cases stand here, e.g.
-    #   ("references", "list"): [Case(("references", "list"), check_references_list)],
-    #   ("references", "build"): [Case(("references", "build", "10.0"), check_references_build)],
-    # (a build writes into the user's cache folder: point the cache at the case's folder in
-    # run_cli's environment).
+    # the cache folder is the case's own (run_cli): list sees nothing built, build compiles 10.0 there
+    ("references", "list"): [Case(("references", "list"), check_references_list)],
+    ("references", "build"): [Case(("references", "build", "10.0"), check_references_build)],
 }
 
 
