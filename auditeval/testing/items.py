@@ -68,9 +68,8 @@ class ClaimItem(pytest.Item):
         self.spec = spec
 
     def runtest(self) -> None:
-        from auditeval.verify.claim_check import Stated, check_claim
-
         from auditeval.testing.plugin import state
+        from auditeval.verify.claim_check import Stated, check_claim
 
         s = self.spec
         st = state(self.config)
@@ -98,7 +97,7 @@ class ClaimItem(pytest.Item):
         from auditeval.vocab.errors import AuditEvalError
 
         if isinstance(excinfo.value, ClaimFailed):
-            return f"{self.spec.where}: {self.spec.name}\n{excinfo.value}"
+            return f"{self.spec.where}: {self.spec.name}: {excinfo.value}"
         if isinstance(excinfo.value, AuditEvalError):
             return f"auditeval: error: {excinfo.value}"
         return super().repr_failure(excinfo)

@@ -61,7 +61,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "auditeval_claim: a claim of a claims file")
     config._auditeval_claims = {os.path.abspath(p) for p in config.getoption("auditeval_claims")}  # type: ignore[attr-defined]
-    config._auditeval_reports = []  # type: ignore[attr-defined]
+    config.pluginmanager.register(ClaimsReport(config), "auditeval-claims-report")
     have = {os.path.abspath(a.split("::")[0]) for a in config.args}
     for p in config.getoption("auditeval_claims"):
         if os.path.abspath(p) not in have:
@@ -105,68 +105,58 @@ def pytest_report_teststatus(report: Any, config: pytest.Config):
     return ("passed", ".", (f"PASSED ({label})", {"green": True})) if label else None
 
 
-def pytest_runtest_logreport(report: Any) -> None:
-    props = _props(report)
-    if report.when == "call" and "auditeval_claim" in props:
-        config = _config_of(report)
-        if config is not None:
-            config._auditeval_reports.append((report.nodeid, report.outcome, props))
+class ClaimsReport:
+    """The session's claim reports (each worker's too, under xdist: the controller sees every
+    report) and, under ``--auditeval-update``, the writing of the claims files at its end."""
 
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.reports: list[tuple[str, str, dict[str, str]]] = []
+        self.written: list[str] = []
 
-_CONFIG: list[pytest.Config] = []
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        props = _props(report)
+        if report.when == "call" and "auditeval_claim" in props:
+            self.reports.append((report.nodeid, report.outcome, props))
 
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(self.config, "workerinput") or not self.config.getoption("auditeval_update"):
+            return
+        updates: dict[str, dict[int, tuple[str, str]]] = {}
+        tables = set()
+        for _nodeid, _outcome, props in self.reports:
+            if "auditeval_update" in props:
+                u = json.loads(props["auditeval_update"])
+                if u["table"]:
+                    tables.add(u["path"])
+                else:
+                    updates.setdefault(u["path"], {})[u["index"]] = (u["claim"], u["variant"])
+        if updates:
+            from auditeval.verify.claims_lock import lock
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    _CONFIG[:] = [session.config]
+            for path, ups in updates.items():
+                self.written += lock(path, ups) or [f"{path}: unchanged"]
+        self.written += [f"{p}: a run,measure,value table has no variant column: not rewritten" for p in sorted(tables)]
 
-
-def _config_of(report: Any) -> pytest.Config | None:
-    return _CONFIG[0] if _CONFIG else None
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    config = session.config
-    if hasattr(config, "workerinput") or not config.getoption("auditeval_update"):
-        return
-    updates: dict[str, dict[int, tuple[str, str]]] = {}
-    tables = set()
-    for _nodeid, _outcome, props in config._auditeval_reports:
-        if "auditeval_update" in props:
-            u = json.loads(props["auditeval_update"])
-            if u["table"]:
-                tables.add(u["path"])
-                continue
-            updates.setdefault(u["path"], {})[u["index"]] = (u["claim"], u["variant"])
-    if not updates and not tables:
-        return
-    from auditeval.verify.claims_lock import lock
-
-    lines = []
-    for path, ups in updates.items():
-        lines += lock(path, ups) or [f"{path}: unchanged"]
-    lines += [f"{p}: a run,measure,value table has no variant column: not rewritten" for p in sorted(tables)]
-    config._auditeval_updated = lines  # type: ignore[attr-defined]
-
-
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    reports = getattr(config, "_auditeval_reports", [])
-    if not reports:
-        return
-    tr = terminalreporter
-    tr.section("auditeval claims")
-    for nodeid, outcome, props in reports:
-        claim = props.get("auditeval_claim", "")
-        if outcome == "passed" and "auditeval_update" in props:
-            u = json.loads(props["auditeval_update"])
-            tr.write_line(f"UPDATED {nodeid}: {u['claim']} under {u['variant']}")
-        elif outcome == "passed":
-            tr.write_line(f"PASSED {nodeid}: {claim} reproduced by {props.get('auditeval_reproduced_by')}"
-                          f" (variant {props.get('auditeval_variant')})")
-        else:
-            tr.write_line(f"FAILED {nodeid}: {claim} (see the failure above)")
-    for line in getattr(config, "_auditeval_updated", []):
-        tr.write_line(f"written: {line}")
-    tr.write_line(f"engine: {next((p['auditeval_engine'] for _, _, p in reports if 'auditeval_engine' in p), '?')}")
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.reports:
+            return
+        tr = terminalreporter
+        tr.section("auditeval claims")
+        for nodeid, outcome, props in self.reports:
+            claim = props.get("auditeval_claim", "")
+            if outcome == "passed" and "auditeval_update" in props:
+                u = json.loads(props["auditeval_update"])
+                tr.write_line(f"UPDATED {nodeid}: {u['claim']} under {u['variant']}")
+            elif outcome == "passed":
+                tr.write_line(f"PASSED {nodeid}: {claim} reproduced by {props.get('auditeval_reproduced_by')}"
+                              f" (variant {props.get('auditeval_variant')})")
+            else:
+                tr.write_line(f"FAILED {nodeid}: {claim} (see the failure above)")
+        for line in self.written:
+            tr.write_line(f"written: {line}")
+        engines = sorted({p["auditeval_engine"] for _, _, p in self.reports if "auditeval_engine" in p})
+        tr.write_line(f"engine: {', '.join(engines) or '(none ran)'}")
 
 
 def pytest_assertrepr_compare(config: pytest.Config, op: str, left: Any, right: Any) -> list[str] | None:

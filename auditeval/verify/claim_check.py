@@ -30,7 +30,15 @@ from auditeval.api import profile_label
 from auditeval.engine import ENGINE
 from auditeval.verify.claims import Claim, Found, Verdict, parse_claim, verify_claim
 from auditeval.verify.search import Candidate, evaluate_candidates
-from auditeval.vocab.conventions import AXES, AXIS_ORDER, DEFAULT_PROFILE, Convention, load_profile, resolve
+from auditeval.vocab.conventions import (
+    AXES,
+    AXIS_ORDER,
+    DEFAULT_PROFILE,
+    Convention,
+    diff,
+    load_profile,
+    resolve,
+)
 from auditeval.vocab.errors import InputError
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
@@ -61,6 +69,8 @@ class Point:
     convention: Convention
     value: float  # NaN: no value on this input (``why``)
     why: str = ""
+    profile: str | None = None  # the profile and settings that give this convention (for eval, card)
+    settings: tuple[str, ...] = ()
 
 
 @dataclass
@@ -154,7 +164,9 @@ def stated_point(qrels: Qrels, run: Run, claim: Claim, stated: Stated, cache: di
     why = next(iter(ev.errors.values()), "")
     if not why and math.isnan(ev.aggregates[0]):
         why = "no aggregate on this input"
-    return Point(cand.label, cand.variant, m, conv, float(ev.aggregates[0]), why.splitlines()[0] if why else "")
+    profile, settings = (stated.profile, stated.settings) if stated.profile is not None else (DEFAULT_PROFILE, p.settings)
+    return Point(cand.label, cand.variant, m, conv, float(ev.aggregates[0]), why.splitlines()[0] if why else "",
+                 profile, tuple(settings))
 
 
 def point_of_variant(text: str, where: str = "variant") -> Point:
@@ -163,12 +175,15 @@ def point_of_variant(text: str, where: str = "variant") -> Point:
         v = parse_variant(text)
     except Exception as exc:  # MeasureSyntaxError, an unknown measure: the locked string is bad input
         raise InputError(where, None, f"locked variant {text!r} does not parse: {str(exc).splitlines()[0]}") from None
-    conv = resolve(DEFAULT_PROFILE).replace(**dict(v.axes))
-    return Point("the locked variant", str(v), v.measure, conv, math.nan)
+    base = resolve(DEFAULT_PROFILE)
+    conv = base.replace(**dict(v.axes))
+    settings = tuple(f"{a}={AXES[a].format(y)}" for a, (_x, y) in diff(base, conv).items())
+    return Point("the locked variant", str(v), v.measure, conv, math.nan, "", DEFAULT_PROFILE, settings)
 
 
 def _point(f: Found) -> Point:
-    return Point(f.label, f.candidate.variant, f.measure, f.candidate.convention, f.value)
+    c = f.candidate
+    return Point(f.label, c.variant, f.measure, c.convention, f.value, "", c.profile, tuple(c.settings))
 
 
 def axes_between(a: Point, b: Point) -> list[str]:

@@ -92,7 +92,7 @@ def read_claims(path: str | Path, qrels: str | None = None, profile: str | None 
     if not tables:
         raise InputError(name, None, "no [[claim]] table")
     defaults = {k: data[k] for k in ("qrels", "profile", "settings") if k in data}
-    folder = os.path.dirname(os.path.abspath(name))
+    folder = os.path.dirname(name)
     return [_spec(name, lines[i] if i < len(lines) else None, i, {**defaults, **t}, folder)
             for i, t in enumerate(tables)]
 
@@ -122,7 +122,7 @@ def _read_table(path: str, qrels: str | None, profile: str | None, settings: tup
 
     if qrels is None:
         raise InputError(path, None, "a run,measure,value table needs its qrels (--auditeval-qrels QRELS)")
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = os.path.dirname(path)
     return [ClaimSpec(path, line, i, qrels, os.path.join(folder, run), f"{measure}={value}", profile,
                       tuple(settings), None, None, f"{run} {measure}")
             for i, (run, measure, value, line) in enumerate(read_table(path))]
