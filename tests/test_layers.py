@@ -230,3 +230,10 @@ def test_no_import_cycle_between_packages():
 def test_known_exceptions_are_exactly_these():
     found = {(m, i) for m in modules() for i in imports_of(m)}
     assert set(KNOWN) <= found  # a fixed exception must leave the list
+
+
+def test_testing_is_a_face_on_top():
+    """``auditeval.testing`` (the pytest plugin, the assertions) computes nothing: it reaches the
+    engine only through ``verify`` and ``api``, and nothing inside auditeval imports it."""
+    assert _violations(("testing",), ("vocab", "io", "results", "verify", "api", "testing")) == []
+    assert sorted({package(m) for m in modules() for i in imports_of(m) if _in(i, "testing")} - {"testing"}) == []

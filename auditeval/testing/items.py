@@ -13,6 +13,7 @@ string, which the plugin writes into the file at the end of the session.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import pytest
@@ -48,8 +49,10 @@ class ClaimsFile(pytest.File):
         from auditeval.vocab.errors import AuditEvalError
 
         opt = self.config.getoption
+        shown = os.path.relpath(self.path, self.config.invocation_params.dir)  # messages name paths as given
         try:
-            specs = read_claims(self.path, opt("auditeval_qrels"), opt("auditeval_profile"),
+            specs = read_claims(str(self.path) if shown.startswith("..") else shown, opt("auditeval_qrels"),
+                                opt("auditeval_profile"),
                                 tuple(opt("auditeval_set") or ()))
         except AuditEvalError as exc:
             raise self.CollectError(f"auditeval: error: {exc}") from None
