@@ -104,7 +104,7 @@ claim = "MAP={te['rerank-c']['map']}"
 [[claim]]
 id = "wrong"
 run = "bm25.txt"
-claim = "MAP=0.1234"
+claim = "MAP=0.1234"  # printed in Table 9
 profile = "trec_eval-9.0.8"
 """
 
@@ -149,6 +149,8 @@ profile = "trec_eval-9.0.8"
     upd.assert_outcomes(passed=4)
     new = path.read_text()
     assert "# keep me" in new and "# stated under 9.0.8 but printed by trec_eval 10.0 -c" in new
+    assert f'claim = "MAP={te["bm25"]["map"]}"  # printed in Table 9\nvariant = "{TE908_AP}"\nprofile' in new
+    assert new.count("\n\n# stated under 9.0.8") == 1  # the comment still leads its own table
     doc = tomllib.loads(new)["claim"]
     assert [c["id"] for c in doc] == ["true", "other-convention", "wrong", "stated-other"]
     assert doc[2]["claim"] == f"MAP={te['bm25']['map']}" and doc[2]["variant"] == TE908_AP

@@ -3,7 +3,8 @@
 ``pytest --auditeval-update`` hands :func:`lock` one ``(claim, variant)`` pair per claim index
 (:meth:`.claim_check.Outcome.current`); the file is parsed with tomlkit, which keeps comments,
 blank lines, key order and quoting, only the ``claim`` and ``variant`` keys of those tables are
-set, and the text is written atomically (:func:`auditeval.io.files.write_text`: a temporary
+set (a value keeps its line and its comment; a new ``variant`` goes right after ``claim``), and the
+text is written atomically (:func:`auditeval.io.files.write_text`: a temporary
 file in the same folder, renamed over the old one) and only when it changed.
 """
 
@@ -37,8 +38,8 @@ def lock(path: str | Path, updates: dict[int, tuple[str, str]]) -> list[str]:
         before = (t.get("claim"), t.get("variant"))
         if before == (claim, variant):
             continue
-        t["claim"] = claim
-        t["variant"] = variant
+        _set(t, "claim", claim, None)
+        _set(t, "variant", variant, "claim")
         name = t.get("id") or t.get("source") or f"claim {i + 1}"
         what = [f"{before[0]} -> {claim}"] if before[0] != claim else []
         what += ["variant locked" if before[1] is None else "variant changed"] if before[1] != variant else []
@@ -47,3 +48,18 @@ def lock(path: str | Path, updates: dict[int, tuple[str, str]]) -> list[str]:
     if new != text:
         write_text(path, new)
     return changed
+
+
+def _set(table, key: str, value: str, after: str | None) -> None:
+    """``table[key] = value``, keeping the old value's trailing comment; a new key right after
+    ``after`` (tomlkit appends at the table's end, after the comments that lead the next table)."""
+    import tomlkit
+
+    if key in table:
+        old, new = table.item(key), tomlkit.item(value)
+        new.trivia.comment_ws, new.trivia.comment = old.trivia.comment_ws, old.trivia.comment
+        table[key] = new
+    elif after is not None and hasattr(table.value, "_insert_after"):  # tomlkit's Container
+        table.value._insert_after(after, key, value)
+    else:
+        table[key] = value

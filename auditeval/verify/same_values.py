@@ -19,6 +19,7 @@ and topic and compared at the coarser side's printed precision (:func:`.diff.dif
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,7 +120,7 @@ def report_lines(cmp: Comparison) -> list[str]:
     aligned differing values, then the notes."""
     res = cmp.result
     _, head = res.verdict()
-    lines = [head, f"A: {res.a.path} ({res.a.format}); B: {res.b.path} ({res.b.format})"]
+    lines = [re.sub(r" \(exit \d\)$", "", head), f"A: {res.a.path} ({res.a.format}); B: {res.b.path} ({res.b.format})"]
     for m in res.differing_measures:
         ds = [d for d in res.differences if d.measure == m]
         agg = next((d for d in ds if d.topic == "all"), None)
