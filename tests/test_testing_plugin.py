@@ -22,7 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from auditeval.testing import ClaimNotReproduced, ValuesDiffer, assert_reproduces, assert_same_values
+from auditeval.testing import (
+    ClaimNotReproduced,
+    ValuesDiffer,
+    assert_reproduces,
+    assert_same_values,
+)
 
 pytest_plugins = ["pytester"]
 
@@ -320,3 +325,26 @@ claim = "MAP=0.0123"
     doc = tomllib.loads(path.read_text())["claim"]
     assert doc[3]["claim"] == f"MAP={r['map']}" and doc[3]["variant"] == TE908_AP
     _run(pytester, "claims_robust03.toml").assert_outcomes(passed=5)
+
+
+# ---------------------------------------------------------------------------- the card of a claims file
+def test_card_of_a_claims_file(te, tmp_path):
+    import io
+
+    from auditeval.cli.main import main
+
+    out = io.StringIO()
+    assert main(["card", str(EXAMPLES / "claims.toml"), "--format", "json"], out=out, err=io.StringIO()) == 0
+    cards = [d["research goal"]["evaluation"]["card"] for d in json.loads(out.getvalue())]
+    assert [c["profile"] for c in cards] == ["trec_eval-9.0.8", "ir_measures-0.4"]  # stated; found for the last claim
+    nums = {(n["run"], n["measure"]): n["value"] for n in cards[0]["numbers"]}
+    assert f"{nums['bm25', 'AP']:.4f}" == te["bm25"]["map"] and f"{nums['rerank', 'P@10']:.4f}" == te["rerank"]["P_10"]
+    assert f"{cards[1]['numbers'][0]['value']:.4f}" == te["rerank-c"]["map"]
+    assert any(n.startswith("claim rerank-map-all-topics (Table 2, rerank, MAP over all topics): MAP=0.6236 as AP "
+                            "under ir_measures-0.4: reproduced") for n in cards[1]["notes"])
+    err = io.StringIO()
+    assert main(["card", str(EXAMPLES / "claims.toml"), "--format", "latex"], out=io.StringIO(), err=err) == 2
+    assert err.getvalue().startswith("auditeval: error: the claims make 2 cards") and err.getvalue().count("\n") == 1
+    err = io.StringIO()
+    assert main(["card", str(EXAMPLES / "claims.toml"), str(EXAMPLES / "bm25.txt")], out=io.StringIO(), err=err) == 2
+    assert "give it alone" in err.getvalue()
