@@ -62,7 +62,9 @@ class ClaimsFile(pytest.File):
             seen[name] = seen.get(name, 0) + 1
             if seen[name] > 1:
                 name = f"{name} [{seen[name]}]"
-            yield ClaimItem.from_parent(self, name=name, spec=spec)
+            item = ClaimItem.from_parent(self, name=name, spec=spec)
+            item.add_marker("auditeval_claim")
+            yield item
 
 
 class ClaimItem(pytest.Item):

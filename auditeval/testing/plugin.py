@@ -29,10 +29,11 @@ import pytest
 
 CLAIMS_GLOB = "claims*.toml"
 _STATE = pytest.StashKey["State"]()
+_GIVEN = pytest.StashKey[set]()  # the --auditeval-claims paths, absolute
 
 
 class State:
-    """The session's claims: inputs read once, the claim reports seen, the updates to write."""
+    """What the session's claim items share: their inputs, read once (:class:`.items.Inputs`)."""
 
     def __init__(self) -> None:
         from auditeval.testing.items import Inputs
@@ -59,8 +60,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "auditeval_claim: a claim of a claims file")
-    config._auditeval_claims = {os.path.abspath(p) for p in config.getoption("auditeval_claims")}  # type: ignore[attr-defined]
+    config.addinivalue_line("markers", "auditeval_claim: a claim of a claims file (-m auditeval_claim selects them)")
+    config.stash[_GIVEN] = {os.path.abspath(p) for p in config.getoption("auditeval_claims")}
     config.pluginmanager.register(ClaimsReport(config), "auditeval-claims-report")
     have = {os.path.abspath(a.split("::")[0]) for a in config.args}
     for p in config.getoption("auditeval_claims"):
@@ -70,7 +71,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collect_file(file_path, parent):
     name = file_path.name
-    given = str(file_path) in parent.config._auditeval_claims
+    given = str(file_path) in parent.config.stash.get(_GIVEN, set())
     if fnmatch.fnmatch(name, CLAIMS_GLOB) or (given and file_path.suffix in (".toml", ".csv", ".tsv")):
         from auditeval.testing.items import ClaimsFile
 

@@ -153,6 +153,7 @@ def stated_point(qrels: Qrels, run: Run, claim: Claim, stated: Stated, cache: di
         conv = resolve(stated.profile, settings, m)
         cand = Candidate(profile_label(stated.profile, settings), (), conv, str(Variant.of(m, conv)),
                          load_profile(stated.profile).print_digits)
+        named = (stated.profile, tuple(stated.settings))
     else:
         p = point_of_variant(stated.variant, where)
         m, conv = p.measure, p.convention
@@ -160,13 +161,13 @@ def stated_point(qrels: Qrels, run: Run, claim: Claim, stated: Stated, cache: di
             raise InputError(where, None, f"the locked variant's measure {m} is no reading of {claim.measure!r} "
                              f"({', '.join(str(r) for r in claim.readings)})")
         cand = Candidate("the locked variant", (), conv, str(Variant.of(m, conv)))
+        named = (DEFAULT_PROFILE, p.settings)
     ev = evaluate_candidates(qrels, run, m, [cand], cache)
     why = next(iter(ev.errors.values()), "")
     if not why and math.isnan(ev.aggregates[0]):
         why = "no aggregate on this input"
-    profile, settings = (stated.profile, stated.settings) if stated.profile is not None else (DEFAULT_PROFILE, p.settings)
     return Point(cand.label, cand.variant, m, conv, float(ev.aggregates[0]), why.splitlines()[0] if why else "",
-                 profile, tuple(settings))
+                 *named)
 
 
 def point_of_variant(text: str, where: str = "variant") -> Point:
