@@ -337,3 +337,10 @@ def test_the_module_graph_holds_function_level_and_type_checking_imports():
 def test_no_import_cycle_between_modules():
     cycles = module_cycles(module_graph())
     assert not cycles, "import cycles between modules:\n" + "\n".join(cycles)
+
+
+def test_testing_is_a_face_on_top():
+    """``auditeval.testing`` (the pytest plugin, the assertions) computes nothing: it reaches the
+    engine only through ``verify`` and ``api``, and nothing inside auditeval imports it."""
+    assert _violations(("testing",), ("vocab", "io", "results", "verify", "api", "testing")) == []
+    assert sorted({package(m) for m in modules() for i in imports_of(m) if _in(i, "testing")} - {"testing"}) == []

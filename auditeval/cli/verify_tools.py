@@ -337,8 +337,9 @@ def _run(path: str):
 
 # ----------------------------------------------------------------------------- card
 def card_parser(p: argparse.ArgumentParser) -> None:
-    p.add_argument("qrels", help="qrels file")
-    p.add_argument("runs", nargs="+", metavar="RUN", help="run files")
+    p.add_argument("qrels", help="qrels file, or a claims file (claims.toml: its claims' runs, measures and "
+                   "conventions, one card per qrels and convention)")
+    p.add_argument("runs", nargs="*", metavar="RUN", help="run files (none with a claims file)")
     add_measures(p, DEFAULT_MEASURES)
     p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"profile (default {DEFAULT_PROFILE})")
     add_settings(p)
@@ -359,6 +360,12 @@ def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     if args.output:
         check_output(args.output)  # before any work
+    if args.qrels.endswith(".toml"):
+        return _claims_card(args, out)
+    if not args.runs:
+        from auditeval.vocab.errors import InputError
+
+        raise InputError("card", None, "give the run files after the qrels (or a claims.toml alone)")
     pooled = list(args.pooled or [])
     if args.pooled_file:
         pooled += [ln.strip() for ln in read_text(args.pooled_file, allow_empty=False).splitlines() if ln.strip()]
@@ -384,4 +391,27 @@ def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_text(args.output, buf.getvalue())  # atomic: no partial card
         return 0
     RENDERERS[args.format](card, out)
+    return 0
+
+
+def _claims_card(args: argparse.Namespace, out: TextIO) -> int:
+    """``card claims.toml``: the claims file's cards (:func:`auditeval.verify.claims_card.claims_cards`)."""
+    import io
+
+    from auditeval.io.files import write_text
+    from auditeval.render.card import render_cards
+    from auditeval.verify.claims_card import claims_cards
+    from auditeval.vocab.errors import InputError
+
+    if args.runs or args.measures or args.baseline or args.pooled or args.pooled_file or args.settings \
+            or args.profile != DEFAULT_PROFILE:
+        raise InputError(args.qrels, None, "a claims file names its runs, measures and conventions: give it alone")
+    with backend(args) as be:
+        cards = claims_cards(args.qrels, backend=be)
+    buf = io.StringIO()
+    render_cards(cards, args.format, buf)
+    if args.output:
+        write_text(args.output, buf.getvalue())  # atomic: no partial card
+    else:
+        out.write(buf.getvalue())
     return 0

@@ -47,7 +47,6 @@ from auditeval.execution.malloc import reuse_freed_memory
 from auditeval.execution.seam import Progress, Task
 from auditeval.vocab.errors import AuditEvalError
 
-
 SCHEDULER_TIMEOUT = 30.0
 """Seconds ``--scheduler`` waits for the scheduler to answer, then for a first worker (``--scheduler-timeout``)."""
 

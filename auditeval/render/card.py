@@ -191,3 +191,25 @@ def render_json(card: Card, out: TextIO) -> None:
 
 
 RENDERERS = {"markdown": render_markdown, "latex": render_latex, "html": render_html, "json": render_json}
+
+
+def render_cards(cards: list[Card], fmt: str, out: TextIO) -> None:
+    """Several cards (a claims file under several conventions): Markdown one after another
+    under a rule, JSON a list of the one-card documents; LaTeX and HTML render one document
+    per card, so several are refused (an :class:`~auditeval.vocab.errors.AuditEvalError`)."""
+    if len(cards) == 1:
+        RENDERERS[fmt](cards[0], out)
+        return
+    if fmt == "markdown":
+        for i, card in enumerate(cards):
+            out.write("\n---\n\n" if i else "")
+            render_markdown(card, out)
+        return
+    if fmt == "json":
+        write_json(out, [{"research goal": {"evaluation": {**c.ir_metadata, "card": c.as_dict()}}} for c in cards],
+                   indent=1, ensure_ascii=False)
+        return
+    from auditeval.vocab.errors import AuditEvalError
+
+    raise AuditEvalError(f"the claims make {len(cards)} cards (several qrels or conventions); --format {fmt} "
+                         "writes one document: use markdown or json")

@@ -9,5 +9,9 @@ claim verification and provenance cards.
 * :mod:`.search`: the one variant search (which conventions reproduce a number).
 * :mod:`.claims`: ``verify``: which settings reproduce a published number.
 * :mod:`.card`: reviewer-ready provenance cards (Markdown, LaTeX, HTML, JSON).
+* :mod:`.claims_file`, :mod:`.claim_check`, :mod:`.claims_lock`, :mod:`.claims_card`: claims
+  files (a table as TOML), one claim held to its run with its failure explained, the lock
+  (values and variant strings written back), a claims file as cards.
+* :mod:`.same_values`: two tools' outputs or result sets aligned, differences explained by axis.
 * :mod:`auditeval.cli.verify`, :mod:`auditeval.cli.verify_tools`: the ``reproduce``, ``diff``, ``verify`` and ``card`` commands.
 """

@@ -63,6 +63,16 @@ class Claim:
         d = Decimal(value)
         return self.exact[0] <= d < self.exact[1]
 
+    def restated(self, value: float) -> str:
+        """The claim as printed with ``value`` (on the measure's scale) in place of its number:
+        the same measure text, digits after the point and scale (``MAP=0.3066`` with 0.30712 ->
+        ``MAP=0.3071``; ``nDCG@10=41.4`` with 0.4152 -> ``nDCG@10=41.5``)."""
+        mt = _CLAIM.match(self.text)
+        raw, pct = mt.group("v"), mt.group("pct")
+        decimals = len(raw.split(".")[1]) if "." in raw else 0
+        shown = value * 100 if self.percent else value
+        return f"{self.measure}={shown:.{decimals}f}{pct}"
+
 
 def parse_claim(text: str, where: str = "--claim") -> Claim:
     """``'MAP=0.3066'`` -> a :class:`Claim` with its readings and printed interval."""

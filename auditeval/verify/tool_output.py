@@ -184,6 +184,15 @@ class _Reader:
         return self.out
 
 
+def from_result_set(res: Any, name: str) -> ToolOutput:
+    """A :class:`~auditeval.results.values.ResultSet` as a tool's output (full precision, its
+    measure labels read as the ``auditeval`` JSON reader reads them), for :mod:`.diff`."""
+    r = _Reader(name, "auditeval")
+    for v in res.values:
+        r.add(v.run, v.measure, v.topic, v.value, None)
+    return r.done()
+
+
 def _split_lines(text: str) -> list[tuple[int, list[str]]]:
     return [(i, ln.split()) for i, ln in enumerate(text.splitlines(), 1) if ln.strip()]
 

@@ -1,0 +1,36 @@
+"""Numbers as tests, in the manner of :mod:`numpy.testing`.
+
+* :func:`assert_reproduces` ``(qrels, run, claim, profile=None, settings=())``: a printed
+  number (``"MAP=0.3066"``) holds on the run under the stated profile, or under some variant;
+  a failure is the verify search's answer (the nearest variants, the axes between the stated
+  convention and them, the topics that move the value most).
+* :func:`assert_same_values` ``(a, b, profile=None, ...)``: two tools' outputs or two
+  ``ResultSet`` objects hold the same values (``diff``), a failure explained by axis.
+* :mod:`.plugin`: the pytest plugin (entry point ``pytest11``: ``auditeval``): claims files
+  collected as tests, ``--auditeval-update``, and ``assert res_a == res_b`` explained.
+
+Names load on first use (PEP 562): importing the plugin loads none of the engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_WHERE = {"assert_reproduces": "auditeval.testing.asserts", "assert_same_values": "auditeval.testing.asserts",
+          "ClaimNotReproduced": "auditeval.testing.asserts", "ValuesDiffer": "auditeval.testing.asserts"}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'auditeval.testing' has no attribute {name!r}")
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
