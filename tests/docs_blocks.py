@@ -91,7 +91,7 @@ def environment() -> dict[str, str]:
 
 def run_command(command: str) -> tuple[int, str]:
     """Exit status and merged output of one transcript command."""
-    script = 'auditeval() { "$PY" -m auditeval "$@"; }\n' + command
+    script = 'auditeval() { "$PY" -m auditeval "$@"; }\npytest() { "$PY" -m pytest -p no:cacheprovider "$@"; }\n' + command
     done = subprocess.run(["bash", "-c", script], cwd=ROOT, env=environment(), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, timeout=120)
     return done.returncode, done.stdout

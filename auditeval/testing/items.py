@@ -97,6 +97,7 @@ class ClaimItem(pytest.Item):
         outcome = check_claim(qrels, run, s.claim, Stated(s.profile, s.settings, s.variant), cache, where=s.where)
         props = self.user_properties
         props.append(("auditeval_claim", s.claim))
+        props.append(("auditeval_index", str(s.index)))  # the summary lists claims in file order
         props.append(("auditeval_engine", outcome.engine))
         if s.source:
             props.append(("auditeval_source", s.source))

@@ -126,18 +126,30 @@ class ClaimsReport:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.reports:
             return
+        from auditeval.render.textgrid import wrap_variant
+
         tr = terminalreporter
+        width = max(60, min(tr._tw.fullwidth, 120))
         tr.section("auditeval claims")
-        for nodeid, outcome, props in self.reports:
+        # in file order, whichever worker ran a claim first; each variant string on its own lines,
+        # broken after a '|' only, so the summary fits the terminal
+        def place(report: tuple[str, str, dict]) -> tuple[str, int]:
+            return report[0].split("::")[0], int(report[2].get("auditeval_index", -1))
+
+        for nodeid, outcome, props in sorted(self.reports, key=place):
             claim = props.get("auditeval_claim", "")
             if outcome == "passed" and "auditeval_update" in props:
                 u = json.loads(props["auditeval_update"])
-                tr.write_line(f"UPDATED {nodeid}: {u['claim']} under {u['variant']}")
+                tr.write_line(f"UPDATED {nodeid}: {u['claim']} under")
+                variant = u["variant"]
             elif outcome == "passed":
-                tr.write_line(f"PASSED {nodeid}: {claim} reproduced by {props.get('auditeval_reproduced_by')}"
-                              f" (variant {props.get('auditeval_variant')})")
+                tr.write_line(f"PASSED {nodeid}: {claim} reproduced by {props.get('auditeval_reproduced_by')}")
+                variant = props.get("auditeval_variant")
             else:
                 tr.write_line(f"FAILED {nodeid}: {claim} (see the failure above)")
+                variant = None
+            for line in wrap_variant(variant, width, indent=4, first="    ") if variant else []:
+                tr.write_line(line)
         for line in self.written:
             tr.write_line(f"written: {line}")
         engines = sorted({p["auditeval_engine"] for _, _, p in self.reports if "auditeval_engine" in p})
