@@ -1,8 +1,13 @@
 """What a published package carries, checked as a user meets it: ``python -m build`` makes an
-sdist and a wheel; the wheel installs in a fresh venv (its dependencies from the package index),
-where ``auditeval references build`` compiles the bundled trec_eval sources into the cache
-folder and ``auditeval audit`` then runs those builds without ``--trec-eval``; the sdist holds
-the sources, profiles and notices and installs too.
+sdist and a wheel; the wheel installs in a fresh venv, where ``auditeval references build``
+compiles the bundled trec_eval sources into the cache folder and ``auditeval audit`` then runs
+those builds without ``--trec-eval``; the sdist holds the sources, profiles and notices and
+installs too.
+
+The fresh venv gets auditeval from the wheel alone; its dependencies are this interpreter's
+(a ``.pth`` line), which keeps the test to seconds. With ``$AUDITEVAL_PACKAGING_ISOLATED=1``
+(``.ci/run``) the venv installs the wheel's dependencies from the package index instead, as a
+user's ``pip install`` does (minutes).
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import zipfile
 from pathlib import Path
@@ -57,7 +63,11 @@ def test_wheel_in_a_fresh_venv_builds_trec_eval_and_the_audit_runs_it(dists, tmp
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env["AUDITEVAL_CACHE_DIR"] = str(tmp_path / "cache")
-    install = _run(venv, "pip", "install", "-q", str(dists["wheel"]), env=env)
+    isolated = os.environ.get("AUDITEVAL_PACKAGING_ISOLATED", "") not in ("", "0")
+    if not isolated:  # the dependencies from this interpreter, auditeval from the wheel only
+        site = next((venv / "lib").glob("python*/site-packages"))
+        (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    install = _run(venv, "pip", "install", "-q", *(() if isolated else ("--no-deps",)), str(dists["wheel"]), env=env)
     assert install.returncode == 0, install.stderr[-3000:]
     listed = _run(venv, "auditeval", "references", "list", env=env, cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
@@ -74,6 +84,15 @@ def test_wheel_in_a_fresh_venv_builds_trec_eval_and_the_audit_runs_it(dists, tmp
         assert f'"trec_eval-{v}"' in audit.stdout, v
     measures = _run(venv, "auditeval", "measures", "AP", env=env, cwd=tmp_path)  # a fresh process
     assert measures.returncode == 0 and "formula" in measures.stdout, measures.stderr
+    where = _run(venv, "python", "-c", "import auditeval; print(auditeval.__file__)", env=env, cwd=tmp_path)
+    assert where.stdout.startswith(str(venv)), where.stdout  # the wheel's copy ran, not the checkout
+    claims = tmp_path / "claims"  # the pytest plugin, registered by the wheel's entry point
+    claims.mkdir()
+    for name in ("claims.toml", "qrels.txt", "bm25.txt", "rerank.txt"):
+        (claims / name).write_bytes((EXAMPLES / name).read_bytes())
+    if not isolated:
+        plugin = _run(venv, "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "claims.toml", env=env, cwd=claims)
+        assert plugin.returncode == 0 and "5 passed" in plugin.stdout, plugin.stdout[-2000:]
     # the sdist installs too (its files are the wheel's, built from it)
     target = tmp_path / "from-sdist"
     sdist = _run(venv, "pip", "install", "-q", "--no-deps", "--target", str(target), str(dists["sdist"]), env=env)
