@@ -9,7 +9,7 @@ sums, a value stored at a rank is an index, and a float accumulated in the loop 
 float32 sum of the terms in the loop's order (``np.cumsum``: the C order kept, as the printed
 digits depend on it). Per topic (:func:`trec8_topic`) the parts are :mod:`.ranks` (cut-off,
 average and exact measures), :mod:`.bpref` (the bpref family and infAP: their terms are
-doubles, the one loop, over the relevant documents only) and :mod:`.time_measures` (``-T``);
+doubles, the one loop, over the relevant documents only) and :mod:`.timing` (``-T``);
 :mod:`.summary` sums the topics and gives the printed values. A per-topic loop remains over the
 topics: each topic's sums run in its own order over its own length (a padded topic matrix
 would cost its longest topic for every one).
@@ -27,7 +27,7 @@ from auditeval.engine.trec8.bpref import bpref_measures
 from auditeval.engine.trec8.fields import Trec8Params, new_eval
 from auditeval.engine.trec8.ranks import Steps, average_measures, cutoff_measures, exact_measures
 from auditeval.engine.trec8.summary import trec8_accumulate, trec8_printed
-from auditeval.engine.trec8.time_measures import time_measures
+from auditeval.engine.trec8.timing import time_measures
 
 __all__ = ["Trec8Params", "trec8_accumulate", "trec8_printed", "trec8_topic"]
 
