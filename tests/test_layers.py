@@ -341,6 +341,63 @@ def test_no_import_cycle_between_modules():
 
 def test_testing_is_a_face_on_top():
     """``auditeval.testing`` (the pytest plugin, the assertions) computes nothing: it reaches the
-    engine only through ``verify`` and ``api``, and nothing inside auditeval imports it."""
-    assert _violations(("testing",), ("vocab", "io", "results", "verify", "api", "testing")) == []
+    engine only through ``verify`` and ``api`` (``render`` lays out its report), and nothing inside
+    auditeval imports it."""
+    assert _violations(("testing",), ("vocab", "io", "results", "verify", "api", "render", "testing")) == []
     assert sorted({package(m) for m in modules() for i in imports_of(m) if _in(i, "testing")} - {"testing"}) == []
+
+
+# C float arithmetic outside the engine: a cast to float32 (``np.float32(x)``, ``.astype(np.float32)``,
+# ``dtype=np.float32`` / ``"float32"`` / ``"f4"``) or a struct "f" conversion: how a trec_eval value is
+# rounded, so how a measure is computed. Only the engine rounds values (its door offers as_sim for
+# scores, as_c_float for stored values).
+_F32_NAMES = {"float32", "single"}
+_F32_TEXT = {"float32", "f4", "<f4", "f"}
+
+
+def _is_f32(node: ast.AST) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr in _F32_NAMES
+    if isinstance(node, ast.Name):
+        return node.id in _F32_NAMES
+    return isinstance(node, ast.Constant) and node.value in _F32_TEXT
+
+
+def c_float_arithmetic(tree: ast.AST) -> list[str]:
+    """Where a module rounds values to C float: line and what it does."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if _is_f32(f) and not isinstance(f, ast.Constant) and node.args:  # pa.float32(): a type
+            found.append(f"{node.lineno}: float32(...)")
+        elif isinstance(f, ast.Attribute) and f.attr == "astype" and node.args and _is_f32(node.args[0]):
+            found.append(f"{node.lineno}: .astype(float32)")
+        elif any(k.arg == "dtype" and _is_f32(k.value) for k in node.keywords):
+            found.append(f"{node.lineno}: dtype=float32")
+        elif (isinstance(f, ast.Attribute) and f.attr in ("Struct", "pack", "unpack", "pack_into", "unpack_from")
+              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+              and "f" in node.args[0].value):
+            found.append(f"{node.lineno}: struct {node.args[0].value!r}")
+    return sorted(found, key=lambda w: int(w.split(":")[0]))
+
+
+def test_the_rule_finds_c_float_arithmetic_in_hand_made_code():
+    # the helpers the trec_eval 8.x port once defined beside the engine's, and the casts it used
+    code = ("import struct\nimport numpy as np\n_F32 = struct.Struct('f')\n"
+            "def f32(x):\n    return _F32.unpack(_F32.pack(x))[0]\n"
+            "def fdiv(a, b):\n    return float(np.float32(a) / np.float32(b))\n"
+            "acc = np.cumsum(x, dtype=np.float32)\ny = x.astype('float32')\n"
+            "ok = {1: np.float32}\nlabel = 'float32'\nz = x.astype(np.float64)\nt = pa.float32()\n")
+    assert c_float_arithmetic(ast.parse(code)) == [
+        "3: struct 'f'", "7: float32(...)", "7: float32(...)", "8: dtype=float32", "9: .astype(float32)"]
+
+
+def test_no_c_float_arithmetic_outside_the_engine():
+    """Values are computed in the engine only: no module outside ``auditeval/engine/`` rounds to
+    C float (the trec_eval 8.x drop-in reads, flags and prints; its measures are
+    ``auditeval.engine.trec8``'s)."""
+    bad = [f"{m}:{where}" for m, path in modules().items() if package(m) != "engine"
+           for where in c_float_arithmetic(ast.parse(path.read_text(), str(path)))]
+    assert bad == []

@@ -11,7 +11,10 @@ Every package outside ``auditeval/engine/`` imports from here (``from auditeval.
   (``check_convention``, ``fixed``, ``missing``, ``agg``), which :meth:`StagedRun.evaluate`
   calls too; :func:`aggregate`, trec_eval 8.x's float arithmetic (:func:`c_float_ap`,
   :func:`c_float_bpref`, :func:`c_float_sum`, :func:`c_float_mean`, :func:`c_float_gmean`,
-  :func:`c_float_logs`), :func:`undefined_note`, :func:`gain_of` (nDCG's gain);
+  :func:`c_float_logs`, :func:`c_float_means`, :func:`as_c_float`), :func:`undefined_note`, :func:`gain_of` (nDCG's gain);
+* trec_eval 8.x's every measure (``-a``, ``-T``) from its tr_vec, in C float:
+  :func:`trec8_topic` (one topic's TREC_EVAL fields), :func:`trec8_accumulate` (the summary's
+  sums), :func:`trec8_printed` (the values printed), :class:`Trec8Params` (its flags);
 * lists rebuilt from another's rows: :func:`subset`, :func:`reorder`, :func:`stacked`,
   :func:`head`, :func:`relabel` (pooling's frozen labels);
 * tied blocks: :class:`Blocks`, :func:`tied_blocks`, :func:`ranked_scores`;
@@ -49,8 +52,9 @@ from auditeval.engine.ties import Blocks, ranked_scores, tied_blocks
 # Loaded on first use (PEP 562): what the drop-in's small call never needs (trec_eval 8.x's float
 # sums, the preference measures, sweeps, pool growth's sums) stays out of its start-up (~55 ms).
 _LAZY = {
-    **dict.fromkeys(("c_float_ap", "c_float_bpref", "c_float_gmean", "c_float_logs", "c_float_mean",
-                     "c_float_sum"), "auditeval.engine.c_float"),
+    **dict.fromkeys(("as_c_float", "c_float_ap", "c_float_bpref", "c_float_gmean", "c_float_logs",
+                     "c_float_mean", "c_float_means", "c_float_sum"), "auditeval.engine.c_float"),
+    **dict.fromkeys(("Trec8Params", "trec8_accumulate", "trec8_printed", "trec8_topic"), "auditeval.engine.trec8"),
     "growth_means": "auditeval.engine.growth_sums",
     **dict.fromkeys(("JudgmentValues", "PrefsAbort", "PrefsFailure", "evaluate_judgments", "jg_topic_values",
                      "judgment_variant", "prefs_topic_values", "ranked_docs"), "auditeval.engine.measures.prefs"),
@@ -88,7 +92,9 @@ __all__ = [
     "SweepPlan",
     "SweepResult",
     "TopicValues",
+    "Trec8Params",
     "aggregate",
+    "as_c_float",
     "as_sim",
     "axis_grid",
     "c_float_ap",
@@ -96,6 +102,7 @@ __all__ = [
     "c_float_gmean",
     "c_float_logs",
     "c_float_mean",
+    "c_float_means",
     "c_float_sum",
     "check_measure",
     "evaluate_judgments",
@@ -123,6 +130,9 @@ __all__ = [
     "sweep_part",
     "sweep_plan",
     "tied_blocks",
+    "trec8_accumulate",
+    "trec8_printed",
+    "trec8_topic",
     "undefined_note",
     "vary_values",
 ]

@@ -13,7 +13,12 @@ flags: AP 0.0663 against 0.0662), so the drop-in for 8.x takes its sums from her
   ``/= num_rel``, with 8.x's counts (its N counts every non-relevant qrels line; 8.0 counts
   only grade 0 as judged nonrelevant);
 * :func:`c_float_sum`, :func:`c_float_mean`, :func:`c_float_gmean`, :func:`c_float_logs`: the
-  means over topics (print_meas.c:26-75 and 125-145).
+  means over topics (print_meas.c:26-75 and 125-145);
+* the C expressions themselves, used by :mod:`auditeval.engine.trec8` (every ``-a`` measure):
+  :func:`f32` (a conversion to ``float``), :func:`ddiv` (double division with IEEE's x/0),
+  :func:`fdiv` (``(float) a / (float) b``), :func:`log_floor` (gm_ap's per-topic log), and
+  their array forms :func:`fdiv_arr`, :func:`seq_sum` (``float acc += float`` in order) and
+  :func:`seq_sum_double` (``float acc += double`` in order, the one that needs a loop).
 
 These are sequential float sums over the few relevant rows of a topic (numpy's float32
 ``cumsum`` is sequential, as C's loop is); none is a measure of its own: the values are AP's and
@@ -23,6 +28,7 @@ Bpref's, rounded as 8.x rounds them.
 from __future__ import annotations
 
 import math
+import struct
 
 import numpy as np
 
@@ -30,6 +36,77 @@ from auditeval.engine.ranked_lists import Prepared
 from auditeval.vocab.conventions import Convention
 
 _F = np.float32
+_F32 = struct.Struct("f")
+_EXACT = 1 << 24  # integers up to 2**24 are exact floats
+NAN = -math.nan  # x86's default NaN (0.0 / 0.0): sign bit set, printed "-nan"
+MIN_GEO_MEAN = 0.00001  # trec_eval.h:191
+
+
+def f32(x: float) -> float:
+    """C's conversion to ``float`` (round to nearest single; out of range: infinity)."""
+    try:
+        return _F32.unpack(_F32.pack(x))[0]
+    except OverflowError:
+        return float(np.float32(x))
+
+
+def ddiv(a: float, b: float) -> float:
+    """C double division ``a / b`` (IEEE: x/0 is +-inf, 0/0 the default NaN)."""
+    if b == 0:
+        if a == 0 or a != a:
+            return NAN if a == 0 else a
+        return math.copysign(math.inf, a) * (1.0 if math.copysign(1.0, b) > 0 else -1.0)
+    return a / b
+
+
+def fdiv(a: float, b: float) -> float:
+    """C ``(float) a / (float) b``: the float quotient (the double quotient of two floats
+    rounded once to float is the correctly rounded float quotient)."""
+    if type(a) is not int or not -_EXACT <= a <= _EXACT:
+        a = f32(a)
+    if type(b) is not int or not -_EXACT <= b <= _EXACT:
+        b = f32(b)
+    if b:
+        return f32(a / b)
+    return f32(ddiv(float(a), float(b)))
+
+
+def log_floor(v: float) -> float:
+    """``(float) log ((double) MAX (v, MIN_GEO_MEAN))`` (trvec_teval.c:468, 591); ``MAX(a, b)``
+    is ``((a) > (b) ? (a) : (b))``, so a NaN gives the floor."""
+    return f32(math.log(v if v > MIN_GEO_MEAN else MIN_GEO_MEAN))
+
+
+def fdiv_arr(a: np.ndarray, b: np.ndarray | float) -> np.ndarray:
+    """:func:`fdiv` elementwise: ``(float) a / (float) b`` as float32 (x86's results for
+    x/0 and 0/0: numpy divides with the same instructions)."""
+    with np.errstate(all="ignore"):
+        return np.asarray(a).astype(_F) / np.asarray(b).astype(_F)
+
+
+def seq_sum(terms: np.ndarray, axis: int = -1) -> np.ndarray | np.float32:
+    """``float acc = 0; for (...) acc += term;`` over float terms in the given order: the
+    float32 ``cumsum`` (sequential, unlike ``np.sum``'s pairwise sum), whose last element is
+    the total. Terms must be float values already (a double sum of two floats rounded to
+    float is the float sum); a zero term leaves the total as it is, so masked terms are 0."""
+    t = np.moveaxis(np.asarray(terms, dtype=_F), axis, -1)
+    zero = np.zeros(t.shape[:-1] + (1,), dtype=_F)
+    return np.cumsum(np.concatenate([zero, t], axis=-1), axis=-1, dtype=_F)[..., -1]
+
+
+def seq_sum_double(terms: np.ndarray) -> np.ndarray:
+    """``float acc[m] = 0; for each row: acc[i] += (double) term[i]``: rows in order, each
+    step a double sum stored in the float. A term that is no float (``1.0 - (float) a / b``)
+    rounds differently from a float32 add, so the rows are a loop (over the rows only: every
+    column at once); rows whose terms are all floats take :func:`seq_sum`."""
+    t = np.asarray(terms, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        if np.array_equal(t.astype(_F).astype(np.float64), t, equal_nan=True):
+            return seq_sum(t, axis=0).astype(np.float64)
+        acc = np.zeros(t.shape[1:], dtype=np.float64)
+        for row in t:
+            acc = (acc + row).astype(_F).astype(np.float64)
+    return acc
 
 
 def c_float_ap(p: Prepared, c: Convention) -> np.ndarray:
@@ -118,3 +195,20 @@ def c_float_logs(values: np.ndarray, floor: float) -> np.ndarray:
     """trvec_teval.c's per-topic ``(float) log((double) MAX(v, MIN_GEO_MEAN))`` of float values."""
     v = np.asarray(values, dtype=np.float64).astype(np.float32).astype(np.float64)
     return np.log(np.maximum(v, floor)).astype(np.float32).astype(np.float64)
+
+
+def as_c_float(values: np.ndarray) -> np.ndarray:
+    """Values as a C ``float`` field stores them (float32 rounding, held in float64)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(values, dtype=np.float64).astype(_F).astype(np.float64)
+
+
+def c_float_means(values: np.ndarray, kind: str, n: int, n_missing: int = 0) -> float:
+    """One line of 8.x's summary from the per-topic values it sums (topic order): ``long``
+    fields summed as long, ``gm`` the geometric mean of :func:`c_float_logs` (``n_missing``
+    qrels topics at the floor, ``-c``), any other the float sum ``/ n`` in float."""
+    if kind == "long":
+        return float(int(np.asarray(values, dtype=np.float64).astype(np.int64).sum())) if len(values) else 0.0
+    if kind == "gm":
+        return c_float_gmean(c_float_sum(c_float_logs(values, MIN_GEO_MEAN)), n, n_missing, MIN_GEO_MEAN)
+    return c_float_mean(c_float_sum(values), n)

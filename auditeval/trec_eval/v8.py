@@ -27,9 +27,10 @@ Printed measures (measures.c ``print_short_flag``): ``num_q`` (summary), ``num_r
 ``"%-15s\\t%s\\t%6.4f\\n"`` (print_meas.c:79-205; the topic id cut to 20 bytes, ``%.20s``);
 ``-o`` prints print_meas.c:212-330's old layout instead. ``-a`` (every measure of
 measures.c's tables: about 135 per topic) and ``-T`` (ranking by increasing score, the score read
-as a time; with ``-a`` the time measures) are computed by :mod:`auditeval.trec_eval.v8_all`, a
-port of trvec_teval.c in C float (:func:`_run_all`); ``-N`` and ``-U`` change only ``-a``'s
-utility measures.
+as a time; with ``-a`` the time measures) are computed by the engine from each topic's tr_vec
+(:func:`auditeval.engine.trec8_topic`, trvec_teval.c in C float; :func:`_run_all`), every value
+once, the default ones included, and printed by :mod:`auditeval.trec_eval.v8_table`; ``-N`` and
+``-U`` change only ``-a``'s utility measures.
 
 8.0 differs from 8.1 (diff -r of the sources): its bpref counts only rel == 0 as judged
 nonrelevant (8.1 counts 0 <= rel < level), before asking whether a document is relevant: under
@@ -48,14 +49,17 @@ from typing import TextIO
 import numpy as np
 
 from auditeval.engine import (
+    Trec8Params,
+    as_c_float,
+    as_sim,
     c_float_ap,
     c_float_bpref,
-    c_float_gmean,
-    c_float_logs,
-    c_float_mean,
-    c_float_sum,
+    c_float_means,
     evaluate_prepared,
     glibc_msort,
+    trec8_accumulate,
+    trec8_printed,
+    trec8_topic,
 )
 from auditeval.io import c_atof, c_atol
 from auditeval.trec_eval.catalog import CUTOFFS_8 as CUTOFFS
@@ -64,7 +68,7 @@ from auditeval.trec_eval.format import c_float
 from auditeval.trec_eval.params import instances
 from auditeval.trec_eval.text import field as byte_field
 from auditeval.trec_eval.text import fs_path
-from auditeval.trec_eval.v8_all import Epi, accumulate, log_floor, print_rel, trvec_eval
+from auditeval.trec_eval.v8_table import print_rel
 from auditeval.vocab.conventions import load_profile
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table
 
@@ -74,9 +78,6 @@ USAGE_8 = """Usage: trec_eval [-h] [-q] [-a] [-o] [-v] trec_rel_file trec_top_fi
    -a: Print all evaluation measures, instead of just official measures
    -o: Print requested measures in old non-relational format
 """
-
-MIN_GEO_MEAN = 1e-5  # trec_eval.h:191
-
 
 class Stop(Exception):
     """trec_eval 8.x stops: ``text`` to stderr, exit status ``code``."""
@@ -335,7 +336,7 @@ def tr_vec(a: Args8, inp: Input8, t: str) -> tuple[list[int], list[float], int, 
     if any(s != s for s in raw):
         order = _order(docs, scores)
     else:  # a consistent comparator: one order; two stable sorts (docno decreasing, then score)
-        sims = [float(np.float32(s)) for s in scores]
+        sims = as_sim(np.array(scores, dtype=np.float64), "float32").tolist()
         keys = [d.encode("latin-1") for d, _ in docs]
         order = sorted(range(len(docs)), key=lambda i: keys[i], reverse=True)
         order.sort(key=lambda i: -sims[i])
@@ -343,7 +344,7 @@ def tr_vec(a: Args8, inp: Input8, t: str) -> tuple[list[int], list[float], int, 
         order = order[: max(a.max_docs, 0)]
     grades = dict(inp.qrels[t])
     rels: list[int] = []
-    sims_out: list[float] = []
+    kept: list[float] = []
     for i in order:
         d, s = docs[i]
         g = grades.get(d)
@@ -354,69 +355,45 @@ def tr_vec(a: Args8, inp: Input8, t: str) -> tuple[list[int], list[float], int, 
         else:
             r = -2 if (g == -1 and a.version == "8.1") else g
         rels.append(r)
-        sims_out.append(float(np.float32(s)))
+        kept.append(s)
     num_rel = sum(1 for g in grades.values() if g >= a.rel_level)
+    sims_out = as_sim(np.array(kept, dtype=np.float64), "float32").astype(np.float64).tolist()
     return rels, sims_out, num_rel, len(inp.qrels[t]) - num_rel
 
 
 def _run_all(a: Args8, inp: Input8, done: list[str], any_topic: bool, stop_text: str, out: TextIO) -> int:
-    """``-a`` / ``-T``: every measure of 8.x's table (:mod:`auditeval.trec_eval.v8_all`), printed
-    as print_meas.c prints them, or ``-o``'s old layout (which ``-a`` does not change)."""
-    epi = Epi(a.version, a.rel_level, a.time, tuple(a.utility), a.num_docs)
-    # the default measures from the engine, as without -a (-T: on the negated scores, the same
-    # order as comp_negsim_docno's); the port's own values for them are replaced
-    eng = inp if not a.time else Input8(inp.q_topics, inp.qrels, inp.r_topics,
-                                        {t: [(d, -s) for d, s in lst] for t, lst in inp.run.items()}, inp.run_id)
-    short = _values(a, eng, done)
+    """``-a`` / ``-T``: every measure of 8.x's table, each computed once by the engine from the
+    topic's tr_vec (:func:`auditeval.engine.trec8_topic`, summed by
+    :func:`auditeval.engine.trec8_accumulate`), printed as print_meas.c prints them
+    (:mod:`auditeval.trec_eval.v8_table`), or ``-o``'s old layout (which ``-a`` does not change)."""
+    params = Trec8Params(version=a.version, relevance_level=a.rel_level, time_flag=a.time,
+                         utility=tuple(a.utility), num_docs_in_coll=a.num_docs)
+    show = {"version": a.version, "all_flag": a.all, "time_flag": a.time, "utility": tuple(a.utility)}
     evals = []
     text = []
     for t in done:
         rels, sims, num_rel, num_nonrel = tr_vec(a, inp, t)
-        ev = trvec_eval(epi, rels, sims, num_rel, num_nonrel)
-        _from_engine(ev, short[t])
+        ev = trec8_topic(params, np.array(rels, dtype=np.int64), np.array(sims), num_rel, num_nonrel)
         evals.append(ev)
         if a.query:
-            text.append(_old_block(_topic_id(t), _old_vals(ev), 1) if a.old
-                        else print_rel(epi, a.all, ev, _topic_id(t)))
+            vals = trec8_printed(ev)
+            text.append(_old_block(_topic_id(t), _old_vals(vals)) if a.old else print_rel(vals, _topic_id(t), **show))
     if stop_text:
         out.write("".join(text))
         raise Stop(_error("trec_eval: form_tr_vec error").format(stop_text), 3)
     if not any_topic:
         out.write("".join(text))
         return 255
-    acc, n = accumulate(a.version, evals)
+    acc, n = trec8_accumulate(evals)
     nq = len(inp.q_topics) if a.complete else n
-    if a.old:
-        vals = _old_vals(acc)
-        for k, v in vals.items():
-            if not k.startswith("num_"):
-                vals[k] = c_float_mean(v, nq)
-        text.append(_old_block("All", vals, nq, averaged=True))
-    else:
-        text.append(print_rel(epi, a.all, acc, None, nq, n, a.complete))
+    vals = trec8_printed(acc, nq, summary={"summed": n, "complete": a.complete})
+    text.append(_old_block("All", _old_vals(vals)) if a.old else print_rel(vals, None, num_queries=nq, **show))
     out.write("".join(text))
     return 0
 
 
-_FIELDS = {"num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret", "map": "av_recall_precis",
-           "R-prec": "R_recall_precis", "bpref": "bpref", "recip_rank": "recip_rank"}
-
-
-def _from_engine(ev: dict, vals: dict[str, float]) -> None:
-    """The TREC_EVAL fields of 8.x's default measures set from the engine's values (:func:`_values`),
-    gm_ap's per-topic log and gm_bpref's from them (trvec_teval.c:468, 591)."""
-    for name, f in _FIELDS.items():
-        ev[f] = int(vals[name]) if name.startswith("num_") else vals[name]
-    for i in range(11):
-        ev["int_recall_precis"][i] = vals[f"ircl_prn.{i / 10:4.2f}"]
-    for j, k in enumerate(CUTOFFS):
-        ev["precis_cut"][j] = vals[f"P{k}"]
-    ev["gm_ap"] = log_floor(ev["av_recall_precis"])
-    ev["gm_bpref"] = log_floor(ev["bpref"])
-
-
 def _old_vals(ev: dict) -> dict[str, float]:
-    """The TREC_EVAL fields old_print_trec_eval_list prints (print_meas.c:212-330), by name."""
+    """The printed values old_print_trec_eval_list shows (print_meas.c:212-330), by name."""
     vals = {"num_ret": ev["num_ret"], "num_rel": ev["num_rel"], "num_rel_ret": ev["num_rel_ret"],
             "map": ev["av_recall_precis"], "R-prec": ev["R_recall_precis"]}
     for i in range(11):
@@ -470,6 +447,8 @@ def _values(a: Args8, inp: Input8, topics: list[str]) -> dict[str, dict[str, flo
     by["map"] = [(m, var, p, c_float_ap(p, conv), agg)]
     m, var, p, _vals, agg = by["bpref"][0]
     by["bpref"] = [(m, var, p, c_float_bpref(p, conv, zero_only=a.version == "8.0"), agg)]
+    stored = {o.name: as_c_float(by[o.source][o.index][3]) if o.kind == "float" else by[o.source][o.index][3]
+              for o in SHORT_8}
     p_topics = [str(x) for x in rows[0][2].topics]
     pos = {t: j for j, t in enumerate(p_topics)}
     out: dict[str, dict[str, float]] = {}
@@ -478,11 +457,8 @@ def _values(a: Args8, inp: Input8, topics: list[str]) -> dict[str, dict[str, flo
         num_ret = float(by["num_ret"][0][3][j]) if j >= 0 else 0.0
         vals: dict[str, float] = {}
         for o in SHORT_8:
-            if num_ret <= 0:  # trvec_teval.c:52-54: nothing retrieved, every value stays 0
-                v = 0.0
-            else:
-                v = float(by[o.source][o.index][3][j])
-            vals[o.name] = float(np.float32(v)) if o.kind == "float" else v
+            # trvec_teval.c:52-54: nothing retrieved, every value stays 0
+            vals[o.name] = 0.0 if num_ret <= 0 else float(stored[o.name][j])
         out[t] = vals
     return out
 
@@ -503,7 +479,7 @@ def _judged_only(docs: list[tuple[str, float]], scores: list[float], judged: set
 
 def _order(docs: list[tuple[str, float]], scores: list[float]) -> list[int]:
     """Row indices in 8.x's rank order: comp_sim_docno (form_trvec.c:160-168) under glibc qsort."""
-    sims = [float(np.float32(s)) for s in scores]
+    sims = as_sim(np.array(scores, dtype=np.float64), "float32").tolist()
     keys = [d.encode("latin-1") for d, _ in docs]
 
     def cmp(i: int, j: int) -> int:
@@ -576,13 +552,13 @@ def _topic_id(t: str) -> str:
 
 def _topic_text(a: Args8, t: str, vals: dict[str, float], shown: dict[str, tuple[str, str]] | None) -> str:
     if a.old:
-        return _old_block(_topic_id(t), {k: v for k, v in vals.items()}, 1)
+        return _old_block(_topic_id(t), vals)
     lines = []
     for o in SHORT_8:
         if o.summary_only:
             continue
         v = vals[o.name]
-        lines.append(_line(o.name, _topic_id(t), str(int(v)) if o.kind == "long" else c_float(np.float32(v)),
+        lines.append(_line(o.name, _topic_id(t), str(int(v)) if o.kind == "long" else c_float(v),
                            None if shown is None else shown[o.name][0]))
     return "".join(lines)
 
@@ -591,37 +567,25 @@ def _summary_text(a: Args8, inp: Input8, topics: list[str], values: dict[str, di
                   shown: dict[str, tuple[str, str]] | None) -> str:
     counted = [t for t in topics if values[t]["num_ret"] > 0]  # print_meas.c:34
     n = len(inp.q_topics) if a.complete else len(counted)
-    sums: dict[str, float] = {}
-    for o in SHORT_8:
-        col = np.array([values[t][o.name] for t in counted], dtype=np.float64)
-        if o.kind == "long":
-            sums[o.name] = float(int(col.sum())) if len(col) else 0.0
-        elif o.name == "gm_ap":
-            logs = c_float_logs(col, MIN_GEO_MEAN)
-            missing = n - len(counted) if a.complete else 0
-            sums[o.name] = c_float_gmean(c_float_sum(logs), n, missing, MIN_GEO_MEAN)
-        else:
-            sums[o.name] = c_float_mean(c_float_sum(col), n)
+    missing = n - len(counted) if a.complete else 0
+    sums = {o.name: c_float_means(np.array([values[t][o.name] for t in counted], dtype=np.float64),
+                                  "gm" if o.name == "gm_ap" else o.kind, n, missing) for o in SHORT_8}
     if a.old:
-        return _old_block("All", sums, n, averaged=True)
+        return _old_block("All", sums)
     lines = [_line("num_q", "all", str(n), None if shown is None else "-")]
     for o in SHORT_8:
         v = sums[o.name]
-        lines.append(_line(o.name, "all", str(int(v)) if o.kind == "long" else c_float(np.float32(v)),
+        lines.append(_line(o.name, "all", str(int(v)) if o.kind == "long" else c_float(v),
                            None if shown is None else shown[o.name][1]))
     return "".join(lines)
 
 
-def _old_block(qid: str, vals: dict[str, float], n: int, averaged: bool = False) -> str:
-    """print_meas.c:212-330 ``old_print_trec_eval_list`` for one run: ``vals`` are per-topic
-    values (n = 1) or the summary's means already divided (``averaged``)."""
+def _old_block(qid: str, vals: dict[str, float]) -> str:
+    """print_meas.c:212-330 ``old_print_trec_eval_list`` for one run: ``vals`` are the printed
+    values (a topic's, whose division by one query changes no float, or the summary's means)."""
 
     def f(name: str) -> str:
-        v = np.float32(vals[name])
-        if not averaged:
-            with np.errstate(all="ignore"):
-                v = np.float32(v / np.float32(n))
-        return c_float(v)
+        return c_float(vals[name])
 
     s = ["\nQueryid (Num):\t", qid, "\nTotal number of documents over all queries", "\n    Retrieved:",
          f"    {int(vals['num_ret']):5d}", "\n    Relevant: ", f"    {int(vals['num_rel']):5d}",
