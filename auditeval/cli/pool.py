@@ -17,6 +17,7 @@ from auditeval.cli.common import (
     add_settings,
     int_at_least,
     one_measure,
+    seconds_value,
     write_notes,
 )
 from auditeval.render.json_out import write_json
@@ -36,19 +37,6 @@ def _common(p: argparse.ArgumentParser, runs: bool = True, depth: bool = True, p
 
 
 _positive = int_at_least(1, "needs a positive integer, got {text}", "needs a positive integer, got '{text}'")
-
-
-def _seconds(text: str) -> float:
-    """A positive, finite number of seconds (argparse type)."""
-    import math
-
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"needs a number of seconds, got '{text}'") from None
-    if not (v > 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"needs a positive number of seconds, got {text}")
-    return v
 
 
 def pool_parser(p: argparse.ArgumentParser) -> None:
@@ -113,7 +101,7 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
     j.add_argument("--workers", type=_positive, default=4, help="concurrent judge calls (default 4)")
     j.add_argument("--retries", type=int, default=4, help="retries per batch (default 4)")
     j.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds, doubled each time (default 1)")
-    j.add_argument("--timeout", type=_seconds, default=600.0, metavar="SECONDS",
+    j.add_argument("--timeout", type=seconds_value, default=600.0, metavar="SECONDS",
                    help="give up on a judge call after this long (a failed attempt, retried; default 600)")
     b = sub.add_parser("bias", help="leave-one-group-out pool bias: penalties, ranking swaps, unique relevant")
     b.add_argument("qrels", help="qrels file of the full pool")
