@@ -114,13 +114,22 @@ profile = "trec_eval-9.0.8"
 """
 
 
+def _summary(out: str, start: str) -> str:
+    """A claim's entry of the session summary: its line and the variant string's lines under it."""
+    lines = out.splitlines()
+    k = next(i for i, ln in enumerate(lines) if ln.startswith(start))
+    rest = [ln.strip() for ln in lines[k + 1:]]
+    return " ".join([lines[k], "".join(ln for ln in rest[: next((i for i, ln in enumerate(rest)
+                                                                 if not lines[k + 1 + i].startswith("    ")), 0)])])
+
+
 def test_true_other_and_wrong_claims(pytester, ex, te):
     (ex / "claims_three.toml").write_text(_three(te))
     res = _run(pytester, "-v", "--junitxml=out.xml")
     res.assert_outcomes(passed=2, failed=1)
     out = res.stdout.str()
     # the second passes under the variant that scores the lacking topic (trec_eval -c: topics=qrels)
-    line = next(ln for ln in out.splitlines() if ln.startswith("PASSED claims_three.toml::other-convention"))
+    line = _summary(out, "PASSED claims_three.toml::other-convention")
     assert "topics=qrels" in line and "reproduced by" in line
     # the failure names the nearest variants, their distance, the axes from the stated profile
     assert "MAP=0.1234 [0.12335, 0.12345) not reproduced under trec_eval-9.0.8" in out
@@ -316,7 +325,7 @@ claim = "MAP=0.0123"
     res = _run(pytester, "claims_robust03.toml")
     res.assert_outcomes(passed=3, failed=2)
     out = res.stdout.str()
-    line = next(ln for ln in out.splitlines() if ln.startswith("PASSED claims_robust03.toml::map-at-100:"))
+    line = _summary(out, "PASSED claims_robust03.toml::map-at-100:")
     assert "depth=100" in line
     assert f"MAP={r['map_M100']}" in out and "axes from trec_eval-9.0.8: depth: all -> 100" in out
     assert "MAP=0.0123 [0.01225, 0.01235) reproduced by no variant searched" in out and "the nearest of" in out
