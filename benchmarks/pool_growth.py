@@ -55,7 +55,7 @@ def main() -> None:
         results = [run(argv) for _ in range(args.repeat)]
         best = min(results)
         walls = ", ".join(f"{w:.2f}" for w, _, _ in results)
-        rows.append((f"`{name}`", f"{best[0]:.2f} s", f"{best[1]:.2f} s", f"{max(r[2] for r in results):,} MB", walls))
+        rows.append((name, f"{best[0]:.2f} s", f"{best[1]:.2f} s", f"{max(r[2] for r in results):,} MB", walls))
     prov.report(f"{len(runs)} runs, depth 100, JSON output, minimum of {args.repeat}:",
                 table(["command", "wall (min)", "CPU", "peak RSS", "all walls (s)"], rows))
 

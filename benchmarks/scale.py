@@ -284,8 +284,9 @@ PACKAGES = ("scipy", "dask", "distributed", "psutil")
 def commands_shown(a: argparse.Namespace) -> dict[str, str]:
     """The first column of the table: each command as a user would type it, and its size."""
     vary = "--vary all" if a.vary == "all" else " ".join(f"--vary {v}" for v in a.vary.split(","))
+    pairs = a.runs * (a.runs - 1) // 2
     return {"sweep": f"`sweep -m '{MEASURES}' {vary}` ({a.runs} runs)",
-            "compare": f"`compare -m AP --trials {a.trials} --format json` ({a.runs * (a.runs - 1) // 2:,} pairs)"}
+            "compare": f"`compare -m AP --trials {a.trials} --format json` ({pairs:,} pair{'s' * (pairs != 1)})"}
 
 
 def _tables(figures: dict, shown: dict[str, str]) -> list[str]:
