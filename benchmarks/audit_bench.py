@@ -42,7 +42,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench import PYTREC, _env, machine_info  # noqa: E402
+from bench import PYTREC, _env  # noqa: E402
+from provenance import Provenance, table  # noqa: E402
 
 MEASURES = "map,ndcg_cut.10,P.10,recall.1000,recip_rank,gm_map,bpref,11pt_avg"
 
@@ -92,7 +93,7 @@ def robust03_once(n: int, jobs: int | None = None) -> tuple | None:
     return (n, wall, cpu, ref_cpu, native, rep["jobs"], ratio, len(refs))
 
 
-def robust03(counts: list[int], repeat: int, jobs: int | None) -> int:
+def robust03(prov: Provenance, counts: list[int], repeat: int, jobs: int | None) -> int:
     """The audit (default references) on the first N robust03 runs, per N in ``counts``."""
     import os
 
@@ -104,18 +105,15 @@ def robust03(counts: list[int], repeat: int, jobs: int | None) -> int:
             if row is None:
                 return 2
             rows.append(row)
-    print("| runs | wall | CPU in all | references' own CPU | native engine | jobs (cores) "
-          "| wall / (refs CPU / cores + native) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    for n, wall, cpu, ref_cpu, native, njobs, ratio, nrefs in rows:
-        print(f"| {n} | {wall:.1f} s | {cpu:.1f} s | {ref_cpu:.1f} s ({nrefs} references) | {native:.1f} s "
-              f"| {njobs} ({cores}) | {ratio:.2f} (goal <= 1.2) |")
-    info = machine_info()
-    print("\n" + ", ".join(f"{k}: {v}" for k, v in info.items()))
+    cells = [(n, f"{wall:.1f} s", f"{cpu:.1f} s", f"{ref_cpu:.1f} s ({nrefs} references)", f"{native:.1f} s",
+              f"{njobs} ({cores})", f"{ratio:.2f} (goal <= 1.2)")
+             for n, wall, cpu, ref_cpu, native, njobs, ratio, nrefs in rows]
+    prov.report(table(["runs", "wall", "CPU in all", "references' own CPU", "native engine", "jobs (cores)",
+                       "wall / (refs CPU / cores + native)"], cells, "r" * 7))
     return 0
 
 
-def calibrate() -> int:
+def calibrate(prov: Provenance) -> int:
     """Each default reference alone on one robust03 run: wall and CPU seconds (its declared
     ``cost`` is the CPU figure per 100,000 lines)."""
     import json
@@ -132,12 +130,10 @@ def calibrate() -> int:
     from auditeval.adapters import references
 
     declared = {a.name: a.cost for a in references()}
-    print(f"| reference (one robust03 run, --jobs 1; audit {wall:.0f} s) | wall | own CPU | declared cost |")
-    print("|---|---:|---:|---:|")
-    for e in rep["engines"]:
-        if e["name"] != "native":
-            print(f"| {e['name']} ({e['status']}) | {e['seconds']:.1f} s | {e['cpu_seconds']:.1f} s "
-                  f"| {declared.get(e['name'], float('nan')):g} |")
+    rows = [(f"{e['name']} ({e['status']})", f"{e['seconds']:.1f} s", f"{e['cpu_seconds']:.1f} s",
+             f"{declared.get(e['name'], float('nan')):g}") for e in rep["engines"] if e["name"] != "native"]
+    prov.report(table([f"reference (one robust03 run, --jobs 1; audit {wall:.0f} s)", "wall", "own CPU",
+                       "declared cost"], rows))
     return 0
 
 
@@ -150,10 +146,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=None, help="robust03: --jobs of the audit (default: the cores)")
     ap.add_argument("--calibrate", action="store_true", help="each default reference alone on one robust03 run")
     args = ap.parse_args(argv)
+    prov = Provenance()
     if args.calibrate:
-        return calibrate()
+        return calibrate(prov)
     if args.robust03:
-        return robust03([int(x) for x in args.robust03.split(",")], args.repeat or 1, args.jobs)
+        return robust03(prov, [int(x) for x in args.robust03.split(",")], args.repeat or 1, args.jobs)
     args.repeat = args.repeat or 3
     if not Path(args.run).is_file():
         import subprocess
@@ -179,15 +176,10 @@ def main(argv: list[str] | None = None) -> int:
             peaks[name].append(peak)
             print(f"{name}: {wall:.2f} s wall, {cpu:.2f} s CPU, {peak / 1024:.0f} MB", file=sys.stderr)
     base = min(times["pytrec_eval parse + evaluate"])
-    print("| tool | wall time (min; runs) | vs pytrec_eval | CPU time (min) | peak RSS |")
-    print("|---|---:|---:|---:|---:|")
-    for name in tools:
-        t = times[name]
-        print(f"| {name} | {min(t):.2f} s ({', '.join(f'{x:.2f}' for x in t)}) | {min(t) / base:.2f}x | "
-              f"{min(cpus[name]):.2f} s | {max(peaks[name]) / 1024:,.0f} MB |")
-    info = machine_info()
-    print("\n" + ", ".join(f"{k}: {v}" for k, v in info.items()))
-    print(f"\naudit report: {out}")
+    rows = [(name, f"{min(t):.2f} s ({', '.join(f'{x:.2f}' for x in t)})", f"{min(t) / base:.2f}x",
+             f"{min(cpus[name]):.2f} s", f"{max(peaks[name]) / 1024:,.0f} MB") for name, t in times.items()]
+    prov.report(table(["tool", "wall time (min; runs)", "vs pytrec_eval", "CPU time (min)", "peak RSS"], rows),
+                f"audit report: {out}")
     return 0
 
 

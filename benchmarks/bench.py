@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import subprocess
 import sys
 import threading
@@ -38,6 +37,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from provenance import Provenance, table  # noqa: E402
+
+OTHER_PACKAGES = ("pandas", "pytrec-eval-terrier", "ir-measures", "ranx", "numba")
 
 FIVE_TREC = ["map", "ndcg_cut.10", "P.10", "recall.1000", "recip_rank"]
 
@@ -188,60 +192,6 @@ def tools_for(
     return [t for t in out if only is None or t.name in only or t.name.split("-")[0] in only]
 
 
-# --------------------------------------------------------------------------- machine
-def machine_info() -> dict[str, str]:
-    from importlib import metadata
-
-    info: dict[str, str] = {}
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        mhz = [ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith("cpu MHz")]
-        if mhz:
-            cpu += f" @ {float(mhz[0]) / 1000:.2f} GHz"
-    except (OSError, ValueError):
-        pass
-    info["CPU"] = cpu
-    info["cores"] = f"{os.cpu_count()} logical"
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                info["memory"] = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
-    except OSError:
-        pass
-    info["OS"] = f"{platform.system()} {platform.release()}"
-    info["Python"] = platform.python_version()
-    # in a child: this process stays small (a child's peak RSS starts at its parent's, fork + exec)
-    version = subprocess.run(
-        [sys.executable, "-c", "import auditeval; print(auditeval.__version__)"], capture_output=True, text=True,
-        env=_env(),
-    ).stdout.strip()
-
-    rev = ""
-    try:
-        rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        pass
-    vers = [f"auditeval {version}" + (f" (git {rev})" if rev else "")]
-    for pkg in ("numpy", "pyarrow", "pandas", "pytrec-eval-terrier", "ir-measures", "ranx", "numba"):
-        try:
-            vers.append(f"{pkg} {metadata.version(pkg)}")
-        except metadata.PackageNotFoundError:
-            pass
-    info["packages"] = ", ".join(vers)
-    try:
-        info["load average (start)"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        pass
-    return info
-
-
 # --------------------------------------------------------------------------- output
 def _fmt_mem(kib: int) -> str:
     return f"{kib / 1024:,.0f} MB"
@@ -253,22 +203,19 @@ def table_markdown(title: str, tools: list[Tool], repeat: int, base: str = "trec
     if ref is None:
         base = "pytrec_eval"
         ref = next((t for t in tools if t.name == base and t.times), None)
-    lines = [
-        f"**{title}** (wall time: minimum of {repeat} runs, each in brackets; CPU time: user + system, minimum; peak memory: smallest RSS high-water mark)",
-        "",
-        f"| tool | wall time | time / {base} | CPU time | peak memory | memory / {base} | map |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
+    rows = []
     for t in tools:
         if t.argv is None or t.failed:
-            lines.append(f"| {t.label} | - | - | - | - | - | {t.note or t.failed} |")
+            rows.append((t.label, "-", "-", "-", "-", "-", t.note or t.failed))
             continue
         speed = f"{t.best / ref.best:.2f}x" if ref else "-"
         mem = f"{t.peak / ref.peak:.2f}x" if ref else "-"
         runs = ", ".join(f"{x:.2f}" for x in t.times)
-        cpu = f"{min(t.cpus):.2f} s"
-        lines.append(f"| {t.label} | {t.best:.2f} s ({runs}) | {speed} | {cpu} | {_fmt_mem(t.peak)} | {mem} | {t.map_value} |")
-    return "\n".join(lines)
+        rows.append((t.label, f"{t.best:.2f} s ({runs})", speed, f"{min(t.cpus):.2f} s", _fmt_mem(t.peak), mem,
+                     t.map_value))
+    head = f"**{title}** (wall time: minimum of {repeat} runs, each in brackets; CPU time: user + system, minimum; peak memory: smallest RSS high-water mark)"
+    return head + "\n\n" + table(["tool", "wall time", f"time / {base}", "CPU time", "peak memory",
+                                   f"memory / {base}", "map"], rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -288,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=600, help="seconds before a tool is stopped (reported as such)")
     ap.add_argument("--slow-once", default="ranx", help="tools measured once only (comma-separated; default ranx)")
     args = ap.parse_args(argv)
+    prov = Provenance(OTHER_PACKAGES)
 
     if args.qrels and args.run:
         qrels, run = args.qrels, args.run
@@ -303,7 +251,6 @@ def main(argv: list[str] | None = None) -> int:
     bins = trec_eval_binaries(args.trec_eval)
     only = {x.strip() for x in args.only.split(",") if x.strip()} or None
 
-    info = machine_info()
     sections = []
     for all_trec in (False, True):
         if all_trec and args.no_all_trec:
@@ -328,16 +275,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  [{'all_trec' if all_trec else '5 measures'} {rep + 1}/{args.repeat}] {t.name}: {wall:.2f} s, {peak / 1024:,.0f} MB", file=sys.stderr)
         title = f"{'-m all_trec' if all_trec else '5 measures (map ndcg_cut.10 P.10 recall.1000 recip_rank)'}, {n_lines:,} run lines"
         sections.append(table_markdown(title, tools, args.repeat))
-    try:
-        info["load average (end)"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        pass
-
-    md = [f"Run: `{run.relative_to(ROOT) if run.is_relative_to(ROOT) else run}` ({n_lines:,} lines), qrels: `{qrels.name}`", ""]
-    md += ["| machine | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in info.items()] + [""]
-    md += [s + "\n" for s in sections]
-    text = "\n".join(md)
-    print(text)
+    where = f"Run: `{run.relative_to(ROOT) if run.is_relative_to(ROOT) else run}` ({n_lines:,} lines), qrels: `{qrels.name}`"
+    text = prov.report(where, *sections)
     if args.out:
         args.out.write_text(text)
     return 0

@@ -1,6 +1,6 @@
 """Wall time of ``auditeval eval -q`` per output format on the 7M-line benchmark run.
 
-The issue's bar: per-topic text no slower than JSON by more than 2x. Each format runs in
+The bar: per-topic text no slower than JSON by more than 2x. Each format runs in
 its own process (interpreter start-up, reading, evaluating, tie notes and writing all count),
 output to a file; formats interleaved, the minimum of ``--repeat`` rounds is reported.
 
@@ -19,6 +19,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from provenance import Provenance, table  # noqa: E402
+
 FORMATS = ("text", "tsv", "json")
 
 
@@ -28,6 +32,7 @@ def main() -> int:
     ap.add_argument("--run", default=str(HERE / "data" / "run.msmarco-like.txt"))
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    prov = Provenance()
     if not Path(args.run).exists():
         subprocess.run([sys.executable, str(HERE / "generate_run.py")], check=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -44,10 +49,9 @@ def main() -> int:
                 times[fmt].append(time.perf_counter() - t0)
                 sizes[fmt] = sum(1 for _ in out.open())
     best = {f: min(t) for f, t in times.items()}
-    print(f"{'format':<6} {'best s':>7}  runs (s)                 lines")
-    for f in FORMATS:
-        print(f"{f:<6} {best[f]:>7.2f}  {' '.join(f'{t:.2f}' for t in times[f]):<24} {sizes[f]:,}")
-    print(f"text / json = {best['text'] / best['json']:.2f} (bar: <= 2)")
+    rows = [(f, f"{best[f]:.2f}", ", ".join(f"{t:.2f}" for t in times[f]), f"{sizes[f]:,}") for f in FORMATS]
+    prov.report(table(["format", f"best of {args.repeat} (s)", "runs (s)", "lines"], rows),
+                f"text / json = {best['text'] / best['json']:.2f} (bar: <= 2)")
     return 0
 
 

@@ -2,8 +2,8 @@
 
     python benchmarks/compare.py [--repeat 3] [--trials 10000]
 
-Prints wall and CPU (user + sys) time of each repeat and the medians. The issue's target:
-4 measures, 10,000 trials, all runs, under 5 s for the whole process.
+Prints, under the provenance line, a table of the wall and CPU (user + sys) time of each repeat
+and their medians. Target: 4 measures, 10,000 trials, all runs, under 5 s for the whole process.
 """
 
 from __future__ import annotations
@@ -18,6 +18,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from provenance import Provenance, table  # noqa: E402
+
 DATA = ROOT.parent / "shared" / "data" / "robust03"
 
 
@@ -26,6 +30,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--trials", type=int, default=10000)
     args = ap.parse_args()
+    prov = Provenance()
     runs = sorted(str(p) for p in (DATA / "runs").glob("*.gz"))
     cmd = [sys.executable, "-m", "auditeval", "compare", str(DATA / "qrels.robust03.txt"), *runs,
            "-m", "AP", "-m", "nDCG@10", "-m", "P@10", "-m", "RR", "--trials", str(args.trials)]
@@ -40,9 +45,11 @@ def main() -> None:
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         walls.append(wall)
         cpus.append(cpu)
-        print(f"repeat {k + 1}: wall {wall:.2f} s, cpu {cpu:.2f} s")
-    print(f"median: wall {statistics.median(walls):.2f} s, cpu {statistics.median(cpus):.2f} s "
-          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+        print(f"repeat {k + 1}: wall {wall:.2f} s, cpu {cpu:.2f} s", file=sys.stderr)
+    rows = [(f"repeat {k + 1}", f"{w:.2f} s", f"{c:.2f} s") for k, (w, c) in enumerate(zip(walls, cpus, strict=True))]
+    rows.append(("median", f"{statistics.median(walls):.2f} s", f"{statistics.median(cpus):.2f} s"))
+    prov.report(f"`auditeval compare`, {len(runs)} robust03 runs, 4 measures, {args.trials:,} trials:",
+                table(["", "wall", "CPU"], rows))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,7 +23,11 @@ from pathlib import Path
 import numpy as np
 import pyndeval
 
-import auditeval as ae
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from provenance import Provenance, table  # noqa: E402
+
+import auditeval as ae  # noqa: E402
 
 NAMES = {"alpha_nDCG": "alpha-nDCG", "ERR_IA": "ERR-IA", "P_IA": "P-IA", "StRecall": "strec"}
 
@@ -46,6 +51,7 @@ def main() -> None:
     ap.add_argument("--cutoff", type=int, default=20, help="k of the cut measures (pyndeval: at most 20)")
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
+    prov = Provenance(("pyndeval",))
     k = a.cutoff
     ours = [f"alpha_nDCG@{k}", f"ERR_IA@{k}", "NRBP", f"P_IA@{k}", f"StRecall@{k}"]
     qrels, run = data(a.topics, a.subtopics)
@@ -70,11 +76,12 @@ def main() -> None:
                 sub = df[(df.measure == m) & (df.topic != "all")]
                 worst = max(worst, max(abs(v - ref[t][name]) for t, v in zip(sub.topic, sub.value, strict=True)))
             assert worst <= 1e-12, worst
-    print(f"{a.topics} topics x 1,000 documents, {a.subtopics} subtopics, {len(qrels):,} judgment lines, k={k}")
-    print(f"auditeval evaluate (reads the files): {min(native):.3f} s")
+    rows = [("auditeval evaluate (reads the files)", f"{min(native):.3f} s")]
     if theirs:
-        print(f"pyndeval RelevanceEvaluator + evaluate (parsed lists): {min(theirs):.3f} s; per topic equal to 1e-12")
-
+        rows.append(("pyndeval RelevanceEvaluator + evaluate (parsed lists)", f"{min(theirs):.3f} s"))
+    checked = "; per topic equal to 1e-12" if theirs else ""
+    prov.report(f"{a.topics} topics x 1,000 documents, {a.subtopics} subtopics, {len(qrels):,} judgment lines, "
+                f"k={k}, minimum of {a.repeat}{checked}:", table(["tool", "wall (min)"], rows))
 
 if __name__ == "__main__":
     main()

@@ -18,6 +18,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from provenance import Provenance, table  # noqa: E402
 
 
 def run(argv: list[str]) -> tuple[float, float, int]:
@@ -38,6 +41,7 @@ def main() -> None:
     ap.add_argument("--orders", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    prov = Provenance()
     data = Path(args.data)
     qrels = str(data / "qrels.robust03.txt")
     runs = sorted(str(p) for p in (data / "runs").glob("input.*.gz"))
@@ -46,14 +50,14 @@ def main() -> None:
         "pool stats --orders 500": ["pool", "stats", *runs, "--format", "json"],
         "pool bias (AP, 1000 resamples)": ["pool", "bias", qrels, *runs, "--format", "json"],
     }
-    print(f"{len(runs)} runs, depth 100, {os.cpu_count()} cores, Python {sys.version.split()[0]}")
-    print(f"{'command':<34} {'wall min':>9} {'cpu':>7} {'peak MB':>8}  all walls")
+    rows = []
     for name, argv in jobs.items():
         results = [run(argv) for _ in range(args.repeat)]
         best = min(results)
         walls = ", ".join(f"{w:.2f}" for w, _, _ in results)
-        print(f"{name:<34} {best[0]:>8.2f}s {best[1]:>6.2f}s {max(r[2] for r in results):>8}  [{walls}]")
-
+        rows.append((name, f"{best[0]:.2f} s", f"{best[1]:.2f} s", f"{max(r[2] for r in results):,} MB", walls))
+    prov.report(f"{len(runs)} runs, depth 100, JSON output, minimum of {args.repeat}:",
+                table(["command", "wall (min)", "CPU", "peak RSS", "all walls (s)"], rows))
 
 if __name__ == "__main__":
     main()

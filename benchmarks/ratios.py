@@ -1,4 +1,4 @@
-"""Issue 17's three benchmarks in one run, their ratios side by side in one table.
+"""The three headline benchmarks in one run, their ratios side by side in one table.
 
 1. **Start-up** (``startup.py``): ``auditeval trec-eval examples/qrels.txt examples/bm25.txt``
    against the floor ``python -c "import numpy, pyarrow"``; goal <= 2x.
@@ -22,7 +22,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,7 +30,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from audit_bench import robust03_once  # noqa: E402
-from bench import machine_info, run_child, tools_for, trec_eval_binaries  # noqa: E402
+from bench import run_child, tools_for, trec_eval_binaries  # noqa: E402
+from provenance import Provenance, table  # noqa: E402
 from startup import commands, prepare_bytecode  # noqa: E402
 
 
@@ -76,12 +76,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="500 topics; the audit on 1 run")
     ap.add_argument("--repeat", type=int, default=3, help="rounds of the 7M-line runs (start-up: 4x as many)")
     args = ap.parse_args(argv)
+    prov = Provenance()
     bins = trec_eval_binaries(None)
     if "trec_eval-10.0" not in bins:
         print("no trec_eval 10.0 binary in .bin/trec_eval (bash ../shared/tools/build-trec-eval .bin/trec_eval)",
               file=sys.stderr)
         return 2
-    info = machine_info()
     rows: list[tuple[str, str, str, str]] = []
     floor, drop, helps = startup(4 * args.repeat, bins["trec_eval-10.0"])
     rows.append(("start-up: small drop-in call / floor", f"{drop * 1e3:.0f} ms / {floor * 1e3:.0f} ms",
@@ -102,15 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         _, wall, _cpu, ref_cpu, native, jobs, ratio, nrefs = row
         rows.append((f"audit, {n} robust03 run(s), {nrefs} references: wall / (their CPU / {jobs} + native)",
                      f"{wall:.1f} s / ({ref_cpu:.1f} s / {jobs} + {native:.1f} s)", f"{ratio:.2f}", "<= 1.2"))
-    try:
-        info["load average (end)"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        pass
-    print("| benchmark | measured | ratio | goal |")
-    print("|---|---:|---:|---:|")
-    for r in rows:
-        print("| " + " | ".join(r) + " |")
-    print("\n" + ", ".join(f"{k}: {v}" for k, v in info.items()))
+    prov.report(table(["benchmark", "measured", "ratio", "goal"], rows))
     return 0
 
 

@@ -9,7 +9,8 @@ Usage::
 
     python benchmarks/robust03_paths.py [--depth 100] [--profiles trec_eval-9.0.8,trec_eval-10.0]
 
-Prints, per pair, profile and path, whether it agreed; exits 1 if any path disagreed.
+Prints a line per pair, profile and path as it goes (to stderr), then, under the provenance line,
+the table of them all: whether each agreed and its seconds; exits 1 if any path disagreed.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data" / "robust03"
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import test_variant_paths as tvp  # noqa: E402
+from provenance import Provenance, table  # noqa: E402
 
 PATHS = ["test_eval_json", "test_evaluate_api_round_trip", "test_audit_native_sensitivity_ties", "test_compare_json",
          "test_card_json", "test_verify_json", "test_reproduce_rmse", "test_pool_bias_growth_coverage",
@@ -51,13 +54,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--paths", default=",".join(PATHS))
     ap.add_argument("--pair", default="", help="only the pair holding this run (e.g. aplrob03a)")
     args = ap.parse_args(argv)
+    prov = Provenance()
     qrels = (SHARED / "qrels.robust03.txt").read_text().splitlines()
     runs = sorted((SHARED / "runs").glob("input.*.gz"))
     pairs = [(runs[i], runs[i + 1]) for i in range(0, len(runs) - 1, 2)]
     if args.pair:
         pairs = [p for p in pairs if f"input.{args.pair}.gz" in (p[0].name, p[1].name)]
     tvp._BASE_DIR[:] = [Path(tempfile.mkdtemp(prefix="robust03-paths-"))]
-    bad = 0
+    bad, rows = 0, []
     for a, b in pairs:
         for profile in args.profiles.split(","):
             case = tvp.Case(qrels, {"A": top(a, args.depth, "A"), "B": top(b, args.depth, "B")}, profile, [])
@@ -70,9 +74,11 @@ def main(argv: list[str] | None = None) -> int:
                     bad += 1
                     status = f"DIFFERS: {type(exc).__name__}: {str(exc)[:300]}"
                     traceback.print_exc(limit=2)
-                print(f"{a.name[6:-3]:>12} {b.name[6:-3]:>12} {profile:<16} {name:<38} {time.perf_counter() - t0:6.1f} s "
-                      f"{status}", flush=True)
-    print(f"{bad} path(s) disagreed")
+                row = (a.name[6:-3], b.name[6:-3], profile, name, f"{time.perf_counter() - t0:.1f} s", status)
+                rows.append(row)
+                print(*row, file=sys.stderr, flush=True)
+    prov.report(table(["run A", "run B", "profile", "path", "time", "status"], rows, "llllrl"),
+                f"{bad} path(s) disagreed")
     return 1 if bad else 0
 
 

@@ -48,6 +48,10 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from provenance import Provenance, table  # noqa: E402
+
 QRELS = Path("/work/shared/data/robust03/qrels.robust03.txt")
 DATA = ROOT / "benchmarks" / "data" / "scale"
 MEASURES = "AP nDCG@10 P@10 RR"
@@ -218,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"(default {DEFAULT_BACKENDS}; each alone on the machine while its commands run)")
     ap.add_argument("--out", help="write the figures as JSON here too")
     a = ap.parse_args(argv)
+    prov = Provenance(PACKAGES)
     if a.quick:
         a.runs, a.vary, a.trials = 20, "ties,depth,rel", 1000
 
@@ -229,8 +234,12 @@ def main(argv: list[str] | None = None) -> int:
             figures["memory"] = {"runs": a.memory_runs, "lines": a.memory_runs * 100_000, **got,
                                  "backend": " ".join(backend)}
             print(f"eval {a.memory_runs} runs x 100,000 lines, {' '.join(backend)}: {got['wall']:.1f} s, "
-                  f"peak RSS (command + workers) {got['peak_rss_mb']:.0f} MB", flush=True)
+                  f"peak RSS (command + workers) {got['peak_rss_mb']:.0f} MB", file=sys.stderr, flush=True)
         _write(a.out, figures)
+        mem = figures["memory"]
+        prov.report(table(["command", "wall", "peak RSS (command + workers)"],
+                          [(f"`eval -m '{MEASURES}' --format tsv {mem['backend']}`, {mem['runs']:,} runs x 100,000 "
+                            f"lines", f"{mem['wall']:.1f} s", f"{mem['peak_rss_mb']:.0f} MB")]))
         return 0
     paths = runs(a.runs)
     vary = ["--vary", "all"] if a.vary == "all" else [x for v in a.vary.split(",") for x in ("--vary", v)]
@@ -251,22 +260,61 @@ def main(argv: list[str] | None = None) -> int:
             for what in todo:
                 got = rows[what][name] = timed([*commands[what], *extra], a.repeat, workers=workers)
                 print(f"{what:8s} {name:32s} {got['wall']:8.2f} s wall, CPU {got['cpu_total']:7.2f} s "
-                      f"(command {got['cpu_command']:6.2f} s), stdout sha256 {got['sha256'][:16]}", flush=True)
+                      f"(command {got['cpu_command']:6.2f} s), stdout sha256 {got['sha256'][:16]}",
+                      file=sys.stderr, flush=True)
             if cluster and key == "cluster" and "overhead" in a.only:
                 figures["overhead"] = overhead(cluster.scheduler_address)
                 for k, v in figures["overhead"].items():
-                    print(f"overhead {k}: {v * 1000:.2f} ms", flush=True)
+                    print(f"overhead {k}: {v * 1000:.2f} ms", file=sys.stderr, flush=True)
     for what, row in rows.items():
         base = row.get(BACKENDS["jobs1"][0], {}).get("wall")
         for got in row.values():
             got["speedup"] = base / got["wall"] if base else None
         row["same_bytes"] = len({r["sha256"] for r in row.values()}) == 1
-        print(f"{what:8s} speed-up: " + ", ".join(f"{k} {v['speedup']:.2f}x" for k, v in row.items()
-                                                  if isinstance(v, dict) and v["speedup"])
-              + f"; same bytes: {row['same_bytes']}", flush=True)
         figures[what] = row
     _write(a.out, figures)
+    prov.report(*_tables(figures, commands_shown(a)))
     return 0
+
+
+PACKAGES = ("scipy", "dask", "distributed", "psutil")
+"""Versions in the provenance line beyond numpy and pyarrow."""
+
+
+def commands_shown(a: argparse.Namespace) -> dict[str, str]:
+    """The first column of the table: each command as a user would type it, and its size."""
+    vary = "--vary all" if a.vary == "all" else " ".join(f"--vary {v}" for v in a.vary.split(","))
+    pairs = a.runs * (a.runs - 1) // 2
+    return {"sweep": f"`sweep -m '{MEASURES}' {vary}` ({a.runs} runs)",
+            "compare": f"`compare -m AP --trials {a.trials} --format json` ({pairs:,} pair{'s' * (pairs != 1)})"}
+
+
+def _tables(figures: dict, shown: dict[str, str]) -> list[str]:
+    """The figures as markdown: wall seconds (CPU of the command and its workers; ``command``: its
+    own process) and the speed-up against ``--jobs 1`` per backend; then the per-task overhead."""
+    out = []
+    done = [w for w in ("sweep", "compare") if w in figures]
+    if done:
+        names = [k for k in figures[done[0]] if k != "same_bytes"]
+        rows = []
+        for what in done:
+            cells = []
+            for name in names:
+                got = figures[what][name]
+                if got["speedup"] is None or name == BACKENDS["jobs1"][0]:
+                    cells.append(f"{got['wall']:.1f} s (CPU {got['cpu_total']:.1f})")
+                else:
+                    cells.append(f"{got['wall']:.1f} s, {got['speedup']:.2f}x (CPU {got['cpu_total']:.1f}, "
+                                 f"command {got['cpu_command']:.1f})")
+            rows.append((shown[what], *cells, "yes" if figures[what]["same_bytes"] else "no"))
+        header = [f"`{n}`" if n.startswith("--") else n for n in names]
+        out.append(table([f"{figures['runs']} runs", *header, "same bytes"], rows, "l" + "r" * len(names) + "c"))
+    if "overhead" in figures:
+        rows = [(k, f"{v * 1000:.3f} ms" if "per task" in k else f"{v:.2f} s") for k, v in figures["overhead"].items()]
+        if "cluster_start" in figures:
+            rows.append(("LocalCluster(2) start-up", f"{figures['cluster_start']:.2f} s"))
+        out.append(table(["overhead (400 no-op tasks after a warm-up)", "time"], rows))
+    return out
 
 
 BACKENDS: dict[str, tuple[str, dict | None]] = {

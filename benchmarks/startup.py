@@ -4,14 +4,14 @@
 Scripts call trec_eval once per run over hundreds of runs, so the drop-in's fixed cost is what
 such a user pays. Each command runs in its own child process (``bench.run_child``: wall time,
 CPU time and peak RSS from ``os.wait4``), interleaved, ``--repeat`` rounds; the table gives the
-minimum (the least disturbed run) and each command's ratio to the floor. Goal (issue 17): the
-drop-in call within 2x the floor.
+minimum (the least disturbed run) and each command's ratio to the floor. Goal: the drop-in call
+within 2x the floor.
 
 auditeval is timed as installed: ``pip install`` compiles every module's bytecode, as it did
 numpy's and pyarrow's, so this script compiles the package (``compileall``) before timing.
 ``--no-bytecode`` times the other case, a source checkout under ``PYTHONDONTWRITEBYTECODE=1``
 (set on the machines these figures come from): every call then compiles auditeval's ~100
-modules from source, some 170 ms that the earlier figures in the README carried.
+modules from source.
 
 Usage::
 
@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import ROOT, run_child, trec_eval_binaries  # noqa: E402
+from provenance import Provenance, table  # noqa: E402
 
 
 def commands(binary: str | None) -> dict[str, list[str]]:
@@ -66,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-bytecode", action="store_true",
                     help="remove auditeval's __pycache__ and time with PYTHONDONTWRITEBYTECODE=1")
     args = ap.parse_args(argv)
+    prov = Provenance()
     prepare_bytecode(args.no_bytecode)
     binary = trec_eval_binaries(None).get("trec_eval-10.0")
     cmds = commands(binary)
@@ -83,12 +85,10 @@ def main(argv: list[str] | None = None) -> int:
             peaks[name].append(peak)
     floor = min(walls[next(iter(cmds))])
     how = "auditeval from source, no bytecode" if args.no_bytecode else "auditeval's bytecode compiled"
-    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {args.repeat} rounds, minimum, {how}\n")
-    print("| command | wall (min) | / floor | CPU (min) | peak memory |")
-    print("|---|---:|---:|---:|---:|")
-    for name in cmds:
-        w = min(walls[name])
-        print(f"| {name} | {w * 1000:.0f} ms | {w / floor:.2f}x | {min(cpus[name]) * 1000:.0f} ms | {min(peaks[name]) / 1024:.0f} MB |")
+    rows = [(name, f"{min(walls[name]) * 1000:.0f} ms", f"{min(walls[name]) / floor:.2f}x",
+             f"{min(cpus[name]) * 1000:.0f} ms", f"{min(peaks[name]) / 1024:.0f} MB") for name in cmds]
+    prov.report(f"{args.repeat} rounds, minimum, {how}:",
+                table(["command", "wall (min)", "/ floor", "CPU (min)", "peak memory"], rows))
     return 0
 
 
