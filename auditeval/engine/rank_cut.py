@@ -110,6 +110,19 @@ def scores(run: Run, sim: str) -> tuple[np.ndarray, list[str]]:
     return s, notes
 
 
+def rank_column(run: Run) -> np.ndarray:
+    """The rank column for ``ties=rank``, the one convention that reads it; a rank the reader
+    could not read (null: ``-``, ``1.5``, which trec_eval ignores) refuses the run, naming
+    its line."""
+    col = run.table.column("rank")
+    if col.null_count:
+        row = int(np.flatnonzero(pc.is_null(col).to_numpy(zero_copy_only=False))[0])
+        line = run.table.column("line")[row].as_py()
+        raise EvaluationError(f"{run.source}:{line}: rank is not an integer: ties=rank orders by the rank column "
+                              "(every other ties value ignores it, as trec_eval does)")
+    return col.to_numpy()
+
+
 def ranking(j: Join, jd: Judgments, doc_keys: DocKeys | None, ties: str, sim: str, dups: str, self_hits: str) -> Ranking:
     run = j.run
     rt = run.table
@@ -140,7 +153,7 @@ def ranking(j: Join, jd: Judgments, doc_keys: DocKeys | None, ties: str, sim: st
     notes += score_notes
     r_doc = rt.column("doc")
     sel_doc = r_doc if rows is None else pc.take(r_doc, from_numpy(rows))
-    sel_rank = sub(rt.column("rank").to_numpy()) if ties == "rank" else None
+    sel_rank = sub(rank_column(run)) if ties == "rank" else None
     sel_line = sub(rt.column("line").to_numpy()) if ties in ("rank", "file-order") else None
     sel_tcode = sub(j.r_tcode)
     if isinstance(r_score, pa.ChunkedArray) and (ties == "docno-desc" and pc.any(pc.is_nan(r_score)).as_py()):
