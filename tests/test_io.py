@@ -374,7 +374,8 @@ def test_dataframe_bad_inputs():
     ok_r = {"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [1.0, 2.0]}
     assert error(run_from, pd.DataFrame({"query_id": ["1"], "doc_id": ["a"]})) == "<DataFrame>: no score column (tried score, sim)"
     assert error(run_from, pd.DataFrame(ok_r).iloc[:0]) == "<DataFrame>: empty run (no rows)"
-    assert error(run_from, pd.DataFrame({**ok_r, "score": [1.0, None]})) == "<DataFrame>:2: score is not a number: None"
+    assert error(run_from, pd.DataFrame({**ok_r, "score": pd.Series([1.0, None], dtype=object)})) == (
+        "<DataFrame>:2: score is not a number: None")
     with pytest.raises(TypeError, match="cannot read a run from int"):
         run_from(3)
     with pytest.raises(TypeError, match="cannot read qrels from list"):
