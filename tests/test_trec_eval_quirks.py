@@ -402,3 +402,16 @@ def test_negative_relevance_level_counts_unjudged_documents(trec_eval_bins, tmp_
     real, mine = _both(trec_eval_bins, "9.0.8", ["-l", "-1", "-m", "map", "-m", "P.2", q, r])
     assert real == expected
     assert mine == expected
+
+
+# ---------------------------------------------------------------- rbp.p outside (0, 1)
+@pytest.mark.parametrize("p, rbp", [("1.5", "-1.3750"), ("1", "0.0000"), ("2", "-4.5000"), ("-0.5", "1.1250"),
+                                    ("0", "0.5000")])
+def test_rbp_persistence_outside_zero_one(trec_eval_bins, tmp_path, p, rbp) -> None:
+    """10.0 computes m_rbp.c's (1 - p) sum gain p^(rank-1) for any p: grades 1 and 2 rescaled to
+    0.5 and 1 (max 2 > 1), at ranks 1 and 3: (1 - p)(0.5 + p^2); p = 1.5: -0.5 * 2.75 = -1.375."""
+    q, r = _files(tmp_path, "1 0 a 1\n1 0 b 0\n1 0 c 2\n", "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 1 r\n1 Q0 x 4 0.5 r\n")
+    expected = (_line(f"rbp_p={p}", "all", rbp), "", 0)
+    real, mine = _both(trec_eval_bins, "10.0", ["-m", f"rbp.p={p}", q, r])
+    assert real == expected
+    assert mine == expected

@@ -155,9 +155,12 @@ def fold_params(m: Measure) -> tuple[Measure, dict[str, Any]]:
 
 
 def fold(m: Measure, conv: Convention) -> tuple[Measure, Convention]:
-    """Move convention-like parameters of ``m`` into the convention."""
+    """Move convention-like parameters of ``m`` into the convention. A parameter written in the
+    measure syntax was checked against its axis's bounds by :func:`parse_measure`; one set on a
+    :class:`Measure` in code is not (the formula's own domain: the drop-in's ``rbp.p=1.5``, which
+    trec_eval 10 computes)."""
     m2, changes = fold_params(m)
-    return m2, conv.replace(**changes) if changes else conv
+    return m2, conv.replace(bounded=False, **changes) if changes else conv
 
 
 @lru_cache(maxsize=4096)
