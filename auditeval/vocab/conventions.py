@@ -156,7 +156,10 @@ AXES: dict[str, Axis] = {
                 "nonrel": "judged non-relevant (grade 0): ranx, ir_measures Judged, cwl_eval",
             },
         ),
-        Axis("rel", "minimum grade that counts as relevant (trec_eval -l, ir_measures rel=)", {}, kind="int"),
+        Axis("rel", "minimum grade that counts as relevant (trec_eval -l, ir_measures rel=); below 0, trec_eval's "
+             "reading of its lists (form_res_rels.c: -1 a document outside the qrels, -2 one of negative grade): "
+             "from -1 a retrieved document outside the qrels counts as relevant, from -2 one of negative grade too, "
+             "while R and num_rel_ret count judged documents only", {}, kind="int"),
         Axis("depth", "documents kept per topic after sorting (trec_eval -M); 'all' keeps every one", {}, kind="int-or-all"),
         Axis(
             "dups",
