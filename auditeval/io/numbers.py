@@ -1,11 +1,16 @@
 """Numbers in qrels and runs: C ``atof``/``atol`` as trec_eval reads them, and the column
 parser of the general path.
 
-``numbers="strict"`` (default) accepts any float notation Python and Arrow agree on
-(``1e-3``, ``5E-4``, ``.5``) and rejects NaN, infinities and non-numbers.
-``numbers="atof"`` reproduces C ``atof``/``atol`` as trec_eval uses them (``abc`` -> 0,
-``0x10`` -> 16, ``nan`` kept, grade ``1.0`` -> 1); it exists for the trec_eval drop-in and
-every value it had to coerce is counted in ``notes``.
+A run's scores are read as trec_eval reads them, by every reader: C ``atof``
+(:func:`atof_column`, :func:`atof_value`: ``0x1p-1`` -> 0.5, ``1e400`` -> inf, ``nan``,
+``1.5abc`` -> 1.5, ``abc`` -> 0), each field that is not a plain decimal and each value that
+is not finite noted (:func:`score_notes`). A run's rank field, which trec_eval never reads,
+is an integer or null (:func:`int_column`, :func:`integer_value`, :func:`rank_note`).
+
+For grades (and an MS MARCO file's ranks) ``numbers="strict"`` (default) accepts the plain
+integers Python and Arrow agree on and rejects the rest, naming the line;
+``numbers="atof"`` reads them with C ``atol`` as trec_eval does (``1.0`` -> 1, ``x`` -> 0),
+every coerced value counted in ``notes``.
 """
 
 from __future__ import annotations
