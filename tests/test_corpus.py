@@ -50,7 +50,8 @@ def corpus(tmp_path_factory) -> Path:
     (d / "binary.bin").write_bytes(bytes(range(256)))
     (d / "latin1.txt").write_bytes("1 Q0 d\xe9 1 1.0 r\n".encode("latin-1"))
     (d / "trunc.gz").write_bytes(gzip.compress(RUN.encode())[:-12])
-    (d / "badline.txt").write_text("1 Q0 d1 1 2.0 r\n1 Q0 d2 two 1.0 r\n")
+    (d / "badline.txt").write_text("1 Q0 d1 1 2.0 r\n1 Q0 d2 1.0 r\n")  # 5 fields
+    (d / "badrank.txt").write_text("1 Q0 d1 1 2.0 r\n1 Q0 d2 two 1.0 r\n")  # read (as trec_eval), but by ties=rank
     (d / "dir").mkdir()
     (d / "afile").write_text("x")
     (d / "table.csv").write_text("r,MAP,0.5\n")
@@ -65,6 +66,7 @@ CASES = [
     *[(f"eval-run-{k}", ["eval", "q.txt", v], v) for k, v in BAD_MAIN.items()
       if k in ("missing", "directory", "truncated-gzip", "bad-line")],
     ("eval-qrels-binary", ["eval", "binary.bin", "r.txt"], "binary.bin"),
+    ("eval-run-bad-rank-ties-rank", ["eval", "q.txt", "badrank.txt", "--set", "ties=rank"], "badrank.txt:2"),
     ("sweep-run-truncated-gzip", ["sweep", "q.txt", "trunc.gz", "-m", "AP", "--vary", "ties"], "trunc.gz"),
     ("audit-run-bad-line", ["audit", "q.txt", "badline.txt", "--against", "pytrec_eval"], "badline.txt"),
     ("audit-qrels-directory", ["audit", "dir", "r.txt", "--against", "pytrec_eval"], "dir"),

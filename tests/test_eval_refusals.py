@@ -148,10 +148,11 @@ def test_per_topic_text_marks_the_refused_column():
 
 def test_input_errors_stay_fatal(tmp_path):
     bad = tmp_path / "bad.txt"
-    bad.write_text("101 Q0 D101-00 1 x bad\n")
+    bad.write_text("101 Q0 D101-00 1 bad\n")
     code, out, err = run_cli("eval", str(EX / "qrels.txt"), str(EX / "bm25.txt"), str(bad),
                              "--profile", P9, "--profile", P10)
-    assert (code, out, err) == (2, "", f"auditeval: error: {bad}:1: score is not a number: 'x'\n")
+    assert (code, out, err) == (2, "", f"auditeval: error: {bad}:1: run line has 5 fields, expected 6 "
+                                "(topic Q0 docno rank score tag)\n")
 
 
 def test_ir_metadata_block_names_the_refusal(tmp_path):

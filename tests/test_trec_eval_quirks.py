@@ -391,14 +391,72 @@ def test_parameters_read_as_each_build_reads_them(trec_eval_bins, tmp_path, vers
     assert mine == expected
 
 
-@pytest.mark.xfail(strict=True, reason="not reproduced yet: the engine never counts a document outside the "
-                   "qrels as relevant")
-def test_negative_relevance_level_counts_unjudged_documents(trec_eval_bins, tmp_path) -> None:
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+def test_negative_relevance_level_counts_unjudged_documents(trec_eval_bins, tmp_path, version) -> None:
     """-l -1: trec_eval's lists hold -1 for a document outside the qrels, and -1 >= -1: both
     retrieved documents count (precision 1, 1 at ranks 1, 2); num_rel counts every judged
     level >= 0 (a and b: 2): map 2/2 = 1, P_2 1."""
     q, r = _files(tmp_path, "1 0 a 1\n1 0 b 0\n", "1 Q0 x 1 2.0 r\n1 Q0 y 2 1.0 r\n")
     expected = (_line("map", "all", "1.0000") + _line("P_2", "all", "1.0000"), "", 0)
-    real, mine = _both(trec_eval_bins, "9.0.8", ["-l", "-1", "-m", "map", "-m", "P.2", q, r])
+    real, mine = _both(trec_eval_bins, version, ["-l", "-1", "-m", "map", "-m", "P.2", q, r])
     assert real == expected
     assert mine == expected
+
+
+# ---------------------------------------------------------------- rbp.p outside (0, 1)
+@pytest.mark.parametrize("p, rbp", [("1.5", "-1.3750"), ("1", "0.0000"), ("2", "-4.5000"), ("-0.5", "1.1250"),
+                                    ("0", "0.5000")])
+def test_rbp_persistence_outside_zero_one(trec_eval_bins, tmp_path, p, rbp) -> None:
+    """10.0 computes m_rbp.c's (1 - p) sum gain p^(rank-1) for any p: grades 1 and 2 rescaled to
+    0.5 and 1 (max 2 > 1), at ranks 1 and 3: (1 - p)(0.5 + p^2); p = 1.5: -0.5 * 2.75 = -1.375."""
+    q, r = _files(tmp_path, "1 0 a 1\n1 0 b 0\n1 0 c 2\n", "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 1 r\n1 Q0 x 4 0.5 r\n")
+    expected = (_line(f"rbp_p={p}", "all", rbp), "", 0)
+    real, mine = _both(trec_eval_bins, "10.0", ["-m", f"rbp.p={p}", q, r])
+    assert real == expected
+    assert mine == expected
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+@pytest.mark.parametrize("level", ["-1", "-2"])
+def test_negative_relevance_level_by_measure(trec_eval_bins, tmp_path, version, level) -> None:
+    """Topic 1 ranks x (outside the qrels: -1), a (1), c (grade -1: pooled, -2), b (0); R = 2
+    (the judged a, b). -l-1 counts x a b, -l-2 also c: map (1 + 2/2 + 3/4) / 2 = 1.375, or
+    (1 + 1 + 1 + 1) / 2 = 2. num_rel_ret counts judged documents only: 2; set_P 2/4. The
+    walks start from num_rel_ret (2) and step down at every counted row from the bottom:
+    iprec_at_recall_0.50 (cut (long)(0.5 * 2 + 0.9) = 1) is reached at a: max(2/4, 1/2) = 0.5;
+    Rprec_mult_0.50 (cut 1) is never reached (0 at rank 2): 0. Topic 2 has no judged
+    document (R = 0) and a counted one, f: map sum / 0 = inf, printed as trec_eval prints it.
+    10.0 -c scores topic 3 (missing) on its bogus ranking of one document outside the qrels,
+    counted: P_2 1/2, map 1/1."""
+    q, r = _files(tmp_path, "1 0 a 1\n1 0 b 0\n1 0 c -1\n2 0 e -1\n3 0 g 1\n",
+                  "1 Q0 x 1 2.0 r\n1 Q0 a 2 1.5 r\n1 Q0 c 3 1.0 r\n1 Q0 b 4 0.5 r\n2 Q0 f 1 2.0 r\n2 Q0 e 2 1.0 r\n")
+    two = level == "-2"
+    topics = {"1": ["2", "2.0000" if two else "1.3750", "0.5000", "1.0000", "0.0000", "0.5000"],
+              "2": ["0", "   inf", "0.0000", "1.0000" if two else "0.5000", "0.0000", "0.0000"]}
+    if version == "10.0":
+        topics["3"] = ["0", "1.0000", "0.0000", "0.5000", "0.0000", "0.0000"]
+    p2 = {"9.0.8": "0.6667" if two else "0.5000", "10.0": "0.8333" if two else "0.6667"}[version]
+    topics["all"] = ["2", "   inf", "0.1667", p2, "0.0000", "0.1667"]
+    names = ["num_rel_ret", "map", "iprec_at_recall_0.50", "P_2", "Rprec_mult_0.50", "set_P"]
+    expected = ("".join(_line(n, t, v) for t, vals in topics.items() for n, v in zip(names, vals, strict=True)), "", 0)
+    argv = ["-q", "-c", f"-l{level}", "-m", "map", "-m", "P.2", "-m", "num_rel_ret", "-m", "set_P",
+            "-m", "iprec_at_recall.0.5", "-m", "Rprec_mult.0.5", q, r]
+    real, mine = _both(trec_eval_bins, version, argv)
+    assert real == expected
+    assert mine == expected
+
+
+def test_negative_relevance_level_in_eval(tmp_path) -> None:
+    """``rel`` below 0 is the same convention outside the drop-in (pytrec_eval refuses a
+    relevance_level below 1, so trec_eval's binaries are the reference): topic 1 of the case
+    above, AP (1 + 2/2 + 3/4) / 2 = 1.375, NumRelRet 2 (judged only), P@2 1; under topics=qrels
+    the variant names ``absent``, which a rel below 0 lets change P (the bogus document counts)."""
+    import auditeval as ae
+
+    q, r = _files(tmp_path, "1 0 a 1\n1 0 b 0\n1 0 c -1\n", "1 Q0 x 1 2.0 r\n1 Q0 a 2 1.5 r\n1 Q0 c 3 1.0 r\n1 Q0 b 4 0.5 r\n")
+    res = ae.evaluate(q, r, ["AP", "NumRelRet", "P@2"], settings=["rel=-1"])
+    assert [res.get(m).value for m in ("AP", "NumRelRet", "P@2")] == [1.375, 2.0, 1.0]
+    assert "|rel=-1|" in str(res.get("AP").variant) and "absent" not in str(res.get("P@2").variant)
+    qrels_topics = str(ae.evaluate(q, r, ["P@2"], settings=["rel=-1", "topics=qrels"]).get("P@2").variant)
+    plain = str(ae.evaluate(q, r, ["P@2"], settings=["topics=qrels"]).get("P@2").variant)
+    assert "absent=zero" in qrels_topics and "absent" not in plain

@@ -234,7 +234,7 @@ def explain(nat: Native, ri: int, a: Adapter, tool: dict[str, Any], m: Measure, 
     if absent:
         return None, absent
     m2, c2 = fold(m, conv)
-    for axis in variant_axes(m2, c2.depth, c2.topics):
+    for axis in variant_axes(m2, c2.depth, c2.topics, c2.rel):
         if axis == "rel" and m.param("rel") is not None:
             continue
         for value in axis_values(axis, conv, max_grade)[1:]:

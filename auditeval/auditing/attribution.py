@@ -32,7 +32,7 @@ def differing_axes(m: Measure, ca: Convention, cb: Convention) -> list[str]:
     """Axes ``m`` reads (under either convention) on which ``ca`` and ``cb`` differ."""
     m2, a2 = fold(m, ca)
     _, b2 = fold(m, cb)
-    read = set(variant_axes(m2, a2.depth, a2.topics)) | set(variant_axes(m2, b2.depth, b2.topics))
+    read = set(variant_axes(m2, a2.depth, a2.topics, a2.rel)) | set(variant_axes(m2, b2.depth, b2.topics, b2.rel))
     return [ax for ax in AXES if ax in read and getattr(a2, ax) != getattr(b2, ax)]
 
 

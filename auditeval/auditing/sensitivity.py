@@ -26,7 +26,7 @@ def read_axes(measures: list[Measure], base: Convention) -> list[str]:
     read: set[str] = set()
     for m in measures:
         m2, c2 = fold(m, base)
-        read |= set(variant_axes(m2, c2.depth, c2.topics))
+        read |= set(variant_axes(m2, c2.depth, c2.topics, c2.rel))
     return [a for a in AXES if a in read]
 
 
@@ -39,7 +39,7 @@ def sweep(nat: Native, run_names: list[str], measures: list[Measure], base: Conv
             conv = base.replace(**{axis: value})
             for m in measures:
                 m2, c2 = fold(m, base)
-                if axis not in variant_axes(m2, c2.depth, c2.topics) or (axis == "rel" and m.param("rel") is not None):
+                if axis not in variant_axes(m2, c2.depth, c2.topics, c2.rel) or (axis == "rel" and m.param("rel") is not None):
                     continue
                 aggs = []
                 for ri, name in enumerate(run_names):

@@ -56,7 +56,7 @@ def tie_summary(
     out = []
     for label, m in measures:
         m2, c2 = fold(m, conv)
-        axes = variant_axes(m2, c2.depth, c2.topics)
+        axes = variant_axes(m2, c2.depth, c2.topics, c2.rel)
         if "ties" not in axes:
             continue
         p = staged.prepared(c2, m2)

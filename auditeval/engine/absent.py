@@ -48,9 +48,10 @@ def with_bogus_ranking(run: Run, topics: list[str]) -> Run:
 
 
 def reads_absent(d: MeasureDef, c: Convention) -> bool:
-    """Whether ``c``'s ``absent`` value can change measure ``d`` (its row lists the axis, and
-    topics=qrels)."""
-    return c.topics == "qrels" and "absent" in d.axes
+    """Whether ``c``'s ``absent`` value can change measure ``d``: its row lists the axis, or it
+    reads ``rel`` and ``rel`` is below 0 (the bogus document, outside the qrels, counts as
+    relevant there), and topics=qrels."""
+    return c.topics == "qrels" and ("absent" in d.axes or (c.rel < 0 and "rel" in d.axes))
 
 
 def resets(d: MeasureDef, m: Measure) -> bool:

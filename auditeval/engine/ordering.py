@@ -3,7 +3,7 @@
 Both return the permutation of the (kept) run rows that puts them topic by topic (ascending
 topic code, i.e. byte order of topic ids) in rank order under the tie rule.
 
-NaN scores (only the ``numbers="atof"`` readers let them through) sort after every number,
+NaN scores (every reader reads ``nan`` as C ``atof`` does, with a note) sort after every number,
 except under ``ties=docno-desc``, trec_eval's rule: its comparator (form_res_rels.c
 ``comp_sim_docno``: sim descending, then ``strcmp(docno2, docno1)``) is inconsistent with a
 NaN (neither greater nor smaller), so the order is whatever glibc's ``qsort`` -- a merge sort

@@ -13,7 +13,7 @@ Order of operations (trec_eval's, form_res_rels.c:100-230), stage by stage in
 2. ``dups`` (``first``/``last``): collapse repeated (topic, doc) rows by file line, counted.
 3. ``sim``: scores rounded to float32 when asked (C ``float sim``), so near-equal scores tie.
 4. ``ties``: sort each topic by score desc and the tie rule (or by the rank column).
-   NaN scores (only the ``numbers="atof"`` readers let them through) sort after every
+   NaN scores (every reader reads ``nan`` as C ``atof`` does, with a note) sort after every
    number, except under ``docno-desc``: there trec_eval's qsort order for them is
    replayed (``ordering.trec_nan_scores``).
 5. ``depth``: keep the first N rows of each topic.

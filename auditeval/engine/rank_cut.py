@@ -30,6 +30,7 @@ from auditeval.engine.sim import scores
 from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.arrays import from_numpy
 from auditeval.vocab.errors import EvaluationError, InputError
+from auditeval.vocab.model import Run
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -82,6 +83,19 @@ def grade_dtype(grades: np.ndarray) -> type:
     return np.int64
 
 
+def rank_column(run: Run) -> np.ndarray:
+    """The rank column for ``ties=rank``, the one convention that reads it; a rank the reader
+    could not read (null: ``-``, ``1.5``, which trec_eval ignores) refuses the run, naming
+    its line."""
+    col = run.table.column("rank")
+    if col.null_count:
+        row = int(np.flatnonzero(pc.is_null(col).to_numpy(zero_copy_only=False))[0])
+        line = run.table.column("line")[row].as_py()
+        raise EvaluationError(f"{run.source}:{line}: rank is not an integer: ties=rank orders by the rank column "
+                              "(every other ties value ignores it, as trec_eval does)")
+    return col.to_numpy()
+
+
 def ranking(j: Join, jd: Judgments, doc_keys: DocKeys | None, ties: str, sim: str, dups: str, self_hits: str) -> Ranking:
     run = j.run
     rt = run.table
@@ -112,7 +126,7 @@ def ranking(j: Join, jd: Judgments, doc_keys: DocKeys | None, ties: str, sim: st
     notes += score_notes
     r_doc = rt.column("doc")
     sel_doc = r_doc if rows is None else pc.take(r_doc, from_numpy(rows))
-    sel_rank = sub(rt.column("rank").to_numpy()) if ties == "rank" else None
+    sel_rank = sub(rank_column(run)) if ties == "rank" else None
     sel_line = sub(rt.column("line").to_numpy()) if ties in ("rank", "file-order") else None
     sel_tcode = sub(j.r_tcode)
     if isinstance(r_score, pa.ChunkedArray) and (ties == "docno-desc" and pc.any(pc.is_nan(r_score)).as_py()):

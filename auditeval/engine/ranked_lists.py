@@ -108,16 +108,42 @@ class Prepared:
         return np.bincount(idx[mask], minlength=self.n_topics).astype(np.int64)
 
     def rel_mask(self, rel: int) -> np.ndarray:
-        """Ranked rows that are relevant at threshold ``rel`` (grade >= rel, judged).
+        """Ranked rows that are relevant at threshold ``rel``: grade >= rel, on the codes of the
+        lists (NONPOOL -1, UNJUDGED -2). For ``rel >= 0`` that is a judged grade >= rel; for a
+        ``rel`` below 0 it is trec_eval's test ``results_rel_list[i] >= relevance_level``
+        (m_P.c, m_map.c, ...): a document outside the qrels counts as relevant from -1, one
+        of negative grade (``negatives=pooled``) from -2. (trec_eval's ``num_rel_ret`` counts
+        judged documents only, form_res_rels.c: :meth:`judged_rel_mask`.)
 
         Cached per threshold and read-only (many measures ask for the same mask)."""
         cache = self.__dict__.setdefault("_rel_masks", {})
         m = cache.get(rel)
         if m is None:
-            m = (self.grade >= rel) & (self.grade >= 0)
+            m = self.grade >= rel
             m.flags.writeable = False
             cache[rel] = m
         return m
+
+    def judged_rel_mask(self, rel: int) -> np.ndarray:
+        """Judged ranked rows of grade >= ``rel``: trec_eval's ``num_rel_ret`` rows
+        (form_res_rels.c counts a retrieved document there only when it is judged, whatever
+        ``-l``), the set measures' and the interpolation walks' count. :meth:`rel_mask` itself
+        for ``rel >= 0`` (read-only)."""
+        if rel >= 0:
+            return self.rel_mask(rel)
+        cache = self.__dict__.setdefault("_judged_rel_masks", {})
+        if rel not in cache:
+            m = self.grade >= 0
+            m.flags.writeable = False
+            cache[rel] = m
+        return cache[rel]
+
+    def unjudged_counted(self, rel: int) -> np.ndarray:
+        """Per topic, the ranked rows :meth:`rel_mask` counts that :meth:`judged_rel_mask` does
+        not (documents outside the qrels, or of negative grade, under a ``rel`` below 0)."""
+        if rel >= 0:
+            return np.zeros(self.n_topics, dtype=np.int64)
+        return self.seg_count(self.rel_mask(rel) & ~self.judged_rel_mask(rel)).astype(np.int64)
 
     def num_rel(self, rel: int) -> np.ndarray:
         """Relevant documents per topic in the qrels (R), at threshold ``rel`` (read-only)."""

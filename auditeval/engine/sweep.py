@@ -105,7 +105,7 @@ def vary_values(vary: dict[str, Any] | str | None, qrels: Qrels | None = None) -
 
 def readable_axes(m: Measure) -> set[str]:
     """Every axis that can appear in ``m``'s variant under some convention."""
-    return set(variant_axes(m, "all", "qrels")) | set(variant_axes(m, 1, "qrels"))
+    return set(variant_axes(m, "all", "qrels", -1)) | set(variant_axes(m, 1, "qrels", -1))
 
 
 def measure_variants(m: Measure, base: Convention, values: dict[str, list[Any]]) -> list[tuple[str, Convention]]:

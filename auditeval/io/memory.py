@@ -13,13 +13,14 @@ topic missing from the run.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
+from auditeval.io.numbers import atof_value, integer_value, rank_note, score_notes
 from auditeval.io.readers import read_qrels, read_run
 from auditeval.vocab.errors import InputError
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table, subtopic_column
@@ -87,7 +88,7 @@ def run_from(obj: Any, name: str | None = None) -> Run:
         ranx_name = getattr(obj, "name", None)
         return run_from(dict(obj.to_dict()), name=name or (ranx_name if isinstance(ranx_name, str) and ranx_name else None))
     if isinstance(obj, Mapping):
-        topic, doc, score = [], [], []
+        topic, doc, score, raw, coerced = [], [], [], [], []
         empty: list[str] = []
         for t, docs in obj.items():
             if not docs:
@@ -97,44 +98,73 @@ def run_from(obj: Any, name: str | None = None) -> Run:
                 topic.append(str(t))
                 doc.append(str(d))
                 try:
-                    v = float(s)
+                    v, odd = atof_value(s)  # text as C atof reads it, as every file reader does
                 except (TypeError, ValueError):
                     raise InputError("<dict>", None, f"score for topic {t!r} doc {d!r} is not a number: {s!r}") from None
-                if not math.isfinite(v):
-                    raise InputError("<dict>", None, f"score for topic {t!r} doc {d!r} is not a finite number: {s!r}")
                 score.append(v)
+                raw.append(s)
+                coerced.append(odd)
         if not score and not empty:
             raise InputError("<dict>", None, "empty run (no results)")
-        _check_finite(np.asarray(score), "<dict>")
-        notes: tuple[str, ...] = ()
+        values = np.asarray(score, dtype=np.float64)
+        notes = score_notes("<dict>", values, np.asarray(coerced, dtype=bool),
+                            lambda row: f"topic {topic[row]!r} doc {doc[row]!r}", lambda row: raw[row])
         if empty:
-            notes = (f"<dict>: {len(empty)} run topic(s) with no results evaluated as empty rankings "
-                     "(every measure of an empty ranking, as pytrec_eval): "
-                     + ", ".join(repr(t) for t in empty[:5]) + (" ..." if len(empty) > 5 else ""),)
-        return Run(run_table(topic, doc, np.asarray(score, dtype=np.float64)), name=name or "run", source="<dict>",
-                   notes=notes, empty_topics=tuple(empty))
+            notes.append(f"<dict>: {len(empty)} run topic(s) with no results evaluated as empty rankings "
+                         "(every measure of an empty ranking, as pytrec_eval): "
+                         + ", ".join(repr(t) for t in empty[:5]) + (" ..." if len(empty) > 5 else ""))
+        return Run(run_table(topic, doc, values), name=name or "run", source="<dict>",
+                   notes=tuple(notes), empty_topics=tuple(empty))
     if _is_dataframe(obj):
         cols = _df_columns(obj, {"topic": ("query_id", "qid", "topic", "query"), "doc": ("doc_id", "docno", "doc", "docid"), "score": ("score", "sim")})
         if len(obj) == 0:
             raise InputError("<DataFrame>", None, "empty run (no rows)")
         raw = obj[cols["score"]].to_numpy()
-        score = _floats(raw)
-        _check_finite(score, "<DataFrame>", raw)
-        rank = obj["rank"].to_numpy(np.int64) if "rank" in obj.columns else None
+        score, coerced = _scores(raw)
+        notes = score_notes("<DataFrame>", score, coerced, lambda row: f"row {row + 1}", lambda row: _shown(raw[row]))
+        rank = _ranks(obj["rank"].to_numpy(), notes) if "rank" in obj.columns else None
         return Run(
             run_table(obj[cols["topic"]].astype(str).tolist(), obj[cols["doc"]].astype(str).tolist(), score, rank),
             name=name or "run",
             source="<DataFrame>",
+            notes=tuple(notes),
         )
     raise TypeError(f"cannot read a run from {type(obj).__name__}")
 
 
-def _check_finite(score: np.ndarray, name: str, raw: np.ndarray | None = None) -> None:
-    bad = ~np.isfinite(score)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        shown = np.asarray((score if raw is None else raw)[row]).item()
-        raise InputError(name, row + 1, f"score is not a finite number: {shown!r}")
+def _shown(value: object) -> object:
+    """A cell as notes show it (a numpy scalar as its Python value: ``nan``, not ``np.float64(nan)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _scores(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A DataFrame's score column as the file readers read scores: numbers as they are, text
+    with C ``atof`` (:func:`auditeval.io.numbers.atof_value`); the mask of atof-read texts.
+    A value that is neither (None, an object) is an error naming its row."""
+    if raw.dtype.kind in "biuf":
+        return raw.astype(np.float64), np.zeros(len(raw), dtype=bool)
+    out = np.empty(len(raw), dtype=np.float64)
+    coerced = np.zeros(len(raw), dtype=bool)
+    for i, v in enumerate(raw):
+        try:
+            out[i], coerced[i] = atof_value(v)
+        except (TypeError, ValueError):
+            raise InputError("<DataFrame>", i + 1, f"score is not a number: {v!r}") from None
+    return out, coerced
+
+
+def _ranks(raw: np.ndarray, notes: list[str]) -> np.ndarray | pa.Array:
+    """A DataFrame's rank column: integers as they are; anything else (``-``, 1.5, NaN) a null
+    rank, noted, as the file readers read a rank field (ignored but by ``ties=rank``)."""
+    if raw.dtype.kind in "iu":
+        return raw.astype(np.int64)
+    values = [integer_value(v) for v in raw]
+    bad = np.array([v is None for v in values], dtype=bool)
+    note = rank_note("<DataFrame>", bad, lambda row: f"row {row + 1}", lambda row: _shown(raw[row]))
+    if note is None:
+        return np.asarray(values, dtype=np.int64)
+    notes.append(note)
+    return pa.array([0 if v is None else v for v in values], pa.int64(), mask=bad)
 
 
 def _floats(values: np.ndarray) -> np.ndarray:

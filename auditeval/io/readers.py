@@ -29,7 +29,7 @@ from auditeval.io.fast import (
     run_tags,
 )
 from auditeval.io.lines import Split, bad_field_count, head_bytes, is_plain_file, read_bytes
-from auditeval.io.numbers import parse_numbers
+from auditeval.io.numbers import atof_column, int_column, parse_numbers, rank_note, score_notes
 from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.arrays import unique
 from auditeval.vocab.model import Qrels, Run, qrels_table, run_table, subtopic_column
@@ -98,6 +98,13 @@ def read_run(path: str | Path, numbers: str = "strict", min_fields: int = RUN_FI
     trec_eval accepts more than 6 fields and ignores the extra ones; pass
     ``max_fields=None`` for that behaviour (the drop-in does). The default is strict.
 
+    Scores are read as trec_eval reads them, with C ``atof`` (``0x1p-1`` -> 0.5, ``1e400`` ->
+    inf, ``nan``, ``1.5abc`` -> 1.5, ``abc`` -> 0), each such field and each value that is not
+    finite noted. The rank column, which trec_eval, the drop-in and pytrec_eval never read, may
+    hold anything: a field that is not an integer (``-``, ``abc``, ``1.5``) is a null rank, noted
+    with its lines; only ``ties=rank`` orders by the column, and refuses such a run naming the
+    line. An MS MARCO candidate file's rank is its ordering: there a bad rank is an error.
+
     ``format``: ``"trec"`` (the default), ``"msmarco"`` (an MS MARCO candidate file
     ``qid<TAB>pid<TAB>rank``, see :func:`parse_msmarco_run`) or ``"auto"`` (msmarco when the
     first line that is not blank or a ``#`` comment has exactly 3 fields, as
@@ -147,16 +154,14 @@ def _parse_run(data: bytes, name: str, numbers: str, min_fields: int, max_fields
         ok &= split.nfields <= max_fields
     expected = "6 (topic Q0 docno rank score tag)" if max_fields == min_fields else f"at least {min_fields}"
     bad_field_count(split, ok, expected, "run")
-    score, coerced = parse_numbers(split.column(4), split, "score", "float", numbers)
     notes = list(split.notes)
-    if coerced:
-        notes.append(f"{name}: {coerced} score(s) read with C atof (non-numeric text)")
+    score_col = split.column(4)
+    score, coerced = atof_column(score_col)  # every reader reads scores as trec_eval does: C atof
+    notes.extend(score_notes(name, score, coerced, lambda row: f"line {split.line_of(row)}", lambda row: score_col[row].as_py()))
     n_extra = int((split.nfields > RUN_FIELDS).sum())
     if n_extra:
         notes.append(f"{name}: ignored fields after the 6th on {n_extra} line(s)")
-    rank, rank_coerced = parse_numbers(split.column(3), split, "rank", "int", numbers)
-    if rank_coerced:
-        notes.append(f"{name}: {rank_coerced} rank(s) read with C atol (non-integer text; only ties=rank reads ranks)")
+    rank = _rank_column(split, numbers, notes)
     tags = split.column(5)
     run_name = tags[len(tags) - 1].as_py()
     table = run_table(split.column(0), split.column(2), score, rank, line=split.lineno)
@@ -164,6 +169,27 @@ def _parse_run(data: bytes, name: str, numbers: str, min_fields: int, max_fields
     if n_tags > 1:
         notes.append(f"{name}: {n_tags} different run tags; using the last one read, {run_name!r} (as trec_eval)")
     return Run(table=table, name=run_name, source=name, notes=tuple(notes), skipped=split.skipped)
+
+
+def _rank_column(split: Split, numbers: str, notes: list[str]) -> pa.Array | np.ndarray:
+    """The rank column of a TREC run read on the general path. trec_eval never reads it
+    (get_trec_results.c keeps the field as text; form_res_rels.c ranks by score), nor do the
+    drop-in and pytrec_eval: a field that is not an integer is a null rank, noted, and only
+    ``ties=rank`` (which orders by the column) refuses it, naming the line. ``numbers="atof"``
+    reads such a field with C ``atol`` instead (then ``ties=rank`` reads that value)."""
+    col = split.column(3)
+    name = split.name
+    if numbers != "strict":
+        rank, rank_coerced = parse_numbers(col, split, "rank", "int", numbers)
+        if rank_coerced:
+            notes.append(f"{name}: {rank_coerced} rank(s) read with C atol (non-integer text; only ties=rank reads ranks)")
+        return rank
+    values, bad = int_column(col)
+    note = rank_note(name, bad, lambda row: f"line {split.line_of(row)}", lambda row: col[row].as_py())
+    if note is None:
+        return values
+    notes.append(note)
+    return pa.array(values, mask=bad)
 
 
 def _fast_run_table(source: bytes | str | Path) -> pa.Table | None:

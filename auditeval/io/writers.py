@@ -33,7 +33,7 @@ def write_run(run: Run, path: str | Path) -> None:
     _check_writable(path, "doc id", t.column("doc"))
     _check_writable(path, "run tag", pa.array([run.name], pa.string()))
     lines = [
-        f"{q} Q0 {d} {r} {s!r} {run.name}\n"
+        f"{q} Q0 {d} {'-' if r is None else r} {s!r} {run.name}\n"  # a rank not read (null) as '-', read back so
         for q, d, r, s in zip(
             t.column("topic").to_pylist(), t.column("doc").to_pylist(), t.column("rank").to_pylist(), t.column("score").to_pylist(), strict=True
         )

@@ -27,10 +27,12 @@ class Axis:
     doc: str
     values: dict[str, str]  # value -> which tools/flags use it (empty for numeric axes)
     kind: str = "enum"  # enum | int | float | int-or-all
-    bounds: tuple[float, float] | None = None  # open interval a float value must lie in
+    bounds: tuple[float, float] | None = None  # open interval a float value a user writes must lie in
 
-    def parse(self, text: Any) -> Any:
-        """Parse and validate a value given as text (or as a TOML scalar)."""
+    def parse(self, text: Any, bounded: bool = True) -> Any:
+        """Parse and validate a value given as text (or as a TOML scalar). ``bounded=False``
+        skips :attr:`bounds` (a float stays finite): the bounds guard what a user writes (a
+        profile, ``--set``, the measure syntax), not where the formula is defined."""
         if self.kind == "enum":
             value = str(text)
             if value not in self.values:
@@ -54,7 +56,7 @@ class Axis:
                 raise ConventionError(f"axis {self.name!r} needs a number, got {text!r}") from None
             if not math.isfinite(value):
                 raise ConventionError(f"axis {self.name!r} needs a finite number, got {text!r}")
-            if self.bounds is not None and not self.bounds[0] < value < self.bounds[1]:
+            if bounded and self.bounds is not None and not self.bounds[0] < value < self.bounds[1]:
                 lo, hi = self.bounds
                 raise ConventionError(
                     f"axis {self.name!r} must be greater than {lo:g}"
@@ -150,7 +152,10 @@ AXES: dict[str, Axis] = {
                 "nonrel": "judged non-relevant (grade 0): ranx, ir_measures Judged, cwl_eval",
             },
         ),
-        Axis("rel", "minimum grade that counts as relevant (trec_eval -l, ir_measures rel=)", {}, kind="int"),
+        Axis("rel", "minimum grade that counts as relevant (trec_eval -l, ir_measures rel=); below 0, trec_eval's "
+             "reading of its lists (form_res_rels.c: -1 a document outside the qrels, -2 one of negative grade): "
+             "from -1 a retrieved document outside the qrels counts as relevant, from -2 one of negative grade too, "
+             "while R and num_rel_ret count judged documents only", {}, kind="int"),
         Axis("depth", "documents kept per topic after sorting (trec_eval -M); 'all' keeps every one", {}, kind="int-or-all"),
         Axis(
             "dups",
@@ -224,6 +229,9 @@ AXES: dict[str, Axis] = {
                 "not p^n): trec_eval 10 m_rbp_resid.c:81-83",
             },
         ),
+        # (0, 1) bounds what a user writes; m_rbp.c's (1 - p) sum gain p^(rank-1) is defined for every
+        # finite p, and trec_eval 10 computes it (rbp.p=1.5: exit 0): a measure built in code with
+        # p= outside, as the drop-in builds -m rbp.p=1.5, folds past the bounds (variant.fold)
         Axis("rbp_p", "default RBP persistence p (0.9 trec_eval 10; 0.8 ir_measures, trectools)", {}, kind="float", bounds=(0.0, 1.0)),
         Axis(
             "judged_denom",
@@ -316,12 +324,14 @@ class Convention:
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in AXIS_ORDER}
 
-    def replace(self, **changes: Any) -> Convention:
+    def replace(self, bounded: bool = True, **changes: Any) -> Convention:
+        """This convention with ``changes`` (axis -> value, each parsed by its :class:`Axis`;
+        ``bounded=False``: past the axes' bounds, see :meth:`Axis.parse`)."""
         values = self.as_dict()
         for k, v in changes.items():
             if k not in AXES:
                 raise ConventionError(f"unknown axis {k!r}; axes are: {', '.join(AXIS_ORDER)}")
-            values[k] = AXES[k].parse(v)
+            values[k] = AXES[k].parse(v, bounded)
         return Convention._unchecked(values)  # self is valid, the changes parsed above
 
     def with_settings(self, settings: list[str] | tuple[str, ...] | None) -> Convention:

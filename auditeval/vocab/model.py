@@ -66,7 +66,9 @@ class Qrels(_Columns):
 @dataclass(frozen=True, eq=False)
 class Run(_Columns):
     """A ranked result list: ``topic``, ``doc`` (str), ``score`` (float64), ``rank``, ``line``
-    (int32 when every value fits, else int64).
+    (int32 when every value fits, else int64). A null ``rank`` is a rank field the reader
+    could not read as an integer (``-``, ``1.5``): no measure reads the column but ``ties=rank``,
+    which refuses such a run.
 
     ``name`` is the run tag (trec_eval reports the last one read).
 
@@ -155,7 +157,7 @@ def subtopic_column(col, distinct: int | None = None):
 
 def _narrow(col: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """An int64 column as int32 when every value fits (half the memory; the values are the same)."""
-    if len(col) and col.null_count == 0:
+    if len(col) > col.null_count:  # nulls (ranks not read) are left out of the range
         lo, hi = pc.min_max(col).values()
         if lo.as_py() < -(2**31) or hi.as_py() >= 2**31:
             return col

@@ -109,10 +109,13 @@ class MeasureSpec:
         """The first trec_eval name (``map`` for AP), or None."""
         return self.trec_names[0][0] if self.trec_names else None
 
-    def variant_axes(self, m: Measure, depth: Any = "all", topics: str | None = None) -> tuple[str, ...]:
-        """The axes that can change ``m``'s value under a convention with ``depth`` and
-        ``topics`` (None: not known, the ``topics=qrels`` condition does not hold), in
-        canonical order."""
+    def variant_axes(self, m: Measure, depth: Any = "all", topics: str | None = None,
+                     rel: int | None = None) -> tuple[str, ...]:
+        """The axes that can change ``m``'s value under a convention with ``depth``,
+        ``topics`` (None: not known, the ``topics=qrels`` condition does not hold) and ``rel``,
+        in canonical order. Under a ``rel`` below 0 a document outside the qrels counts as
+        relevant, so trec_eval 10.0's bogus ranking of a missing topic (``absent=bogus``) can
+        score every measure reading ``rel``: ``absent`` joins those under ``topics=qrels``."""
         holds = {
             "topics=qrels": topics == "qrels",
             "cutoff": m.cutoff is not None,
@@ -121,7 +124,10 @@ class MeasureSpec:
             "gains": m.param("gains") is not None,
             "no gains": m.param("gains") is None,
         }
-        return tuple(a for a in AXIS_ORDER if a in self.axes and (a not in self.only_if or holds[self.only_if[a]]))
+        read = {a for a in self.axes if a not in self.only_if or holds[self.only_if[a]]}
+        if rel is not None and rel < 0 and topics == "qrels" and "rel" in read:
+            read.add("absent")
+        return tuple(a for a in AXIS_ORDER if a in read)
 
 
 def levels_of(m: Measure) -> tuple[float, ...]:

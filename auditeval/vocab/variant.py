@@ -158,20 +158,24 @@ def fold_params(m: Measure) -> tuple[Measure, dict[str, Any]]:
 
 
 def fold(m: Measure, conv: Convention) -> tuple[Measure, Convention]:
-    """Move convention-like parameters of ``m`` into the convention."""
+    """Move convention-like parameters of ``m`` into the convention. A parameter written in the
+    measure syntax was checked against its axis's bounds by :func:`parse_measure`; one set on a
+    :class:`Measure` in code is not (the formula's own domain: the drop-in's ``rbp.p=1.5``, which
+    trec_eval 10 computes)."""
     m2, changes = fold_params(m)
-    return m2, conv.replace(**changes) if changes else conv
+    return m2, conv.replace(bounded=False, **changes) if changes else conv
 
 
 @lru_cache(maxsize=4096)
-def variant_axes(m: Measure, depth: Any = "all", topics: str | None = None) -> tuple[str, ...]:
+def variant_axes(m: Measure, depth: Any = "all", topics: str | None = None, rel: int | None = None) -> tuple[str, ...]:
     """The axes that can change ``m``'s value, in canonical order: the spec row's ``axes``,
     narrowed by its ``only_if`` conditions (e.g. an order-free count reads ``ties``/``sim``
     only under a finite ``depth``, where the order decides which documents survive; ``absent``
     only under ``topics=qrels``, the one setting that scores topics missing from the run).
     Memoised: the answer depends on the spec row, ``m``, whether ``depth`` is finite and
-    ``topics``, and a sweep asks for every variant."""
-    return SPECS[m.name].variant_axes(m, depth, topics)
+    ``topics``, and a sweep asks for every variant. ``rel``: below 0, ``absent`` joins the
+    axes of a measure reading ``rel`` (:meth:`~auditeval.vocab.specs.MeasureSpec.variant_axes`)."""
+    return SPECS[m.name].variant_axes(m, depth, topics, None if rel is None or rel >= 0 else -1)
 
 
 @lru_cache(maxsize=4096)
@@ -206,7 +210,7 @@ class Variant:
     @classmethod
     def of_folded(cls, m2: Measure, c2: Convention) -> Variant:
         """:meth:`of` for a measure and convention already folded (``fold(m, conv)``)."""
-        return cls(m2, tuple(_axis_value(a, getattr(c2, a)) for a in variant_axes(m2, c2.depth, c2.topics)))
+        return cls(m2, tuple(_axis_value(a, getattr(c2, a)) for a in variant_axes(m2, c2.depth, c2.topics, c2.rel)))
 
     def __str__(self) -> str:
         return "|".join([str(self.measure), *map(_axis_text, self.axes)])
@@ -237,7 +241,7 @@ def parse_variant(text: str | Variant) -> Variant:
         except ConventionError as exc:
             raise MeasureSyntaxError(text, offset + len(k) + 1, str(exc)) from None
         offset += len(part) + 1
-    wanted = variant_axes(m, seen.get("depth", "all"), seen.get("topics"))
+    wanted = variant_axes(m, seen.get("depth", "all"), seen.get("topics"), seen.get("rel"))
     missing = [a for a in wanted if a not in seen]
     extra = [a for a in seen if a not in wanted]
     if missing:

@@ -43,3 +43,15 @@ def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
     np.divide(num, den, out=out, where=den != 0)
     return out
+
+
+def counted_over(total: np.ndarray, counted: np.ndarray, big_r: np.ndarray) -> np.ndarray:
+    """m_map.c / m_gm_map.c / m_binG.c: ``if (rel_so_far) value = sum / num_rel``, in IEEE
+    arithmetic. Under a ``rel`` below 0 unjudged documents are counted while R counts the
+    judged ones only, so a topic whose qrels hold only negative grades has R = 0 and a
+    counted row: sum / 0 = inf, which trec_eval prints (elsewhere R >= counted rows)."""
+    out = np.zeros(len(total), dtype=np.float64)
+    hit = counted > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[hit] = np.asarray(total, dtype=np.float64)[hit] / np.asarray(big_r, dtype=np.float64)[hit]
+    return out

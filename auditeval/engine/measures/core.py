@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from auditeval.engine.measures.base import MeasureFn, safe_div
+from auditeval.engine.measures.base import MeasureFn, counted_over, safe_div
 from auditeval.engine.ranked_lists import Prepared
 from auditeval.vocab.conventions import Convention
 from auditeval.vocab.measure import Measure
@@ -48,10 +48,13 @@ def num_rel(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 
 
 def num_rel_ret(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
-    """Relevant retrieved (in the top k): NumRelRet (summed) and Hits (averaged)."""
+    """Relevant retrieved (in the top k): NumRelRet (summed) and Hits (averaged). Judged
+    documents only, as trec_eval's ``num_rel_ret`` (form_res_rels.c), also under a ``rel``
+    below 0 (where P, AP, ... count unjudged ones: :meth:`Prepared.rel_mask`)."""
+    mask = p.judged_rel_mask(c.rel)
     if m.cutoff is None:
-        return p.seg_count(p.rel_mask(c.rel)).astype(np.float64)
-    _, t, _ = _relevant(p, c, int(m.cutoff))
+        return p.seg_count(mask).astype(np.float64)
+    _, t, _ = p.rows_where(mask, int(m.cutoff))
     return _hits(p, t).astype(np.float64)
 
 
@@ -101,7 +104,11 @@ def ap_denominator(big_r: np.ndarray, rel_ret: np.ndarray, k: int | None, c: Con
 def average_precision(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     k = None if m.cutoff is None else int(m.cutoff)
     total, rel_ret = _ap_parts(p, c, k)
-    return safe_div(total, ap_denominator(p.num_rel(c.rel), rel_ret, k, c))
+    den = ap_denominator(p.num_rel(c.rel), rel_ret, k, c)
+    if c.rel < 0 and k is None:
+        return counted_over(total, rel_ret, den)
+    return safe_div(total, den)
+
 
 
 def reciprocal_rank(p: Prepared, m: Measure, c: Convention) -> np.ndarray:

@@ -47,7 +47,7 @@ from typing import NamedTuple
 import numpy as np
 
 from auditeval.engine.glibc_sort import glibc_msort
-from auditeval.engine.measures.base import MeasureFn, safe_div
+from auditeval.engine.measures.base import MeasureFn, counted_over, safe_div
 from auditeval.engine.measures.trec_set import judged_rows, running
 from auditeval.engine.ranked_lists import Prepared
 from auditeval.vocab.arrays import unique, unique_pairs
@@ -305,6 +305,8 @@ def bin_g(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
     contrib = 1.0 / np.log2((2 + rank - running(t)).astype(np.float64))
     total = np.bincount(t, weights=contrib, minlength=p.n_topics)
     relret = np.bincount(t, minlength=p.n_topics)
+    if c.rel < 0:
+        return counted_over(total, relret, p.num_rel(c.rel))
     return np.where(relret > 0, safe_div(total, p.num_rel(c.rel)), 0.0)
 
 

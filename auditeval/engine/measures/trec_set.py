@@ -167,10 +167,22 @@ def _interpolated(p: Prepared, c: Convention) -> tuple[np.ndarray, np.ndarray, n
     """Per retrieved relevant doc (rank order): interpolated precision max_{k' >= k} P_k'.
 
     Returns (ip, start of each topic's relevant docs in ``ip``, relret, empty-ranking value).
+
+    trec_eval's walk (m_11pt_avg.c, m_iprec_at_recall.c) starts from ``num_rel_ret`` (judged
+    documents only) and steps down at each row its ``>= relevance_level`` test passes: under a
+    ``rel`` below 0 also at the D unjudged rows it counts, so the k-th such row from the top
+    stands for k - D relevant documents, and the rows with k - D < 1 are never reached.
     """
     _, t, rank = _relevant(p, c)
-    prec = running(t) / rank
+    count = running(t)
     relret = _hits(p, t)
+    if c.rel < 0:
+        extra = p.unjudged_counted(c.rel)
+        count = count - extra[t]
+        keep = count >= 1
+        t, rank, count = t[keep], rank[keep], count[keep]
+        relret = relret - extra
+    prec = count / rank
     start = np.concatenate(([0], np.cumsum(relret)))[:-1]
     # reverse cumulative max within topics, exact: max over integer codes of the values,
     # each topic offset by a block larger than every code
@@ -239,10 +251,15 @@ def eleven_pt_avg(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 
 # ------------------------------------------------------------------------ precision at cut-offs
 def rprec_mult(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
+    """m_Rprec_mult.c: relevant in the top cut = trunc(x R + 0.9), over cut. Its walk counts down
+    from ``num_rel_ret`` (judged only) at each row passing ``>= relevance_level``: under a ``rel``
+    below 0 the top cut holds (rows counted - D) relevant, D the unjudged rows counted, at least 0."""
     big_r = p.num_rel(c.rel)
     cut = np.trunc(float(m.cutoff) * big_r.astype(np.float64) + 0.9).astype(np.int64)
     _, t, r = _relevant(p, c)
     hits = _hits(p, t[r <= cut[t]])
+    if c.rel < 0:
+        hits = np.maximum(hits - p.unjudged_counted(c.rel), 0)
     return safe_div(hits, np.maximum(cut, 0))
 
 
@@ -255,7 +272,7 @@ def relative_p(p: Prepared, m: Measure, c: Convention) -> np.ndarray:
 # ------------------------------------------------------------------------ set measures
 def _set_counts(p: Prepared, c: Convention) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ret = p.num_ret.astype(np.float64)
-    relret = _hits(p, _relevant(p, c)[1]).astype(np.float64)
+    relret = p.seg_count(p.judged_rel_mask(c.rel)).astype(np.float64)  # num_rel_ret: judged rows only
     big_r = p.num_rel(c.rel).astype(np.float64)
     return ret, relret, big_r
 
