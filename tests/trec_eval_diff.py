@@ -10,7 +10,7 @@ and a trec_eval command line, built to reach the corners where evaluators disagr
 * graded judgments 0-4 and negative ones (-1, -2), unjudged retrieved documents;
 * now and then a duplicated run line or qrels line, a ``nan`` score;
 * shallow runs (0-3 documents for a topic) next to deeper ones;
-* flags ``-c -J -M N -l N -q -n`` in random combinations (``-M 0``, ``-M abc``, ``-l0`` and, for 9.x and 10.0, ``-l`` below 0 too), ``-m all_trec``, ``official``,
+* flags ``-c -J -M N -l N -q -n`` in random combinations (``-M 0``, ``-M abc``, ``-l0``, ``-l`` below 0), ``-m all_trec``, ``official``,
   ``set`` and parameterised measures (``P.3``, ``ndcg_cut.5,7``, ``ndcg.1=3,2=9``,
   ``map_cut.4``, ``success.2``, ``recall.5``, ``utility.1,-2,0,0``, ``set_F.0.5``,
   ``rbp.p=0.8`` on 10.0, ``Rprec_mult.0.5``, ``iprec_at_recall.0.25``, ``relstring.4``, gain
@@ -235,7 +235,7 @@ def _flags_8(rng: random.Random) -> list[str]:
     if rng.random() < 0.3:
         flags.append(f"-M{rng.choice((str(rng.randint(1, 12)), str(rng.randint(1, 12)), '0', '-3', 'abc'))}")
     if rng.random() < 0.3:
-        flags.append(f"-l{rng.randint(0, 3)}")
+        flags.append(f"-l{rng.randint(-3, 3)}")  # below 0: 8.x's own counts (trec_eval/v8.py)
     if rng.random() < 0.05:
         flags.append(f"-N{rng.randint(1, 100)}")
     if rng.random() < 0.05:

@@ -37,8 +37,11 @@ nonrelevant (8.1 counts 0 <= rel < level), before asking whether a document is r
 ``-l2`` a grade 1 is neither, under ``-l0`` a grade 0 is relevant for R and nonrelevant for
 bpref (:func:`auditeval.engine.c_float_bpref` with ``zero_only``). It keeps qrels -1 as -1 (for
 the printed measures what 8.1 does with its pool-unjudged -2); an unreadable results file is
-"Cannot read qrels file" (get_top.c:49). A qrels grade of -3 or less is "relevant" to 8.x's
-bpref loop (its else branch) and pool-unjudged here: not reproduced.
+"Cannot read qrels file" (get_top.c:49).
+
+A relevance level below 0 and 8.1's qrels grades below -2 are 8.x's own counts (:func:`_own_counts`):
+there the default measures are also the port's (step 3's engine path is for the conventions
+``--variants`` names), printed in the default or ``-o`` layout.
 """
 
 from __future__ import annotations
@@ -302,10 +305,12 @@ def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO
             stop_at, stop_text = k, "Duplicate qrels docno"
             break
     done = loop[:stop_at]
-    if a.all or a.time:
+    if a.all or a.time or _own_counts(a, inp, done):
         if variants:
             err.write("auditeval trec-eval: --variants is not printed under -a or -T (its port of 8.x's "
-                      "measures names no convention)\n")
+                      "measures names no convention)\n" if a.all or a.time else
+                      "auditeval trec-eval: --variants is not printed under a relevance level below 0 or "
+                      "a qrels grade below -2 (8.x's counts there name no convention)\n")
         return _run_all(a, inp, done, bool(loop), stop_text, out)
     values = _values(a, inp, done)
     shown = _variant_texts(a, inp, done, values) if variants and not a.old else None
@@ -322,6 +327,23 @@ def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO
     text.append(_summary_text(a, inp, done, values, shown))
     out.write("".join(text))
     return 0
+
+
+def _own_counts(a: Args8, inp: Input8, topics: list[str]) -> bool:
+    """Whether 8.x's counts leave the conventions the default measures are evaluated under, so
+    its port (:func:`auditeval.engine.trec8_topic`, as under ``-a``) gives the values:
+
+    * ``-l`` below 0: num_rel counts the qrels lines of grade >= level, negative ones included
+      (form_trvec.c:80-88), and every rank-based count asks ``rel >= level`` of the tr_vec,
+      where a document outside the qrels is -1 (counted from ``-l-1`` on) and 8.1's qrels
+      grade -1 is -2 (counted from ``-l-2`` on, though its line is in num_rel from ``-l-1``);
+      8.1's bpref has no judged nonrelevant document (``0 <= rel < level`` is empty), 8.0's
+      takes grade 0 as nonrelevant and any counted code as relevant;
+    * 8.1, a qrels grade below -2 (any level): its bpref loop takes the document as relevant
+      (the else branch, trvec_teval.c:354) though num_rel does not count it (8.0's skips it,
+      as the conventions do).
+    """
+    return a.rel_level < 0 or (a.version == "8.1" and any(g < -2 for t in topics for _, g in inp.qrels[t]))
 
 
 def tr_vec(a: Args8, inp: Input8, t: str) -> tuple[list[int], list[float], int, int]:
