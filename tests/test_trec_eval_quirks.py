@@ -460,3 +460,115 @@ def test_negative_relevance_level_in_eval(tmp_path) -> None:
     qrels_topics = str(ae.evaluate(q, r, ["P@2"], settings=["rel=-1", "topics=qrels"]).get("P@2").variant)
     plain = str(ae.evaluate(q, r, ["P@2"], settings=["topics=qrels"]).get("P@2").variant)
     assert "absent=zero" in qrels_topics and "absent" not in plain
+
+
+# ---------------------------------------------------------------- 8.x: a relevance level below 0
+_Q8 = "1 0 a 1\n1 0 b 0\n1 0 c -1\n1 0 d -2\n1 0 e -3\n"
+_R8 = "1 Q0 d 1 6 r\n1 Q0 x 2 5 r\n1 Q0 a 3 4 r\n1 Q0 e 4 3 r\n1 Q0 b 5 2 r\n1 Q0 c 6 1 r\n"
+_SIXTH, _FIFTH, _THIRD = "0.8333", "0.6000", "0.6667"
+# (version, level): (num_rel, num_rel_ret, map, R-prec, bpref, recip_rank, ircl_prn 0.00 .. 1.00,
+# documents counted in the top 5)
+_LEVELS_8 = {
+    ("8.0", "-1"): (3, 4, "0.8111", _THIRD, _SIXTH, "0.5000", [_THIRD] * 11, 3),
+    ("8.1", "-1"): (3, 3, "0.5889", _THIRD, "1.0000", "0.5000", [_THIRD] * 7 + [_FIFTH] * 4, 3),
+    ("8.0", "-2"): (4, 5, "1.1583", "0.7500", "0.7500", "1.0000", ["1.0000"] * 8 + [_SIXTH] * 3, 4),
+    ("8.1", "-2"): (4, 5, "1.1583", "0.7500", "0.7500", "1.0000", ["1.0000"] * 8 + [_SIXTH] * 3, 4),
+    ("8.0", "-3"): (5, 6, "1.2000", "1.0000", "  -inf", "1.0000", ["1.0000"] * 11, 5),
+    ("8.1", "-3"): (5, 6, "1.2000", "1.0000", "0.6000", "1.0000", ["1.0000"] * 11, 5),
+}
+
+
+def _line8(name: str, value: str) -> str:
+    return f"{name:<15}\tall\t{value}\n"  # print_meas.c "%-15s\t%s\t%6.4f\n"
+
+
+@pytest.mark.parametrize("version, level", list(_LEVELS_8))
+def test_8x_negative_relevance_level(trec_eval_bins, tmp_path, version, level) -> None:
+    """trec_eval 8.x under ``-l`` below 0 (form_trvec.c, trvec_teval.c): num_rel counts the
+    qrels lines of grade >= level, negative ones included; each ranked document has a code,
+    its grade, -1 outside the qrels, and in 8.1 -2 for a grade -1 (8.0 keeps -1); every
+    rank-based count asks code >= level. The run ranks d x a e b c (x outside the qrels):
+    8.0 codes -2 -1 1 -3 0 -1, 8.1 -2 -1 1 -3 0 -2.
+
+    * -l-1: R = 3 (a b c). 8.0 counts x a b c (ranks 2 3 5 6: num_rel_ret 4 > R): map
+      (1/2 + 2/3 + 3/5 + 4/6) / 3 = 0.8111; 8.1 not c (-2): (1/2 + 2/3 + 3/5) / 3 = 0.5889.
+      R-prec 2/3, recip_rank 1/2. ircl at recall i/10 is the best precision at or below the
+      rank of the ceil(3 i / 10)-th counted document: 8.0 2/3 everywhere (ranks 3 and 6); 8.1
+      0.70 .. 1.00 at b (rank 5: max(3/5, 3/6) = 0.6), 0.00 .. 0.60 at a or x (2/3 at rank 3).
+    * -l-2: R = 4 (a b c d), d x a b c counted (not e): map (1 + 1 + 1 + 4/5 + 5/6) / 4 =
+      1.1583, R-prec 3/4, ircl 1 to 0.70, 5/6 from 0.80 (the 4th counted, b, at rank 5).
+    * -l-3: R = 5, all six counted: map 6/5, R-prec 1.
+    * P5 counted-in-top-5 / 5, P_k counted / k beyond.
+    * bpref: 8.0 takes code 0 (b) as nonrelevant and any other counted code as relevant;
+      num_nonrel is the qrels lines below the level (2, 1, 0). -l-1: x a +1, c after b
+      1 - 1/min(2, 3): 2.5/3 = 0.8333; -l-2: d x a +1, c 1 - 1/1: 3/4; -l-3: c adds
+      1 - 1/min(0, 5) = -inf. 8.1 skips -1 (x), passes -2 (pooled: d, and c), finds no
+      nonrelevant document (0 <= rel < level is empty) and takes the rest as relevant, e's -3
+      too: a e b +1 each, 3/R: 1, 0.75, 0.6.
+    """
+    q, r = _files(tmp_path, _Q8, _R8)
+    num_rel, rel_ret, ap, rprec, bpref, rr, ircl, top5 = _LEVELS_8[version, level]
+    p = [f"{top5 / 5:6.4f}"] + [f"{rel_ret / k:6.4f}" for k in (10, 15, 20, 30, 100, 200, 500, 1000)]
+    expected = ("".join([
+        _line8("num_q", "1"), _line8("num_ret", "6"), _line8("num_rel", str(num_rel)),
+        _line8("num_rel_ret", str(rel_ret)), _line8("map", ap), _line8("gm_ap", ap), _line8("R-prec", rprec),
+        _line8("bpref", bpref), _line8("recip_rank", rr),
+        *(_line8(f"ircl_prn.{i / 10:4.2f}", v) for i, v in enumerate(ircl)),
+        *(_line8(f"P{k}", v) for k, v in zip((5, 10, 15, 20, 30, 100, 200, 500, 1000), p, strict=True)),
+    ]), "", 0)
+    real, mine = _both(trec_eval_bins, version, [f"-l{level}", q, r])
+    assert real == expected
+    assert mine == expected
+
+
+@pytest.mark.parametrize("version", ["8.0", "8.1"])
+def test_8x_negative_relevance_level_all_measures(trec_eval_bins, tmp_path, version) -> None:
+    """The case above under -a (every measure), -J, -o and -q, the drop-in byte for byte:
+
+    * -a -l-1: exact_recall num_rel_ret / R: 8.0 4/3, 8.1 3/3. 8.1: num_nonrel_judged_ret 0
+      (no rel in [0, -1)); infAP over the bpref-relevant a e b at 0-based j = 2 3 4 with d
+      pooled above: 1/3 + (2/3)(1/2)(1/2) + 1/4 + (3/4)(2/3) + 1/5 + (4/5)(3/4), less the
+      epsilons: 2.05 / 3 = 0.6833.
+    * -a -l-3 on 8.0: the -inf bpref terms (1 - 1/0) in bpref_5; bpref_top5Rnonrel 1 - 0/0 =
+      -nan (c's bounded count is 0: no nonrelevant line at all); bpref_num_all num_nonrel - 1
+      at c = -1; micro_bpref -1 / 0 = -inf.
+    * -J -l-1: x dropped, d a e b c ranked 1-5; 8.0 counts a b c (ranks 2 4 5): map
+      (1/2 + 2/4 + 3/5) / 3 = 0.5333; 8.1 a b: (1/2 + 2/4) / 3 = 0.3333.
+    """
+    q, r = _files(tmp_path, _Q8, _R8)
+    real, mine = _both(trec_eval_bins, version, ["-a", "-l-1", q, r])
+    assert mine == real and real[2] == 0
+    got = dict(ln.split("\t")[::2] for ln in real[0].splitlines())
+    got = {k.strip(): v for k, v in got.items()}
+    assert got["exact_recall"] == ("1.3333" if version == "8.0" else "1.0000")
+    if version == "8.1":
+        assert (got["num_nonrel_judged_ret"], got["infAP"]) == ("0", "0.6833")
+    else:
+        assert "infAP" not in got
+        real, mine = _both(trec_eval_bins, version, ["-a", "-l-3", q, r])
+        assert mine == real
+        lines = real[0].splitlines()
+        for want in (_line8("bpref_5", "  -inf"), _line8("bpref_num_all", "-1.0000"),
+                     _line8("micro_bpref", "  -inf"), "bpref_top5Rnonrel\tall\t  -nan\n"):
+            assert want.rstrip("\n") in lines
+    real, mine = _both(trec_eval_bins, version, ["-J", "-l-1", q, r])
+    assert mine == real
+    assert _line8("map", "0.5333" if version == "8.0" else "0.3333") in real[0]
+    assert _line8("num_rel_ret", "3" if version == "8.0" else "2") in real[0]
+    for flags in (["-q", "-l-2"], ["-o", "-l-1"], ["-q", "-c", "-T", "-l-2"]):
+        real, mine = _both(trec_eval_bins, version, [*flags, q, r])
+        assert mine == real and real[2] == 0, flags
+
+
+def test_8x_negative_relevance_level_variants_say_so(tmp_path) -> None:
+    """--variants under a negative level: the values as 8.1 prints them and a note that 8.x's
+    counts there are no convention's (the same for a qrels grade below -2 at level 1)."""
+    q, r = _files(tmp_path, _Q8, _R8)
+    for flags in (["-l-1"], []):
+        out, err = io.StringIO(), io.StringIO()
+        assert main(["--as", "8.1", "--variants", *flags, q, r], out, err) == 0
+        plain = io.StringIO()
+        main(["--as", "8.1", *flags, q, r], plain, io.StringIO())
+        assert out.getvalue() == plain.getvalue()
+        assert err.getvalue() == ("auditeval trec-eval: --variants is not printed under a relevance level below 0 "
+                                  "or a qrels grade below -2 (8.x's counts there name no convention)\n")
