@@ -16,7 +16,9 @@ would cost its longest topic for every one).
 
 The input is 8.x's tr_vec of a topic (form_trvec.c, the drop-in builds it): the relevance value
 of each ranked document in rank order (-1 not in the qrels; 8.1: -2 a qrels grade -1), its float
-score, the topic's qrels lines with grade >= level (R) and the others.
+score, the topic's qrels lines with grade >= level (R) and the others. Every rank-based count
+asks ``rel >= level`` of those codes at any level: below 0 the codes -1 and -2 (and any
+negative grade) count from their own level on, the 8.x rule for ``-l`` below 0.
 """
 
 from __future__ import annotations
