@@ -37,6 +37,7 @@ CASES = [
     ("binary_join_element_wise", (S, pa.scalar("+"), S, pa.scalar("")), {}),
     ("replace_with_mask", (S, pa.array([True, False, True, False, False]), pa.array(["x", "y"])), {}),
     ("ascii_lpad", (S,), {"width": 3, "padding": " "}), ("ascii_rpad", (S, 4), {}),
+    ("is_null", (INTS,), {}), ("is_null", (CH,), {}),
 ]
 
 

@@ -27,7 +27,7 @@ def _run(argv):
 def test_bad_input_is_exit_2_with_path_and_line(tmp_path):
     q, r = _files(tmp_path)
     bad = tmp_path / "bad"
-    bad.write_text("1 Q0 a 1 2.0 t\n1 Q0 b two 1.0 t\n")
+    bad.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0\n")  # five fields: no run tag
     code, _, err = _run(["audit", q, str(bad), "--against", "pytrec_eval"])
     assert code == 2
     assert err.startswith(f"auditeval: error: {bad}:2: ")

@@ -174,7 +174,7 @@ def test_cli_table_json_and_bad_input(perturbed, tmp_path):
                  "--plot", str(tmp_path / "rep.pdf")], io.StringIO(), err) == 2
     assert err.getvalue() == f"auditeval: error: {tmp_path / 'rep.pdf'}: --plot writes .png or .svg, not '.pdf'\n"
     bad = tmp_path / "bad.txt"
-    bad.write_text("1 Q0 d 1 0.5 r\n1 Q0 e 2 notanumber r\n")
+    bad.write_text("1 Q0 d 1 0.5 r\n1 Q0 e 2 r\n")  # five fields: no score or no tag
     err = io.StringIO()
     assert main(["reproduce", str(bad), str(perturbed["rep"]), "--qrels", str(perturbed["qrels"])], io.StringIO(), err) == 2
     assert err.getvalue().startswith(f"auditeval: error: {bad}:2: ")
