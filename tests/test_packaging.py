@@ -67,7 +67,9 @@ def test_wheel_in_a_fresh_venv_builds_trec_eval_and_the_audit_runs_it(dists, tmp
     if not isolated:  # the dependencies from this interpreter, auditeval from the wheel only
         site = next((venv / "lib").glob("python*/site-packages"))
         (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    install = _run(venv, "pip", "install", "-q", *(() if isolated else ("--no-deps",)), str(dists["wheel"]), env=env)
+    # --ignore-installed: the borrowed site-packages may hold an auditeval of its own (a non-editable install)
+    install = _run(venv, "pip", "install", "-q", *(() if isolated else ("--no-deps", "--ignore-installed")),
+                   str(dists["wheel"]), env=env)
     assert install.returncode == 0, install.stderr[-3000:]
     listed = _run(venv, "auditeval", "references", "list", env=env, cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
