@@ -22,6 +22,7 @@ from auditeval.cli.sweep import _records, render_json, render_tsv
 from auditeval.render import sweep_out
 from auditeval.render.stream import Sink, json_frame
 from auditeval.render.terminal import control_safe
+from auditeval.results.values import Refusal
 from auditeval.vocab.conventions import AXES
 from auditeval.vocab.model import Run, run_table
 
@@ -114,3 +115,24 @@ def test_the_byte_path_writes_what_the_stream_writes(res, fmt, per_topic, monkey
     assert raw.getvalue() == ("before\n" + text.getvalue()).encode("utf-8")
     assert "\x1b" not in text.getvalue()
     assert ("\\x1b[2J" if fmt == "tsv" else "\\u001b[2J") in text.getvalue()
+
+
+@pytest.mark.parametrize("block", [None, 1, 3])
+@pytest.mark.parametrize("per_topic", [False, True])
+def test_eval_json_streamed_is_the_whole_document(block, per_topic, monkeypatch):
+    """``eval``'s JSON view writes its values a block at a time: the bytes of
+    ``json.dumps(document(...), indent=1)`` of the whole document, for two profiles (one
+    and one with a refused run), ids needing escapes."""
+    from auditeval.render import eval_json
+
+    if block is not None:
+        monkeypatch.setattr(eval_json, "ITEMS_PER_WRITE", block)
+    runs = [{"q1": {"d1": 2.0, "d\u00e9\"": 1.0}}, {"q1": {"d2": 1.0}, "q\u00e9": {"d1": 3.0}}]
+    results = [ae.evaluate(QRELS, runs, ["AP", "P@2", "NumRel"], profile=p)
+               for p in ("trec_eval-9.0.8", "ir_measures-0.4")]
+    refused = ae.evaluate(QRELS, runs[:1], ["AP"])
+    refused.refusals.append(Refusal(run="r\u00e9fused", profile=refused.profile, reason="a reason\nover two lines"))
+    for res in (results, results[0], [refused], [ae.evaluate(QRELS, runs, ["relstring@2"])]):
+        out = io.StringIO()
+        eval_json.render_json(res, out, per_topic)
+        assert out.getvalue() == json.dumps(eval_json.document(res, per_topic), indent=1) + "\n"

@@ -95,6 +95,7 @@ class JsonFrame:
     pad: str
     close: str
     tail: str
+    level: int  # the key's indentation (the items one step deeper)
 
 
 def json_frame(doc: dict[str, Any], key: str, indent: int = 1) -> JsonFrame:
@@ -109,4 +110,4 @@ def json_frame(doc: dict[str, Any], key: str, indent: int = 1) -> JsonFrame:
     head, tail = text[:at], text[at + len(token) + 2:]
     line = head.rfind("\n") + 1
     level = len(head[line:]) - len(head[line:].lstrip(" "))
-    return JsonFrame(head + "[", "\n" + " " * (level + indent), "\n" + " " * level + "]", tail + "\n")
+    return JsonFrame(head + "[", "\n" + " " * (level + indent), "\n" + " " * level + "]", tail + "\n", level)
