@@ -38,7 +38,7 @@ from auditeval.render.text_columns import _data, text_column
 from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.arrays import from_numpy
 
-LINES_PER_BLOCK = 1 << 15
+LINES_PER_BLOCK = 1 << 14
 """Lines (TSV) or items (JSON) of a block, about: a block is whole variants (every run's)."""
 
 
