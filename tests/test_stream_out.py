@@ -136,3 +136,22 @@ def test_eval_json_streamed_is_the_whole_document(block, per_topic, monkeypatch)
         out = io.StringIO()
         eval_json.render_json(res, out, per_topic)
         assert out.getvalue() == json.dumps(eval_json.document(res, per_topic), indent=1) + "\n"
+
+
+def test_eval_per_topic_text_lines_in_blocks_are_the_lines_at_once(monkeypatch):
+    """``eval -q``'s per-topic text lines written a block at a time (of one line, of three):
+    the text of writing them all at once, run labels too long for their column included."""
+    from auditeval.render import eval_text
+
+    runs = [Run(run_table(["q1", "q1"], ["d1", "d2"], [2.0, 1.0]),
+                name="a-run-label-far-too-long-for-the-run-column-of-the-per-topic-lines"),
+            Run(run_table(["q1", "q\u00e9"], ["d2", "d1"], [1.0, 3.0]), name="r2")]
+    results = [ae.evaluate(QRELS, runs, ["AP", "P@2"], profile=p) for p in ("trec_eval-9.0.8", "ir_measures-0.4")]
+    texts = []
+    for block in (1 << 30, 1, 3):
+        monkeypatch.setattr(eval_text, "LINES_PER_WRITE", block)
+        out = io.StringIO()
+        eval_text.write_topic_lines(out, results, eval_text.topic_line_widths(results), 60)
+        texts.append(out.getvalue())
+    assert texts[0] == texts[1] == texts[2] and texts[0].count("\n") > 8
+    assert runs[0].name in texts[0].splitlines()  # the long label on a line of its own
