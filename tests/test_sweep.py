@@ -421,15 +421,21 @@ def test_sweep_parts_merge_variants_into_classes_without_changing_a_value_note_o
         assert len(_variant_by_variant(q, run, plan)[0][0]) > len(set(part.values[0].aggregates.tolist()))
 
 
+@pytest.mark.parametrize("block", [None, 1, 7])
 @pytest.mark.parametrize("per_topic", [False, True])
-def test_sweep_tsv_built_column_wise_has_every_record_line_in_order(per_topic):
+def test_sweep_tsv_built_column_wise_has_every_record_line_in_order(per_topic, block, monkeypatch):
     """The TSV view builds a numeric block's lines column-wise (Arrow): it must give, line for
     line, the records the JSON view reads (``_records``, one Python tuple per value), on a sweep
     with refused variants (dups=error on a repeated pair), an integer measure, a mean-defined
-    one with undefined topics, a text measure and topics only some variants evaluate."""
+    one with undefined topics, a text measure and topics only some variants evaluate; in
+    blocks of the default size, of one line and of seven (a block is whole variants)."""
     import io
 
-    from auditeval.cli.sweep import ROWS_PER_WRITE, _records, render_tsv
+    from auditeval.cli.sweep import _records, render_tsv
+    from auditeval.render import sweep_out
+
+    if block is not None:
+        monkeypatch.setattr(sweep_out, "LINES_PER_BLOCK", block)
 
     run = Run(run_table(["q1", "q1", "q1", "q1"], ["d4", "d1", "d1", "d2"], [3.0, 2.0, 1.5, 2.0]), name="r")
     res = ae.sweep(QRELS, [run, RUN], ["AP", "NumRel", "Accuracy@1", "relstring@3", "P@2"],
@@ -445,7 +451,6 @@ def test_sweep_tsv_built_column_wise_has_every_record_line_in_order(per_topic):
         f"{run}\t{label}\t{topic}\t{text(v)}\t{variant}\t{res.engine}"
         for run, label, variant, pairs in _records(res, per_topic) for topic, v in pairs]
     assert out.getvalue().split("\n")[:-1] == want and len(want) > 40
-    assert ROWS_PER_WRITE >= 1 << 16
 
 
 def test_the_text_view_puts_six_runs_side_by_side_and_is_the_apis_result_rendered(tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import Any, TextIO
 
@@ -18,10 +18,11 @@ import pyarrow as pa
 
 from auditeval.cli.common import add_execution, add_measures, add_settings
 from auditeval.engine import DEPTH_GRID, SweepBlock, SweepResult
+from auditeval.render import sweep_out
 from auditeval.render.eval_text import detect_width
-from auditeval.render.json_out import write_json
 from auditeval.render.progress import Steps
-from auditeval.render.text_columns import join_rows, joined, longest, text_column, wrapped_column
+from auditeval.render.stream import Sink, json_frame
+from auditeval.render.text_columns import join_rows, longest, text_column, wrapped_column
 from auditeval.render.textgrid import wrap, wrap_variant
 from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.arrays import from_numpy
@@ -32,7 +33,6 @@ from auditeval.vocab.variant import Variant, fold, parse_measure
 
 WIDTH = 100  # when the caller gives no width
 RUNS_PER_TABLE = 6
-BATCH = 8192  # lines per write of the TSV view
 
 
 def build_parser(p: argparse.ArgumentParser) -> None:
@@ -84,16 +84,26 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     vary = parse_vary(args.vary)
     qrels = qrels_from(args.qrels)
     items = [run_from(p) if p == "-" else p for p in args.runs]  # a path is read by its task (one run each)
-    with backend(args, len(items), err) as be, Steps(err, len(items), "sweep") as steps:  # a bar on a terminal only
-        res = sweep_runs(be, qrels, items, measures, args.profile, vary, args.settings, task_progress(steps, "sweep"),
-                         per_topic=args.per_topic)
-    if args.format == "text":
-        render_text(res, out, detect_width(out))
-        return 0
-    (render_tsv if args.format == "tsv" else render_json)(res, out, args.per_topic)
+    with backend(args, len(items), err) as be:
+        with Steps(err, len(items), "sweep") as steps:  # a bar on a terminal only
+            res = sweep_runs(be, qrels, items, measures, args.profile, vary, args.settings,
+                             task_progress(steps, "sweep"), per_topic=args.per_topic)
+        if args.format == "text":
+            render_text(res, out, detect_width(out))
+            return 0
+        (render_tsv if args.format == "tsv" else render_json)(res, out, args.per_topic, partial(_on, be))
     for n in res.notes:
         err.write(f"auditeval: note: {n}\n")
     return 0
+
+
+def _on(be: Any, fn: Any, shared: Any, items: list) -> Iterator[bytes]:
+    """``fn(shared, item)`` of each item on the backend ``be``, in item order."""
+    return be.map(fn, be.share(shared), items)
+
+
+def _here(fn: Any, shared: Any, items: list) -> Iterator[bytes]:
+    return (fn(shared, item) for item in items)
 
 
 # ----------------------------------------------------------------------------- output
@@ -235,78 +245,34 @@ def _block_records(label: str, b: SweepBlock, per_topic: bool) -> Iterator[tuple
             yield run, label, variant, pairs
 
 
-def render_tsv(res: SweepResult, out: TextIO, per_topic: bool = False) -> None:
+Mapper = Callable[[Callable[[Any, Any], bytes], Any, list], Iterable[bytes]]
+"""``mapper(fn, shared, items)``: ``fn(shared, item)`` of each item, in order (a backend's map)."""
+
+
+def render_tsv(res: SweepResult, out: TextIO, per_topic: bool = False, mapper: Mapper | None = None) -> None:
     """One line per value (``run measure topic value variant engine``), per measure, variant and
-    run in that order, the topics before ``all``; a block of a numeric measure is written
-    :data:`ROWS_PER_WRITE` lines at a time, built column-wise (:func:`_tsv_lines`: a 200-run
-    ``--vary all`` sweep is 13.8 million lines, 2.6 GB), a text measure's records line by line."""
-    out.write("run\tmeasure\ttopic\tvalue\tvariant\tengine\n")
-    for label, b in res.blocks.items():
-        if b.fmt == "str":
-            lines: list[str] = []
-            for run, _, variant, pairs in _block_records(label, b, per_topic):
-                head, tail = f"{run}\t{label}\t", f"\t{variant}\t{res.engine}\n"
-                lines += [f"{head}{topic}\t{v}{tail}" for topic, v in pairs]
-                if len(lines) >= BATCH:
-                    out.write("".join(lines))
-                    lines.clear()
-            out.write("".join(lines))
-            continue
-        for text in _tsv_lines(label, b, res.engine, per_topic):
-            out.write(text)
+    run in that order, the topics before ``all``: blocks of variants encoded as bytes by
+    ``mapper`` (the command's backend; None: here) and written in order
+    (:mod:`auditeval.render.sweep_out`: a 200-run ``--vary all`` sweep is 13.8 million lines,
+    2.6 GB, never held whole)."""
+    sink = Sink(out)
+    sink.text("run\tmeasure\ttopic\tvalue\tvariant\tengine\n")
+    layouts, blocks = sweep_out.blocks(res, per_topic, "tsv", sink.escapes)
+    sink.blocks((mapper or _here)(sweep_out.encode_block, layouts, blocks))
 
 
-ROWS_PER_WRITE = 1 << 19
-"""Lines of the TSV view built and written at once (a 32-bit Arrow string array holds 2 GB)."""
-
-
-def _tsv_lines(label: str, b: SweepBlock, engine: str, per_topic: bool) -> Iterator[str]:
-    """The TSV lines of a numeric block, in :func:`_records`' order and with its value texts
-    (``repr`` of the float, the integer of an ``int`` measure), a range of variants at a time:
-    the (variant, run, topic-or-``all``) cells written are the evaluated topics (``per_topic``)
-    and the aggregates of the pairs neither refused nor without one."""
-    n_v, n_r, n_t = b.values.shape
-    topics = n_t if per_topic else 0
-    slots = pa.array([*b.topics[:topics], "all"], pa.string())
-    has_all = np.full((n_v, n_r), b.agg != "none")
-    for vi, ri in b.errors:
-        has_all[vi, ri] = False
-    runs = pa.array(b.runs, pa.string())
-    variants = pa.array(b.variants, pa.string())
-    fmt = partial(_tsv_value, fmt=b.fmt)
-    memo: dict[int, str] = {}  # a value's text, made once per block
-    step = max(1, ROWS_PER_WRITE // max(1, n_r * (topics + 1)))
-    for v0 in range(0, n_v, step):
-        v1 = min(n_v, v0 + step)
-        keep = np.concatenate([b.evaluated[v0:v1, :, :topics], has_all[v0:v1, :, None]], axis=2)
-        cells = np.concatenate([b.values[v0:v1, :, :topics], b.aggregates[v0:v1, :, None]], axis=2)
-        at = np.flatnonzero(keep)  # C order: variant, run, slot
-        if not len(at):
-            continue
-        v_i, r_i, s_i = np.unravel_index(at, keep.shape)
-        yield joined(pc.binary_join_element_wise(
-            pc.take(runs, from_numpy(r_i.astype(np.int64))), pa.scalar(f"\t{label}\t"),
-            pc.take(slots, from_numpy(s_i.astype(np.int64))), pa.scalar("\t"),
-            text_column(cells.reshape(-1)[at], fmt, memo=memo), pa.scalar("\t"),
-            pc.take(variants, from_numpy((v_i + v0).astype(np.int64))), pa.scalar(f"\t{engine}\n"),
-            pa.scalar(""),
-        ))
-
-
-def _tsv_value(x: float, fmt: str) -> str:
-    """A TSV value's text: ``repr`` of the float (every digit), or the integer."""
-    v = _full(x, fmt)
-    return repr(v) if isinstance(v, float) else str(v)
-
-
-def render_json(res: SweepResult, out: TextIO, per_topic: bool = False) -> None:
+def render_json(res: SweepResult, out: TextIO, per_topic: bool = False, mapper: Mapper | None = None) -> None:
+    """``{"profile", "varied", "notes", "values": [{"run", "measure", "variant", "engine",
+    "topic", "value"}, ...]}`` (``indent=1``), the values streamed a block at a time as
+    :func:`render_tsv`'s lines are (:func:`~auditeval.render.stream.json_frame`)."""
     doc = {
         "profile": res.profile,
         "varied": {a: [AXES[a].format(v) for v in vs] for a, vs in res.varied.items()},
         "notes": res.notes,
-        "values": [
-            {"run": run, "measure": label, "variant": variant, "engine": res.engine, "topic": topic, "value": value}
-            for run, label, variant, pairs in _records(res, per_topic) for topic, value in pairs
-        ],
     }
-    write_json(out, doc, indent=1)
+    frame = json_frame({**doc, "values": None}, "values")
+    sink = Sink(out)
+    sink.text(frame.head)
+    layouts, blocks = sweep_out.blocks(res, per_topic, "json", sink.escapes)
+    wrote = sink.blocks((mapper or _here)(sweep_out.encode_block, layouts, blocks), skip_first=1)
+    sink.text((frame.close if wrote else "]") + frame.tail)

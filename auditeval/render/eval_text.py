@@ -354,8 +354,15 @@ def write_topic_lines(out: TextIO, results: Sequence[ResultSet], widths: tuple[i
             cell = format_value(w.value) if w is not None else REFUSED if keys[i][0] in ref else "-"
             cells.append(f"{cell:>{cw}}")
         lines.append(f"{run:<{rw}}  {measure:<{mw}}  {topic:<{tw}}  {'  '.join(cells)}")
+        if len(lines) >= LINES_PER_WRITE:  # a block at a time: the view is never held whole
+            out.write("\n".join(lines) + "\n")
+            lines.clear()
     if lines:
         out.write("\n".join(lines) + "\n")
+
+
+LINES_PER_WRITE = 8192
+"""Per-topic lines (``-q``) joined and written at once."""
 
 
 # ----------------------------------------------------------------------------- entry point

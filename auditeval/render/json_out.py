@@ -7,8 +7,9 @@ bytes.
 
 A long list of a document can be :class:`Deferred`: its items are encoded apart, in blocks,
 by ``encode`` (a command maps :func:`items_text` over its backend: compare's 19,900 pair rows
-were 0.9 s of Python's indenting encoder in the command after the last task), and spliced in
-where the list stands, the same bytes as ``json.dumps(doc, indent=1)`` of the plain list
+were 0.9 s of Python's indenting encoder in the command after the last task), and written
+where the list stands, a block at a time as they come (the document's text is never held with
+them), the same bytes as ``json.dumps(doc, indent=1)`` of the plain list
 (``tests/test_json_out.py``)."""
 
 from __future__ import annotations
@@ -43,10 +44,12 @@ Encoder = Callable[[list[tuple[Sequence[Any], int]]], Iterable[str]]
 
 
 def write_json(out: TextIO, doc: Any, encode: Encoder | None = None, **kwargs: Any) -> None:
-    """``json.dump(doc, out, **kwargs)`` and a newline, as one write. A :class:`Deferred` list
-    (with ``indent=1`` only) is encoded by ``encode`` in blocks of :data:`BLOCK` items (None:
-    here) and spliced in where a placeholder string stood: a JSON string cannot hold a raw line
-    end, so an item's line ends are all its own, and the placeholder is a fresh UUID."""
+    """``json.dump(doc, out, **kwargs)`` and a newline, as one write -- or, with a
+    :class:`Deferred` list (with ``indent=1`` only), as the text around it and its blocks: the
+    list is encoded by ``encode`` in blocks of :data:`BLOCK` items (None: here), each block
+    written as it comes, where a placeholder string stood in the document's text (a JSON string
+    cannot hold a raw line end, so an item's line ends are all its own, and the placeholder is a
+    fresh UUID)."""
     deferred: list[Deferred] = []
     token = uuid.uuid4().hex
 
@@ -59,16 +62,21 @@ def write_json(out: TextIO, doc: Any, encode: Encoder | None = None, **kwargs: A
         raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
 
     text = json.dumps(doc, default=placeholder, **kwargs)
+    at = 0  # what of ``text`` is written
     for k, d in enumerate(deferred):
         mark = f'"{token}-{k}"'
-        at = text.index(mark)
-        line = text.rfind("\n", 0, at) + 1
-        level = len(text[line:at]) - len(text[line:at].lstrip(" "))  # the list's key line: its level
+        where = text.index(mark, at)
+        line = text.rfind("\n", 0, where) + 1
+        level = len(text[line:where]) - len(text[line:where].lstrip(" "))  # the list's key line: its level
+        out.write(text[at:where])
+        at = where + len(mark)
         if not d.items:
-            body = "[]"
-        else:
-            blocks = [(d.items[a:a + BLOCK], level) for a in range(0, len(d.items), BLOCK)]
-            parts = encode(blocks) if encode is not None else (items_text(None, b) for b in blocks)
-            body = "[" + ",".join(parts) + "\n" + " " * level + "]"
-        text = text[:at] + body + text[at + len(mark):]
-    out.write(text + "\n")
+            out.write("[]")
+            continue
+        blocks = [(d.items[a:a + BLOCK], level) for a in range(0, len(d.items), BLOCK)]
+        parts = encode(blocks) if encode is not None else (items_text(None, b) for b in blocks)
+        out.write("[")
+        for n, part in enumerate(parts):  # each block written as it arrives: the list is never held whole
+            out.write(part if n == 0 else "," + part)
+        out.write("\n" + " " * level + "]")
+    out.write(text[at:] + "\n")
