@@ -7,7 +7,9 @@ fails, naming each skip.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from testdata import BIN, Collection
 # the user's own cache (built trec_eval programs) never leaks into a test: the audit's default
 # discovery sees an empty cache unless a test points it at the builds (``references_cache``)
 os.environ["AUDITEVAL_CACHE_DIR"] = tempfile.mkdtemp(prefix="auditeval-test-cache-")
+atexit.register(shutil.rmtree, os.environ["AUDITEVAL_CACHE_DIR"], ignore_errors=True)
 
 TREC_EVAL_BUILDS = ("9.0.8", "9.0.8-double", "10.0", "9.0.7", "9.0.6", "9.0.5", "8.1", "8.0")
 BUILD_CACHE = BIN / "cache"  # AUDITEVAL_CACHE_DIR layout: BUILD_CACHE / "trec_eval" / "trec_eval-V"
