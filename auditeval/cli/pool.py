@@ -256,7 +256,7 @@ def _qrels(args, err) -> tuple[dict, int]:
 
 
 def _judge(args, err) -> tuple[dict, int]:
-    from auditeval.pooling.judge import JudgeError, load_judge, run_judge
+    from auditeval.pooling.judge import JudgeError, JudgeOptions, load_judge, run_judge
     from auditeval.pooling.store import JudgmentStore
 
     kwargs = {}
@@ -279,8 +279,9 @@ def _judge(args, err) -> tuple[dict, int]:
     with JudgmentStore(args.store, create=True) as store:
         topics, docs, info, notes = _todo_pairs(args, store)
         tty = err if hasattr(err, "isatty") and err.isatty() else None
-        cost = run_judge(store, topics, docs, judge, source, f"pool judge {args.judge}", args.batch_size,
-                         args.workers, args.retries, args.backoff, progress=tty, timeout=args.timeout)
+        options = JudgeOptions(batch_size=args.batch_size, workers=args.workers, retries=args.retries,
+                               backoff=args.backoff, progress=tty, timeout=args.timeout)
+        cost = run_judge(store, topics, docs, judge, source, f"pool judge {args.judge}", options)
     doc = {"command": "pool judge", "judge": args.judge, "source": source, **info, "cost": cost.as_dict(), "notes": notes}
     done = f"{cost.pairs_judged} of {cost.pairs_todo} pair(s) judged and stored"
     resume = "rerun the same command to resume (stored pairs are never judged again)"
