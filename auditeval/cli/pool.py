@@ -302,7 +302,7 @@ def _judge_openai(args, kwargs: dict[str, str], err) -> tuple[dict, int]:
 
     from auditeval.io.files import read_text
     from auditeval.pooling import llm_judge as lj
-    from auditeval.pooling.judge import JudgeError
+    from auditeval.pooling.judge import JudgeError, JudgeOptions
     from auditeval.pooling.store import SCHEMA_VERSION, JudgmentStore
 
     config = lj.OpenAIConfig.from_args(kwargs)
@@ -338,10 +338,11 @@ def _judge_openai(args, kwargs: dict[str, str], err) -> tuple[dict, int]:
             notes.append(f"{len(missing)} pair(s) not sent: no text for topic(s) {_few(t_miss)} in {args.topics}"
                          f" / document(s) {_few(d_miss)} in {args.docs}")
         tty = err if hasattr(err, "isatty") and err.isatty() else None
-        cost = lj.run_llm_judge(store, topics, docs, config, template, prompt_name, texts, source,
-                                f"pool judge openai {config.model}", args.workers, args.retries,
-                                args.backoff if args.backoff >= 0 else 0.0, args.timeout, args.retry_failed, key,
-                                progress=tty)
+        options = JudgeOptions(workers=args.workers, retries=args.retries,
+                               backoff=args.backoff if args.backoff >= 0 else 0.0, timeout=args.timeout,
+                               retry_failed=args.retry_failed, progress=tty)
+        cost = lj.run_llm_judge(store, topics, docs, config, lj.Prompt(template, prompt_name), texts, source,
+                                f"pool judge openai {config.model}", options, key=key)
         usage = lj.usage_by_source(store, config, sha)
     doc = {"command": "pool judge", "judge": "openai", "source": source, **info, "cost": cost.as_dict(),
            "llm": {"model": config.model, "base_url": config.base_url, "key_env": config.key_env,
