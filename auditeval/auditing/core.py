@@ -70,10 +70,7 @@ class AuditOptions:
     """How :func:`audit` runs, every field one of its keywords (``audit(q, r, quick=True)`` and
     ``audit(q, r, options=AuditOptions(quick=True))`` are the same call).
 
-    ``against``: reference names (a list, or one comma-separated string; default: all installed).
-    ``profile``: the chosen convention (default trec_eval-9.0.8) that the sensitivity sweep and the
-    tie envelope start from; when given, references are also asked to compute under it (emulated
-    by rewriting the input where a tool declares it can). ``trec_eval``: trec_eval binaries to run.
+    ``trec_eval``: trec_eval binaries to run.
     ``progress``: a display to feed (``auditeval.render.progress.audit_progress(sys.stderr)``, what
     the command line passes on a terminal), or None. ``seed``, ``samples``: the tie envelope's
     sampling. ``timeout``: seconds per reference invocation. ``yield_cpu`` (the command line sets
@@ -90,8 +87,6 @@ class AuditOptions:
     not depend on it. The sensitivity sweep compares runs (ranking swaps) and stays in this process.
     """
 
-    against: list[str] | str | None = None
-    profile: str | Path | Convention | None = None
     trec_eval: list[str] | None = None
     progress: Any = None
     seed: int = 0
@@ -130,14 +125,19 @@ class _ToolFiles:
     runs: list[Run] | None = None
 
 
-def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, *,
+def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None,
+          against: list[str] | str | None = None, profile: str | Path | Convention | None = None, *,
           options: AuditOptions | None = None, **kw: Any) -> AuditReport:
-    """Audit ``runs`` against ``qrels`` with every reference in ``against`` (default: all installed).
+    """Audit ``runs`` against ``qrels`` with every reference in ``against`` (reference names: a
+    list, or one comma-separated string; default: all installed).
 
-    The keywords are :class:`AuditOptions`'s fields (``against``, ``profile``, ``trec_eval``,
-    ``progress``, ``seed``, ``samples``, ``timeout``, ``yield_cpu``, ``jobs``, ``quick``,
-    ``judgments``, ``backend``: what each does is said there), or ``options=`` one
-    :class:`AuditOptions` (keywords given beside it replace its fields). A KeyboardInterrupt
+    ``profile`` is the chosen convention (default trec_eval-9.0.8) that the sensitivity sweep
+    and the tie envelope start from; when given, references are also asked to compute under it
+    (emulated by rewriting the input where a tool declares it can). How the audit runs is one
+    :class:`AuditOptions` (``options=``), or its fields as keywords (``trec_eval``, ``progress``,
+    ``seed``, ``samples``, ``timeout``, ``yield_cpu``, ``jobs``, ``quick``, ``judgments``,
+    ``backend``: what each does is said there; given beside ``options=`` they replace its
+    fields). A KeyboardInterrupt
     kills every reference's process before it propagates. Returns an
     :class:`~auditeval.results.audit.AuditReport` (``auditeval.render_audit(rep, fmt)``, ``.to_frame()``,
     ``.exit_status``).
@@ -157,10 +157,10 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, *,
 
     run_in = list(runs) if isinstance(runs, list | tuple) else [runs]
     pairs = parse_measures(measures or DEFAULT_MEASURES)  # as every -m reads them ("P", "ndcg_cut.1,4")
-    base = resolve(opts.profile if opts.profile is not None else DEFAULT_PROFILE)
+    base = resolve(profile if profile is not None else DEFAULT_PROFILE)
     asked = _Asked(measures=[m for _, m in pairs], labels=[label for label, _ in pairs], base=base,
-                   base_name=_profile_name(opts.profile), explicit=opts.profile is not None)
-    against_list = opts.against.split(",") if isinstance(opts.against, str) else opts.against
+                   base_name=_profile_name(profile), explicit=profile is not None)
+    against_list = against.split(",") if isinstance(against, str) else against
     refs = references(None if against_list is None else [a.strip() for a in against_list if a.strip()],
                       opts.trec_eval)
     rep = AuditReport(qrels=str(qrels), runs=[], measures=asked.labels, profile=asked.base_name,
@@ -173,7 +173,7 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, *,
     qplain = plain_path(qrels)
     # with no emulated request the tools read the user's files as they are: start them before
     # auditeval reads the inputs itself, so its reading overlaps with the references' work
-    early = opts.profile is None and qplain is not None and all(p is not None for p in plain)
+    early = profile is None and qplain is not None and all(p is not None for p in plain)
 
     bar = opts.progress or None  # a display the caller made (the command line: render.progress.audit_progress)
     with tempfile.TemporaryDirectory(prefix="auditeval-audit-") as wd, bar if bar is not None else nullcontext(), \

@@ -122,11 +122,11 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     with backend(args, len(args.runs), err, jobs=args.native_jobs) as be:
         options = AuditOptions(
-            against=against, profile=profile, trec_eval=args.trec_eval, progress=progress, seed=args.seed,
-            timeout=args.timeout, yield_cpu=_own_process(), jobs=args.jobs, quick=args.quick,
-            judgments=args.judgments,
+            trec_eval=args.trec_eval, progress=progress, seed=args.seed, timeout=args.timeout,
+            yield_cpu=_own_process(), jobs=args.jobs, quick=args.quick, judgments=args.judgments,
             backend=None if isinstance(be, InProcess) else be)  # in process: on the audit's own staged runs
-        rep = audit(args.qrels, args.runs, measures=args.measures, options=options)
+        rep = audit(args.qrels, args.runs, measures=args.measures, against=against, profile=profile,
+                    options=options)
     if args.settings:
         from auditeval.api import profile_label
 
