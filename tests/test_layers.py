@@ -401,3 +401,51 @@ def test_no_c_float_arithmetic_outside_the_engine():
     bad = [f"{m}:{where}" for m, path in modules().items() if package(m) != "engine"
            for where in c_float_arithmetic(ast.parse(path.read_text(), str(path)))]
     assert bad == []
+
+
+# Function size: no function of auditeval over 100 lines (its ``def`` line to its last) or with
+# more than 10 parameters (``self``/``cls`` not counted, ``*args``/``**kwargs`` counted), unless a
+# ``# long: REASON`` comment on its ``def`` line says why.
+MAX_LINES = 100
+MAX_PARAMS = 10
+
+
+def long_functions(source: str) -> list[str]:
+    """The functions of ``source`` over the limits and without a ``# long:`` reason: name, lines,
+    parameters."""
+    lines = source.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        a = node.args
+        names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+        names = [n for n in names if n not in ("self", "cls")]
+        n_params = len(names) + (a.vararg is not None) + (a.kwarg is not None)
+        n_lines = node.end_lineno - node.lineno + 1
+        if n_lines <= MAX_LINES and n_params <= MAX_PARAMS:
+            continue
+        if "# long:" in lines[node.lineno - 1]:
+            continue
+        found.append(f"{node.lineno}:{node.name} ({n_lines} lines, {n_params} parameters)")
+    return found
+
+
+def test_the_size_rule_finds_long_functions_in_hand_made_code():
+    many = "def many(" + ", ".join(f"a{i}" for i in range(11)) + "):\n    pass\n"
+    ok = "def ok(self, " + ", ".join(f"a{i}" for i in range(10)) + "):\n    pass\n"
+    star = "def star(a, b, c, d, e, f, g, h, i, *args, **kwargs):\n    pass\n"
+    body = "".join("    x = 1\n" for _ in range(100))
+    tall = "def tall():\n" + body
+    fine = "def fine():\n" + body[:-len("    x = 1\n")]
+    excused = "def excused():  # long: one table of rows, read top to bottom\n" + body
+    assert long_functions(many + ok + star + tall + fine + excused) == [
+        "1:many (2 lines, 11 parameters)", "5:star (2 lines, 11 parameters)",
+        "7:tall (101 lines, 0 parameters)"]
+
+
+def test_no_long_functions():
+    """Every function of auditeval fits in 100 lines and 10 parameters, or says why beside its
+    ``def`` (options that travel together are one frozen keyword-only dataclass)."""
+    bad = [f"{m}:{where}" for m, path in modules().items() for where in long_functions(path.read_text())]
+    assert bad == []

@@ -1,6 +1,6 @@
 """The audit: reference tools beside the native engine, every difference explained.
 
-``audit(qrels, runs, ...)`` (:mod:`.core`) returns an :class:`~auditeval.results.audit.AuditReport`.
+``audit(qrels, runs, ...)`` (:mod:`.core`; its options one :class:`~.core.AuditOptions`) returns an :class:`~auditeval.results.audit.AuditReport`.
 Modules: :mod:`.native` (the one door to the engine), :mod:`.inputs` (files the tools read),
 :mod:`.agreement`, :mod:`.attribution` + :mod:`.evidence`, :mod:`.sensitivity`,
 :mod:`.ties` (tie envelope), :mod:`.diagnostics`, :mod:`.official`; the report is :mod:`auditeval.results.audit`.
@@ -15,6 +15,7 @@ from typing import Any
 # loaded on first use (PEP 562): eval's tie note imports auditing.tie_note, which must not bring
 # the audit's core, its reference adapters and their planning along (issue 17)
 _LAZY = {"DEFAULT_MEASURES": "auditeval.auditing.core", "audit": "auditeval.auditing.core",
+         "AuditOptions": "auditeval.auditing.core",
          "AuditReport": "auditeval.results.audit"}
 
 
@@ -26,4 +27,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'auditeval.auditing' has no attribute {name!r}")
 
 
-__all__ = ["DEFAULT_MEASURES", "AuditReport", "audit"]
+__all__ = ["DEFAULT_MEASURES", "AuditOptions", "AuditReport", "audit"]

@@ -17,7 +17,7 @@ import os
 import tempfile
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -65,38 +65,89 @@ TIE_TOPICS_SHOWN = 20  # per run and measure, widest envelopes first
 QUICK_FACTOR = 3.0  # --quick: references whose declared cost is at most this times pytrec_eval's
 
 
-def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, against: list[str] | str | None = None,
-          profile: str | Path | Convention | None = None, trec_eval: list[str] | None = None,
-          progress: Any = None, seed: int = 0, samples: int = 50, timeout: float | None = None,
-          yield_cpu: bool = False, jobs: int | None = None, quick: bool = False,
-          judgments: str = "qrels", backend: Any = None) -> AuditReport:
-    """Audit ``runs`` against ``qrels`` with every reference in ``against`` (default: all installed).
+@dataclass(frozen=True, kw_only=True)
+class AuditOptions:
+    """How :func:`audit` runs, every field one of its keywords (``audit(q, r, quick=True)`` and
+    ``audit(q, r, options=AuditOptions(quick=True))`` are the same call).
 
-    ``judgments``: ``"prefs"``, ``"qrels_prefs"`` or ``"qrels_jg"`` when ``qrels`` holds trec_eval's
-    preference judgments: the trec_eval binaries run with ``-R`` (:mod:`auditeval.auditing.prefs`).
+    ``trec_eval``: trec_eval binaries to run.
+    ``progress``: a display to feed (``auditeval.render.progress.audit_progress(sys.stderr)``, what
+    the command line passes on a terminal), or None. ``seed``, ``samples``: the tie envelope's
+    sampling. ``timeout``: seconds per reference invocation. ``yield_cpu`` (the command line sets
+    it) lowers this process's priority once the references run, so on a busy machine they, the
+    slowest part, get the processor first. ``jobs``: at most this many references at once
+    (default: the cores this process may use), longest expected cost first. ``quick``: only the
+    references whose declared cost (:attr:`~auditeval.adapters.base.Adapter.cost`) is at most
+    ``QUICK_FACTOR`` times pytrec_eval's; the others are listed with status ``left out`` and what
+    only they would have checked. ``judgments``: ``"prefs"``, ``"qrels_prefs"`` or ``"qrels_jg"``
+    when ``qrels`` holds trec_eval's preference judgments: the trec_eval binaries run with ``-R``
+    (:mod:`auditeval.auditing.prefs`). ``backend``: where the per-run native analyses (input
+    diagnostics, tie envelope) run (an :mod:`auditeval.execution` backend: ``share``/``map``,
+    results in run order; None: in this process, on the audit's own staged runs); the report does
+    not depend on it. The sensitivity sweep compares runs (ranking swaps) and stays in this process.
+    """
+
+    trec_eval: list[str] | None = None
+    progress: Any = None
+    seed: int = 0
+    samples: int = 50
+    timeout: float | None = None
+    yield_cpu: bool = False
+    jobs: int | None = None
+    quick: bool = False
+    judgments: str = "qrels"
+    backend: Any = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Asked:
+    """What the audit computes: the measures as parsed and as the user wrote them (the labels of
+    every row), the chosen convention and its name, and whether it was chosen (then references
+    are asked under it too)."""
+
+    measures: list[Measure]
+    labels: list[str]
+    base: Convention
+    base_name: str
+    explicit: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class _ToolFiles:
+    """What the references read: the qrels and run files, the work folder for rewritten runs, and
+    (once read) the objects behind the files, from which a run is rewritten under an emulated
+    convention (None when the references start before auditeval reads the inputs)."""
+
+    qfile: str
+    rfiles: list[str]
+    work: Path
+    q: Qrels | None = None
+    runs: list[Run] | None = None
+
+
+def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None,
+          against: list[str] | str | None = None, profile: str | Path | Convention | None = None, *,
+          options: AuditOptions | None = None, **kw: Any) -> AuditReport:
+    """Audit ``runs`` against ``qrels`` with every reference in ``against`` (reference names: a
+    list, or one comma-separated string; default: all installed).
 
     ``profile`` is the chosen convention (default trec_eval-9.0.8) that the sensitivity sweep
     and the tie envelope start from; when given, references are also asked to compute under it
-    (emulated by rewriting the input where a tool declares it can). ``yield_cpu`` (the command
-    line sets it) lowers this process's priority once the references run, so on a busy machine
-    they, the slowest part, get the processor first. ``jobs``: at most this many references at
-    once (default: the cores this process may use), longest expected cost first. ``quick``: only
-    the references whose declared cost (:attr:`~auditeval.adapters.base.Adapter.cost`) is at most
-    ``QUICK_FACTOR`` times pytrec_eval's; the others are listed with status ``left out`` and what
-    only they would have checked. A KeyboardInterrupt kills every reference's process before it
-    propagates. ``backend``: where the per-run native analyses (input diagnostics, tie envelope)
-    run (an :mod:`auditeval.execution` backend: ``share``/``map``, results in run order; None:
-    in this process, on the audit's own staged runs); the report does not depend on it. The
-    sensitivity sweep compares runs (ranking swaps) and stays in this process.
-    ``progress``: a display to feed (``auditeval.render.progress.audit_progress(sys.stderr)``,
-    what the command line passes on a terminal), or None. Returns an
+    (emulated by rewriting the input where a tool declares it can). How the audit runs is one
+    :class:`AuditOptions` (``options=``), or its fields as keywords (``trec_eval``, ``progress``,
+    ``seed``, ``samples``, ``timeout``, ``yield_cpu``, ``jobs``, ``quick``, ``judgments``,
+    ``backend``: what each does is said there; given beside ``options=`` they replace its
+    fields). A KeyboardInterrupt
+    kills every reference's process before it propagates. Returns an
     :class:`~auditeval.results.audit.AuditReport` (``auditeval.render_audit(rep, fmt)``, ``.to_frame()``,
     ``.exit_status``).
     """
-    if judgments != "qrels":
+    opts = _options(options, kw)
+    if opts.judgments != "qrels":
         from auditeval.auditing.prefs import audit_judgments
 
-        return audit_judgments(qrels, runs, [str(m) for m in measures or []], judgments, trec_eval, timeout)
+        return audit_judgments(qrels, runs, [str(m) for m in measures or []], opts.judgments, opts.trec_eval,
+                               opts.timeout)
     t0 = time.perf_counter()
     # pyarrow imports pandas on its first conversion (ChunkedArray.to_numpy, pa.array) inside
     # Cython code that swallows exceptions: a Ctrl-C landing during that import is lost, and
@@ -106,88 +157,57 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
 
     run_in = list(runs) if isinstance(runs, list | tuple) else [runs]
     pairs = parse_measures(measures or DEFAULT_MEASURES)  # as every -m reads them ("P", "ndcg_cut.1,4")
-    labels, parsed = [label for label, _ in pairs], [m for _, m in pairs]
     base = resolve(profile if profile is not None else DEFAULT_PROFILE)
-    base_name = _profile_name(profile)
+    asked = _Asked(measures=[m for _, m in pairs], labels=[label for label, _ in pairs], base=base,
+                   base_name=_profile_name(profile), explicit=profile is not None)
     against_list = against.split(",") if isinstance(against, str) else against
-    refs = references(None if against_list is None else [a.strip() for a in against_list if a.strip()], trec_eval)
-    rep = AuditReport(qrels=str(qrels), runs=[], measures=labels, profile=base_name, native_engine=ENGINE,
-                      profile_axes=axes_of(base))
-    if progress is True:
+    refs = references(None if against_list is None else [a.strip() for a in against_list if a.strip()],
+                      opts.trec_eval)
+    rep = AuditReport(qrels=str(qrels), runs=[], measures=asked.labels, profile=asked.base_name,
+                      native_engine=ENGINE, profile_axes=axes_of(base))
+    if opts.progress is True:
         raise TypeError("audit(progress=...): pass a display, auditeval.render.progress.audit_progress(sys.stderr), "
                         "or None")
-    show = progress
-    rep.jobs = max(1, jobs or cores())
-    waited = 0.0
+    rep.jobs = max(1, opts.jobs or cores())
     plain = [plain_path(r) for r in run_in]
     qplain = plain_path(qrels)
     # with no emulated request the tools read the user's files as they are: start them before
     # auditeval reads the inputs itself, so its reading overlaps with the references' work
     early = profile is None and qplain is not None and all(p is not None for p in plain)
 
-    bar = show or None  # a display the caller made (the command line: render.progress.audit_progress)
+    bar = opts.progress or None  # a display the caller made (the command line: render.progress.audit_progress)
     with tempfile.TemporaryDirectory(prefix="auditeval-audit-") as wd, bar if bar is not None else nullcontext(), \
             _Stop() as stop:
         work = Path(wd)
         if early:
-            qfile, rfiles = qplain, [str(p) for p in plain]
-            tasks, requested = _plan(refs, parsed, labels, base, False, None, None, rfiles, qfile, work, rep, timeout)
-            tasks, stop.running = _schedule(tasks, rep, quick, rep.jobs, bar)
-            _yield(yield_cpu and bool(tasks))
+            files = _ToolFiles(qfile=qplain, rfiles=[str(p) for p in plain], work=work)
+            tasks, requested, stop.running = _start_references(refs, asked, files, rep, opts, bar)
         q = qrels_from(qrels)
         rep.qrels = q.source
         rep.notes.extend(q.notes)
-        max_grade = int(q.table.column("grade").to_numpy().max()) if len(q) else 1
-        if not early:
-            qfile = tool_file(qrels, q, work, "qrels", rep.notes)
+        qfile = qplain if early else tool_file(qrels, q, work, "qrels", rep.notes)
         loaded = read_runs(run_in)
         run_objs = [r for r, _ in loaded]
-        names = rep.runs = [r.name for r in run_objs]
+        rep.runs = [r.name for r in run_objs]
         rep.notes.extend(n for _, n in loaded if n)
         nat = Native(q, run_objs, base)
         for sr in nat.staged:  # the input rule of every command (engine door): what eval refuses
-            sr.check_inputs(base, parsed)
+            sr.check_inputs(base, asked.measures)
         if not early:
-            rfiles = [tool_file(r_in, r, work, f"run{i}", rep.notes) for i, (r_in, r) in enumerate(zip(run_in, run_objs, strict=True))]
-            tasks, requested = _plan(refs, parsed, labels, base, profile is not None, q, run_objs, rfiles, qfile, work, rep,
-                                     timeout)
-            tasks, stop.running = _schedule(tasks, rep, quick, rep.jobs, bar)
-            _yield(yield_cpu and bool(tasks))
-        rep.engines.insert(0, EngineInfo("native", ENGINE, base_name, "ok", "auditeval's own engine", axes=axes_of(base)))
+            rfiles = [tool_file(r_in, r, work, f"run{i}", rep.notes)
+                      for i, (r_in, r) in enumerate(zip(run_in, run_objs, strict=True))]
+            files = _ToolFiles(qfile=qfile, rfiles=rfiles, work=work, q=q, runs=run_objs)
+            tasks, requested, stop.running = _start_references(refs, asked, files, rep, opts, bar)
+        rep.engines.insert(0, EngineInfo("native", ENGINE, asked.base_name, "ok", "auditeval's own engine",
+                                         axes=axes_of(base)))
         rep.inputs = [InputFile("qrels", "qrels", q.source, file_sha256(q.source))] + [
             InputFile("run", r.name, r.source, file_sha256(r.source)) for r in run_objs]
-
-        # ---- native work while the references run
-        rep.diagnostics["qrels"] = diagnostics.qrels_facts(q, base.rel)
-        task = bar.add_task("diagnostics and tie envelope", total=len(names)) if bar else None
-        per_run = _per_run(nat, q, parsed, base, samples, seed, backend, (lambda *_: bar.advance(task)) if bar else None)
-        rep.ties = []
-        for r, (facts, ties) in zip(run_objs, per_run, strict=True):
-            rep.diagnostics[r.name] = facts
-            rep.ties.extend(ties)
-        n_axes = sum(len(attribution.axis_values(a, base, max_grade)) for a in read_axes(parsed, base))
-        task = bar.add_task("sensitivity sweep", total=n_axes) if bar else None
-        rep.sensitivity, rep.swaps = sweep(nat, names, parsed, base, max_grade,
-                                           tick=(lambda: bar.advance(task)) if bar else None)
-        if isinstance(qrels, str) and qrels.startswith("irds:"):
-            rep.official = official.check(qrels[5:], parsed, base)
+        _native_work(rep, nat, asked, opts, bar, qrels)
 
         t_wait = time.perf_counter()
         outcomes: list[Outcome] = stop.running.results()
         waited = time.perf_counter() - t_wait
-
-        task = bar.add_task("agreement and attribution", total=3) if bar else None
-        effective = _agreement(rep, nat, outcomes, {a.name: a for a, _, _ in tasks}, requested, parsed, labels, names,
-                               max_grade)
-        _conv_diff(rep, nat, effective, parsed, labels, names, base, refs)
-        if bar:
-            bar.advance(task)
-        _attributions(rep, nat, effective, parsed, labels, names, base, base_name)
-        if bar:
-            bar.advance(task)
-        _topic_deltas(rep, nat, effective, parsed, labels, names, base)
-        if bar:
-            bar.advance(task)
+        _compare(rep, nat, outcomes, tasks, requested, asked, refs, bar)
     rep.notes.extend(n for n in nat.notes if n not in rep.notes)
     rep.seconds = time.perf_counter() - t0
     rep.native_seconds = rep.seconds - waited
@@ -195,6 +215,70 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None, ag
         if e.name == "native":
             e.seconds = rep.native_seconds
     return rep
+
+
+def _options(options: AuditOptions | None, kw: dict[str, Any]) -> AuditOptions:
+    """``options`` with the keywords given beside it (an unknown keyword is a TypeError, as for any
+    function)."""
+    known = AuditOptions.__dataclass_fields__
+    for name in kw:
+        if name not in known:
+            raise TypeError(f"audit() got an unexpected keyword argument {name!r}")
+    return replace(options, **kw) if options is not None else AuditOptions(**kw)
+
+
+def _start_references(refs: list[Adapter], asked: _Asked, files: _ToolFiles, rep: AuditReport,
+                      opts: AuditOptions, bar) -> tuple[list, dict, Running]:
+    """Plan each reference's requests, start them (:func:`_schedule`), then yield the processor to
+    them when asked: the tasks started, the requests by (reference, key), what runs them."""
+    tasks, requested = _plan(refs, asked, files, rep, opts.timeout)
+    tasks, running = _schedule(tasks, rep, opts.quick, rep.jobs, bar)
+    _yield(opts.yield_cpu and bool(tasks))
+    return tasks, requested, running
+
+
+def _max_grade(q: Qrels) -> int:
+    return int(q.table.column("grade").to_numpy().max()) if len(q) else 1
+
+
+def _native_work(rep: AuditReport, nat: Native, asked: _Asked, opts: AuditOptions, bar, qrels: Any) -> None:
+    """What the native engine computes while the references run: the input diagnostics and the tie
+    envelope of every run, the sensitivity sweep, the official-value check of an ``irds:`` qrels."""
+    q, base, parsed = nat.qrels, asked.base, asked.measures
+    rep.diagnostics["qrels"] = diagnostics.qrels_facts(q, base.rel)
+    task = bar.add_task("diagnostics and tie envelope", total=len(rep.runs)) if bar else None
+    per_run = _per_run(nat, q, parsed, base, opts.samples, opts.seed, opts.backend,
+                       (lambda *_: bar.advance(task)) if bar else None)
+    rep.ties = []
+    for r, (facts, ties) in zip(nat.runs, per_run, strict=True):
+        rep.diagnostics[r.name] = facts
+        rep.ties.extend(ties)
+    max_grade = _max_grade(q)
+    n_axes = sum(len(attribution.axis_values(a, base, max_grade)) for a in read_axes(parsed, base))
+    task = bar.add_task("sensitivity sweep", total=n_axes) if bar else None
+    rep.sensitivity, rep.swaps = sweep(nat, rep.runs, parsed, base, max_grade,
+                                       tick=(lambda: bar.advance(task)) if bar else None)
+    if isinstance(qrels, str) and qrels.startswith("irds:"):
+        rep.official = official.check(qrels[5:], parsed, base)
+
+
+def _compare(rep: AuditReport, nat: Native, outcomes: list[Outcome], tasks: list, requested: dict, asked: _Asked,
+             refs: list[Adapter], bar) -> None:
+    """Each reference's values against the native engine's (agreement), then the convention diff,
+    the attributions and the per-topic deltas built on the conventions found effective."""
+    parsed, labels, names, base = asked.measures, asked.labels, rep.runs, asked.base
+    task = bar.add_task("agreement and attribution", total=3) if bar else None
+    effective = _agreement(rep, nat, outcomes, {a.name: a for a, _, _ in tasks}, requested, parsed, labels, names,
+                           _max_grade(nat.qrels))
+    _conv_diff(rep, nat, effective, parsed, labels, names, base, refs)
+    if bar:
+        bar.advance(task)
+    _attributions(rep, nat, effective, parsed, labels, names, base, asked.base_name)
+    if bar:
+        bar.advance(task)
+    _topic_deltas(rep, nat, effective, parsed, labels, names, base)
+    if bar:
+        bar.advance(task)
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -289,9 +373,9 @@ def _left_out(e: EngineInfo, a: Adapter, kept: list[Adapter], info: dict[str, En
     e.unsupported = []
 
 
-def _plan(refs: list[Adapter], measures: list[Measure], labels: list[str], base: Convention, explicit: bool, q, runs,
-          rfiles, qfile, work: Path, rep: AuditReport, timeout: float | None):
+def _plan(refs: list[Adapter], asked: _Asked, files: _ToolFiles, rep: AuditReport, timeout: float | None):
     """Requests per reference; records unavailable references and unsupported variants in ``rep``."""
+    base, q, runs, rfiles, work = asked.base, files.q, files.runs, files.rfiles, files.work
     tasks, requested = [], {}
     rewritten: dict[tuple, str] = {}
     for a in refs:
@@ -305,8 +389,8 @@ def _plan(refs: list[Adapter], measures: list[Measure], labels: list[str], base:
         own = a.own()
         reqs: list[Request] = []
         skipped: list[str] = []
-        modes = [("own", own)] + ([("chosen", base)] if explicit and base != own else [])
-        for label, m in zip(labels, measures, strict=True):
+        modes = [("own", own)] + ([("chosen", base)] if asked.explicit and base != own else [])
+        for label, m in zip(asked.labels, asked.measures, strict=True):
             for mode, conv in modes:
                 plan = a.plan(m, conv)
                 if plan.unsupported:
@@ -334,7 +418,7 @@ def _plan(refs: list[Adapter], measures: list[Measure], labels: list[str], base:
             requested[(a.name, r.key)][1] for r in reqs)), unsupported=skipped, axes=axes_of(own))
         rep.engines.append(info)
         if reqs:
-            tasks.append((a, qfile, reqs))
+            tasks.append((a, files.qfile, reqs))
         else:
             info.status, info.message = "nothing to compute", "computes none of the requested measures"
     return tasks, requested

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from auditeval.auditing.core import audit
+from auditeval.auditing.core import AuditOptions, audit
 from auditeval.cli.common import add_measures, add_scheduler, add_settings, jobs_value
 from auditeval.render.audit import FORMATS, render
 from auditeval.render.audit.text import VIEWS
@@ -121,10 +121,12 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from auditeval.execution import InProcess
 
     with backend(args, len(args.runs), err, jobs=args.native_jobs) as be:
+        options = AuditOptions(
+            trec_eval=args.trec_eval, progress=progress, seed=args.seed, timeout=args.timeout,
+            yield_cpu=_own_process(), jobs=args.jobs, quick=args.quick, judgments=args.judgments,
+            backend=None if isinstance(be, InProcess) else be)  # in process: on the audit's own staged runs
         rep = audit(args.qrels, args.runs, measures=args.measures, against=against, profile=profile,
-                    trec_eval=args.trec_eval, progress=progress, seed=args.seed, timeout=args.timeout,
-                    yield_cpu=_own_process(), jobs=args.jobs, quick=args.quick, judgments=args.judgments,
-                    backend=None if isinstance(be, InProcess) else be)  # in process: on the audit's own staged runs
+                    options=options)
     if args.settings:
         from auditeval.api import profile_label
 

@@ -256,7 +256,7 @@ def _qrels(args, err) -> tuple[dict, int]:
 
 
 def _judge(args, err) -> tuple[dict, int]:
-    from auditeval.pooling.judge import JudgeError, load_judge, run_judge
+    from auditeval.pooling.judge import JudgeError, JudgeOptions, load_judge, run_judge
     from auditeval.pooling.store import JudgmentStore
 
     kwargs = {}
@@ -279,8 +279,9 @@ def _judge(args, err) -> tuple[dict, int]:
     with JudgmentStore(args.store, create=True) as store:
         topics, docs, info, notes = _todo_pairs(args, store)
         tty = err if hasattr(err, "isatty") and err.isatty() else None
-        cost = run_judge(store, topics, docs, judge, source, f"pool judge {args.judge}", args.batch_size,
-                         args.workers, args.retries, args.backoff, progress=tty, timeout=args.timeout)
+        options = JudgeOptions(batch_size=args.batch_size, workers=args.workers, retries=args.retries,
+                               backoff=args.backoff, progress=tty, timeout=args.timeout)
+        cost = run_judge(store, topics, docs, judge, source, f"pool judge {args.judge}", options)
     doc = {"command": "pool judge", "judge": args.judge, "source": source, **info, "cost": cost.as_dict(), "notes": notes}
     done = f"{cost.pairs_judged} of {cost.pairs_todo} pair(s) judged and stored"
     resume = "rerun the same command to resume (stored pairs are never judged again)"
@@ -301,7 +302,7 @@ def _judge_openai(args, kwargs: dict[str, str], err) -> tuple[dict, int]:
 
     from auditeval.io.files import read_text
     from auditeval.pooling import llm_judge as lj
-    from auditeval.pooling.judge import JudgeError
+    from auditeval.pooling.judge import JudgeError, JudgeOptions
     from auditeval.pooling.store import SCHEMA_VERSION, JudgmentStore
 
     config = lj.OpenAIConfig.from_args(kwargs)
@@ -337,10 +338,11 @@ def _judge_openai(args, kwargs: dict[str, str], err) -> tuple[dict, int]:
             notes.append(f"{len(missing)} pair(s) not sent: no text for topic(s) {_few(t_miss)} in {args.topics}"
                          f" / document(s) {_few(d_miss)} in {args.docs}")
         tty = err if hasattr(err, "isatty") and err.isatty() else None
-        cost = lj.run_llm_judge(store, topics, docs, config, template, prompt_name, texts, source,
-                                f"pool judge openai {config.model}", args.workers, args.retries,
-                                args.backoff if args.backoff >= 0 else 0.0, args.timeout, args.retry_failed, key,
-                                progress=tty)
+        options = JudgeOptions(workers=args.workers, retries=args.retries,
+                               backoff=args.backoff if args.backoff >= 0 else 0.0, timeout=args.timeout,
+                               retry_failed=args.retry_failed, progress=tty)
+        cost = lj.run_llm_judge(store, topics, docs, config, lj.Prompt(template, prompt_name), texts, source,
+                                f"pool judge openai {config.model}", options, key=key)
         usage = lj.usage_by_source(store, config, sha)
     doc = {"command": "pool judge", "judge": "openai", "source": source, **info, "cost": cost.as_dict(),
            "llm": {"model": config.model, "base_url": config.base_url, "key_env": config.key_env,

@@ -118,7 +118,7 @@ def reproduce_parser(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from auditeval.verify.reproduce import reproduce
+    from auditeval.verify.reproduce import ReproduceConvention, reproduce
     from auditeval.vocab.conventions import AXES
 
     AXES["ties"].parse(args.ties)
@@ -133,12 +133,13 @@ def cmd_reproduce(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from auditeval.io.files import check_output
 
         check_output(args.plot)  # a missing or read-only folder fails before the work
+    convention = ReproduceConvention(profile=args.profile, settings=args.settings, depth=args.depth,
+                                     rbo_p=args.rbo_p, ties=args.ties, sim=args.sim, ktu_form=args.ktu,
+                                     rbo_form=args.rbo)
     res = reproduce(
         args.qrels, args.original, args.reproduced, measures=args.measures or list(DEFAULT_MEASURES),
-        profile=args.profile, settings=args.settings, baseline_original=args.baseline_original,
-        baseline_reproduced=args.baseline_reproduced, depth=args.depth, rbo_p=args.rbo_p, ties=args.ties,
-        sim=args.sim, ktu_form=args.ktu, rbo_form=args.rbo, per_topic=args.per_topic or bool(args.plot),
-        qrels_b=args.qrels_b,
+        baseline_original=args.baseline_original, baseline_reproduced=args.baseline_reproduced,
+        qrels_b=args.qrels_b, per_topic=args.per_topic or bool(args.plot), convention=convention,
     )
     if args.plot:
         from auditeval.render.reproduce_plot import plot_reproduction

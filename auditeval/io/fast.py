@@ -86,49 +86,87 @@ def fast_table(
     only its distinct values and its last value are kept (:func:`dropped_values`), which
     spares the memory of a per-row column nobody reads.
     """
+    opened = _open(source, lone_cr_ok)
+    if opened is None:
+        return None
+    stream, sniff = opened
+    layout = _layout(sniff, comment_header)
+    if layout is None:
+        stream.close()
+        return None
+    delimiter, n_header = layout
+    names = names or [f"f{i}" for i in range(len(types))]
+    keep = tuple(range(len(types))) if keep is None else keep
+    try:
+        read = _read_blocks(stream, names, types, keep, delimiter, n_header)
+    finally:
+        stream.close()
+    if read is None:
+        return None
+    kept, dropped, last = read
+    meta = {}
+    if n_header:
+        meta[_HEADER_KEY] = str(n_header).encode()
+    for name, seen in dropped.items():
+        col = last.column(name)
+        meta[_VALUES_KEY + name.encode()] = json.dumps([list(seen), col[len(col) - 1].as_py()]).encode()
+    table = pa.table(
+        {names[k]: pa.chunked_array(chunks, type=types[k]) for k, chunks in zip(keep, kept, strict=True)}
+    )
+    return table.replace_schema_metadata(meta) if meta else table
+
+
+def _open(source: bytes | str | Path, lone_cr_ok: bool):
+    """An Arrow stream of ``source`` and its first ``2 * _SNIFF`` bytes, or None: too short,
+    gzip, a lone CR where ``lone_cr_ok`` is false, stdin, not a plain file, unreadable."""
     if isinstance(source, bytes | bytearray | memoryview):
         data = bytes(source) if not isinstance(source, bytes) else source
         if len(data) < 2 or data[:2] == b"\x1f\x8b":
             return None
         if not lone_cr_ok and b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
             return None
-        sniff = data[: 2 * _SNIFF]
-        stream = pa.BufferReader(data)
-    else:
-        name = str(source)
-        if name == "-" or not os.path.isfile(name):
-            return None
-        try:
-            with open(name, "rb") as fh:
-                sniff = fh.read(2 * _SNIFF)
-                if len(sniff) < 2 or sniff[:2] == b"\x1f\x8b":
-                    return None
-                if not lone_cr_ok and not _crlf_only(fh):
-                    return None
-            stream = pa.OSFile(name)
-        except OSError:
-            return None
+        return pa.BufferReader(data), data[: 2 * _SNIFF]
+    name = str(source)
+    if name == "-" or not os.path.isfile(name):
+        return None
+    try:
+        with open(name, "rb") as fh:
+            sniff = fh.read(2 * _SNIFF)
+            if len(sniff) < 2 or sniff[:2] == b"\x1f\x8b":
+                return None
+            if not lone_cr_ok and not _crlf_only(fh):
+                return None
+        return pa.OSFile(name), sniff
+    except OSError:
+        return None
+
+
+def _layout(sniff: bytes, comment_header: bool) -> tuple[str, int] | None:
+    """The delimiter (one tab when the first 64 KiB after the header hold tabs and no space,
+    else one space) and the number of ``#`` header lines; None for the general path (a BOM,
+    a header that is not plain, both tabs and spaces)."""
     if sniff.startswith(BOM):  # Arrow would drop it silently; the general path notes it
-        stream.close()
         return None
     n_header = 0
     if comment_header:
         hb = _comment_header(sniff[:_SNIFF])
         if hb is None:
-            stream.close()
             return None
         n_header = sniff[:hb].count(b"\n")
         sniff = sniff[hb:]
     sniff = sniff[:_SNIFF]
     if b"\t" in sniff:
         if b" " in sniff:
-            stream.close()
             return None
-        delimiter = "\t"
-    else:
-        delimiter = " "
-    names = names or [f"f{i}" for i in range(len(types))]
-    keep = tuple(range(len(types))) if keep is None else keep
+        return "\t", n_header
+    return " ", n_header
+
+
+def _read_blocks(stream, names: list[str], types: list[pa.DataType], keep: tuple[int, ...], delimiter: str,
+                 n_header: int):
+    """Every block of ``stream`` parsed and checked: the kept columns' chunks, the dropped
+    columns' distinct values, the last block; None when a block is not regular (or none holds
+    a row)."""
     checks = [_column_check(typ, first_field=k == 0) for k, typ in enumerate(types)]
     dropped: dict[str, dict[str, None]] = {names[k]: {} for k in range(len(types)) if k not in keep}
     kept: list[list[pa.Array]] = [[] for _ in keep]
@@ -160,20 +198,9 @@ def fast_table(
             last = batch
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
         return None
-    finally:
-        stream.close()
     if last is None:
         return None
-    meta = {}
-    if n_header:
-        meta[_HEADER_KEY] = str(n_header).encode()
-    for name, seen in dropped.items():
-        col = last.column(name)
-        meta[_VALUES_KEY + name.encode()] = json.dumps([list(seen), col[len(col) - 1].as_py()]).encode()
-    table = pa.table(
-        {names[k]: pa.chunked_array(chunks, type=types[k]) for k, chunks in zip(keep, kept, strict=True)}
-    )
-    return table.replace_schema_metadata(meta) if meta else table
+    return kept, dropped, last
 
 
 _BLOCK = 1 << 20  # smaller blocks hold less transient text; 1 MiB parses as fast as 8 MiB

@@ -19,7 +19,7 @@ _WHERE = {
     "BiasReport": "bias", "pool_bias": "bias",
     "Coverage": "coverage", "pool_coverage": "coverage",
     "GrowthReport": "growth", "pool_growth": "growth",
-    "SimulatedJudge": "judge", "run_judge": "judge", "simulated": "judge",
+    "JudgeOptions": "judge", "SimulatedJudge": "judge", "run_judge": "judge", "simulated": "judge",
     "Pools": "pools", "build_pools": "pools", "random_orders": "pools",
     "JudgmentStore": "store",
 }

@@ -176,21 +176,30 @@ class _Batch:
         return f"batch {self.number} ({len(self.pairs)} pair(s) from topic {t!r} doc {d!r})"
 
 
-def run_judge(
-    store: JudgmentStore,
-    topics: Sequence[str],
-    docs: Sequence[str],
-    judge: Callable,
-    source: str,
-    origin: str,
-    batch_size: int = 20,
-    workers: int = 4,
-    retries: int = 4,
-    backoff: float = 1.0,
-    progress: TextIO | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    timeout: float | None = None,
-) -> JudgeCost:
+@dataclass(frozen=True, kw_only=True)
+class JudgeOptions:
+    """How a judge is run (``auditeval pool judge``'s options; :func:`run_judge` and
+    :func:`auditeval.pooling.llm_judge.run_llm_judge`).
+
+    ``batch_size``: pairs per call (the hook only; ``--judge openai`` sends one pair per
+    request). ``workers``: calls at once. ``retries``: calls after a batch's first, waiting
+    ``backoff * 2**attempt`` seconds before each (the HTTP judge adds jitter). ``timeout``:
+    seconds a call may take (None: no limit). ``progress``: a terminal stream for a rich
+    progress bar (None: no bar). ``sleep`` waits (tests pass a fake). ``retry_failed``
+    (``--judge openai`` only): send again the pairs recorded as failed."""
+
+    batch_size: int = 20
+    workers: int = 4
+    retries: int = 4
+    backoff: float = 1.0
+    timeout: float | None = None
+    progress: TextIO | None = None
+    sleep: Callable[[float], None] = time.sleep
+    retry_failed: bool = False
+
+
+def run_judge(store: JudgmentStore, topics: Sequence[str], docs: Sequence[str], judge: Callable, source: str,
+              origin: str, options: JudgeOptions | None = None) -> JudgeCost:
     """Judge the pairs (``topics[i]``, ``docs[i]``) and store each batch as it is answered.
 
     At most ``workers`` calls run at once, each in its own daemon thread; the main thread
@@ -208,26 +217,110 @@ def run_judge(
     labelled meanwhile is not sent: ``cost.already_stored``); at most ``2 * workers`` batches
     are checked ahead. On Ctrl-C nothing more is sent or retried, the calls in flight are
     abandoned (``cost.abandoned``), ``cost.interrupted`` is set, and the batches answered so
-    far are already stored. ``progress``: a terminal stream for a rich progress bar (None: no
-    bar). ``sleep`` waits (tests pass a fake)."""
+    far are already stored. The options (:class:`JudgeOptions`, default its defaults) give
+    ``batch_size``, ``workers``, ``retries``, ``backoff``, ``timeout``, ``progress``, ``sleep``."""
     t0 = time.monotonic()
-    pairs = list(zip(topics, docs, strict=True))
-    cost = JudgeCost(pairs_todo=len(pairs))
-    step = max(batch_size, 1)
-    chunks = iter([pairs[a : a + step] for a in range(0, len(pairs), step)])
-    numbers = itertools.count(1)
-    any_done = threading.Event()
-    bar = _progress(progress, len(pairs))
-    task = bar.add_task("judging", total=len(pairs)) if bar else None
-    width = max(workers, 1)
-    ahead: list[_Batch] = []  # checked, waiting to be (re)sent
-    running: list[_Batch] = []
-    failed: list[tuple[int, str]] = []  # (batch number, reason): reported in batch order
-    stop = False
+    run = _Judging(store, judge, source, origin, options or JudgeOptions(), list(zip(topics, docs, strict=True)))
+    try:
+        if run.bar:
+            run.bar.start()
+        while run.step():
+            pass
+    except KeyboardInterrupt:
+        run.interrupted()
+    finally:
+        if run.bar:
+            run.bar.stop()
+    cost = run.cost
+    cost.errors = [text for _, text in sorted(run.failed)]  # calls in flight end in any order
+    cost.seconds = time.monotonic() - t0
+    return cost
 
-    def finished(b: _Batch, reason: str | None, answer=None) -> None:
+
+class _Judging:
+    """The state of one :func:`run_judge`: batches checked ahead, calls running, failures."""
+
+    def __init__(self, store: JudgmentStore, judge: Callable, source: str, origin: str, opts: JudgeOptions,
+                 pairs: list[tuple[str, str]]):
+        self.store, self.judge, self.source, self.origin, self.opts = store, judge, source, origin, opts
+        self.cost = JudgeCost(pairs_todo=len(pairs))
+        step = max(opts.batch_size, 1)
+        self.chunks = iter([pairs[a : a + step] for a in range(0, len(pairs), step)])
+        self.numbers = itertools.count(1)
+        self.any_done = threading.Event()
+        self.bar = _progress(opts.progress, len(pairs))
+        self.task = self.bar.add_task("judging", total=len(pairs)) if self.bar else None
+        self.width = max(opts.workers, 1)
+        self.ahead: list[_Batch] = []  # checked, waiting to be (re)sent
+        self.running: list[_Batch] = []
+        self.failed: list[tuple[int, str]] = []  # (batch number, reason): reported in batch order
+        self.stop = False
+
+    def step(self) -> bool:
+        """Check batches ahead, send those due, wait for calls (at most 0.1 s) and take their
+        answers; False when nothing is left to send or wait for."""
+        self.check_ahead()
+        self.send_due()
+        if not self.running and not self.ahead:
+            return False
+        if not self.running:  # only backoff waits left
+            self.opts.sleep(max(0.0, min(b.due for b in self.ahead) - time.monotonic()))
+            return True
+        timeout = self.opts.timeout
+        wait_for = 0.1
+        if timeout is not None:
+            wait_for = min(wait_for, max(0.0, min(b.call.started for b in self.running) + timeout - time.monotonic()))
+        self.any_done.wait(wait_for)
+        self.any_done.clear()
+        self.collect()
+        return True
+
+    def check_ahead(self) -> None:
+        """Queue the next batches (at most ``2 * workers`` ahead and running), each checked
+        against the store first."""
+        while not self.stop and len(self.ahead) + len(self.running) < 2 * self.width:
+            chunk = next(self.chunks, None)
+            if chunk is None:
+                break
+            todo = self.store.unlabelled(chunk)
+            self.cost.already_stored += len(chunk) - len(todo)
+            if self.bar and len(todo) < len(chunk):
+                self.bar.advance(self.task, len(chunk) - len(todo))
+            if todo:
+                self.ahead.append(_Batch(next(self.numbers), todo))
+
+    def send_due(self) -> None:
+        now_ = time.monotonic()
+        for b in [b for b in self.ahead if b.due <= now_][: self.width - len(self.running)]:
+            self.ahead.remove(b)
+            b.attempt += 1
+            b.call = _Call(self.judge, b.pairs, self.any_done)
+            self.running.append(b)
+
+    def collect(self) -> None:
+        """Take the answers of the calls that ended, and abandon those past the timeout."""
+        timeout = self.opts.timeout
+        for b in list(self.running):
+            call = b.call
+            if call.done.is_set():
+                self.running.remove(b)
+                if call.error is not None:
+                    self.finished(b, f"{type(call.error).__name__}: {call.error}")
+                    continue
+                try:
+                    answer = _parse_reply(call.reply, len(b.pairs))
+                except ValueError as exc:
+                    self.finished(b, str(exc))
+                    continue
+                self.finished(b, None, answer)
+            elif timeout is not None and time.monotonic() - call.started >= timeout:
+                self.running.remove(b)
+                self.cost.timed_out += 1
+                self.finished(b, f"TimeoutError: the judge did not answer within {timeout:g} s (call abandoned)")
+
+    def finished(self, b: _Batch, reason: str | None, answer=None) -> None:
         """Store an answered batch, or retry / fail it."""
-        nonlocal stop
+        cost = self.cost
         if reason is None:
             labels, ti, to = answer
             cost.calls += b.attempt
@@ -237,82 +330,31 @@ def run_judge(
             if to is not None:
                 cost.output_tokens = (cost.output_tokens or 0) + int(to)
             chunk = b.pairs
-            store.add(Labels([p[0] for p in chunk], [p[1] for p in chunk], labels, [source] * len(chunk),
-                             [None] * len(chunk)), origin, calls=b.attempt, input_tokens=ti, output_tokens=to)
+            self.store.add(Labels([p[0] for p in chunk], [p[1] for p in chunk], labels, [self.source] * len(chunk),
+                                  [None] * len(chunk)), self.origin, calls=b.attempt, input_tokens=ti, output_tokens=to)
             cost.batches += 1
             cost.pairs_judged += len(chunk)
-            if bar:
-                bar.advance(task, len(chunk))
+            if self.bar:
+                self.bar.advance(self.task, len(chunk))
             return
-        if b.attempt <= retries:
-            b.due = time.monotonic() + backoff * 2 ** (b.attempt - 1)
-            ahead.insert(0, b)  # retried before any new batch
+        if b.attempt <= self.opts.retries:
+            b.due = time.monotonic() + self.opts.backoff * 2 ** (b.attempt - 1)
+            self.ahead.insert(0, b)  # retried before any new batch
             return
         cost.calls += b.attempt
         cost.retries += b.attempt - 1
         cost.failed_batches += 1
-        failed.append((b.number, f"{b.where()}: {reason}"))
-        stop = True
-        ahead[:] = [x for x in ahead if x.attempt > 0]  # never sent: dropped; retries go on
+        self.failed.append((b.number, f"{b.where()}: {reason}"))
+        self.stop = True
+        self.ahead[:] = [x for x in self.ahead if x.attempt > 0]  # never sent: dropped; retries go on
 
-    try:
-        if bar:
-            bar.start()
-        while True:
-            while not stop and len(ahead) + len(running) < 2 * width:
-                chunk = next(chunks, None)
-                if chunk is None:
-                    break
-                todo = store.unlabelled(chunk)
-                cost.already_stored += len(chunk) - len(todo)
-                if bar and len(todo) < len(chunk):
-                    bar.advance(task, len(chunk) - len(todo))
-                if todo:
-                    ahead.append(_Batch(next(numbers), todo))
-            now_ = time.monotonic()
-            for b in [b for b in ahead if b.due <= now_][: width - len(running)]:
-                ahead.remove(b)
-                b.attempt += 1
-                b.call = _Call(judge, b.pairs, any_done)
-                running.append(b)
-            if not running and not ahead:
-                break
-            if not running:  # only backoff waits left
-                sleep(max(0.0, min(b.due for b in ahead) - time.monotonic()))
-                continue
-            wait_for = 0.1
-            if timeout is not None:
-                wait_for = min(wait_for, max(0.0, min(b.call.started for b in running) + timeout - time.monotonic()))
-            any_done.wait(wait_for)
-            any_done.clear()
-            for b in list(running):
-                call = b.call
-                if call.done.is_set():
-                    running.remove(b)
-                    if call.error is not None:
-                        finished(b, f"{type(call.error).__name__}: {call.error}")
-                        continue
-                    try:
-                        answer = _parse_reply(call.reply, len(b.pairs))
-                    except ValueError as exc:
-                        finished(b, str(exc))
-                        continue
-                    finished(b, None, answer)
-                elif timeout is not None and time.monotonic() - call.started >= timeout:
-                    running.remove(b)
-                    cost.timed_out += 1
-                    finished(b, f"TimeoutError: the judge did not answer within {timeout:g} s (call abandoned)")
-    except KeyboardInterrupt:
+    def interrupted(self) -> None:
+        """Ctrl-C: the calls in flight are abandoned, nothing more is sent."""
+        cost, running, ahead = self.cost, self.running, self.ahead
         cost.interrupted = True
         cost.abandoned = len(running)
         cost.calls += sum(b.attempt for b in running) + sum(b.attempt for b in ahead)
         cost.retries += sum(max(b.attempt - 1, 0) for b in running + ahead)
-    finally:
-        if bar:
-            bar.stop()
-    cost.errors = [text for _, text in sorted(failed)]  # calls in flight end in any order
-    cost.seconds = time.monotonic() - t0
-    return cost
 
 
 def _progress(stream: TextIO | None, total: int):

@@ -71,9 +71,9 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TextIO
+from typing import Any
 
-from auditeval.pooling.judge import JudgeCost, JudgeError, _progress
+from auditeval.pooling.judge import JudgeCost, JudgeError, JudgeOptions, _progress
 from auditeval.pooling.store import JudgmentStore, LLMRecord, labels_from_pairs, now
 from auditeval.vocab.errors import InputError
 
@@ -479,191 +479,206 @@ class ChatJudge:
 
 
 # ---------------------------------------------------------------------------------- the runner
-def run_llm_judge(
-    store: JudgmentStore,
-    topics: Sequence[str],
-    docs: Sequence[str],
-    config: OpenAIConfig,
-    template: str,
-    prompt_name: str,
-    texts: tuple[Mapping[str, str], Mapping[str, str]],
-    source: str,
-    origin: str,
-    workers: int = 4,
-    retries: int = 4,
-    backoff: float = 1.0,
-    timeout: float | None = None,
-    retry_failed: bool = False,
-    key: str | None = None,
-    progress: TextIO | None = None,
-) -> LLMCost:
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt template (placeholders ``{query}`` and ``{passage}``) and where it came from (a
+    file name, or :data:`UMBRELA_SOURCE`)."""
+
+    template: str
+    name: str
+
+
+def run_llm_judge(store: JudgmentStore, topics: Sequence[str], docs: Sequence[str], config: OpenAIConfig,
+                  prompt: Prompt, texts: tuple[Mapping[str, str], Mapping[str, str]], source: str, origin: str,
+                  options: JudgeOptions | None = None, *, key: str | None = None) -> LLMCost:
     """Judge the pairs (``topics[i]``, ``docs[i]``) with ``workers`` daemon threads, one request
     per pair, storing results as they arrive (see the module doc). The main thread waits in
     0.1 s slices, so Ctrl-C is seen at once: nothing more is sent or retried, requests in flight
-    are abandoned (``cost.abandoned``), answers already received are stored."""
+    are abandoned (``cost.abandoned``), answers already received are stored. ``options``
+    (:class:`~auditeval.pooling.judge.JudgeOptions`) gives ``workers``, ``retries``, ``backoff``,
+    ``timeout``, ``retry_failed`` and ``progress`` (``batch_size`` and ``sleep`` are the hook's);
+    ``key``: the API key (never stored, redacted from every text)."""
     t0 = time.monotonic()
-    sha = prompt_sha256(template)
-    cost = LLMCost(pairs_todo=len(topics), model=config.model, base_url=config.base_url, prompt=prompt_name,
-                   prompt_sha256=sha, price_in=config.price_in, price_out=config.price_out)
-    pairs = list(zip(topics, docs, strict=True))
-    has_text = [p for p in pairs if p[0] in texts[0] and p[1] in texts[1]]
-    cost.no_text = len(pairs) - len(has_text)
-    stop = threading.Event()
-    judge = ChatJudge(config, template, texts, retries, backoff, timeout, key, stop)
-    work: queue.Queue = queue.Queue()
-    results: queue.Queue = queue.Queue()
-    width = max(workers, 1)
+    opts = options or JudgeOptions()
+    run = _LLMJudging(store, config, prompt, texts, source, origin, opts, key, list(zip(topics, docs, strict=True)))
+    cost = run.cost
+    try:
+        if run.bar:
+            run.bar.start()
+        run.refill()
+        while run.in_flight:
+            try:
+                batch = [run.results.get(timeout=0.1)]
+            except queue.Empty:
+                continue
+            batch += _drain(run.results)
+            run.in_flight -= len(batch)
+            run.write(batch)
+            run.in_flight -= run.taken_back
+            run.taken_back = 0
+            run.refill()
+    except KeyboardInterrupt:
+        run.interrupted()
+    finally:
+        run.stop.set()
+        for _ in run.threads:
+            run.work.put(None)
+        if run.bar:
+            run.bar.stop()
+        if not cost.interrupted:
+            run.judge.close()  # after Ctrl-C the abandoned requests still hold it: left to the process's end
+    cost.left = (cost.pairs_todo - cost.no_text - cost.pairs_judged - cost.failed_pairs - cost.unsent_pairs
+                 - cost.already_stored - cost.skipped_failed - cost.abandoned)
+    if run.seen_tokens:
+        cost.input_tokens, cost.output_tokens = run.tokens
+        cost.cost_usd = config.cost(*run.tokens)
+    cost.seconds = time.monotonic() - t0
+    return cost
 
-    def worker() -> None:
+
+def _drain(q: queue.Queue) -> list:
+    """Every item ``q`` holds now, without waiting."""
+    got = []
+    while True:
+        try:
+            got.append(q.get_nowait())
+        except queue.Empty:
+            return got
+
+
+class _LLMJudging:
+    """The state of one :func:`run_llm_judge`: the worker threads and their queues, the pairs
+    queued (``in_flight``), the token sums, the cost."""
+
+    def __init__(self, store: JudgmentStore, config: OpenAIConfig, prompt: Prompt,
+                 texts: tuple[Mapping[str, str], Mapping[str, str]], source: str, origin: str, opts: JudgeOptions,
+                 key: str | None, pairs: list[tuple[str, str]]):
+        self.store, self.config, self.source, self.origin, self.opts = store, config, source, origin, opts
+        self.sha = prompt_sha256(prompt.template)
+        self.cost = LLMCost(pairs_todo=len(pairs), model=config.model, base_url=config.base_url, prompt=prompt.name,
+                            prompt_sha256=self.sha, price_in=config.price_in, price_out=config.price_out)
+        has_text = [p for p in pairs if p[0] in texts[0] and p[1] in texts[1]]
+        self.cost.no_text = len(pairs) - len(has_text)
+        self.stop = threading.Event()
+        self.judge = ChatJudge(config, prompt.template, texts, opts.retries, opts.backoff, opts.timeout, key, self.stop)
+        self.work: queue.Queue = queue.Queue()
+        self.results: queue.Queue = queue.Queue()
+        self.width = max(opts.workers, 1)
+        self.threads = [threading.Thread(target=self.worker, daemon=True, name="llm-judge") for _ in range(self.width)]
+        for th in self.threads:
+            th.start()
+        self.bar = _progress(opts.progress, len(pairs))
+        self.task = self.bar.add_task("judging", total=len(pairs)) if self.bar else None
+        if self.bar and self.cost.no_text:
+            self.bar.advance(self.task, self.cost.no_text)
+        self.feed = iter(has_text)
+        self.in_flight = 0
+        self.stopping = False
+        self.taken_back = 0  # queued pairs taken back by write() when the run stops
+        self.tokens = [0, 0]
+        self.seen_tokens = False
+
+    def worker(self) -> None:
+        judge = self.judge
         while True:
-            item = work.get()
+            item = self.work.get()
             if item is None:
                 return
             try:
-                results.put(judge.judge(*item))
+                self.results.put(judge.judge(*item))
             except BaseException as exc:  # a bug must not hang the run: reported as a fatal result
-                results.put(_Result(item[0], item[1], "fatal", reason=judge.redact(f"{type(exc).__name__}: {exc}"),
-                                    time=now()))
+                self.results.put(_Result(item[0], item[1], "fatal",
+                                         reason=judge.redact(f"{type(exc).__name__}: {exc}"), time=now()))
 
-    threads = [threading.Thread(target=worker, daemon=True, name="llm-judge") for _ in range(width)]
-    for th in threads:
-        th.start()
-    bar = _progress(progress, len(pairs))
-    task = bar.add_task("judging", total=len(pairs)) if bar else None
-    if bar and cost.no_text:
-        bar.advance(task, cost.no_text)
-    feed = iter(has_text)
-    in_flight = 0
-    stopping = False
-    nonlocal_in_flight = [0]  # queued pairs taken back by write() when the run stops
-    tokens = [0, 0]
-    seen_tokens = False
-
-    def refill() -> None:
-        nonlocal in_flight
-        while not stopping and in_flight < 2 * width:
-            chunk = [p for _, p in zip(range(2 * width - in_flight), feed, strict=False)]
+    def refill(self) -> None:
+        """Queue pairs up to ``2 * workers`` in flight, each checked against the store first (a
+        label from anyone, or a record of this model and prompt, failed ones unless
+        ``retry_failed``)."""
+        store, config, sha, cost, width = self.store, self.config, self.sha, self.cost, self.width
+        while not self.stopping and self.in_flight < 2 * width:
+            chunk = [p for _, p in zip(range(2 * width - self.in_flight), self.feed, strict=False)]
             if not chunk:
                 return
             todo = set(store.unlabelled(chunk))
             done = store.llm_recorded(todo, config.model, sha, failed=True)
             failed_before = done - store.llm_recorded(done, config.model, sha, failed=False)
             for p in chunk:
-                if p not in todo or (p in done and not (retry_failed and p in failed_before)):
+                if p not in todo or (p in done and not (self.opts.retry_failed and p in failed_before)):
                     if p in failed_before:
                         cost.skipped_failed += 1
                     else:
                         cost.already_stored += 1
-                    if bar:
-                        bar.advance(task, 1)
+                    if self.bar:
+                        self.bar.advance(self.task, 1)
                     continue
-                work.put(p)
-                in_flight += 1
+                self.work.put(p)
+                self.in_flight += 1
 
-    def write(batch: list[_Result]) -> None:
-        nonlocal stopping, seen_tokens
+    def write(self, batch: list[_Result]) -> None:
+        """Count ``batch``'s requests and store its labels and records in one transaction; a
+        transport error or a fatal result stops the run (the pairs queued are taken back)."""
         records = []
         labelled = []
         for r in batch:
-            cost.calls += r.attempts
-            cost.retries += max(r.attempts - 1, 0)
-            cost.timed_out += r.timeouts
-            cost.rate_limited += r.rate_limited
-            cost.retry_after_waited += r.retry_after_waited
-            cost.server_errors += r.server_errors
-            cost.transport_errors += r.transport_errors
-            cost.malformed += r.malformed
-            if r.prompt_tokens is not None or r.completion_tokens is not None:
-                seen_tokens = True
-                tokens[0] += r.prompt_tokens or 0
-                tokens[1] += r.completion_tokens or 0
+            self._count(r)
             if r.kind in ("label", "failed"):
                 records.append(LLMRecord(r.topic, r.doc, r.label, r.reply, r.reason, r.attempts, r.prompt_tokens,
                                          r.completion_tokens, r.time))
                 if r.kind == "label":
                     labelled.append((r.topic, r.doc, r.label))
-                    cost.pairs_judged += 1
-                else:
-                    cost.failed_pairs += 1
-                    cost.conflicting_pairs += DISAGREE in (r.reason or "")
-                    if len(cost.failures) < 20:
-                        cost.failures.append({"topic": r.topic, "doc": r.doc, "reason": r.reason, "reply": r.reply})
             else:
-                cost.unsent_pairs += 1
-                cost.failed_batches += 1
-                if len(cost.errors) < 20:
-                    cost.errors.append(f"topic {r.topic!r} doc {r.doc!r}: {r.reason}")
-                stopping = True
-        if stopping:  # queued, never sent: left for a rerun
-            while True:
-                try:
-                    work.get_nowait()
-                except queue.Empty:
-                    break
-                nonlocal_in_flight[0] += 1
+                self.stopping = True
+        if self.stopping:  # queued, never sent: left for a rerun
+            self.taken_back += len(_drain(self.work))
         if records:
-            lab = labels_from_pairs(labelled, source)
+            lab = labels_from_pairs(labelled, self.source)
             ti = sum(r.prompt_tokens or 0 for r in batch) if any(r.prompt_tokens is not None for r in batch) else None
             to = sum(r.completion_tokens or 0 for r in batch) if any(r.completion_tokens is not None for r in batch) else None
-            store.add(lab, origin, calls=sum(r.attempts for r in batch), input_tokens=ti, output_tokens=to,
-                      llm=(config.model, sha, config.base_url, records))
-            cost.batches += 1
-        if bar:
-            bar.advance(task, len(batch))
+            self.store.add(lab, self.origin, calls=sum(r.attempts for r in batch), input_tokens=ti, output_tokens=to,
+                           llm=(self.config.model, self.sha, self.config.base_url, records))
+            self.cost.batches += 1
+        if self.bar:
+            self.bar.advance(self.task, len(batch))
 
-    try:
-        if bar:
-            bar.start()
-        refill()
-        while in_flight:
-            try:
-                batch = [results.get(timeout=0.1)]
-            except queue.Empty:
-                continue
-            while True:
-                try:
-                    batch.append(results.get_nowait())
-                except queue.Empty:
-                    break
-            in_flight -= len(batch)
-            write(batch)
-            in_flight -= nonlocal_in_flight[0]
-            nonlocal_in_flight[0] = 0
-            refill()
-    except KeyboardInterrupt:
-        stop.set()
-        cost.interrupted = True
-        while True:  # queued, never sent
-            try:
-                work.get_nowait()
-            except queue.Empty:
-                break
-            in_flight -= 1
-        got = []
-        while True:
-            try:
-                got.append(results.get_nowait())
-            except queue.Empty:
-                break
-        in_flight -= len(got)
-        cost.abandoned = in_flight
+    def _count(self, r: _Result) -> None:
+        """One result's requests, failures and tokens into the cost."""
+        cost = self.cost
+        cost.calls += r.attempts
+        cost.retries += max(r.attempts - 1, 0)
+        cost.timed_out += r.timeouts
+        cost.rate_limited += r.rate_limited
+        cost.retry_after_waited += r.retry_after_waited
+        cost.server_errors += r.server_errors
+        cost.transport_errors += r.transport_errors
+        cost.malformed += r.malformed
+        if r.prompt_tokens is not None or r.completion_tokens is not None:
+            self.seen_tokens = True
+            self.tokens[0] += r.prompt_tokens or 0
+            self.tokens[1] += r.completion_tokens or 0
+        if r.kind == "label":
+            cost.pairs_judged += 1
+        elif r.kind == "failed":
+            cost.failed_pairs += 1
+            cost.conflicting_pairs += DISAGREE in (r.reason or "")
+            if len(cost.failures) < 20:
+                cost.failures.append({"topic": r.topic, "doc": r.doc, "reason": r.reason, "reply": r.reply})
+        else:
+            cost.unsent_pairs += 1
+            cost.failed_batches += 1
+            if len(cost.errors) < 20:
+                cost.errors.append(f"topic {r.topic!r} doc {r.doc!r}: {r.reason}")
+
+    def interrupted(self) -> None:
+        """Ctrl-C: nothing more is sent, the answers already here are stored, the requests in
+        flight abandoned."""
+        self.stop.set()
+        self.cost.interrupted = True
+        self.in_flight -= len(_drain(self.work))  # queued, never sent
+        got = _drain(self.results)
+        self.in_flight -= len(got)
+        self.cost.abandoned = self.in_flight
         if got:
-            write(got)
-    finally:
-        stop.set()
-        for _ in threads:
-            work.put(None)
-        if bar:
-            bar.stop()
-        if not cost.interrupted:
-            judge.close()  # after Ctrl-C the abandoned requests still hold it: left to the process's end
-    cost.left = (cost.pairs_todo - cost.no_text - cost.pairs_judged - cost.failed_pairs - cost.unsent_pairs
-                 - cost.already_stored - cost.skipped_failed - cost.abandoned)
-    if seen_tokens:
-        cost.input_tokens, cost.output_tokens = tokens
-        cost.cost_usd = config.cost(*tokens)
-    cost.seconds = time.monotonic() - t0
-    return cost
+            self.write(got)
 
 
 def usage_by_source(store: JudgmentStore, config: OpenAIConfig, sha: str) -> list[dict]:

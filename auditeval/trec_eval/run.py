@@ -30,7 +30,7 @@ topics) is in :mod:`.quirks`.
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 import numpy as np
@@ -248,7 +248,7 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
             keep = set(done)
             sub_q = Qrels(_filter(qrels.table, keep), source=qrels.source)
             sub_r = Run(_filter(run.table, keep), name=run.name, source=run.source)
-            _print(a, sub_q, sub_r, insts, conv, out, err, summary=False, zfile=zfile)
+            _print(a, sub_q, sub_r, insts, conv, _Printing(out=out, err=err, summary=False, zfile=zfile))
         err.write(stop[1])
         return 4
     if not loop:
@@ -262,8 +262,8 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
     if q_kept is not qt or r_kept is not run.table:  # else the staged join is reused
         qrels = Qrels(q_kept, source=qrels.source)
         run = Run(r_kept, name=run.name, source=run.source)
-    return _print(a, qrels, run, insts, conv, out, err, summary=a.summary, num_rel_all=num_rel_all, cache=cache,
-                  zfile=zfile)
+    how = _Printing(out=out, err=err, summary=a.summary, zfile=zfile, num_rel_all=num_rel_all)
+    return _print(a, qrels, run, insts, conv, how, cache=cache)
 
 
 def _calc_failure(inst: Instance) -> str | None:
@@ -281,9 +281,21 @@ def _filter(tbl: pa.Table, keep: set[str]) -> pa.Table:
     return tbl.filter(pc.is_in(tbl.column("topic"), value_set=pa.array(sorted(keep), pa.string())))
 
 
+@dataclass(frozen=True, kw_only=True)
+class _Printing:
+    """Where and how :func:`_print` writes: the two streams, summary lines or not (``-n``),
+    ``-Z``'s file (values printed as z-scores), and under ``-c`` the ``num_rel`` recounted on the
+    whole qrels (m_num_rel.c)."""
+
+    out: TextIO
+    err: TextIO
+    summary: bool
+    zfile: object = None
+    num_rel_all: int | None = None
+
+
 def _print(
-    a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, out: TextIO, err: TextIO, summary: bool,
-    num_rel_all: int | None = None, cache: dict | None = None, zfile=None,
+    a: Args, qrels: Qrels, run: Run, insts: list[Instance], conv, how: _Printing, cache: dict | None = None,
 ) -> int:
     from auditeval.vocab.specs import SPECS
 
@@ -292,52 +304,65 @@ def _print(
     try:
         rows = evaluate_prepared(qrels, run, [i.measure for i in todo], conv, cache={} if cache is None else cache)
     except AuditEvalError as exc:
-        err.write(f"auditeval trec-eval: {exc}\n")
+        how.err.write(f"auditeval trec-eval: {exc}\n")
         return 3
     res = {id(i): r for i, r in zip(todo, rows, strict=True)}
-    variants = a.variants
     ten = is_10(a.version)
     p = rows[0][2] if rows else None
-    if zfile is not None and p is not None:
-        res = _zscores().converted(zfile, insts, res, p, ten, conv.gm_floor)
+    if how.zfile is not None and p is not None:
+        res = _zscores().converted(how.zfile, insts, res, p, ten, conv.gm_floor)
     chunks: list[str] = []
     if a.query and p is not None:
-        topics = [str(t) for t in p.topics]
-        missing = np.asarray(p.missing, bool)
-        for ti, t in enumerate(topics):
-            if missing[ti] and not ten:
-                continue  # 9.0.8 -c: missing topics count in the mean, never printed
-            for inst in insts:
-                if not inst.spec.per_topic or id(inst) not in res:
-                    continue
-                _m, variant, p2, vals, _agg = res[id(inst)]
-                v = vals[ti] if p2 is p else vals[list(p2.topics).index(t)]
-                if zfile is not None and inst.spec.fmt != "str":  # relstring keeps its line (m_relstring.c:100)
-                    chunks.append(_zscores().z_line(inst.name, t, v))
-                    continue
-                chunks.append(line(inst.name, t, value_text(v, inst.spec.fmt), str(variant) if variants else None))
-    if summary:
-        for inst in insts:
-            if not inst.spec.summary:
-                continue
-            if inst.measure is None:
-                chunks.append(line("runid", "all", run.name, "-" if variants else None))
-                if len(run.table) == 0:  # no result line: trec_eval reads results[0]
-                    err.write("auditeval trec-eval: no result lines; trec_eval prints uninitialised memory as the runid\n")
-                continue
-            if id(inst) not in res:
-                continue
-            _m, variant, _p, _vals, agg = res[id(inst)]
-            if agg is None:
-                continue
-            if inst.name == "num_rel" and num_rel_all is not None:  # -Z too: m_num_rel.c recounts the qrels
-                agg = num_rel_all
-            if zfile is not None:
-                chunks.append(_zscores().z_line(inst.name, "all", agg))
-                continue
-            chunks.append(line(inst.name, "all", value_text(agg, inst.spec.fmt), str(variant) if variants else None))
-    out.write("".join(chunks))
+        chunks += _topic_lines(insts, res, p, ten=ten, variants=a.variants, zscores=how.zfile is not None)
+    if how.summary:
+        chunks += _summary_lines(insts, res, run, a.variants, how)
+    how.out.write("".join(chunks))
     if absent:
-        err.write(f"auditeval trec-eval: not implemented yet: {', '.join(absent)}\n")
+        how.err.write(f"auditeval trec-eval: not implemented yet: {', '.join(absent)}\n")
         return 3
     return 0
+
+
+def _topic_lines(insts: list[Instance], res: dict, p, *, ten: bool, variants: bool, zscores: bool) -> list[str]:
+    """``-q``'s per-topic lines, topic by topic in ``p``'s order, measures in table order."""
+    chunks: list[str] = []
+    topics = [str(t) for t in p.topics]
+    missing = np.asarray(p.missing, bool)
+    for ti, t in enumerate(topics):
+        if missing[ti] and not ten:
+            continue  # 9.0.8 -c: missing topics count in the mean, never printed
+        for inst in insts:
+            if not inst.spec.per_topic or id(inst) not in res:
+                continue
+            _m, variant, p2, vals, _agg = res[id(inst)]
+            v = vals[ti] if p2 is p else vals[list(p2.topics).index(t)]
+            if zscores and inst.spec.fmt != "str":  # relstring keeps its line (m_relstring.c:100)
+                chunks.append(_zscores().z_line(inst.name, t, v))
+                continue
+            chunks.append(line(inst.name, t, value_text(v, inst.spec.fmt), str(variant) if variants else None))
+    return chunks
+
+
+def _summary_lines(insts: list[Instance], res: dict, run: Run, variants: bool, how: _Printing) -> list[str]:
+    """The ``all`` lines, measures in table order (``runid`` first as trec_eval prints it)."""
+    chunks: list[str] = []
+    for inst in insts:
+        if not inst.spec.summary:
+            continue
+        if inst.measure is None:
+            chunks.append(line("runid", "all", run.name, "-" if variants else None))
+            if len(run.table) == 0:  # no result line: trec_eval reads results[0]
+                how.err.write("auditeval trec-eval: no result lines; trec_eval prints uninitialised memory as the runid\n")
+            continue
+        if id(inst) not in res:
+            continue
+        _m, variant, _p, _vals, agg = res[id(inst)]
+        if agg is None:
+            continue
+        if inst.name == "num_rel" and how.num_rel_all is not None:  # -Z too: m_num_rel.c recounts the qrels
+            agg = how.num_rel_all
+        if how.zfile is not None:
+            chunks.append(_zscores().z_line(inst.name, "all", agg))
+            continue
+        chunks.append(line(inst.name, "all", value_text(agg, inst.spec.fmt), str(variant) if variants else None))
+    return chunks

@@ -78,7 +78,7 @@ ones against B (replicability), so a replicability number never passes as a qrel
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -320,65 +320,88 @@ def _unpaired_t(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     return float(r.statistic), float(r.pvalue)
 
 
-def _check_args(ktu_form: str, rbo_form: str, rbo_p: float, depth: int, baseline_original: Any,
-                baseline_reproduced: Any) -> None:
-    if ktu_form not in KTU_FORMS:
-        raise ConventionError(f"ktu must be one of {', '.join(KTU_FORMS)}, got {ktu_form!r}")
-    if rbo_form not in RBO_FORMS:
-        raise ConventionError(f"rbo must be one of {', '.join(RBO_FORMS)}, got {rbo_form!r}")
-    if not 0 < rbo_p < 1:
-        raise ConventionError(f"RBO p must lie in (0, 1), got {rbo_p!r}")
-    if depth < 1:
-        raise ConventionError(f"depth must be a positive integer, got {depth!r}")
-    if (baseline_original is None) != (baseline_reproduced is None):
-        raise ConventionError("give both baselines (--baseline-original and --baseline-reproduced) or neither")
+@dataclass(frozen=True, kw_only=True)
+class ReproduceConvention:
+    """Every convention of :func:`reproduce`: the scores' (``profile`` + ``settings``, each measure
+    under the route the profile gives it) and the document order's: ``depth`` (both runs cut
+    there), ``rbo_p`` (RBO's persistence), ``ties``/``sim`` (the order of equal scores and the
+    score precision; default repro_eval's Python-float docno-desc), ``ktu_form`` and ``rbo_form``
+    (:data:`KTU_FORMS`, :data:`RBO_FORMS`; the module docstring says what each computes). A
+    value out of range is a :class:`~auditeval.vocab.errors.ConventionError` when built."""
+
+    profile: Any = DEFAULT_PROFILE
+    settings: list[str] | None = None
+    depth: int = 1000
+    rbo_p: float = 0.95
+    ties: str = "docno-desc"
+    sim: str = "float64"
+    ktu_form: str = "tied-last"
+    rbo_form: str = "trunc-norm"
+
+    def __post_init__(self) -> None:
+        if self.ktu_form not in KTU_FORMS:
+            raise ConventionError(f"ktu must be one of {', '.join(KTU_FORMS)}, got {self.ktu_form!r}")
+        if self.rbo_form not in RBO_FORMS:
+            raise ConventionError(f"rbo must be one of {', '.join(RBO_FORMS)}, got {self.rbo_form!r}")
+        if not 0 < self.rbo_p < 1:
+            raise ConventionError(f"RBO p must lie in (0, 1), got {self.rbo_p!r}")
+        if self.depth < 1:
+            raise ConventionError(f"depth must be a positive integer, got {self.depth!r}")
+
+
+def _convention(convention: ReproduceConvention | None, kw: dict[str, Any]) -> ReproduceConvention:
+    """``convention`` with the keywords given beside it (an unknown keyword is a TypeError)."""
+    for name in kw:
+        if name not in ReproduceConvention.__dataclass_fields__:
+            raise TypeError(f"reproduce() got an unexpected keyword argument {name!r}")
+    return replace(convention, **kw) if convention is not None else ReproduceConvention(**kw)
 
 
 def reproduce(
-    qrels: Any,
-    original: Any,
-    reproduced: Any,
-    measures: Sequence[str] = DEFAULT_MEASURES,
-    profile: str = DEFAULT_PROFILE,
-    settings: list[str] | None = None,
-    baseline_original: Any = None,
-    baseline_reproduced: Any = None,
-    depth: int = 1000,
-    rbo_p: float = 0.95,
-    ties: str = "docno-desc",
-    sim: str = "float64",
-    ktu_form: str = "tied-last",
-    rbo_form: str = "trunc-norm",
-    per_topic: bool = True,
-    qrels_b: Any = None,
+    qrels: Any, original: Any, reproduced: Any, measures: Sequence[str] = DEFAULT_MEASURES, *,
+    baseline_original: Any = None, baseline_reproduced: Any = None, qrels_b: Any = None, per_topic: bool = True,
+    convention: ReproduceConvention | None = None, **kw: Any,
 ) -> Reproduction:
     """Reproducibility (``qrels_b`` None): KTU, RBO, RMSE, nRMSE and a paired t-test of
     ``reproduced`` against ``original``, all scored against ``qrels``; ER and DRI when both
     baselines are given. Replicability (``qrels_b`` given): the original runs scored against
     ``qrels``, the replicated ones (``reproduced``, ``baseline_reproduced``) against
-    ``qrels_b``; an unpaired t-test, ER and DRI (see the module docstring). Scores are
-    computed under ``profile`` (+ ``settings``); document order under ``ties``/``sim``
-    (default: repro_eval's Python-float docno-desc)."""
-    _check_args(ktu_form, rbo_form, rbo_p, depth, baseline_original, baseline_reproduced)
+    ``qrels_b``; an unpaired t-test, ER and DRI (see the module docstring). The conventions are
+    one :class:`ReproduceConvention` (``convention=``), or its fields as keywords (``profile``,
+    ``settings``, ``depth``, ``rbo_p``, ``ties``, ``sim``, ``ktu_form``, ``rbo_form``; given
+    beside ``convention=`` they replace its fields). ``per_topic``: KTU and RBO per topic too."""
+    rc = _convention(convention, kw)
+    if (baseline_original is None) != (baseline_reproduced is None):
+        raise ConventionError("give both baselines (--baseline-original and --baseline-reproduced) or neither")
     q = qrels_from(qrels)
     orig, rep = run_from(original), run_from(reproduced)
-    conv = resolve(profile, settings)
-    plan = measure_plan([parse_measure(m) for m in measures], profile, settings)
-    scoring = Scoring(plan, _profile_words(profile, settings), conv)
+    conv = resolve(rc.profile, rc.settings)
+    plan = measure_plan([parse_measure(m) for m in measures], rc.profile, rc.settings)
+    scoring = Scoring(plan, _profile_words(rc.profile, rc.settings), conv)
     if qrels_b is not None:
         q_b = qrels_from(qrels_b)
         check_topics_replicability(q, q_b, orig, rep)
         return _replicability(q, q_b, orig, rep, scoring, baseline_original, baseline_reproduced)
     check_topics(q, orig, rep)
-    order_conv = conv.replace(ties=ties, sim=sim, depth=depth, unjudged="nonrel", topics="run", self_hits="keep")
     res = Reproduction(notes=list(q.notes))
+    _document_order(res, q, (orig, rep), conv, rc, per_topic)
+    sets = _score_values(res, q, (orig, rep), (baseline_original, baseline_reproduced), plan)
+    res.notes.extend(scoring.route_notes())
+    res.notes.extend(paired_topic_notes(sets, set(_topic_set(q)), scoring))
+    return res
 
-    # ---- document order
+
+def _document_order(res: Reproduction, q: Qrels, runs: tuple[Run, Run], conv: Any, rc: ReproduceConvention,
+                    per_topic: bool) -> None:
+    """KTU and RBO of the two runs' rankings (per topic when ``per_topic``, and their mean)."""
+    orig, rep = runs
+    depth, ties, sim = rc.depth, rc.ties, rc.sim
+    order_conv = conv.replace(ties=ties, sim=sim, depth=depth, unjudged="nonrel", topics="run", self_hits="keep")
     topics, len_a, len_b, t, ra, rb = _rankings_joined(q, orig, rep, order_conv, res.notes)
-    k_var = f"KTU@{depth}|dups={conv.dups}|ktu={ktu_form}|sim={sim}|ties={ties}"
-    r_var = f"RBO(p={rbo_p!r})@{depth}|dups={conv.dups}|rbo={rbo_form}|sim={sim}|ties={ties}"
-    k_vals = ktu(t, ra, rb, len_a, len_b, topics, ktu_form, res.notes)
-    r_vals = rbo(t, ra, rb, len_a, len_b, len(topics), rbo_p, depth, rbo_form)
+    k_var = f"KTU@{depth}|dups={conv.dups}|ktu={rc.ktu_form}|sim={sim}|ties={ties}"
+    r_var = f"RBO(p={rc.rbo_p!r})@{depth}|dups={conv.dups}|rbo={rc.rbo_form}|sim={sim}|ties={ties}"
+    k_vals = ktu(t, ra, rb, len_a, len_b, topics, rc.ktu_form, res.notes)
+    r_vals = rbo(t, ra, rb, len_a, len_b, len(topics), rc.rbo_p, depth, rc.rbo_form)
     for stat, var, vals in (("KTU", k_var, k_vals), ("RBO", r_var, r_vals)):
         if per_topic:
             res.values.extend(ReproValue(stat, "", tp, float(v), var, SCIPY_ENGINE if stat == "KTU" else ENGINE)
@@ -387,8 +410,13 @@ def reproduce(
         res.values.append(ReproValue(stat, "", "all", aggregate(ok, "mean", conv.gm_floor) if len(ok) else float("nan"),
                                      var, SCIPY_ENGINE if stat == "KTU" else ENGINE))
 
-    # ---- scores
-    s_orig, s_rep, bases = _score_sets(q, q, orig, rep, baseline_original, baseline_reproduced, plan)
+
+def _score_values(res: Reproduction, q: Qrels, runs: tuple[Run, Run], baselines: tuple[Any, Any],
+                  plan: MeasurePlan) -> dict[str, tuple[list[str], list[str] | None]]:
+    """Per measure: RMSE, nRMSE and the paired t-test over the topics scored for both runs; ER
+    and DRI over those scored for all four when baselines are given. Returns, per measure, those
+    two topic lists (the second None without baselines), for the topic notes."""
+    s_orig, s_rep, bases = _score_sets(q, q, runs[0], runs[1], baselines[0], baselines[1], plan)
     sets: dict[str, tuple[list[str], list[str] | None]] = {}  # label -> (paired topics, ER/DRI topics)
     for label in s_orig:
         var, o = s_orig[label]
@@ -409,14 +437,7 @@ def reproduce(
             res.notes.append(f"{label}: original scores outside [0, 1]; the nRMSE normaliser "
                              "sqrt(mean max(x, 1 - x)^2) is then not the largest possible error")
         res.values.append(ReproValue("nRMSE", label, "all", rmse / nrmse_normaliser(ov), var, ENGINE))
-        if not diff.any():
-            res.notes.append(f"{label}: identical per-topic scores; t-test p-value set to 1 (scipy: NaN)")
-            t_stat, p_val = 0.0, 1.0
-        elif len(common) < 2:
-            t_stat, p_val = float("nan"), float("nan")
-        else:
-            tt, pp, _ci = paired_t(diff[None, :])
-            t_stat, p_val = float(tt[0]), float(pp[0])
+        t_stat, p_val = _paired_t_test(diff, label, res.notes)
         res.values.append(ReproValue("t", label, "all", t_stat, var, STATS_ENGINE))
         res.values.append(ReproValue("p_value", label, "all", p_val, var, STATS_ENGINE))
         if bases is not None:
@@ -429,9 +450,18 @@ def reproduce(
             er, dri = _er_dri((ov4, bov), (rv4, brv), label, res.notes)
             res.values.append(ReproValue("ER", label, "all", er, var, ENGINE))
             res.values.append(ReproValue("DRI", label, "all", dri, var, ENGINE))
-    res.notes.extend(scoring.route_notes())
-    res.notes.extend(paired_topic_notes(sets, set(_topic_set(q)), scoring))
-    return res
+    return sets
+
+
+def _paired_t_test(diff: np.ndarray, label: str, notes: list[str]) -> tuple[float, float]:
+    """t and p of the paired differences; p = 1 when every difference is 0 (scipy: NaN)."""
+    if not diff.any():
+        notes.append(f"{label}: identical per-topic scores; t-test p-value set to 1 (scipy: NaN)")
+        return 0.0, 1.0
+    if len(diff) < 2:
+        return float("nan"), float("nan")
+    tt, pp, _ci = paired_t(diff[None, :])
+    return float(tt[0]), float(pp[0])
 
 
 def _er_dri(orig: tuple[np.ndarray, np.ndarray], rep: tuple[np.ndarray, np.ndarray], label: str,

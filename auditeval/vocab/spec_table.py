@@ -1,5 +1,5 @@
-"""The rows of the measure spec table (the record: :mod:`auditeval.vocab.spec_row`; the index:
-:mod:`auditeval.vocab.specs`).
+"""The rows of the measure spec table, one function per family of measures (the record:
+:mod:`auditeval.vocab.spec_row`; the index: :mod:`auditeval.vocab.specs`).
 
 Sources are trec_eval's ``m_*.c`` at tags v9.0.8 and v10.0 unless named otherwise. In the
 formulas R is the number of relevant qrels documents (grade >= rel), ``ret`` the ranked
@@ -89,9 +89,9 @@ def _check_rbp_gains(m: Measure, c: Convention) -> str | None:
     return None
 
 
-def _rows():
+def _count_rows() -> list[S]:
+    """Counts: topics, retrieved, relevant, relevant retrieved, hits."""
     return [
-        # ------------------------------------------------------------------ counts
         S("NumQ", "number of topics evaluated", frozenset({"topics"}), "1 per evaluated topic, summed",
           "m_num_q.c", agg="sum", fmt="int", trec_names=(("num_q", None),)),
         S("NumRet", "documents retrieved (after depth and -J)", ORDER_FREE - {"rel"},
@@ -109,7 +109,12 @@ def _rows():
           "|relevant in top k| (every retrieved without @k); the mean over topics (NumRelRet sums them)",
           "ranx 0.3 metrics/hits.py (hits@k)", cutoff="optional", only_if=ORDER_IF_CUT_OR_K,
           tie_monotone=True, ties_effect="set-at-k"),
-        # ------------------------------------------------------------------ core
+    ]
+
+
+def _core_rows() -> list[S]:
+    """The core ranked-list measures: P, R, AP, GMAP, RR, R-precision, success, (n)DCG."""
+    return [
         S("P", "precision at k: relevant in top k / k", RANKING_REL,
           "|relevant in top k| / k (k fixed even when fewer were retrieved)", "m_P.c:76-79",
           cutoff="required", trec_names=(("P", "int"),),
@@ -149,7 +154,13 @@ def _rows():
           "Jarvelin & Kekalainen, TOIS 2002 (linear); Burges et al., ICML 2005 (exp2); "
           "ranx 0.3 metrics/ndcg.py (_dcg)", cutoff="optional", params=GAINS, only_if={"gain": "no gains"},
           tie_monotone=True),
-        # ------------------------------------------------------------------ judgment-based
+    ]
+
+
+def _judgment_rows() -> list[S]:
+    """Judgment-based measures: bpref, infAP, interpolated precision, the set measures, utility, yaap,
+    relstring."""
+    return [
         S("Bpref", "binary preference: relevant docs above judged non-relevant ones (judged docs only)",
           RANKING_REL, "(1/R) sum over retrieved relevant d of 1 - min(n_d, R) / min(N, R), n_d = judged "
           "non-relevant ranked above d", "m_bpref.c", trec_names=(("bpref", None),),
@@ -207,7 +218,12 @@ def _rows():
           "one character per rank: grade digit, '>' above 9, '-' not in the qrels, '.' pooled unjudged",
           "m_relstring.c", cutoff="optional", agg="none", fmt="str", trec_names=(("relstring", None),),
           only_if=ABSENT_IF, missing=""),
-        # ------------------------------------------------------------------ gain-based, RBP, judged rates
+    ]
+
+
+def _gain_rows() -> list[S]:
+    """Gain-based measures, RBP, the judged and unjudged rates."""
+    return [
         S("binG", "binary G: mean over relevant of 1/log2(2 + nonrelevant before)", RANKING_REL,
           "(1/R) sum over retrieved relevant of 1 / log2(2 + nonrelevant retrieved before it)", "m_binG.c",
           trec_names=(("binG", None),),
@@ -238,7 +254,12 @@ def _rows():
           "ir_measures judged_provider.py", cutoff="optional", trec_names=(("judged", "int"),),
           only_if={"judged_denom": "cutoff"},
           bounded=True, ties_effect="set-at-k"),
-        # ------------------------------------------------------------------ cascade
+    ]
+
+
+def _cascade_rows() -> list[S]:
+    """Cascade measures: ERR, SDCG."""
+    return [
         S("ERR", "expected reciprocal rank (Chapelle et al. 2009), gdeval's stopping probabilities", RANKING,
           "sum over ranks i <= k of R_i / i * prod_{j<i} (1 - R_j), R = (2^grade - 1) / 2^max_grade "
           "(max_grade 4: gdeval.pl $MAX_JUDGMENT); grades <= 0 and unjudged documents give R = 0; "
@@ -253,7 +274,12 @@ def _rows():
           "Moffat, ADCS 2013 (C/W/L NDCG-k); cwl_eval NDCGCWLMetric, as ir_measures' cwl_eval provider runs it",
           cutoff="required", params={"max_rel": int, "min_rel": int}, check=_check_rel_range,
           bounded=True),
-        # ------------------------------------------------------------------ against an ideal ranking
+    ]
+
+
+def _ideal_rows() -> list[S]:
+    """Measures against an ideal ranking: Compat, Accuracy."""
+    return [
         S("Compat", "compatibility: rank-biased overlap with the ideal ranking (Clarke et al. 2021)", RANKING_REL,
           "RBO(ranking, ideal, p) over depth max(ret, L), / RBO(ideal, ideal, p) when normalize; ideal = relevant "
           "documents by grade desc, run score desc (0.0 if not ranked), qrels line; p default 0.95",
@@ -268,7 +294,12 @@ def _rows():
           "ir_measures accuracy_provider.py (AccuracyEvaluator.iter_calc)", cutoff="optional", agg="mean-defined",
           undefined="no relevant document retrieved, within the cut-off if any", only_if=ABSENT_IF,
           bounded=True),
-        # ------------------------------------------------------------------ intent-aware (ndeval)
+    ]
+
+
+def _intent_aware_rows() -> list[S]:
+    """Intent-aware measures (ndeval): alpha-nDCG, ERR-IA, NRBP, AP-IA, P-IA, subtopic recall."""
+    return [
         S("alpha_nDCG", "alpha-nDCG (Clarke et al. 2008): novelty-discounted gain over ndeval's greedy ideal",
           RANKING_REL, _IA + "; alpha-DCG@k = sum_{i<=k} g_i / log2(i + 1), for k >= 2 over sum_{i<=k} "
           "|S| (1 - alpha)^(i-1) / log2(i + 1); over the same of the greedy ideal ranking (highest gain first, ties "
@@ -315,7 +346,12 @@ def _rows():
           "subtopics with a relevant document in the top k / |S|, S as for alpha_nDCG; |S| = 0 scores 0",
           _NDEVAL + " l.715-745 computeSTRecall", cutoff="required", bounded=True, ties_effect="set-at-k",
           reads_ids=True, subtopics=True),
-        # ------------------------------------------------------------------ C/W/L (cwl_eval)
+    ]
+
+
+def _cwl_rows() -> list[S]:
+    """C/W/L measures (cwl_eval): NERR8-11, INST, INSQ, BPM."""
+    return [
         S("NERR8", "not-quite ERR, eq. 8 (C/W/L): stop at relevance, truncated at k", RANKING,
           "EU = sum W_i g_i, C_i = 1 - g_i for i < k, 0 from k; W over cwl_eval's 1,000 positions", _CWL,
           cutoff="required", params=_CWL_REL, check=_check_rel_range),
@@ -341,7 +377,8 @@ def _rows():
     ]
 
 
-ROWS = _rows()
+ROWS = [*_count_rows(), *_core_rows(), *_judgment_rows(), *_gain_rows(),
+        *_cascade_rows(), *_ideal_rows(), *_intent_aware_rows(), *_cwl_rows()]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -79,15 +79,29 @@ class Variants:
 
 
 def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Variants]:
+    """The report's sections in the order every renderer shows them (``swaps`` and ``official``
+    only when the report holds them), and the variant labeller that named their variants
+    (its labels numbered in the order the sections use them)."""
     V = Variants(rep, legend)  # noqa: N806 - a callable used like a function
-    out: list[Section] = []
+    out = [
+        _inputs(rep), _engines(rep), _unsupported(rep), _agreement(rep, V), _conv_diff(rep),
+        _conv_effect(rep, V), _attribution(rep), _evidence(rep), _sensitivity(rep, V), _swaps(rep),
+        _ties(rep, V), _diagnostics(rep), _official(rep), _notes(rep),
+    ]
+    return [x for x in out if x is not None], V
 
+
+def _inputs(rep: AuditReport) -> Section:
+    """Each input file and the SHA-256 of its bytes."""
     s = Section("inputs", "Inputs (SHA-256 of each file's bytes)", ["input", "file", "sha256"])
     for f in rep.inputs:
         s.rows.append([f.name, f.source, f.sha256 or "-"])
         s.status.append("")
-    out.append(s)
+    return s
 
+
+def _engines(rep: AuditReport) -> Section:
+    """Each engine: version, profile, status, wall and CPU seconds, what it computes or why not."""
     s = Section("engines", "Engines (seconds: wall; cpu seconds: the reference's processes' own CPU)",
                 ["engine", "version", "profile", "status", "seconds", "cpu seconds", "computes / note"])
     for e in rep.engines:
@@ -95,8 +109,11 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
         s.rows.append([e.name, e.engine, e.profile, e.status, f"{e.seconds:.1f}",
                        "-" if e.name == "native" else f"{e.cpu_seconds:.1f}", note])
         s.status.append(e.status if e.status != "ok" else "")
-    out.append(s)
+    return s
 
+
+def _unsupported(rep: AuditReport) -> Section:
+    """What each reference did not compute, measures grouped by the reason it gives."""
     s = Section("unsupported", "Not computed (each reference says why)", ["engine", "measures", "reason"])
     for e in rep.engines:
         groups: dict[str, list[str]] = {}
@@ -106,16 +123,22 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
         for reason, ms in groups.items():
             s.rows.append([e.name, ", ".join(ms), reason])
             s.status.append("")
-    out.append(s)
+    return s
 
+
+def _agreement(rep: AuditReport, V: Variants) -> Section:  # noqa: N803 - the labeller, called like a function
+    """Each reference's value beside the native engine's under the same variant."""
     s = Section("agreement", "Agreement: each reference beside the native engine under the same variant (its own "
                 "profile; rows marked emulated / native options: the chosen profile)",
                 ["run", "measure", "engine", "value", "native", "status", "variant", "detail"])
     for r in rep.agreement:
         s.rows.append([r.run, r.measure, r.engine, fmt(r.value), fmt(r.native), r.status, V(r.variant), r.detail])
         s.status.append("" if r.status == "match" else r.status)
-    out.append(s)
+    return s
 
+
+def _conv_diff(rep: AuditReport) -> Section:
+    """The axes on which the engines' settings differ: per axis, each setting and its engines."""
     s = Section("conv_diff", "Convention diff: axes on which the engines' settings differ",
                 ["axis", "setting", "engines"])
     for c in rep.conv_diff:
@@ -125,7 +148,11 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
         for i, (val, engs) in enumerate(by_val.items()):
             s.rows.append([c.axis if i == 0 else "", val + (" (chosen)" if val == c.base else ""), ", ".join(engs)])
             s.status.append("")
-    out.append(s)
+    return s
+
+
+def _conv_effect(rep: AuditReport, V: Variants) -> Section:  # noqa: N803 - the labeller, called like a function
+    """What each differing axis alone changes from the chosen profile (values that change nothing grouped per run)."""
     s = Section("conv_effect", "What each differing axis alone changes (from the chosen profile)",
                 ["axis", "value", "run", "measure", "aggregate", "delta", "topics moved", "variant"])
     for c in rep.conv_diff:
@@ -140,8 +167,11 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
         for (value, run), ms in still.items():
             s.rows.append([c.axis, value, run, ", ".join(ms), "(no change)", "0", "0", ""])
             s.status.append("")
-    out.append(s)
+    return s
 
+
+def _attribution(rep: AuditReport) -> Section:
+    """The smallest axis flips that reproduce each side of a difference natively."""
     s = Section("attribution", "Attribution: the smallest axis flips that reproduce each side natively",
                 ["run", "measure", "A", "B", "A -> B", "B -> A", "topics", "verdict"])
     for a in rep.attributions:
@@ -149,15 +179,21 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
                        " or ".join(" + ".join(x) for x in a.a_to_b) or "none", " or ".join(" + ".join(x) for x in a.b_to_a) or "none",
                        str(a.topics_differing), "explained" if a.explained else "unexplained"])
         s.status.append("" if a.explained else "unexplained")
-    out.append(s)
+    return s
 
+
+def _evidence(rep: AuditReport) -> Section:
+    """The per-topic evidence of each attribution."""
     s = Section("evidence", "Evidence per topic", ["run", "measure", "A", "B", "evidence"])
     for a in rep.attributions:
         for line in a.evidence:
             s.rows.append([a.run, a.measure, a.a, a.b, line])
             s.status.append("")
-    out.append(s)
+    return s
 
+
+def _sensitivity(rep: AuditReport, V: Variants) -> Section:  # noqa: N803 - the labeller, called like a function
+    """One axis at a time from the chosen profile (values that change nothing listed together)."""
     s = Section("sensitivity", f"Sensitivity: one axis at a time from {rep.profile}",
                 ["run", "measure", "axis", "value", "aggregate", "delta", "topics", "largest change", "variant"],
                 intro="Values that change nothing on this input are listed together per run and measure.")
@@ -179,15 +215,22 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
     for (run, measure), vals in inert.items():
         s.rows.append([run, measure, "(no change)", " ".join(vals), "", "0", "0", "", ""])
         s.status.append("")
-    out.append(s)
+    return s
 
-    if rep.swaps:
-        s = Section("swaps", "Run order: axis values that swap runs", ["measure", "axis", "value", "order changes", "pairs swapped"])
-        for w in rep.swaps:
-            s.rows.append([w.measure, w.axis, w.value, "yes" if w.order_changed else "no", ", ".join(w.swapped)])
-            s.status.append("explained" if w.order_changed else "")
-        out.append(s)
 
+def _swaps(rep: AuditReport) -> Section | None:
+    """Axis values that swap the order of runs (None when no run was compared)."""
+    if not rep.swaps:
+        return None
+    s = Section("swaps", "Run order: axis values that swap runs", ["measure", "axis", "value", "order changes", "pairs swapped"])
+    for w in rep.swaps:
+        s.rows.append([w.measure, w.axis, w.value, "yes" if w.order_changed else "no", ", ".join(w.swapped)])
+        s.status.append("explained" if w.order_changed else "")
+    return s
+
+
+def _ties(rep: AuditReport, V: Variants) -> Section:  # noqa: N803 - the labeller, called like a function
+    """The tie envelope rows: min / max / expected over orderings of tied documents."""
     s = Section("ties", "Tie envelope: min / max / expected over orderings of tied documents",
                 ["run", "measure", "topic", "value", "min", "max", "expected", "method", "orderings", "variant"],
                 intro="'all' is the aggregate over topics; topics listed are the widest envelopes.")
@@ -195,28 +238,37 @@ def sections(rep: AuditReport, legend: bool = False) -> tuple[list[Section], Var
         s.rows.append([t.run, t.measure, t.topic, fmt(t.value), fmt(t.minimum), fmt(t.maximum), fmt(t.expected),
                        t.method, t.tied_orderings, V(t.variant)])
         s.status.append("")
-    out.append(s)
+    return s
 
+
+def _diagnostics(rep: AuditReport) -> Section:
+    """The input diagnostics, one row per fact."""
     s = Section("diagnostics", "Input diagnostics", ["input", "fact", "value"])
     for name, facts in rep.diagnostics.items():
         for k, v in facts.items():
             s.rows.append([name, k, _fact(v)])
             s.status.append("")
-    out.append(s)
+    return s
 
-    if rep.official:
-        s = Section("official", "Official-measure check (ir_datasets)", ["dataset", "measure", "official", "status", "detail"])
-        for o in rep.official:
-            s.rows.append([o.dataset, o.measure, o.official, o.status, o.detail])
-            s.status.append("departs" if o.status == "departs" else "")
-        out.append(s)
 
+def _official(rep: AuditReport) -> Section | None:
+    """The official-measure check of an ir_datasets qrels (None when there was none)."""
+    if not rep.official:
+        return None
+    s = Section("official", "Official-measure check (ir_datasets)", ["dataset", "measure", "official", "status", "detail"])
+    for o in rep.official:
+        s.rows.append([o.dataset, o.measure, o.official, o.status, o.detail])
+        s.status.append("departs" if o.status == "departs" else "")
+    return s
+
+
+def _notes(rep: AuditReport) -> Section:
+    """Every note of the report."""
     s = Section("notes", "Notes", ["note"])
     for n in rep.notes:
         s.rows.append([n])
         s.status.append("")
-    out.append(s)
-    return out, V
+    return s
 
 
 def _failures(rep: AuditReport) -> str:
