@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import stat
 
+import pytest
 from testdata import EXAMPLES
 
 from auditeval.adapters import ADAPTERS, check_declarations, references
@@ -214,6 +215,7 @@ def test_trectools_provider_profile_on_robust03(tmp_path, robust03):
     assert "trectools/trec_eval.py:444 groupby('query').apply(...) leaves the grouping column out" in detail
 
 
+@pytest.mark.slow
 def test_ir_measures_ranx_provider_runs_under_pandas_3(tmp_path):
     """ir_measures' ranx provider asserts object-dtype query ids, which pandas 3 no longer
     infers (ranx #79): its child process opts out of the str dtype, so the provider computes

@@ -26,6 +26,8 @@ from auditeval.adapters.runner import Request, run_one, start
 from auditeval.auditing.core import QUICK_FACTOR, audit
 from auditeval.render.audit import render_audit
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]  # not testdata.REPO: the Ctrl-C driver imports this file alone
 
 # the fake tool: python -c CHILD MODE SECONDS LOG RESULT

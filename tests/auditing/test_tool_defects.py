@@ -14,9 +14,12 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from cli_helpers import run_cli
 
 from auditeval.auditing.defects import Evidence, known_defect
+
+pytestmark = pytest.mark.slow
 
 QRELS = "b 0 d2 1\nb 0 d3 0\nc 0 d4 1\ny 0 d1 0\nyy 0 d7 1\nyy 0 d8 0\n"
 RUN = "b Q0 d2 1 1.0 r\nb Q0 d3 2 0.5 r\nc Q0 x 1 1.0 r\nc Q0 d4 2 0.5 r\ny Q0 d1 1 1.0 r\nyy Q0 d7 1 1.0 r\n"

@@ -9,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from testdata import REPO
+
+pytestmark = pytest.mark.slow
 
 ROOT = REPO
 

@@ -39,6 +39,8 @@ from pathlib import Path
 import pytest
 from testdata import REPO
 
+pytestmark = pytest.mark.slow
+
 ROOT = REPO
 EXAMPLES = ROOT / "examples"
 

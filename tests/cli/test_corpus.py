@@ -36,6 +36,8 @@ from pathlib import Path
 import pytest
 from testdata import REPO, TESTS
 
+pytestmark = pytest.mark.slow
+
 ROOT = REPO
 QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n"
 RUN = "1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n2 Q0 d1 1 1.0 r\n"

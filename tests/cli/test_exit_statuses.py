@@ -15,7 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from testdata import REPO, need_program
+
+pytestmark = pytest.mark.slow
 
 ROOT = REPO
 HOSTILE = "a_$*[|`{}~^%#&\\x<y>averyveryverylongidentifierwithnobreakatall"

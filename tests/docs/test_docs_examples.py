@@ -11,6 +11,8 @@ import sys
 import pytest
 from docs_blocks import ROOT, blocks, environment, matches, run_command, transcript
 
+pytestmark = pytest.mark.slow
+
 CONSOLE = blocks("console")
 PYTHON = blocks("python")
 

@@ -15,6 +15,8 @@ import sys
 import pytest
 from docs_blocks import ROOT
 
+pytestmark = pytest.mark.slow
+
 spec = importlib.util.spec_from_file_location("gen_reference", ROOT / "docs" / "gen_reference.py")
 gen = importlib.util.module_from_spec(spec)
 sys.modules["gen_reference"] = gen

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from docs_blocks import CHROMIUM_FLAGS, ROOT, chromium_or_skip
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:

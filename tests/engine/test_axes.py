@@ -622,6 +622,7 @@ def reference_cases(draw):
     return conv, qrels, run
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(reference_cases())
 def test_engine_matches_reference_model(case):

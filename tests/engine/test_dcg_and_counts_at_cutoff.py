@@ -83,6 +83,7 @@ def robust(robust03):
     return qrels_path, run_path
 
 
+@pytest.mark.slow
 def test_per_topic_against_ranx(robust):
     import ranx
 

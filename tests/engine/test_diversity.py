@@ -113,6 +113,7 @@ def _case(seed):
     return qrels, run
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(12))
 def test_random_cases_agree_with_pyndeval_per_topic(tmp_path, seed):
     qrels, run = _case(seed)
@@ -490,6 +491,7 @@ def test_nnrbp_has_no_value_where_ndeval_divides_zero_by_zero(tmp_path):
         assert df[(df.measure == name) & (df.topic == "2")].value.tolist() == [0.0], name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(10))
 def test_random_cases_agree_with_pyndeval_per_topic_under_every_alpha_and_beta(tmp_path, seed):
     """Every measure pyndeval reports, at cut-offs 1, 2, 5, 20, under each (alpha, beta) of the
@@ -516,6 +518,7 @@ def test_random_cases_agree_with_pyndeval_per_topic_under_every_alpha_and_beta(t
     assert compared > 0
 
 
+@pytest.mark.slow
 def test_fifty_topics_every_default_measure_of_pyndeval_under_alpha_and_beta(tmp_path):
     """pyndeval's 21 default measures (its DEFAULT_MEASURES, ndeval's CSV columns) on 50 topics
     of 1,000 ranked documents and five subtopics, under the defaults, both ends of the grid and

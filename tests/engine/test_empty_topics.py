@@ -104,6 +104,7 @@ def test_trec_eval_10_evaluates_instead_of_refusing(data):
     assert res.get("AP").value == pytest.approx(nine.get("AP").value, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_ranx_run_object_and_values(data):
     import ranx
     qrels, run = data

@@ -177,6 +177,7 @@ def _random_case(rng):
     return qrels, run
 
 
+@pytest.mark.slow
 def test_random_cases_equal_the_providers():
     """300 seeded random inputs: Compat (two settings) equals ir_measures' compat provider, and
     Accuracy (three) its accuracy provider where it does not divide by zero, per topic to 1e-12

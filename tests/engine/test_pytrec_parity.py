@@ -21,6 +21,8 @@ import auditeval as ae
 from auditeval.engine.measures import MEASURES
 from auditeval.vocab.errors import UnknownMeasureError
 
+pytestmark = pytest.mark.slow
+
 PROFILE = "trec_eval-9.0.8"
 TOL = 1e-12
 # measures the brief requires to be compared (more are compared when registered)

@@ -369,6 +369,7 @@ def _variant_by_variant(q, run, plan):
     return values, errors, notes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["tiny", "subtopics"])
 def test_sweep_parts_merge_variants_into_classes_without_changing_a_value_note_or_refusal(case, tmp_path):
     """A run evaluates one variant per class of variants it computes alike (``VariantClasses``,
@@ -496,6 +497,7 @@ def _numbered_one_by_one(sr: StagedRun, conventions) -> list[int]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["plain", "run-dups", "qrels-dups-negative-self-hit", "topics-differ"])
 def test_key_numbers_equal_prepare_key_convention_by_convention(case, tmp_path):
     """The sweep numbers each run's lists by their key axis by axis (``key_numbers``): on

@@ -37,6 +37,8 @@ from auditeval.cli import common
 from auditeval.execution import DaskCluster, InProcess, LocalPool, TaskFailed, backend_for
 from auditeval.execution.backends import Backend
 
+pytestmark = pytest.mark.slow
+
 ROOT = REPO
 EX = ROOT / "examples"
 RUNS = ("synDistinct", "synTies", "synMissing")

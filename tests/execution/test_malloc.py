@@ -11,6 +11,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 CHILD = r"""
 import json, resource, sys, time
 import numpy as np

@@ -25,6 +25,8 @@ from testdata import REPO
 from auditeval.pooling import llm_judge as lj
 from auditeval.pooling.store import JudgmentStore
 
+pytestmark = pytest.mark.slow
+
 KEY = "sk-test-SECRET-7f3a9c"
 TOPICS, DOCS = ("1", "2", "3"), tuple(f"d{i}" for i in range(5))
 

@@ -18,6 +18,8 @@ from testdata import REPO
 
 from auditeval.pooling.store import JudgmentStore, Labels
 
+pytestmark = pytest.mark.slow
+
 ROOT = REPO
 
 

@@ -46,6 +46,8 @@ from auditeval.vocab.errors import AuditEvalError
 from auditeval.vocab.specs import SPECS
 from auditeval.vocab.variant import parse_measure
 
+pytestmark = pytest.mark.slow
+
 #: the temp directory of the session's cases (set by the autouse fixture below)
 _BASE_DIR: list[Path] = []
 

@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from trec_eval_diff import VERSIONS, difference, make_case, run_case
+
+pytestmark = pytest.mark.slow
 
 N_CASES = int(os.environ.get("AUDITEVAL_DIFF_CASES", "400"))
 FIRST_SEED = int(os.environ.get("AUDITEVAL_DIFF_SEED", "0"))

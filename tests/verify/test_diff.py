@@ -123,6 +123,7 @@ def tool_files(tmp_path_factory) -> dict[str, Path]:
             "ranx": d / "ranx.json", "qrels": qr, "run": rn, "dir": d}
 
 
+@pytest.mark.slow
 def test_hand_computed_inputs_are_what_the_tools_print(tool_files):
     pt = json.loads(tool_files["pytrec"].read_text())
     for t in ("q1", "q2"):
