@@ -92,6 +92,21 @@ def references_cache(trec_eval_bins, monkeypatch) -> Path:
     return BUILD_CACHE
 
 
+# ----------------------------------------------------------------------------- slow
+# the real data and the real trec_eval builds: a test asking for one of these fixtures, or
+# parametrized over the robust03 tier, is ``slow`` (``pytest -m "not slow"`` is the inner loop);
+# heavy tests that use neither carry the marker in their own file
+SLOW_FIXTURES = frozenset({"robust03", "trec_eval_bins", "trec_eval_output", "references_cache"})
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        tiers = [v for v in spec.params.values() if isinstance(v, str)] if spec else []
+        if SLOW_FIXTURES.intersection(item.fixturenames) or "robust03" in tiers:
+            item.add_marker(pytest.mark.slow)
+
+
 # ----------------------------------------------------------------------------- CI: no skip
 _SKIPPED: list[str] = []
 
