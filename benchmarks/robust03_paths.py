@@ -1,4 +1,4 @@
-"""One-off check on real data: every path of ``tests/test_variant_paths.py`` on the 12 robust03 runs.
+"""One-off check on real data: every path of ``tests/project/test_variant_paths.py`` on the 12 robust03 runs.
 
 The property test draws small random inputs; this runs the same path checks (each path's printed
 (variant string, value) pairs parsed back and evaluated with ``auditeval.evaluate`` alone) on

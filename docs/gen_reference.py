@@ -9,7 +9,7 @@ page ``docs/commands/NAME.md`` the block between the GENERATED markers comes fro
 argparse parser (a new command gets a page of its own, prose to be written above the block).
 
 The pages are committed, not built on the fly, so they read on GitHub and in a checkout, and so
-the check that they are current (``tests/test_docs_reference.py``) runs with the test extra
+the check that they are current (``tests/docs/test_docs_reference.py``) runs with the test extra
 alone, without mkdocs. ``--check`` exits 1 and names the stale pages instead of writing.
 """
 

@@ -1,7 +1,7 @@
 """The native evaluation engine, and its one door: prepare (conventions) -> measures -> aggregate.
 
 Every package outside ``auditeval/engine/`` imports from here (``from auditeval.engine import
-...``), never from a submodule (``tests/test_layers.py`` checks). What it offers:
+...``), never from a submodule (``tests/project/test_layers.py`` checks). What it offers:
 
 * staging: :class:`StagedRun` (one qrels and one run, many conventions, shared work),
   :func:`staged_for`, :func:`evaluate_prepared`, :func:`prepare`, :class:`Prepared`,

@@ -12,7 +12,7 @@ step: for every (order, step) at once,
 
 The terms are added in the same order as the kernels in :mod:`.measures.core` add them
 (bincount meets each (order, topic) bin's terms in rank order), so the means are
-bit-identical to the engine's (``tests/test_pool_robust03.py::test_growth_fast_sums_equal_the_engine_path`` compares). Which measures this
+bit-identical to the engine's (``tests/pooling/test_pool_robust03.py::test_growth_fast_sums_equal_the_engine_path`` compares). Which measures this
 covers is the spec table's ``growth_sum`` field.
 """
 

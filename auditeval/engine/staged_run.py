@@ -271,7 +271,7 @@ class StagedRun:
         """Per convention of ``table``, a number of its :meth:`prepare_key`: equal keys, equal
         numbers, numbered in order of first appearance; a convention whose ranking refuses the
         input (:meth:`prepare_key` raises) gets a number of its own. What numbering
-        ``prepare_key(c)`` convention by convention gives (``tests/test_sweep.py`` checks it),
+        ``prepare_key(c)`` convention by convention gives (``tests/engine/test_sweep.py`` checks it),
         with the key's rules applied to each axis's few values instead of to each of a sweep's
         thousands of conventions (a sixth of a ``--vary all`` sweep's time per run was those
         calls): ``dups``, ``negatives``, ``topics`` and ``self_hits=drop`` collapse where this

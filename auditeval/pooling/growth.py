@@ -22,7 +22,7 @@ engine's lists (:mod:`.labels`) and, for AP, P, R, RR and Success under ``unjudg
 (ranks never move), every (order, step) is evaluated from them at once. These sums add the
 same terms in the same order as the engine's measure functions (the engine's
 :func:`~auditeval.engine.growth_means`), so the values are
-bit-identical (``tests/test_pool_robust03.py::test_growth_fast_sums_equal_the_engine_path`` compares with the engine). Other measures (or
+bit-identical (``tests/pooling/test_pool_robust03.py::test_growth_fast_sums_equal_the_engine_path`` compares with the engine). Other measures (or
 ``unjudged=drop``) are evaluated by the engine on relabelled lists, once per distinct set of
 systems: exact, slower.
 """

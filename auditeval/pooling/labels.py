@@ -8,7 +8,7 @@ judgment leaves the ideal/recall side (``qgrade``, ``n_pooled_unjudged``). That 
 :func:`~auditeval.engine.prepare` builds from the reduced qrels, as long as no evaluated
 topic loses every judgment (then prepare would stop evaluating it under ``topics=both``; here
 the topic set stays that of the full qrels, and :func:`emptied_topics` names such topics).
-``tests/test_pool_robust03.py::test_group_bias_equals_engine_on_reduced_qrels`` checks the equality against the engine.
+``tests/pooling/test_pool_robust03.py::test_group_bias_equals_engine_on_reduced_qrels`` checks the equality against the engine.
 """
 
 from __future__ import annotations

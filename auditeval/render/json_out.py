@@ -10,7 +10,7 @@ by ``encode`` (a command maps :func:`items_text` over its backend: compare's 19,
 were 0.9 s of Python's indenting encoder in the command after the last task), and written
 where the list stands, a block at a time as they come (the document's text is never held with
 them), the same bytes as ``json.dumps(doc, indent=1)`` of the plain list
-(``tests/test_json_out.py``)."""
+(``tests/render/test_json_out.py``)."""
 
 from __future__ import annotations
 

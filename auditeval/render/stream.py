@@ -11,7 +11,7 @@ that reach the file are those of writing the same text through the stream.
 
 :func:`json_frame` splits a JSON document around one list into the text before its items and
 the text after them, so the items can be streamed between the two: the same bytes as
-``json.dumps(doc, indent=1)`` of the whole document (``tests/test_stream_out.py``).
+``json.dumps(doc, indent=1)`` of the whole document (``tests/render/test_stream_out.py``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ string escaped or JSON-quoted once), the value's text made once per distinct flo
 pattern (:func:`~auditeval.render.text_columns.text_column`: ``repr`` in TSV, what
 ``json.dumps`` writes in JSON: ``NaN``, ``Infinity``), and one ``binary_join_element_wise``
 makes the lines. The bytes are those of the views' former record-by-record writers (the
-records of :func:`records`; ``tests/test_stream_out.py``). A text measure's block (values are
+records of :func:`records`; ``tests/render/test_stream_out.py``). A text measure's block (values are
 Python strings) is written record by record.
 
 orjson was considered for JSON: it indents by two spaces only (the document is ``indent=1``),

@@ -1,6 +1,6 @@
 """What trec_eval's main loop does around the measures (trec_eval.c, form_res_rels.c,
 m_num_rel.c), found by the differential test against the three builds
-(``tests/test_trec_eval_differential.py``).
+(``tests/trec_eval/test_trec_eval_differential.py``).
 
 * (10.0 ``-c``'s bogus ranking of a topic missing from the run and the resets after it are
   no drop-in rule: they are the ``absent=bogus`` convention, applied by the engine,

@@ -13,7 +13,7 @@ as a scalar of the values' type). A trailing underscore is dropped (``or_`` -> `
 
 Arrow's methods that forward to ``pyarrow.compute`` (``Array.cast``, ``.filter``,
 ``.fill_null``, ``.dictionary_encode``, ``Table.sort_by``, ...) import it: the drop-in's path
-calls the functions here instead (``tests/test_imports.py`` checks it stays so).
+calls the functions here instead (``tests/project/test_imports.py`` checks it stays so).
 """
 
 from __future__ import annotations

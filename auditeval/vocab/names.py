@@ -188,7 +188,7 @@ def unknown_hint(m: Measure, known: Collection[str], trec_aliases: Mapping[str, 
 # trec_eval's default parameters of its cut-off families, what ``-m P`` or ``-m ndcg_cut`` (no
 # parameters) computes: measures.c te_trec_measures[] (long_cutoff_array, float_cutoff_array;
 # unj is trec_eval 10.0's). The trec_eval drop-in's table (auditeval.trec_eval.catalog, above this
-# layer) holds the same values; tests/test_new_measures.py checks that they agree.
+# layer) holds the same values; tests/engine/test_dcg_and_counts_at_cutoff.py checks that they agree.
 _LONG_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 TREC_FAMILY_DEFAULTS: dict[str, tuple[int, ...] | tuple[float, ...]] = {
     "P": _LONG_CUTS, "recall": _LONG_CUTS, "ndcg_cut": _LONG_CUTS, "map_cut": _LONG_CUTS,

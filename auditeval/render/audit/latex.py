@@ -7,7 +7,7 @@ opens the document. Every cell is escaped (:func:`auditeval.render.tex.tex_break
 is a ragged-right ``p{}`` column set in ``\\footnotesize\\ttfamily``, its width a share of
 ``\\linewidth`` proportional to its longest cell (capped); a break point follows every ``|`` of
 a variant string and every ``chunk``-th character (:func:`~auditeval.render.tex.tex_breakable`) of a run without one, so no cell is wider
-than its column and pdflatex reports no overfull ``\\hbox`` (tests/test_headlines.py compiles a
+than its column and pdflatex reports no overfull ``\\hbox`` (tests/cli/test_exit_statuses.py compiles a
 report on hostile ids). Variant strings are folded into a legend as in the terminal output.
 Unexplained mismatches are marked with a leading ``!!``.
 """
