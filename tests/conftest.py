@@ -1,6 +1,6 @@
 """Shared fixtures: the two data tiers, the trec_eval builds, and CI's no-skip rule.
 
-Paths and the skip rule live in :mod:`testdata` (the one module that owns them); this file
+Paths and the skip rule live in :mod:`paths` (the one module that owns them); this file
 turns them into fixtures. Under ``$AUDITEVAL_REQUIRE_ALL`` a session that skipped anything
 fails, naming each skip.
 """
@@ -13,9 +13,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import paths
 import pytest
-import testdata
-from testdata import BIN, Collection
+from paths import BIN, Collection
 
 # the user's own cache (built trec_eval programs) never leaks into a test: the audit's default
 # discovery sees an empty cache unless a test points it at the builds (``references_cache``)
@@ -29,7 +29,7 @@ BUILD_CACHE = BIN / "cache"  # AUDITEVAL_CACHE_DIR layout: BUILD_CACHE / "trec_e
 @pytest.fixture(scope="session")
 def robust03(tmp_path_factory) -> Collection:
     """The real TREC 2003 Robust qrels and 12 runs (real-data tier; skipped where absent)."""
-    return testdata.robust03(tmp_path_factory.mktemp("robust03-plain"))
+    return paths.robust03(tmp_path_factory.mktemp("robust03-plain"))
 
 
 @pytest.fixture(scope="session")
@@ -57,7 +57,7 @@ def trec_eval_bins() -> dict[str, Path]:
 
     cc, make = compiler()
     if cc is None or make is None:
-        testdata.missing("no C compiler or make on PATH: the trec_eval builds cannot be compiled "
+        paths.missing("no C compiler or make on PATH: the trec_eval builds cannot be compiled "
                          "(Debian/Ubuntu: apt-get install gcc make)")
     try:
         made = build(TREC_EVAL_BUILDS, dest=BUILD_CACHE / "trec_eval")
@@ -119,12 +119,12 @@ def pytest_runtest_logreport(report) -> None:
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
-    if testdata.require_all() and _SKIPPED and not hasattr(session.config, "workerinput"):
+    if paths.require_all() and _SKIPPED and not hasattr(session.config, "workerinput"):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    if testdata.require_all() and _SKIPPED:
-        terminalreporter.section(f"{testdata.REQUIRE_ENV}: {len(_SKIPPED)} skipped test(s) fail this session")
+    if paths.require_all() and _SKIPPED:
+        terminalreporter.section(f"{paths.REQUIRE_ENV}: {len(_SKIPPED)} skipped test(s) fail this session")
         for line in _SKIPPED[:50]:
             terminalreporter.write_line(line)

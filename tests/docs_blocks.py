@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```\s*$", re.S | re.M)
@@ -121,9 +118,8 @@ def matches(expected: list[str], actual: list[str]) -> bool:
 
 
 def chromium_or_skip() -> str:
-    """The headless chromium binary, or a pytest skip saying why there is none."""
-    for name in ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    pytest.skip("chromium is not installed (apt-get install chromium): the built pages are not opened")
+    """The headless chromium binary, or :func:`paths.missing` saying why there is none."""
+    from paths import need_program
+
+    return need_program("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome",
+                        install="Debian: apt-get install chromium; the built pages are not opened")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import stat
 
 import pytest
-from testdata import EXAMPLES
+from paths import EXAMPLES
 
 from auditeval.adapters import ADAPTERS, check_declarations, references
 from auditeval.adapters.runner import Request, run_one

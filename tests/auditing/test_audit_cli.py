@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import stat
 
-from testdata import EXAMPLES
+from paths import EXAMPLES
 
 from auditeval.cli.main import main
 

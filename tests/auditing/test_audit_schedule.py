@@ -28,7 +28,7 @@ from auditeval.render.audit import render_audit
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]  # not testdata.REPO: the Ctrl-C driver imports this file alone
+ROOT = Path(__file__).resolve().parents[2]  # not paths.REPO: the Ctrl-C driver imports this file alone
 
 # the fake tool: python -c CHILD MODE SECONDS LOG RESULT
 CHILD = r"""

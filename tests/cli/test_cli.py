@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import run_cli
-from testdata import EXAMPLES, REPO
+from paths import EXAMPLES, REPO
 
 from auditeval import parse_variant
 from auditeval.cli.main import main

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from testdata import REPO
+from paths import REPO
 
 pytestmark = pytest.mark.slow
 

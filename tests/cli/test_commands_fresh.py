@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from testdata import REPO
+from paths import REPO
 
 pytestmark = pytest.mark.slow
 

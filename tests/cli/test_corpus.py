@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from testdata import REPO, TESTS
+from paths import REPO, TESTS
 
 pytestmark = pytest.mark.slow
 

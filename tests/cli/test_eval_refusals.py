@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import run_cli
-from testdata import EXAMPLES
+from paths import EXAMPLES
 
 EX = EXAMPLES
 P9, P10 = "trec_eval-9.0.8", "trec_eval-10.0"

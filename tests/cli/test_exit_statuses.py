@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from testdata import REPO, need_program
+from paths import REPO, need_program
 
 pytestmark = pytest.mark.slow
 

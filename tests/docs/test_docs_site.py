@@ -13,14 +13,15 @@ from pathlib import Path
 
 import pytest
 from docs_blocks import CHROMIUM_FLAGS, ROOT, chromium_or_skip
+from paths import need_module
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    pytest.importorskip("mkdocs", reason="mkdocs is not installed (pip install '.[docs]')")
-    pytest.importorskip("mkdocstrings", reason="mkdocstrings is not installed (pip install '.[docs]')")
+    need_module("mkdocs", "pip install '.[docs]'")
+    need_module("mkdocstrings", "pip install '.[docs]'")
     out = tmp_path_factory.mktemp("site")
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=600, env={"NO_MKDOCS_2_WARNING": "1", **_env()})

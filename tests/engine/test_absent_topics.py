@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from testdata import EXAMPLES, TIERS
+from paths import EXAMPLES, TIERS
 
 import auditeval
 from auditeval.trec_eval.catalog import nicknames, table

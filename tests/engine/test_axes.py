@@ -14,9 +14,9 @@ import subprocess
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from paths import CASES
 from plain_model import ranked as _ranked
 from plain_model import reference_value as _reference_value
-from testdata import CASES
 
 import auditeval as ae
 from auditeval.io import parse_qrels, parse_run

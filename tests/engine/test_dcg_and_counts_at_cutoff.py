@@ -18,7 +18,7 @@ import math
 import ir_measures
 import numpy as np
 import pytest
-from testdata import EXAMPLES
+from paths import EXAMPLES
 
 import auditeval as ae
 from auditeval.adapters.ir_measures import IrMeasures

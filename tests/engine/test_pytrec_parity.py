@@ -15,7 +15,7 @@ import ir_measures
 import numpy as np
 import pytest
 import pytrec_eval
-from testdata import TIER_RUNS, TIERS
+from paths import TIER_RUNS, TIERS
 
 import auditeval as ae
 from auditeval.engine.measures import MEASURES

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_helpers import run_cli
-from testdata import EXAMPLES
+from paths import EXAMPLES
 
 import auditeval as ae
 from auditeval.engine.staged_run import StagedRun

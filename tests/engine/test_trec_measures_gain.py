@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 import pytest
-from testdata import TIER_COMPLETE, TIER_FLAGGED, TIERS
+from paths import TIER_COMPLETE, TIER_FLAGGED, TIERS
 
 import auditeval as ae
 from auditeval.engine.evaluate import evaluate_prepared

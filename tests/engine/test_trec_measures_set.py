@@ -14,7 +14,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 import pytrec_eval
-from testdata import TIER_COMPLETE, TIER_FLAGGED, TIER_RUNS, TIERS
+from paths import TIER_COMPLETE, TIER_FLAGGED, TIER_RUNS, TIERS
 
 from auditeval.engine.evaluate import evaluate_prepared
 from auditeval.engine.measures.trec_set import recall_count

@@ -31,7 +31,7 @@ import numpy as np
 import plain_model as pm
 import pytest
 from cli_helpers import run_cli
-from testdata import REPO
+from paths import REPO
 
 from auditeval.cli import common
 from auditeval.execution import DaskCluster, InProcess, LocalPool, TaskFailed, backend_for

@@ -13,7 +13,7 @@ from pathlib import Path
 import ir_measures
 import pytest
 from ir_measures import AP, RR, Bpref, IPrec, Metric, NumRet, P, Rprec, SetF, Success, infAP, nDCG
-from testdata import TESTS, need_program
+from paths import TESTS, need_program
 
 import auditeval as ae
 from auditeval.integrations.ir_measures_provider import (

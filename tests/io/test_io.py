@@ -10,7 +10,7 @@ import uuid
 import numpy as np
 import pandas as pd
 import pytest
-from testdata import CONVENTIONS
+from paths import CONVENTIONS
 
 import auditeval as ae
 from auditeval.io import (

@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from testdata import EXAMPLES, REPO, need_module, need_program
+from paths import EXAMPLES, REPO, need_module, need_program
 
 pytestmark = pytest.mark.slow
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import run_cli
-from testdata import REPO
+from paths import REPO
 
 from auditeval.pooling import llm_judge as lj
 from auditeval.pooling.store import JudgmentStore

@@ -19,7 +19,7 @@ import json
 import numpy as np
 import pytest
 from cli_helpers import run_cli
-from testdata import EXAMPLES
+from paths import EXAMPLES
 
 import auditeval as ae
 from auditeval.pooling.growth import pool_growth

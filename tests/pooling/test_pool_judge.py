@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 from cli_helpers import run_cli
-from testdata import REPO
+from paths import REPO
 
 from auditeval.pooling.judge import SimulatedJudge
 from auditeval.pooling.store import JudgmentStore

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from testdata import REPO
+from paths import REPO
 
 import auditeval
 

@@ -27,7 +27,7 @@ import ast
 from functools import cache
 from pathlib import Path
 
-from testdata import REPO
+from paths import REPO
 
 ROOT = REPO / "auditeval"
 ALWAYS = {"auditeval._version"}

@@ -8,7 +8,7 @@ import re
 import subprocess
 
 import pytest
-from testdata import need_program
+from paths import need_program
 
 import auditeval as ae
 from auditeval.auditing.official import check

@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from testdata import EXAMPLES, need_program
+from paths import EXAMPLES, need_program
 
 from auditeval.cli.main import main
 from auditeval.vocab.variant import parse_variant

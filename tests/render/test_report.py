@@ -1,7 +1,7 @@
 """What a person reads: text that fits 100 columns, the matrix and side-by-side views, run
 labels, notes in every format, the tie note, help texts, Value.variant and tidy frames.
 
-Numbers on robust03 are trec_eval 9.0.8's own (``../shared/reference/robust03``); the small
+Numbers on robust03 are trec_eval 9.0.8's own (the ``robust03`` fixture's runs); the small
 cases are checked by hand in the comments.
 """
 
@@ -12,7 +12,7 @@ import json
 
 import pytest
 from cli_helpers import run_cli
-from testdata import REPO
+from paths import REPO
 
 import auditeval as ae
 from auditeval.cli.main import main

@@ -25,8 +25,8 @@ from pathlib import Path
 import plain_model as pm
 import pytest
 from cli_helpers import run_cli
+from paths import EXAMPLES
 from rich.cells import cell_len
-from testdata import EXAMPLES
 
 EX = EXAMPLES
 Q, BM25, RERANK = str(EX / "qrels.txt"), str(EX / "bm25.txt"), str(EX / "rerank.txt")

@@ -7,7 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
-from testdata import REPO
+from paths import REPO
 
 import auditeval as ae
 from auditeval.cli.main import main

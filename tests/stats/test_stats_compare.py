@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from testdata import EXAMPLES
+from paths import EXAMPLES
 
 from auditeval.cli.main import main
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import numpy as np
-from testdata import REPO
+from paths import REPO
 
 from auditeval.stats.compare import Settings, analyze
 from auditeval.stats.matrix import MeasureMatrix

@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from testdata import REPO
+from paths import REPO
 
 from auditeval.testing import (
     ClaimNotReproduced,

@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from testdata import CASES as CASES_DIR
+from paths import CASES as CASES_DIR
 
 from auditeval.trec_eval import main
 

@@ -12,8 +12,8 @@ import io
 import subprocess
 
 import pytest
+from paths import ROBUST03_RUNS
 from synthetic import RUNS as SYNTHETIC
-from testdata import ROBUST03_RUNS
 
 from auditeval.trec_eval import main
 

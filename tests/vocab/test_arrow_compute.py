@@ -9,7 +9,7 @@ import re
 import pyarrow as pa
 import pyarrow.compute as real
 import pytest
-from testdata import REPO
+from paths import REPO
 
 from auditeval.vocab import arrow_compute as pc
 
