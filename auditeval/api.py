@@ -14,8 +14,8 @@ import numpy as np
 
 from auditeval.engine import ENGINE, SweepResult, run_sweep, staged_for, undefined_note, vary_values
 from auditeval.io import c_atof, qrels_from, run_from
-from auditeval.io.labels import labelled
-from auditeval.io.prefs import Prefs, QrelsJg
+from auditeval.io.prefs_files import Prefs, QrelsJg
+from auditeval.io.run_labels import labelled
 from auditeval.results.values import ResultSet, Value
 from auditeval.vocab.conventions import DEFAULT_PROFILE, Convention, load_profile, resolve
 from auditeval.vocab.errors import UnknownMeasureError
@@ -27,7 +27,7 @@ from auditeval.vocab.variant import fold, parse_measures
 
 def read_runs(runs: Any) -> list[tuple[Run, str | None]]:
     """Runs in any supported form, labelled by the one rule for colliding tags
-    (:func:`auditeval.io.labels.run_labels`), each with the note on its label (or None)."""
+    (:func:`auditeval.io.run_labels.run_labels`), each with the note on its label (or None)."""
     run_list = list(runs) if isinstance(runs, list | tuple) else [runs]
     return labelled([run_from(r_in) for r_in in run_list])
 
@@ -55,11 +55,11 @@ def evaluate(
     ``"prefs"`` (``qid jg jsg docno level``), ``"qrels_prefs"`` (a qrels file read as preferences)
     and ``"qrels_jg"`` (``qid jg docno grade``), for the measures of those formats (``prefs_simp``,
     ``prefs_avgjg``, ... ``map_avgjg``, ``P_avgjg.5,10``: :data:`auditeval.vocab.spec_table.PREFS_SPECS`);
-    see :func:`_evaluate_judgments`. A :class:`~auditeval.io.prefs.Prefs` or
-    :class:`~auditeval.io.prefs.QrelsJg` object as ``qrels`` selects its format.
+    see :func:`_evaluate_judgments`. A :class:`~auditeval.io.prefs_files.Prefs` or
+    :class:`~auditeval.io.prefs_files.QrelsJg` object as ``qrels`` selects its format.
 
     ``cache``: a dict kept by the caller to share the staged join and ranking with later
-    calls on the same qrels and (single) run (``engine.evaluate.staged_for``).
+    calls on the same qrels and (single) run (``engine.staged_run.staged_for``).
 
     ``qrels``/``runs`` accept paths, :class:`Qrels`/:class:`Run`, DataFrames and
     dict-of-dicts (see :mod:`auditeval.io`; a run topic mapped to ``{}`` is an empty ranking).
@@ -118,14 +118,14 @@ def _evaluate_judgments(judg: Any, runs: Any, measures: Iterable[str | Measure] 
                         fmt: str) -> ResultSet:
     """Preference / judgment-group measures (trec_eval ``-R prefs|qrels_prefs|qrels_jg``).
 
-    ``judg``: a path read in format ``fmt`` (:mod:`auditeval.io.prefs`; ``#`` comment lines
+    ``judg``: a path read in format ``fmt`` (:mod:`auditeval.io.prefs_files`; ``#`` comment lines
     skipped as trec_eval 10.0 skips them) or a ``Prefs`` / ``QrelsJg``. ``measures``: trec_eval
     names, ``NAME.k1,k2`` for cut-offs (``P_avgjg`` alone: 5, 10, ... 1000; ``Rprec_mult_avgjg``:
     0.2 ... 2.0). Values come from :func:`auditeval.engine.evaluate_judgments`; each carries a
     variant string listing the axes the measure reads, its fixed tie rule included
     (``prefs_simp|ties=docno-asc|sim=float32|topics=both|depth=all``)."""
     from auditeval.engine import evaluate_judgments, judgment_variant
-    from auditeval.io.prefs import read_prefs, read_qrels_jg
+    from auditeval.io.prefs_files import read_prefs, read_qrels_jg
     from auditeval.vocab.names import TREC_FAMILY_DEFAULTS
     from auditeval.vocab.spec_table import PREFS_SPECS
 

@@ -2,8 +2,8 @@
 
 ``audit(qrels, runs, ...)`` (:mod:`.core`; its options one :class:`~.core.AuditOptions`) returns an :class:`~auditeval.results.audit.AuditReport`.
 Modules: :mod:`.native` (the one door to the engine), :mod:`.inputs` (files the tools read),
-:mod:`.agreement`, :mod:`.attribution` + :mod:`.evidence`, :mod:`.sensitivity`,
-:mod:`.ties` (tie envelope), :mod:`.diagnostics`, :mod:`.official`; the report is :mod:`auditeval.results.audit`.
+:mod:`.tool_agreement`, :mod:`.attribution` + :mod:`.evidence`, :mod:`.sensitivity`,
+:mod:`.tie_envelope` (tie envelope), :mod:`.input_diagnostics`, :mod:`.official`; the report is :mod:`auditeval.results.audit`.
 
 The public call is ``auditeval.audit(qrels, runs, ...)`` (:func:`.core.audit`).
 """

@@ -6,7 +6,7 @@ the references in their own processes, at most one per core, longest expected co
 (:mod:`auditeval.adapters.runner`; ``quick`` leaves out those expected to cost more than
 ``QUICK_FACTOR`` times pytrec_eval, and says what they would have added); while they run,
 the native engine computes the input diagnostics, the sensitivity sweep and the tie envelope; then each reference's values
-are checked against the native engine under the same variant (:mod:`.agreement`), the
+are checked against the native engine under the same variant (:mod:`.tool_agreement`), the
 convention diff and the attributions are built (:mod:`.attribution`). See
 :mod:`auditeval.results.audit` for what the result holds.
 """
@@ -28,11 +28,11 @@ from auditeval.adapters.base import Adapter
 from auditeval.adapters.pytrec_eval import PytrecEval
 from auditeval.adapters.runner import Outcome, Request, Running, cores, expected_seconds, start
 from auditeval.api import read_runs
-from auditeval.auditing import agreement, attribution, diagnostics, official
+from auditeval.auditing import attribution, input_diagnostics, official, tool_agreement
 from auditeval.auditing.inputs import plain_path, rewritten_run, tool_file
 from auditeval.auditing.native import Native, same
 from auditeval.auditing.sensitivity import read_axes, sweep
-from auditeval.auditing.ties import envelope
+from auditeval.auditing.tie_envelope import envelope
 from auditeval.engine import ENGINE
 from auditeval.io import qrels_from
 from auditeval.io.hashing import source_sha256 as file_sha256
@@ -81,7 +81,7 @@ class AuditOptions:
     ``QUICK_FACTOR`` times pytrec_eval's; the others are listed with status ``left out`` and what
     only they would have checked. ``judgments``: ``"prefs"``, ``"qrels_prefs"`` or ``"qrels_jg"``
     when ``qrels`` holds trec_eval's preference judgments: the trec_eval binaries run with ``-R``
-    (:mod:`auditeval.auditing.prefs`). ``backend``: where the per-run native analyses (input
+    (:mod:`auditeval.auditing.prefs_audit`). ``backend``: where the per-run native analyses (input
     diagnostics, tie envelope) run (an :mod:`auditeval.execution` backend: ``share``/``map``,
     results in run order; None: in this process, on the audit's own staged runs); the report does
     not depend on it. The sensitivity sweep compares runs (ranking swaps) and stays in this process.
@@ -144,7 +144,7 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None,
     """
     opts = _options(options, kw)
     if opts.judgments != "qrels":
-        from auditeval.auditing.prefs import audit_judgments
+        from auditeval.auditing.prefs_audit import audit_judgments
 
         return audit_judgments(qrels, runs, [str(m) for m in measures or []], opts.judgments, opts.trec_eval,
                                opts.timeout)
@@ -245,7 +245,7 @@ def _native_work(rep: AuditReport, nat: Native, asked: _Asked, opts: AuditOption
     """What the native engine computes while the references run: the input diagnostics and the tie
     envelope of every run, the sensitivity sweep, the official-value check of an ``irds:`` qrels."""
     q, base, parsed = nat.qrels, asked.base, asked.measures
-    rep.diagnostics["qrels"] = diagnostics.qrels_facts(q, base.rel)
+    rep.diagnostics["qrels"] = input_diagnostics.qrels_facts(q, base.rel)
     task = bar.add_task("diagnostics and tie envelope", total=len(rep.runs)) if bar else None
     per_run = _per_run(nat, q, parsed, base, opts.samples, opts.seed, opts.backend,
                        (lambda *_: bar.advance(task)) if bar else None)
@@ -300,12 +300,12 @@ def _run_facts(nat: Native, ri: int, q, base: Convention) -> dict[str, Any]:
     ``base`` (duplicates under dups=error, a missing topic under topics=strict), under the
     nearest convention that accepts it, and said so."""
     try:
-        return diagnostics.run_facts(q, nat.runs[ri], nat.prepared(ri, base), base)
+        return input_diagnostics.run_facts(q, nat.runs[ri], nat.prepared(ri, base), base)
     except AuditEvalError as exc:
         conv = base.replace(dups="first" if base.dups == "error" else base.dups,
                             topics="both" if base.topics == "strict" else base.topics)
         try:
-            facts = diagnostics.run_facts(q, nat.runs[ri], nat.prepared(ri, conv), conv)
+            facts = input_diagnostics.run_facts(q, nat.runs[ri], nat.prepared(ri, conv), conv)
         except AuditEvalError as exc2:
             return {"error": str(exc2)}
         return {"computed_under": f"dups={conv.dups}, topics={conv.topics} ({exc})", **facts}
@@ -455,14 +455,14 @@ def _agreement(rep, nat, outcomes, adapters, requested, parsed, labels, names, m
                 rep.agreement.append(row)
                 continue
             row.value = val.get("aggregate")
-            ok, detail, n_topics, worst = agreement.matches(a, val, tv, m, conv)
+            ok, detail, n_topics, worst = tool_agreement.matches(a, val, tv, m, conv)
             row.topics, row.max_topic_diff = n_topics, worst
             if ok:
                 row.status, row.detail = "match", row.detail + detail
                 if mode == "own":
                     effective[(a.name, ri, label)] = conv
             else:
-                c1, why = agreement.explain(nat, ri, a, val, m, conv, max_grade)
+                c1, why = tool_agreement.explain(nat, ri, a, val, m, conv, max_grade)
                 if why:
                     row.status, row.detail = "explained", row.detail + f"{detail}; {why}"
                     if mode == "own" and c1 is not None:

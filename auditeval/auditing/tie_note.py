@@ -48,7 +48,7 @@ def tie_summary(
     """Per measure: (label, topics ties can change, topics evaluated, range of the mean).
 
     The range is the exact minimum and maximum of the aggregate over every ordering of the
-    tied documents (:func:`auditeval.auditing.ties.envelope`), for the measures whose envelope
+    tied documents (:func:`auditeval.auditing.tie_envelope.envelope`), for the measures whose envelope
     is exact (P, R, AP, nDCG, RR) and that ties can change; None otherwise. ``cache``: the
     dict given to :func:`auditeval.api.evaluate` for this run, to reuse its stages."""
     staged = staged_for(qrels, run, cache)
@@ -84,7 +84,7 @@ def tie_summary(
 
 
 def _range(p, run: Run, m: Measure, conv: Convention) -> tuple[float, float] | None:
-    from auditeval.auditing.ties import envelope, exact_envelope
+    from auditeval.auditing.tie_envelope import envelope, exact_envelope
 
     if not exact_envelope(fold(m, conv)[0]) or m.param("gains") is not None:
         return None

@@ -151,7 +151,7 @@ def _same_path(a: str, b: str) -> bool:
 def baseline_index(value: str, paths: Sequence[str], runs: Sequence[Any] | None) -> int | None:
     """Which of the given runs ``--baseline VALUE`` names: the path of one of them (as given or
     the same file) or its label (the run tag, or the file-name label of colliding tags,
-    :mod:`auditeval.io.labels`). ``runs``: the read, relabelled runs in the order of ``paths``
+    :mod:`auditeval.io.run_labels`). ``runs``: the read, relabelled runs in the order of ``paths``
     (None: paths only, returns None when no path matches). Unknown: an error listing the choices."""
     from auditeval.vocab.errors import AuditEvalError
 

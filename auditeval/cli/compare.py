@@ -5,7 +5,7 @@
         [--format text|markdown|json|latex] [--plot FILE]
 
 Per-topic values come from :func:`auditeval.evaluate` under ``--profile``; the statistics
-are :func:`auditeval.stats.compare.analyze`. The strata file has one ``topic,stratum`` line
+are :func:`auditeval.stats.run_comparison.analyze`. The strata file has one ``topic,stratum`` line
 per topic (``#`` comments, blank lines and a ``topic,stratum`` header are skipped).
 """
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # loaded by the command itself, when it runs
     from auditeval.execution import Backend
     from auditeval.render.progress import Steps
     from auditeval.results.values import ResultSet
-    from auditeval.stats.compare import Settings
+    from auditeval.stats.run_comparison import Settings
 
 
 def read_strata(path: str) -> dict[str, str]:
@@ -103,7 +103,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from auditeval.cli.common import backend
     from auditeval.cli.eval import measure_list
     from auditeval.render.progress import Steps
-    from auditeval.stats.compare import Settings
+    from auditeval.stats.run_comparison import Settings
     from auditeval.vocab.variant import parse_measure
 
     measures = measure_list(args.measures)
@@ -130,8 +130,8 @@ def _analyses(args: argparse.Namespace, be: Backend, steps: Steps, measures: lis
     from auditeval.cli.common import task_progress
     from auditeval.execution.tasks import evaluate_runs
     from auditeval.io import qrels_from, run_from
-    from auditeval.stats.compare import analyze
     from auditeval.stats.matrix import measure_matrix
+    from auditeval.stats.run_comparison import analyze
 
     qrels = qrels_from(args.qrels)
     qrels_b = qrels_from(args.qrels_b) if args.qrels_b else None
@@ -182,7 +182,7 @@ def _write(args: argparse.Namespace, out: TextIO, err: TextIO, be: Backend, anal
 
         render_latex(analyses, notes, out)
     else:
-        from auditeval.render.compare import render_markdown, render_text
+        from auditeval.render.compare_text import render_markdown, render_text
 
         if args.format == "text":
             from auditeval.render.eval_text import detect_width

@@ -124,9 +124,9 @@ def pool_parser(p: argparse.ArgumentParser) -> None:
 
 
 def load_runs(paths: Sequence[str]) -> tuple[list, list[str]]:
-    """Read runs; colliding tags are labelled by the one rule (:mod:`auditeval.io.labels`), noted."""
+    """Read runs; colliding tags are labelled by the one rule (:mod:`auditeval.io.run_labels`), noted."""
     from auditeval.io import run_from
-    from auditeval.io.labels import relabel
+    from auditeval.io.run_labels import relabel
 
     read = [run_from(p) for p in paths]
     runs, label_notes = relabel(read)

@@ -375,7 +375,7 @@ def cmd_card(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         import os
 
         from auditeval.io import run_from
-        from auditeval.io.labels import relabel
+        from auditeval.io.run_labels import relabel
 
         if not os.path.isfile(baseline):  # not a path: the tag or label of one of the runs
             runs, _ = relabel([run_from(p) for p in args.runs])

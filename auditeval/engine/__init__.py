@@ -31,23 +31,25 @@ Measure facts (aggregation, format, axes, properties) are the spec table's
 """
 
 from auditeval.engine.aggregation import aggregate, undefined_note
-from auditeval.engine.evaluate import ENGINE, evaluate_prepared, staged_for
 from auditeval.engine.glibc_sort import glibc_msort
 from auditeval.engine.ids import has_duplicate_pairs
 from auditeval.engine.measures.core import gain_of
-from auditeval.engine.preparation import prepare
 from auditeval.engine.ranked_lists import NONPOOL, UNJUDGED, Prepared
 from auditeval.engine.rebuild import head, relabel, reorder, stacked, subset
+from auditeval.engine.score_ties import Blocks, ranked_scores, tied_blocks
 from auditeval.engine.sim import as_sim
 from auditeval.engine.staged_run import (
+    ENGINE,
     ORDER_AXES,
     PREPARE_AXES,
     StagedRun,
     TopicValues,
     check_measure,
+    evaluate_prepared,
     measure_on,
+    prepare,
+    staged_for,
 )
-from auditeval.engine.ties import Blocks, ranked_scores, tied_blocks
 
 # Loaded on first use (PEP 562): what the drop-in's small call never needs (trec_eval 8.x's float
 # sums, the preference measures, sweeps, pool growth's sums) stays out of its start-up (~55 ms).
@@ -57,7 +59,7 @@ _LAZY = {
     **dict.fromkeys(("Trec8Params", "trec8_accumulate", "trec8_printed", "trec8_topic"), "auditeval.engine.trec8"),
     "growth_means": "auditeval.engine.growth_sums",
     **dict.fromkeys(("JudgmentValues", "PrefsAbort", "PrefsFailure", "evaluate_judgments", "jg_topic_values",
-                     "judgment_variant", "prefs_topic_values", "ranked_docs"), "auditeval.engine.measures.prefs"),
+                     "judgment_variant", "prefs_topic_values", "ranked_docs"), "auditeval.engine.measures.preference"),
     **dict.fromkeys(("DEPTH_GRID", "SweepBlock", "SweepPart", "SweepPlan", "SweepResult", "axis_grid",
                      "readable_axes", "run_sweep", "sweep_assemble", "sweep_part", "sweep_plan", "vary_values"),
                     "auditeval.engine.sweep"),

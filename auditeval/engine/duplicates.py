@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from auditeval.engine.ids import DocKeys
-from auditeval.engine.join import Join
-from auditeval.engine.rank_cut import Ranking
+from auditeval.engine.stages.join import Join
+from auditeval.engine.stages.ranking import Ranking
 
 
 def _smallest_per_topic(tcode: np.ndarray, docs: list[str], names: list[str]) -> dict[str, str]:

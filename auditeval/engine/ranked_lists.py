@@ -1,7 +1,7 @@
 """The structure every measure reads: ranked, judged lists per evaluated topic (CSR arrays).
 
 Built by the staged preparation (:mod:`auditeval.engine.staged_run`); see
-:mod:`auditeval.engine.preparation` for the order in which conventions are applied.
+:mod:`auditeval.engine.stages` for the order in which conventions are applied.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from auditeval.engine.sim import as_sim  # the engine's one float32 rule
 from auditeval.vocab.conventions import Convention
 
 if TYPE_CHECKING:
-    from auditeval.engine.join import Judgments
+    from auditeval.engine.stages.judgments import Judgments
     from auditeval.vocab.model import Run
 
 NONPOOL = -1  # document not in the qrels (trec_eval RELVALUE_NONPOOL)
@@ -199,9 +199,9 @@ class Prepared:
 class Origin:
     """The rows behind one :class:`Prepared`: what a kernel needs beyond grades.
 
-    Built by :func:`~auditeval.engine.rank_cut.cut` next to its lists; lists derived from them
+    Built by :func:`~auditeval.engine.stages.cut.cut` next to its lists; lists derived from them
     with the same rows (tie reorderings, topic subsets, stacked copies in
-    :mod:`auditeval.auditing.ties`) share it, so everything here is computed from the rows
+    :mod:`auditeval.auditing.tie_envelope`) share it, so everything here is computed from the rows
     of the lists it was built with (``rows``, ``grade``), never from a derived list's.
     ``q_*`` are the qrels rows kept by the judgments stage (after ``dups``).
     """

@@ -1,6 +1,6 @@
 """The ``sim`` axis: run scores as the convention stores them, float32 (C ``float sim``,
 trec_eval <= 9.0.8) or float64 as read. The engine's one float32 rule, read by the ranking
-stage (:func:`~auditeval.engine.rank_cut.ranking`), the ranked lists' scores
+stage (:func:`~auditeval.engine.stages.ranking.ranking`), the ranked lists' scores
 (:meth:`~auditeval.engine.ranked_lists.Origin.scores`) and the tie analyses.
 """
 

@@ -1,10 +1,11 @@
 """``StagedRun``: one qrels and one run, prepared under many conventions with shared work.
 
-Each stage of :mod:`.preparation` is computed once per distinct value of the axes it reads::
+Each stage of :mod:`auditeval.engine.stages` is computed once per distinct value of the axes it reads::
 
     join            (no axis)                                  once per run
       -> judgments  (dups, only if the qrels repeat a pair)
       -> ranking    (ties, sim, dups, self_hits)               one sort per key
+      -> qrels side (negatives, topics)
       -> cut        (+ depth, unjudged, negatives, topics)     masks, no sort  -> Prepared
       -> kernel     (+ rel and the measure's own axes)         one call per variant
 
@@ -31,14 +32,18 @@ from typing import Any
 
 import numpy as np
 
+from auditeval._version import __version__
 from auditeval.engine.absent import absent_values, with_bogus_ranking
 from auditeval.engine.aggregation import aggregate
 from auditeval.engine.duplicates import qrels_duplicates, ranked_duplicates
 from auditeval.engine.ids import DocKeys
-from auditeval.engine.join import Join, Judgments, join, judgments
 from auditeval.engine.measures import MEASURES
-from auditeval.engine.rank_cut import QrelsSide, Ranking, cut, qrels_side, ranking
 from auditeval.engine.ranked_lists import Prepared
+from auditeval.engine.stages.cut import cut
+from auditeval.engine.stages.join import Join, join
+from auditeval.engine.stages.judgments import Judgments, judgments
+from auditeval.engine.stages.qrels_side import QrelsSide, qrels_side
+from auditeval.engine.stages.ranking import Ranking, ranking
 from auditeval.engine.subtopics import Subtopics, collapse, has_subtopics
 from auditeval.vocab.arrays import first_seen
 from auditeval.vocab.conventions import Convention
@@ -53,6 +58,8 @@ ORDER_AXES = ("ties", "sim")
 RANKING_AXES = ORDER_AXES + ("dups", "self_hits")
 CUT_AXES = ("depth", "unjudged", "negatives", "topics")
 PREPARE_AXES = RANKING_AXES + CUT_AXES
+
+ENGINE = f"auditeval {__version__} (native)"  # the engine's name in every result's provenance
 
 
 @dataclass(frozen=True)
@@ -392,3 +399,34 @@ class StagedRun:
     def qrels_duplicates(self) -> dict[str, str]:
         """Topic -> smallest doc id the qrels judge twice for it."""
         return qrels_duplicates(self.join)
+
+
+def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
+    """The :class:`Prepared` lists of ``run`` under ``conv`` (for many conventions keep one
+    :class:`StagedRun`: it shares every stage)."""
+    return StagedRun(qrels, run).prepared(conv)
+
+
+def staged_for(qrels: Qrels, run: Run, cache: dict | None) -> StagedRun:
+    """The :class:`StagedRun` kept in ``cache`` for this (qrels, run) pair (a new one when the
+    cache holds another pair or none)."""
+    if cache is None:
+        return StagedRun(qrels, run)
+    sr = cache.get("staged")
+    if sr is None or sr.qrels is not qrels or sr.run is not run:
+        sr = cache["staged"] = StagedRun(qrels, run)
+    return sr
+
+
+def evaluate_prepared(
+    qrels: Qrels, run: Run, measures: Sequence[Measure], conv: Convention, cache: dict | None = None
+) -> list[tuple[Measure, Variant, Prepared, np.ndarray, float | None]]:
+    """Many measures under one convention. Per measure: (measure, variant, prepared lists,
+    per-topic values, aggregate or None). Pass one ``cache`` dict to share the stages across
+    calls on the same qrels and run."""
+    sr = staged_for(qrels, run, cache)
+    out = []
+    for m in measures:
+        tv = sr.evaluate(m, conv)
+        out.append((m, tv.variant, sr.prepared(fold(m, conv)[1], m), tv.values, tv.aggregate))
+    return out

@@ -26,9 +26,9 @@ from typing import Any, TypeVar
 import numpy as np
 
 from auditeval.engine.aggregation import undefined_note
-from auditeval.engine.evaluate import ENGINE
 from auditeval.engine.measures import MEASURES
 from auditeval.engine.staged_run import (
+    ENGINE,
     PREPARE_AXES,
     Resolved,
     StagedRun,

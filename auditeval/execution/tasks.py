@@ -7,7 +7,7 @@ run: its path (read in the worker, so the parent never holds the runs) or, for s
 and in-memory runs, the :class:`~auditeval.vocab.model.Run` itself (its Arrow table travels as
 pickled IPC buffers). A task returns per-topic values and
 the run's header (tag and source); the parent labels the runs by the one rule
-(:mod:`auditeval.io.labels`) once every tag is known, then renders: the values are those of
+(:mod:`auditeval.io.run_labels`) once every tag is known, then renders: the values are those of
 :func:`auditeval.api.evaluate` / :func:`auditeval.engine.sweep_part`, whoever ran the task.
 """
 

@@ -3,7 +3,7 @@
 For each group ``g`` (a family of runs: one team, one model family; default one group per
 run), the pairs only ``g``'s runs put into the depth-k pool are its *unique contributions*.
 Removing them from the qrels (treated as unjudged: ``NONPOOL``) simulates a pool built
-without ``g``; every run is re-evaluated on those frozen labels (:mod:`.labels`). Reported:
+without ``g``; every run is re-evaluated on those frozen labels (:mod:`.frozen_labels`). Reported:
 
 * the classic count of unique relevant documents ``g`` contributed (grade >= ``rel``);
 * per group its largest score penalty: max over ``g``'s runs of full - reduced score;
@@ -29,7 +29,7 @@ import numpy as np
 
 from auditeval.engine import measure_on
 from auditeval.io.files import read_text
-from auditeval.pooling.labels import (
+from auditeval.pooling.frozen_labels import (
     Judged,
     QrelsKeys,
     emptied_topics,

@@ -18,7 +18,7 @@ the ``N`` judgments outside the depth-k pool of all the runs removed). A user co
 
 Speed: the step at which each judged pair enters the pool (:meth:`~.pools.Pools.set_entry_steps`) is
 computed once for all orders; each run's relevant ranked rows are extracted once from the
-engine's lists (:mod:`.labels`) and, for AP, P, R, RR and Success under ``unjudged=nonrel``
+engine's lists (:mod:`.frozen_labels`) and, for AP, P, R, RR and Success under ``unjudged=nonrel``
 (ranks never move), every (order, step) is evaluated from them at once. These sums add the
 same terms in the same order as the engine's measure functions (the engine's
 :func:`~auditeval.engine.growth_means`), so the values are
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from auditeval.engine import growth_means, measure_on
-from auditeval.pooling.labels import Judged, QrelsKeys, judge_runs, relabel
+from auditeval.pooling.frozen_labels import Judged, QrelsKeys, judge_runs, relabel
 from auditeval.pooling.pools import build_pools, random_orders
 from auditeval.pooling.rankings import Engine, in_sorted, variant_of
 from auditeval.results.subset import QrelsChange, pool_what

@@ -1,7 +1,7 @@
 """Results computed one run at a time (elsewhere, :mod:`auditeval.execution`), put together.
 
 A run's task returns its values under the run's *tag* and its :class:`RunHeader`; the runs'
-labels are decided once every tag is known, by the one rule (:mod:`auditeval.io.labels`:
+labels are decided once every tag is known, by the one rule (:mod:`auditeval.io.run_labels`:
 :func:`labels_of`), then each run's values are :func:`renamed` and the runs' result sets
 :func:`merged` in run order: what one :func:`auditeval.api.evaluate` call over the labelled
 runs gives (values in run order, each note once, the qrels' notes first).
@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
-from auditeval.io.labels import label_notes, run_labels
+from auditeval.io.run_labels import label_notes, run_labels
 from auditeval.results.values import ResultSet
 
 
 class RunHeader(NamedTuple):
-    """What labelling needs of a run (:func:`auditeval.io.labels.run_labels` reads these two)."""
+    """What labelling needs of a run (:func:`auditeval.io.run_labels.run_labels` reads these two)."""
 
     name: str
     source: str

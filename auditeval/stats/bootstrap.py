@@ -75,7 +75,7 @@ def resamples(rng: np.random.Generator, n_topics: int, trials: int,
 def replicate_block(scores: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """``(S, c)``: each system's mean on each of the ``c`` resamples ``idx`` ``(c, T)`` (one block
     of :func:`resamples`); ``scores`` C-contiguous float64. A task function (``shared, item``):
-    :mod:`auditeval.stats.compare` runs the blocks on a backend, the draws made in the parent."""
+    :mod:`auditeval.stats.run_comparison` runs the blocks on a backend, the draws made in the parent."""
     n_sys, n_top = scores.shape
     c = idx.shape[0]
     out = np.empty((n_sys, c))

@@ -93,7 +93,7 @@ class Args:
     measures: list[str] = field(default_factory=list)
     qrels: str = ""
     run: str = ""
-    rel_format: str = "qrels"  # -R: qrels, qrels_jg, prefs, qrels_prefs (trec_eval/prefs.py)
+    rel_format: str = "qrels"  # -R: qrels, qrels_jg, prefs, qrels_prefs (trec_eval/prefs_dropin.py)
     zscores: str | None = None  # -Z FILE (trec_eval/zscores.py)
     results_format: str = "trec_results"  # -T: formats.c has no other
 

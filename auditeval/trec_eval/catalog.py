@@ -65,7 +65,7 @@ class Spec:
     @property
     def canonical(self) -> str:
         """The auditeval measure computing this entry (``runid`` is the run tag, no measure;
-        preference and judgment-group measures keep their trec_eval name, :mod:`.prefs`)."""
+        preference and judgment-group measures keep their trec_eval name, :mod:`.prefs_dropin`)."""
         if self.name == "runid" or self.rel_format != "qrels":
             return self.name
         return TREC_ALIASES[self.name][0]
@@ -74,7 +74,7 @@ class Spec:
 _IPREC = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 _RPREC_MULT = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
-# te_trec_measures[] order (measures.c); the prefs / qrels_jg measures are computed by :mod:`.prefs`.
+# te_trec_measures[] order (measures.c); the prefs / qrels_jg measures are computed by :mod:`.prefs_dropin`.
 TABLE: tuple[Spec, ...] = (
     Spec("runid", fmt="str", per_topic=False),
     Spec("num_q", fmt="long", per_topic=False),

@@ -1,6 +1,6 @@
 """trec_eval's rel_info formats (formats.c ``te_rel_info_format[]``) and the message a measure
 prints when ``-R`` is not its format: what the standard path needs of ``-R`` without loading the
-preference readers and kernels (:mod:`.prefs`)."""
+preference readers and kernels (:mod:`.prefs_dropin`)."""
 
 from __future__ import annotations
 

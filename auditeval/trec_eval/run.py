@@ -108,9 +108,9 @@ def _main(argv: list[str], out: TextIO, err: TextIO) -> int:
         err.write(v905.crash_text(v905.FORMAT))
         return 2
     if a.rel_format != "qrels":  # -R qrels_jg / prefs / qrels_prefs (or a format no build knows)
-        from auditeval.trec_eval import prefs  # -R only: its readers and kernels load then
+        from auditeval.trec_eval import prefs_dropin  # -R only: its readers and kernels load then
 
-        return prefs.evaluate(a, lambda: _init(marked, params, a.version), _convention(a), out, err)
+        return prefs_dropin.evaluate(a, lambda: _init(marked, params, a.version), _convention(a), out, err)
     qrels = read_qrels(a.qrels, a.version)
     check_results_format(a)
     run = read_run(a.run, a.version)

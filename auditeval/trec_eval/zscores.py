@@ -1,6 +1,6 @@
 """``-Z FILE``: trec_eval's z-scores, as a convention of the drop-in's output path.
 
-The file holds ``qid measure mean stddev`` lines (:func:`auditeval.io.prefs.read_zscores`;
+The file holds ``qid measure mean stddev`` lines (:func:`auditeval.io.prefs_files.read_zscores`;
 errors: ``trec_eval.get_zscores: Malformed line N``, ``Cannot read zscores file`` -- worded
 ``trec_eval.get_prefs:`` by 9.0.8, get_zscores.c:91 -- and exit 255: trec_eval.c returns
 UNDEF from ``main``). For each evaluated topic, after its measures are computed and before they
@@ -35,7 +35,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from auditeval.io.prefs import PrefsLineError, PrefsReadError, Zscores, read_zscores
+from auditeval.io.prefs_files import PrefsLineError, PrefsReadError, Zscores, read_zscores
 from auditeval.trec_eval.catalog import is_10
 from auditeval.trec_eval.parse import TrecError
 from auditeval.trec_eval.text import fs_path

@@ -8,7 +8,7 @@ judgments, the evaluated topics without a relevant document ("empty": R = 0 at t
 profile's ``rel``); tie counts (ranked documents in tied blocks, scores stored as the
 profile's ``sim`` says) and float32 collapses (neighbouring distinct double scores of a
 topic that are equal as C floats, as trec_eval 9 and pytrec_eval store them), both from
-the audit's :func:`auditeval.auditing.diagnostics.run_facts`; the topics where ties can move
+the audit's :func:`auditeval.auditing.input_diagnostics.run_facts`; the topics where ties can move
 each measure (:func:`auditeval.auditing.tie_note.tie_counts`); the judged share at 10
 (``Judged@10``, a number with its variant string).
 
@@ -33,7 +33,7 @@ import numpy as np
 
 from auditeval._version import __version__
 from auditeval.api import evaluate, profile_label
-from auditeval.auditing.diagnostics import run_facts
+from auditeval.auditing.input_diagnostics import run_facts
 from auditeval.auditing.tie_note import tie_counts
 from auditeval.engine import ENGINE, StagedRun
 from auditeval.io import qrels_from, run_from

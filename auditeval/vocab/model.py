@@ -2,9 +2,9 @@
 
 Both are thin wrappers around a :class:`pyarrow.Table`; topic and document ids are
 Arrow string columns (the engine builds integer codes for them once per run, in
-:mod:`auditeval.engine.preparation`), grades are int64,
+:mod:`auditeval.engine.stages`), grades are int64,
 scores float64 exactly as written (float32 storage is a *convention* applied later, in
-:mod:`auditeval.engine.preparation`, never at load time). Each row keeps the line number it
+:mod:`auditeval.engine.stages`, never at load time). Each row keeps the line number it
 came from so every later decision (duplicates, dropped topics) can name it.
 """
 

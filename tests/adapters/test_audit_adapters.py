@@ -239,8 +239,8 @@ def test_a_nan_on_one_side_is_a_difference_on_both_sides_agreement():
     NaN on both sides (trec_eval's -nan for 0/0) agrees."""
     import numpy as np
 
-    from auditeval.auditing.agreement import matches
     from auditeval.auditing.native import TopicValues
+    from auditeval.auditing.tool_agreement import matches
     from auditeval.vocab.variant import Variant
 
     m, conv = parse_measure("nDCG@10"), resolve("trec_eval-9.0.8")
@@ -254,7 +254,7 @@ def test_a_nan_on_one_side_is_a_difference_on_both_sides_agreement():
 
 
 def test_printed_comparison_reads_the_tools_own_format():
-    from auditeval.auditing.agreement import like
+    from auditeval.auditing.tool_agreement import like
 
     assert like(float("nan"), "-nan", 4) == "-nan"  # C printf of 0/0; a number never prints so
     assert like(0.5, "-nan", 4) == "0.5000"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import auditeval as ae
 from auditeval.auditing.core import _run_facts
-from auditeval.auditing.diagnostics import qrels_facts
+from auditeval.auditing.input_diagnostics import qrels_facts
 from auditeval.auditing.native import Native
 from auditeval.vocab.conventions import resolve
 

@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 import auditeval as ae
-from auditeval.auditing.ties import envelope
+from auditeval.auditing.tie_envelope import envelope
 from auditeval.engine import prepare
 from auditeval.vocab.conventions import resolve
 from auditeval.vocab.variant import parse_measure

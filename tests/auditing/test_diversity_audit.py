@@ -151,7 +151,7 @@ def test_tie_envelope_of_two_equally_graded_documents_on_different_subtopics(tmp
     Order d1, d2, d3: gains 1, 1, 0.5; order d2, d1, d3: the same: ERR_IA@1 stays 1. With d1 on
     two subtopics (A, C) and d2 on B: d1 first gives ERR_IA@1 = 2, d2 first 1: the envelope is
     [1, 2] though the grades inside the block are equal (a grade-only envelope sees no tie)."""
-    from auditeval.auditing.ties import envelope
+    from auditeval.auditing.tie_envelope import envelope
 
     (tmp_path / "q.txt").write_text("1 A d1 1\n1 C d1 1\n1 B d2 1\n")
     (tmp_path / "r.txt").write_text("1 Q0 d1 1 5 r\n1 Q0 d2 2 5 r\n")
@@ -168,7 +168,7 @@ def test_an_audit_reads_a_subtopic_qrels_per_measure_and_counts_both_kinds_of_re
     """d1 under A and B, d2 under A twice: AP sees two repeated (topic, doc) pairs and trec_eval's
     profile refuses the audit as it refuses eval (main's message); the qrels facts count the
     repeated pairs (2, what dups decides) and the repeated (topic, subtopic, doc) (1)."""
-    from auditeval.auditing.diagnostics import qrels_facts
+    from auditeval.auditing.input_diagnostics import qrels_facts
 
     (tmp_path / "q.txt").write_text("1 A d1 1\n1 B d1 0\n1 A d2 1\n1 A d2 0\n1 B d3 1\n")
     (tmp_path / "r.txt").write_text("1 Q0 d1 1 3 r\n1 Q0 d2 2 2 r\n1 Q0 d3 3 1 r\n")

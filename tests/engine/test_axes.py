@@ -643,7 +643,7 @@ def test_engine_matches_reference_model(case):
 def test_prepared_run_row_points_at_the_ranked_lines():
     """Prepared.run_row: each ranked row's index in run.table, after sort, depth and -J."""
     import auditeval as ae
-    from auditeval.engine.preparation import prepare
+    from auditeval.engine.staged_run import prepare
     from auditeval.vocab.conventions import resolve
 
     q = ae.qrels_from({"q1": {"a": 1, "b": 0}, "q2": {"x": 1}})

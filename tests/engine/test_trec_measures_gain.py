@@ -21,8 +21,7 @@ import pytest
 from paths import TIER_COMPLETE, TIER_FLAGGED, TIERS
 
 import auditeval as ae
-from auditeval.engine.evaluate import evaluate_prepared
-from auditeval.engine.preparation import prepare
+from auditeval.engine.staged_run import evaluate_prepared, prepare
 from auditeval.io import parse_qrels, parse_run, read_qrels, read_run
 from auditeval.vocab.conventions import load_profile
 from auditeval.vocab.variant import fold, parse_measure

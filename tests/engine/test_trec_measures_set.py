@@ -16,8 +16,8 @@ import pytest
 import pytrec_eval
 from paths import TIER_COMPLETE, TIER_FLAGGED, TIER_RUNS, TIERS
 
-from auditeval.engine.evaluate import evaluate_prepared
 from auditeval.engine.measures.trec_set import recall_count
+from auditeval.engine.staged_run import evaluate_prepared
 from auditeval.io import qrels_from, read_qrels, read_run, run_from
 from auditeval.vocab.conventions import Convention, resolve
 from auditeval.vocab.measure import Measure

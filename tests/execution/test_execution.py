@@ -153,7 +153,7 @@ def test_sweep_same_bytes(backends, robust, fmt):
 
 @pytest.mark.parametrize("fmt", ["text"])
 def test_compare_same_bytes_over_many_pair_blocks(backends, robust, fmt, monkeypatch):
-    import auditeval.stats.compare as sc
+    import auditeval.stats.run_comparison as sc
 
     qrels, runs = robust
     args = ("compare", qrels, *runs, str(EX / "bm25.txt"), "-m", "AP P@10", "--trials", "300", "--format", fmt)
@@ -188,8 +188,8 @@ def test_compare_same_bytes_over_many_resample_swap_and_subset_blocks(backends, 
     reference is made with it; the workers never draw, so they never read it), the swap rows to 1
     system, the subset blocks to 2 pairs, the pair blocks to 2 pairs."""
     import auditeval.stats.bootstrap as bs
-    import auditeval.stats.compare as sc
     import auditeval.stats.rng as rng
+    import auditeval.stats.run_comparison as sc
     import auditeval.stats.topicset as ts
 
     qrels, runs = synthetic

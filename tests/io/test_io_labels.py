@@ -1,4 +1,4 @@
-"""The one rule for runs whose tags collide (auditeval.io.labels): hand-written labels."""
+"""The one rule for runs whose tags collide (auditeval.io.run_labels): hand-written labels."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import io
 import pyarrow as pa
 
 from auditeval.cli.main import main
-from auditeval.io.labels import label_notes, relabel, run_labels
+from auditeval.io.run_labels import label_notes, relabel, run_labels
 from auditeval.vocab.model import Run
 
 EMPTY = pa.table({"topic": pa.array([], pa.string())})

@@ -7,9 +7,9 @@ import pyarrow as pa
 import pytest
 
 import auditeval as ae
-from auditeval.stats.agreement import agreement
-from auditeval.stats.compare import agreement_between
 from auditeval.stats.matrix import measure_matrix
+from auditeval.stats.qrels_agreement import agreement
+from auditeval.stats.run_comparison import agreement_between
 from auditeval.vocab.model import Qrels
 
 
@@ -66,7 +66,7 @@ def test_agreement_degrades_with_the_flip_rate(robust03):
 def test_kendall_spearman_midranks_match_scipy():
     from scipy import stats as sps
 
-    from auditeval.stats.agreement import kendall_tau_b, spearman_rho
+    from auditeval.stats.qrels_agreement import kendall_tau_b, spearman_rho
     from auditeval.stats.ranks import competition_ranks
     from auditeval.stats.significance import midranks
 

@@ -314,7 +314,7 @@ def test_resample_swap_and_subset_blocks_reproduce_the_serial_results(stratified
     arrays exactly, for an odd trial count (5,001: two full blocks of CHUNK and one of 905),
     with strata, with the swap rows, subset pairs and the subset gather bound cut small."""
     from auditeval.stats import bootstrap as bs
-    from auditeval.stats import compare as sc
+    from auditeval.stats import run_comparison as sc
     from auditeval.stats import significance, topicset
     from auditeval.stats.rng import generator
 

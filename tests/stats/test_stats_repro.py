@@ -11,15 +11,15 @@ import sys
 import numpy as np
 from paths import REPO
 
-from auditeval.stats.compare import Settings, analyze
 from auditeval.stats.matrix import MeasureMatrix
+from auditeval.stats.run_comparison import Settings, analyze
 
 ROOT = REPO
 
 SCRIPT = """
 import hashlib, json, sys
 import numpy as np
-from auditeval.stats.compare import Settings, analyze
+from auditeval.stats.run_comparison import Settings, analyze
 from auditeval.stats.matrix import MeasureMatrix
 rng = np.random.default_rng(123)
 x = rng.beta(0.7, 1.5, size=(6, 60))

@@ -1,4 +1,4 @@
-"""Text (plain lines within the terminal's width) and Markdown renderings of :func:`auditeval.stats.compare.analyze`.
+"""Text (plain lines within the terminal's width) and Markdown renderings of :func:`auditeval.stats.run_comparison.analyze`.
 
 Both are built from the same sections (a title, lines of settings, tables), so the two
 formats always say the same things. Ids are escaped per format: the text is plain (no

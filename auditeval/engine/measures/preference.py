@@ -544,7 +544,7 @@ class JudgmentValues:
 def evaluate_judgments(judgments, run, measures: Sequence, conv) -> list[JudgmentValues]:
     """The preference or judgment-group ``measures`` (:class:`~auditeval.vocab.measure.Measure`,
     trec_eval names, cut-off for ``P_avgjg`` / ``Rprec_mult_avgjg``) of ``run`` against
-    ``judgments`` (:class:`~auditeval.io.prefs.Prefs` or :class:`~auditeval.io.prefs.QrelsJg`)
+    ``judgments`` (:class:`~auditeval.io.prefs_files.Prefs` or :class:`~auditeval.io.prefs_files.QrelsJg`)
     under ``conv``: ``sim`` (float32: 9.0.8's C floats, scores and levels), ``depth``, ``topics``
     (``both``; ``qrels`` with a missing topic scored as ``absent`` says: ``zero``, ``empty``
     ranking, ``bogus`` one-document ranking; ``strict`` refuses a missing topic; ``run`` is

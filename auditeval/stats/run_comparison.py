@@ -31,9 +31,9 @@ from itertools import chain
 import numpy as np
 
 from auditeval.stats import bootstrap as bs
-from auditeval.stats import corrections, diagnostics, ranks, significance, topicset
-from auditeval.stats.agreement import agreement
+from auditeval.stats import corrections, ranks, significance, topic_diagnostics, topicset
 from auditeval.stats.matrix import MeasureMatrix
+from auditeval.stats.qrels_agreement import agreement
 from auditeval.stats.rng import blocks, generator
 from auditeval.stats.rng import settings as rng_settings
 from auditeval.vocab.errors import EvaluationError
@@ -54,8 +54,8 @@ class Settings:
     power: float = 0.8
     ci_width: float = 0.1
     subset_trials: int = 1000
-    floor: float = diagnostics.FLOOR
-    near: float = diagnostics.NEAR
+    floor: float = topic_diagnostics.FLOOR
+    near: float = topic_diagnostics.NEAR
     strata_source: str | None = None
 
 
@@ -119,7 +119,7 @@ def analyze(mm: MeasureMatrix, s: Settings, strata: dict[str, str] | None = None
     shared = PairShared(x, reps, sums, s.level)
     handle = backend.share(shared) if backend is not None else shared  # once: the swap blocks, then the pairs
     swaps = _swaps(handle, obs, s.trials, backend, mm.measure)
-    diag = diagnostics.diagnose(x, s.floor, s.near)
+    diag = topic_diagnostics.diagnose(x, s.floor, s.near)
     boot_method = "paired bootstrap" + (f", stratified by {s.strata_source} ({len(set(codes.tolist()))} strata)"
                                         if codes is not None else "")
     union = mm.subset()

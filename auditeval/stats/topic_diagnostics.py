@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from auditeval.stats.agreement import kendall_tau_b
+from auditeval.stats.qrels_agreement import kendall_tau_b
 
 FLOOR = 0.1
 NEAR = 0.01

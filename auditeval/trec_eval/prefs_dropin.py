@@ -3,7 +3,7 @@ with another ``rel_info_format``; formats.c ``te_rel_info_format[]``).
 
 Control flow, as trec_eval.c:
 
-1. the rel_info file is read in its format (:mod:`auditeval.io.prefs`; ``Illegal rel_format``
+1. the rel_info file is read in its format (:mod:`auditeval.io.prefs_files`; ``Illegal rel_format``
    exit 2 for a format no build knows, before the results are read), then the results
    (:mod:`.parse`), then the ``-Z`` file (:mod:`.zscores`), then marked measures are initialised;
 2. topics: 10.0 loops over the rel_info topics (a topic without results: ``not found``, exit 4;
@@ -34,7 +34,7 @@ from auditeval.engine import (
     prefs_topic_values,
     ranked_docs,
 )
-from auditeval.io.prefs import (
+from auditeval.io.prefs_files import (
     DuplicateJudgment,
     PrefsCrash,
     PrefsLineError,

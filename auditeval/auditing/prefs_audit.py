@@ -18,7 +18,7 @@ from typing import Any
 from auditeval.adapters.trec_eval import discover, parse_output
 from auditeval.engine import ENGINE, evaluate_judgments, judgment_variant
 from auditeval.io import run_from
-from auditeval.io.prefs import read_prefs, read_qrels_jg
+from auditeval.io.prefs_files import read_prefs, read_qrels_jg
 from auditeval.results.audit import AgreementRow, AuditReport, EngineInfo, InputFile
 from auditeval.vocab.conventions import resolve
 from auditeval.vocab.errors import AuditEvalError

@@ -1,13 +1,25 @@
-"""THE place where ranking conventions are applied (trec_eval's ``form_res_rels.c``).
+"""The preparation's stages: THE place where ranking conventions are applied (trec_eval's
+``form_res_rels.c``).
 
-:func:`prepare` (one convention) and :class:`~auditeval.engine.staged_run.StagedRun` (many)
-turn a :class:`~auditeval.vocab.model.Qrels`, a :class:`~auditeval.vocab.model.Run`
+:class:`~auditeval.engine.staged_run.StagedRun` (many conventions; :func:`~auditeval.engine.staged_run.prepare`
+for one) runs them and caches each result under the axes it reads. Together they turn a :class:`~auditeval.vocab.model.Qrels`, a :class:`~auditeval.vocab.model.Run`
 and a :class:`~auditeval.vocab.conventions.Convention` into a :class:`Prepared`: one ranked,
 judged list per evaluated topic, stored as flat arrays with topic offsets (CSR). Every
 measure reads only this structure, so no measure ever re-decides a convention.
 
-Order of operations (trec_eval's, form_res_rels.c:100-230), stage by stage in
-:mod:`.staged_run` (join, judgments, ranking, qrels side, cut):
+The stages, one module each, in the order data flows:
+
+1. :mod:`.join` -- no axis: topic codes (byte order), the qrels keys; once per run.
+2. :mod:`.judgments` -- ``dups`` only when the qrels hold a duplicate (topic, doc): the qrels
+   rows kept and each run row's grade, looked up once in file order.
+3. :mod:`.ranking` -- ``ties``, ``sim``, ``dups``, ``self_hits``: the rows kept and their order
+   (one sort per distinct key), with the grade of every ranked row.
+4. :mod:`.qrels_side` -- ``negatives``, ``topics`` (and the qrels' ``dups``): the evaluated
+   topics and their judged documents, grades sorted descending.
+5. :mod:`.cut` -- ``depth``, ``unjudged`` (and ``negatives``, ``dups=error``) on a ranking:
+   masks over its rows, no sort; gives the :class:`~auditeval.engine.ranked_lists.Prepared` lists.
+
+Order of operations within them (trec_eval's, form_res_rels.c:100-230):
 
 1. ``self_hits``: drop rows whose doc id equals the topic id (BEIR), counted.
 2. ``dups`` (``first``/``last``): collapse repeated (topic, doc) rows by file line, counted.
@@ -28,19 +40,3 @@ Order of operations (trec_eval's, form_res_rels.c:100-230), stage by stage in
 Topics are evaluated in byte order of their ids (trec_eval sorts qids with strcmp), and
 all sums run in that order.
 """
-
-from __future__ import annotations
-
-from auditeval.engine.ids import has_duplicate_pairs
-from auditeval.engine.ranked_lists import NONPOOL, UNJUDGED, Prepared
-from auditeval.engine.staged_run import StagedRun
-from auditeval.vocab.conventions import Convention
-from auditeval.vocab.model import Qrels, Run
-
-__all__ = ["NONPOOL", "UNJUDGED", "Prepared", "has_duplicate_pairs", "prepare"]
-
-
-def prepare(qrels: Qrels, run: Run, conv: Convention) -> Prepared:
-    """The :class:`Prepared` lists of ``run`` under ``conv`` (for many conventions keep one
-    :class:`~auditeval.engine.staged_run.StagedRun`: it shares every stage)."""
-    return StagedRun(qrels, run).prepared(conv)

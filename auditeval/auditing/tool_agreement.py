@@ -9,7 +9,7 @@ A disagreement is then explained, if possible, in one of two ways:
 
 1. one axis set to another value reproduces the tool exactly: the tool does not behave as its
    profile says on this input, and the report names the axis and value;
-2. every topic that differs lies inside its tie envelope (:mod:`.ties`) under the profile:
+2. every topic that differs lies inside its tie envelope (:mod:`.tie_envelope`) under the profile:
    the tool orders tied documents by a rule none of the named ``ties`` values describes
    (ranx's unstable numba quicksort is one).
 
@@ -30,7 +30,7 @@ from auditeval.adapters.base import Adapter
 from auditeval.auditing.attribution import axis_values
 from auditeval.auditing.defects import DEFECTS, Evidence, known_defect
 from auditeval.auditing.native import Native, TopicValues, floor_for
-from auditeval.auditing.ties import envelope
+from auditeval.auditing.tie_envelope import envelope
 from auditeval.vocab.conventions import AXES, Convention
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.specs import SPECS
