@@ -5,7 +5,8 @@ level and inside functions, ``TYPE_CHECKING`` blocks included).
     adapters, trec_eval) -> render -> cli
 
 * outside ``auditeval/engine/`` the engine is reached through its door only
-  (``from auditeval.engine import ...``), never a submodule (``auditeval.engine.xxx``);
+  (``from auditeval.engine import ...``), never a submodule (``auditeval.engine.xxx``), but for
+  the second door ``auditeval.engine.dropin``, which only the trec_eval drop-in imports;
 * ``vocab`` imports nothing of auditeval but ``vocab`` (and ``auditeval._version``);
   ``io`` only vocab / io; ``results`` only vocab / io / results; ``engine`` only
   vocab / io / results / engine;
@@ -129,8 +130,22 @@ def test_the_parser_sees_both_module_and_function_level_imports():
 
 def test_engine_submodules_only_inside_the_engine():
     bad = [f"{m} imports {i}" for m in modules() if package(m) != "engine"
-           for i in imports_of(m) if i.startswith("auditeval.engine.")]
+           for i in imports_of(m) if i.startswith("auditeval.engine.")
+           and not (i == "auditeval.engine.dropin" and package(m) == "trec_eval")]
     assert bad == []
+
+
+def test_the_second_door_serves_the_drop_in_alone():
+    """``auditeval.engine.dropin`` holds what only ``auditeval.trec_eval`` uses; the two doors
+    share no name, and every name of each resolves."""
+    import auditeval.engine as door
+    import auditeval.engine.dropin as dropin
+
+    users = sorted({package(m) for m in modules() if "auditeval.engine.dropin" in imports_of(m)})
+    assert users == ["trec_eval"]
+    assert not set(door.__all__) & set(dropin.__all__)
+    for mod in (door, dropin):
+        assert all(getattr(mod, n) is not None for n in mod.__all__)
 
 
 def test_vocab_io_results_engine_layers():

@@ -3,7 +3,7 @@
 
 :class:`~auditeval.engine.staged_run.StagedRun` (many conventions; :func:`~auditeval.engine.staged_run.prepare`
 for one) runs them and caches each result under the axes it reads. Together they turn a :class:`~auditeval.vocab.model.Qrels`, a :class:`~auditeval.vocab.model.Run`
-and a :class:`~auditeval.vocab.conventions.Convention` into a :class:`Prepared`: one ranked,
+and a :class:`~auditeval.vocab.conventions.Convention` into a :class:`~auditeval.engine.ranked_lists.Prepared`: one ranked,
 judged list per evaluated topic, stored as flat arrays with topic offsets (CSR). Every
 measure reads only this structure, so no measure ever re-decides a convention.
 

@@ -78,7 +78,7 @@ class Join:
 
 @dataclass(eq=False)
 class QrelsIndex:
-    """The qrels' half of stage 1 (as :class:`~.ids.RunIndex` is the run's), computed once per
+    """The qrels' half of stage 1 (as :class:`~auditeval.engine.ids.RunIndex` is the run's), computed once per
     :class:`Qrels` object (:func:`qrels_index_of`) and shared by every run joined with it: a
     command over 200 runs hashed the same 128,796 judgments 200 times, and looked each run up
     in a hash table of the qrels' doc ids built anew (half of an AP evaluation of a run of
@@ -157,7 +157,7 @@ def join(qrels: Qrels, run: Run, subtopics: Subtopics | None = None) -> Join:
     """Stage 1: every qrels line is a (topic, doc) judgment (a ``subtopic`` column is not read:
     a document judged under two subtopics is a repeated pair, as trec_eval reads the file);
     ``subtopics``: the judgments behind each row of ``qrels`` when it is a subtopic qrels merged
-    for the intent-aware measures (:func:`.subtopics.collapse`). The qrels' half comes from
+    for the intent-aware measures (:func:`auditeval.engine.subtopics.collapse`). The qrels' half comes from
     :func:`qrels_index_of`, made once per qrels."""
     qi = qrels_index_of(qrels)
     ri = run_index_of(run)

@@ -100,7 +100,7 @@ def _judged_rows(j: Join) -> tuple[np.ndarray, np.ndarray]:
     """Run rows whose doc id is a qrels doc id (ascending), and that doc's code in
     ``qd_values``. With short string ids the run's id mixes (computed once for the duplicate
     check) do the lookup: a row holds a qrels doc only if that doc's mix has the same top 22
-    bits (:attr:`QrelsIndex.mix_buckets`), and holds it exactly when the strings are equal; each
+    bits (:attr:`~auditeval.engine.stages.join.QrelsIndex.mix_buckets`), and holds it exactly when the strings are equal; each
     row is compared with every qrels doc of its bucket (rarely more than one). Exact, as equal ids have equal mixes, and without hashing
     the qrels' ids for every run.
     Long ids: every row is looked up by hash."""
