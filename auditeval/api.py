@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,7 @@ from auditeval.io import c_atof, qrels_from, run_from
 from auditeval.io.prefs_files import Prefs, QrelsJg
 from auditeval.io.run_labels import labelled
 from auditeval.results.values import ResultSet, Value
-from auditeval.vocab.conventions import DEFAULT_PROFILE, Convention, load_profile, resolve
+from auditeval.vocab.conventions import DEFAULT_PROFILE, Convention, ProfileLike, resolve_profile
 from auditeval.vocab.errors import UnknownMeasureError
 from auditeval.vocab.measure import Measure
 from auditeval.vocab.model import Qrels, Run
@@ -32,24 +31,24 @@ def read_runs(runs: Any) -> list[tuple[Run, str | None]]:
     return labelled([run_from(r_in) for r_in in run_list])
 
 
-def profile_label(profile: str | Path | Convention, settings: list[str] | None = None) -> str:
+def profile_label(profile: ProfileLike, settings: list[str] | None = None) -> str:
     """The name results carry for ``profile`` with ``settings`` (``"trec_eval-9.0.8 with rel=2"``;
-    ``"custom"`` for a :class:`Convention`)."""
-    name = "custom" if isinstance(profile, Convention) else load_profile(profile).name
-    return name + (" with " + ", ".join(settings) if settings else "")
+    ``"custom"`` for a :class:`Convention`): :attr:`~auditeval.vocab.conventions.ResolvedProfile.label`."""
+    return resolve_profile(profile, settings).label
 
 
 def evaluate(
     qrels: Any,
     runs: Any,
     measures: Iterable[str | Measure],
-    profile: str | Path | Convention = DEFAULT_PROFILE,
+    profile: ProfileLike = DEFAULT_PROFILE,
     settings: list[str] | None = None,
     per_topic: bool = True,
     cache: dict | None = None,
     judgments: str = "qrels",
 ) -> ResultSet:
-    """Evaluate one run or several under a profile (name, TOML path or Convention).
+    """Evaluate one run or several under a profile (name, TOML path, Convention or a
+    :class:`~auditeval.vocab.conventions.ResolvedProfile`, resolved once here).
 
     ``judgments``: the format of ``qrels`` -- ``"qrels"``, or trec_eval's preference formats
     ``"prefs"`` (``qid jg jsg docno level``), ``"qrels_prefs"`` (a qrels file read as preferences)
@@ -68,18 +67,17 @@ def evaluate(
     trec_eval drop-in reads it), or :class:`Measure` objects. ``settings`` are ``AXIS=VALUE`` overrides.
     Returns every per-topic value (when ``per_topic``) and the aggregate (topic ``"all"``),
     each with its variant string and engine. Each measure is computed under
-    ``resolve(profile, settings, measure)``: a profile with a ``[route]`` table (ir_measures-0.4)
+    ``resolve_profile(profile, settings).convention_for(measure)``: a profile with a ``[route]`` table (ir_measures-0.4)
     gives a measure the axes of the profile it routes it to; ``result.convention`` is the
     profile's own axes (those of the measures it does not route).
     """
     if judgments != "qrels" or isinstance(qrels, Prefs | QrelsJg):
         return _evaluate_judgments(qrels, runs, measures, profile, settings, per_topic, judgments)
     q = qrels_from(qrels)
-    conv = resolve(profile, settings)
-    profile_name = profile_label(profile, settings)
+    rp = resolve_profile(profile, settings)  # once: name, axes and routes travel together
     labels, parsed = _measures(measures)
-    convs = [resolve(profile, settings, m) for m in parsed]  # per measure: the profile's [route]
-    result = ResultSet(profile=profile_name, convention=conv)
+    convs = [rp.convention_for(m) for m in parsed]  # per measure: the profile's [route]
+    result = ResultSet(profile=rp.label, convention=rp.convention)
     result.notes.extend(q.notes)
     seen_notes = set(result.notes)
     for r, tag_note in read_runs(runs):
@@ -114,7 +112,7 @@ def evaluate(
 
 
 def _evaluate_judgments(judg: Any, runs: Any, measures: Iterable[str | Measure] | str,
-                        profile: str | Path | Convention, settings: list[str] | None, per_topic: bool,
+                        profile: ProfileLike, settings: list[str] | None, per_topic: bool,
                         fmt: str) -> ResultSet:
     """Preference / judgment-group measures (trec_eval ``-R prefs|qrels_prefs|qrels_jg``).
 
@@ -137,8 +135,9 @@ def _evaluate_judgments(judg: Any, runs: Any, measures: Iterable[str | Measure] 
         j = read_prefs(str(judg), fmt)
     else:
         raise ValueError(f"judgments must be qrels, prefs, qrels_prefs or qrels_jg, got {fmt!r}")
-    conv = resolve(profile, settings)
-    result = ResultSet(profile=profile_label(profile, settings), convention=conv)
+    rp = resolve_profile(profile, settings)
+    conv = rp.convention
+    result = ResultSet(profile=rp.label, convention=conv)
     labels: list[str] = []
     parsed: list[Measure] = []
     for item in [measures] if isinstance(measures, str) else list(measures):
@@ -202,7 +201,7 @@ def sweep(
     qrels: Any,
     runs: Any,
     measures: Iterable[str | Measure],
-    profile: str | Path | Convention = DEFAULT_PROFILE,
+    profile: ProfileLike = DEFAULT_PROFILE,
     vary: dict[str, Any] | str | None = None,
     settings: list[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -236,10 +235,11 @@ class SweepSetup:
     values: dict[str, list[Any]]
 
 
-def sweep_setup(qrels: Qrels, measures: Iterable[str | Measure], profile: str | Path | Convention = DEFAULT_PROFILE,
+def sweep_setup(qrels: Qrels, measures: Iterable[str | Measure], profile: ProfileLike = DEFAULT_PROFILE,
                 vary: dict[str, Any] | str | None = None, settings: list[str] | None = None) -> SweepSetup:
     """What :func:`sweep` varies, read once (``auditeval.execution`` reads it the same way)."""
     labels, parsed = _measures(measures)
-    return SweepSetup(profile_label(profile, settings), resolve(profile, settings), labels, parsed,
-                      [resolve(profile, settings, m) for m in parsed],  # per measure: the profile's [route]
+    rp = resolve_profile(profile, settings)
+    return SweepSetup(rp.label, rp.convention, labels, parsed,
+                      [rp.convention_for(m) for m in parsed],  # per measure: the profile's [route]
                       vary_values(vary, qrels))

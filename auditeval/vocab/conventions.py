@@ -14,7 +14,7 @@ it), re-exported here; this module reads profiles, their ``[route]`` tables and 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,8 +23,8 @@ from auditeval.vocab.axes import AXES, AXIS_ORDER, Axis, Convention
 from auditeval.vocab.errors import AuditEvalError, ConventionError
 from auditeval.vocab.measure import parse_syntax
 
-__all__ = ["AXES", "AXIS_ORDER", "DEFAULT_PROFILE", "Axis", "Convention", "Profile", "diff", "load_profile",
-           "profile_dirs", "profile_names", "resolve"]
+__all__ = ["AXES", "AXIS_ORDER", "DEFAULT_PROFILE", "Axis", "Convention", "Profile", "ProfileLike", "ResolvedProfile",
+           "diff", "load_profile", "profile_dirs", "profile_names", "resolve", "resolve_profile"]
 
 DEFAULT_PROFILE = "trec_eval-9.0.8"
 """The profile every command and API function uses when none is named: trec_eval 9.0.8, the
@@ -209,19 +209,68 @@ def _routes(table: Any, path: Path) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def resolve(profile: str | Path | Convention = DEFAULT_PROFILE, settings: list[str] | None = None,
-            measure: Any = None) -> Convention:
-    """The convention of a profile (name, path or :class:`Convention`) with ``--set`` overrides.
+@dataclass(frozen=True)
+class ResolvedProfile:
+    """A profile resolved once, with its ``--set`` overrides: the object that travels through a
+    command (the API's ``evaluate``/``sweep``, the commands that call them) instead of the
+    profile's name, so no layer loads or resolves it again.
 
-    With ``measure``, the convention that measure is computed under: the profile's
-    :meth:`Profile.convention_for` (its ``[route]`` table), then the overrides. Without one,
-    the profile's own axes (for a profile with routes: those of the measures it does not route)."""
+    * :attr:`label`: the name results carry (``"trec_eval-9.0.8 with rel=2"``; ``"custom"`` for a
+      :class:`Convention` given as such);
+    * :attr:`convention`: the profile's own axes with the overrides (for a profile with a
+      ``[route]`` table: those of the measures it does not route);
+    * :meth:`convention_for`: the convention one measure is computed under (its route, then the
+      overrides), each routed profile loaded once.
+    """
+
+    label: str
+    convention: Convention
+    profile: Profile | None = None
+    settings: tuple[str, ...] = ()
+    _routed: dict[str, Convention] = field(default_factory=dict, compare=False, repr=False)
+
+    def convention_for(self, measure: Any) -> Convention:
+        target = None if self.profile is None else self.profile.route_for(measure)
+        if target is None:
+            return self.convention
+        conv = self._routed.get(target)
+        if conv is None:
+            conv = self._routed[target] = load_profile(target).convention.with_settings(list(self.settings))
+        return conv
+
+
+ProfileLike = str | Path | Convention | ResolvedProfile
+
+
+def resolve_profile(profile: ProfileLike = DEFAULT_PROFILE, settings: list[str] | None = None) -> ResolvedProfile:
+    """``profile`` (name, TOML path, :class:`Convention` or an already resolved profile) with the
+    ``settings`` overrides, resolved once. Resolving a :class:`ResolvedProfile` again without
+    settings returns it; with settings, they apply after its own."""
+    settings = list(settings or [])
+    if isinstance(profile, ResolvedProfile):
+        if not settings:
+            return profile
+        every = [*profile.settings, *settings]
+        return ResolvedProfile(_label(profile.profile, every), profile.convention.with_settings(settings),
+                               profile.profile, tuple(every))
     if isinstance(profile, Convention):
-        conv = profile
-    else:
-        prof = load_profile(profile)
-        conv = prof.convention if measure is None else prof.convention_for(measure)
-    return conv.with_settings(settings)
+        return ResolvedProfile(_label(None, settings), profile.with_settings(settings), None, tuple(settings))
+    prof = load_profile(profile)
+    return ResolvedProfile(_label(prof, settings), prof.convention.with_settings(settings), prof, tuple(settings))
+
+
+def _label(prof: Profile | None, settings: list[str]) -> str:
+    return ("custom" if prof is None else prof.name) + (" with " + ", ".join(settings) if settings else "")
+
+
+def resolve(profile: ProfileLike = DEFAULT_PROFILE, settings: list[str] | None = None,
+            measure: Any = None) -> Convention:
+    """The convention of a profile (name, path, :class:`Convention` or :class:`ResolvedProfile`)
+    with ``--set`` overrides: :func:`resolve_profile`'s :attr:`~ResolvedProfile.convention`, or
+    with ``measure`` the convention that measure is computed under
+    (:meth:`ResolvedProfile.convention_for`: the profile's ``[route]`` table, then the overrides)."""
+    rp = resolve_profile(profile, settings)
+    return rp.convention if measure is None else rp.convention_for(measure)
 
 
 def diff(a: Convention, b: Convention) -> dict[str, tuple[Any, Any]]:
