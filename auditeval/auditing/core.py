@@ -169,12 +169,27 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None,
         raise TypeError("audit(progress=...): pass a display, auditeval.render.progress.audit_progress(sys.stderr), "
                         "or None")
     rep.jobs = max(1, opts.jobs or cores())
+    nat, waited = _audit_inputs(rep, asked, refs, opts, qrels, run_in, early=profile is None)
+    rep.notes.extend(n for n in nat.notes if n not in rep.notes)
+    rep.seconds = time.perf_counter() - t0
+    rep.native_seconds = rep.seconds - waited
+    for e in rep.engines:
+        if e.name == "native":
+            e.seconds = rep.native_seconds
+    return rep
+
+
+def _audit_inputs(rep: AuditReport, asked: _Asked, refs: list, opts: AuditOptions, qrels: Any, run_in: list,
+                  *, early: bool) -> tuple[Native, float]:
+    """Start the references, read the inputs, do the native work, wait for and compare the
+    references' outcomes: the audit's body, in ``rep``. Returns the native engine's state and
+    the seconds spent waiting for the references."""
     plain = [plain_path(r) for r in run_in]
     qplain = plain_path(qrels)
     # with no emulated request the tools read the user's files as they are: start them before
     # auditeval reads the inputs itself, so its reading overlaps with the references' work
-    early = profile is None and qplain is not None and all(p is not None for p in plain)
-
+    early = early and qplain is not None and all(p is not None for p in plain)
+    base = asked.base
     bar = opts.progress or None  # a display the caller made (the command line: render.progress.audit_progress)
     with tempfile.TemporaryDirectory(prefix="auditeval-audit-") as wd, bar if bar is not None else nullcontext(), \
             _Stop() as stop:
@@ -208,13 +223,7 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None,
         outcomes: list[Outcome] = stop.running.results()
         waited = time.perf_counter() - t_wait
         _compare(rep, nat, outcomes, tasks, requested, asked, refs, bar)
-    rep.notes.extend(n for n in nat.notes if n not in rep.notes)
-    rep.seconds = time.perf_counter() - t0
-    rep.native_seconds = rep.seconds - waited
-    for e in rep.engines:
-        if e.name == "native":
-            e.seconds = rep.native_seconds
-    return rep
+    return nat, waited
 
 
 def _options(options: AuditOptions | None, kw: dict[str, Any]) -> AuditOptions:

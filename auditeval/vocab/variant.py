@@ -30,9 +30,26 @@ def parse_measure(text: str) -> Measure:
     """Parse and validate a measure name (ir_measures spelling or a trec_eval alias).
 
     Unknown names raise :class:`UnknownMeasureError`; malformed syntax raises
-    :class:`MeasureSyntaxError` pointing at the offending character.
+    :class:`MeasureSyntaxError` pointing at the offending character. Checked in this order:
+    the name (:func:`_named`), the cut-off (:func:`_checked_cutoff`), each parameter
+    (:func:`_check_param`), then the spec's own check.
     """
     text = text.strip()
+    m = _named(text)
+    d = SPECS[m.name]
+    m = _checked_cutoff(text, m, d)
+    for key, value in m.params:
+        _check_param(text, m, d, key, value)
+    if d.check is not None:
+        problem = d.check(m)
+        if problem:
+            pos = text.find("(")
+            raise MeasureSyntaxError(text, max(pos + 1, 0), problem)
+    return m
+
+
+def _named(text: str) -> Measure:
+    """The measure ``text`` names (a trec_eval alias, else ir_measures syntax), known to the spec table."""
     alias = resolve_alias(text)
     family = TREC_ALIASES.get(text)
     if alias is not None and family is not None and family[1] is not None and text != family[0]:
@@ -49,68 +66,70 @@ def parse_measure(text: str) -> Measure:
             if hint is None:
                 raise
             raise MeasureSyntaxError(exc.text, exc.pos, f"{exc.reason}; {hint}") from None
-    defs = SPECS
-    if m.name not in defs:
-        hint = unknown_hint(m, defs, TREC_ALIASES)
+    if m.name not in SPECS:
+        hint = unknown_hint(m, SPECS, TREC_ALIASES)
         hint = f"; {hint}" if hint else ""
         raise UnknownMeasureError(f"unknown measure {m.name!r} in {text!r}{hint} (auditeval measures lists them)")
-    d = defs[m.name]
+    return m
+
+
+def _checked_cutoff(text: str, m: Measure, d: Any) -> Measure:
+    """``m`` with its cut-off as the spec wants it (none, required; a positive int or a float in range)."""
     if d.cutoff == "none" and m.cutoff is not None:
         pos = text.find("@")
         raise MeasureSyntaxError(text, max(pos, 0), f"{m.name} takes no @cutoff")
     if d.cutoff == "required" and m.cutoff is None:
         raise MeasureSyntaxError(text, len(text), f"{m.name} needs a cutoff, e.g. {m.name}@10")
-    if m.cutoff is not None:
-        if d.cutoff_type is int and (not isinstance(m.cutoff, int) or m.cutoff < 1):
-            at = text.find("@")  # a trec_eval alias (P_0) has its cut-off after the last '_' or '.'
+    if m.cutoff is None:
+        return m
+    at = text.find("@")  # a trec_eval alias (P_0) has its cut-off after the last '_' or '.'
+    if d.cutoff_type is int and (not isinstance(m.cutoff, int) or m.cutoff < 1):
+        cpos = at + 1 if at >= 0 else _TREC_SPLIT.match(text).start("arg")
+        raise MeasureSyntaxError(text, cpos, f"{m.name} cutoff must be a positive integer")
+    if d.cutoff_type is float:
+        m = m.with_cutoff(float(m.cutoff))
+        lo, hi = d.cutoff_range
+        if not lo <= m.cutoff <= hi:
             cpos = at + 1 if at >= 0 else _TREC_SPLIT.match(text).start("arg")
-            raise MeasureSyntaxError(text, cpos, f"{m.name} cutoff must be a positive integer")
-        if d.cutoff_type is float:
-            m = m.with_cutoff(float(m.cutoff))
-            lo, hi = d.cutoff_range
-            if not lo <= m.cutoff <= hi:
-                at = text.find("@")
-                cpos = at + 1 if at >= 0 else _TREC_SPLIT.match(text).start("arg")
-                raise MeasureSyntaxError(text, cpos, f"{m.name} cutoff must lie in [{lo:g}, {hi:g}]")
-    for key, value in m.params:
-        pos = text.find(key + "=")
-        vpos = pos + len(key) + 1 if pos >= 0 else 0  # the value, for type errors
-        if _folds(d, key):
-            axis, mapping = FOLDED[key]
-            if axis not in d.axes:
-                raise MeasureSyntaxError(text, max(pos, 0), f"{m.name} takes no parameter {key!r}")
-            if mapping is not None:
-                if not any(value == k and type(value) is type(k) for k in mapping):
-                    raise MeasureSyntaxError(text, vpos, f"parameter {key!r} must be one of {list(mapping)}")
-                if axis == "gain" and m.param("gains") is not None:
-                    raise MeasureSyntaxError(text, max(pos, 0), f"give {key}= or gains={{...}}, not both (both set the gain)")
-                continue
-            kind = AXES[axis].kind
-            numeric = isinstance(value, int | float) and not isinstance(value, bool)
-            if not numeric or (kind == "int" and not isinstance(value, int)):
-                need = "an integer" if kind == "int" else "a number"
-                raise MeasureSyntaxError(text, vpos, f"parameter {key!r} needs {need}")
-            try:
-                AXES[axis].parse(value)
-            except ConventionError as exc:
-                raise MeasureSyntaxError(text, vpos, str(exc)) from None
-            continue
-        if key not in d.params:
-            allowed = sorted(set(d.params) | {k for k, (a, _) in FOLDED.items() if a in d.axes and _folds(d, k)})
-            raise MeasureSyntaxError(
-                text, max(pos, 0),
-                f"{m.name} takes no parameter {key!r} (allowed: {', '.join(allowed) or 'none'}){axis_hint(key, value, m)}",
-            )
-        want = d.params[key]
-        ok = isinstance(value, want) if want is not float else isinstance(value, int | float) and not isinstance(value, bool)
-        if not ok:
-            raise MeasureSyntaxError(text, vpos, f"parameter {key!r} needs a {want.__name__}")
-    if d.check is not None:
-        problem = d.check(m)
-        if problem:
-            pos = text.find("(")
-            raise MeasureSyntaxError(text, max(pos + 1, 0), problem)
+            raise MeasureSyntaxError(text, cpos, f"{m.name} cutoff must lie in [{lo:g}, {hi:g}]")
     return m
+
+
+def _check_param(text: str, m: Measure, d: Any, key: str, value: Any) -> None:
+    """One parameter of ``m``: a folded axis (``judged_only=``, ``rel=``: the axis' values) or one
+    of the spec's own parameters (its type)."""
+    pos = text.find(key + "=")
+    vpos = pos + len(key) + 1 if pos >= 0 else 0  # the value, for type errors
+    if _folds(d, key):
+        axis, mapping = FOLDED[key]
+        if axis not in d.axes:
+            raise MeasureSyntaxError(text, max(pos, 0), f"{m.name} takes no parameter {key!r}")
+        if mapping is not None:
+            if not any(value == k and type(value) is type(k) for k in mapping):
+                raise MeasureSyntaxError(text, vpos, f"parameter {key!r} must be one of {list(mapping)}")
+            if axis == "gain" and m.param("gains") is not None:
+                raise MeasureSyntaxError(text, max(pos, 0), f"give {key}= or gains={{...}}, not both (both set the gain)")
+            return
+        kind = AXES[axis].kind
+        numeric = isinstance(value, int | float) and not isinstance(value, bool)
+        if not numeric or (kind == "int" and not isinstance(value, int)):
+            need = "an integer" if kind == "int" else "a number"
+            raise MeasureSyntaxError(text, vpos, f"parameter {key!r} needs {need}")
+        try:
+            AXES[axis].parse(value)
+        except ConventionError as exc:
+            raise MeasureSyntaxError(text, vpos, str(exc)) from None
+        return
+    if key not in d.params:
+        allowed = sorted(set(d.params) | {k for k, (a, _) in FOLDED.items() if a in d.axes and _folds(d, k)})
+        raise MeasureSyntaxError(
+            text, max(pos, 0),
+            f"{m.name} takes no parameter {key!r} (allowed: {', '.join(allowed) or 'none'}){axis_hint(key, value, m)}",
+        )
+    want = d.params[key]
+    ok = isinstance(value, want) if want is not float else isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok:
+        raise MeasureSyntaxError(text, vpos, f"parameter {key!r} needs a {want.__name__}")
 
 
 def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tuple[str, Measure]]:
