@@ -279,9 +279,13 @@ def test_plan_resolved_once_matches_evaluate_on_every_run(robust03):
     setup = sweep_setup(q, measures, profile, vary)
     plan = sweep_plan(setup.parsed, setup.labels, setup.base, setup.values, setup.bases)
     travelled = pickle.loads(pickle.dumps(plan))
-    assert travelled.variants is None and travelled.per_run == plan.per_run  # travels as combinations
+    assert travelled.texts is None and travelled.per_run == plan.per_run  # travels as combinations
     for mi, m in enumerate(plan.measures):
-        for vi, ((text, conv), r) in enumerate(zip(plan.variants[mi], plan.resolved[mi], strict=True)):
+        reference = measure_variants(m, plan.bases[mi], plan.values)  # combination by combination
+        assert list(plan.texts[mi]) == [text for text, _ in reference]
+        for vi, (text, conv) in enumerate(reference):
+            r = plan.resolution(mi, vi)
+            assert plan.convention(mi, vi) == conv and plan.conventions(mi)[vi] == conv
             assert r == resolve_variant(m, conv) and str(r.variant) == text == str(Variant.of(m, conv))
             assert travelled.convention(mi, vi) == conv and travelled.resolution(mi, vi) == r
     for run in runs:
@@ -352,7 +356,7 @@ def _variant_by_variant(q, run, plan):
     values, errors, notes, seen = [], [], [], set(q.notes)
     for mi, m in enumerate(plan.measures):
         row, errs = [], {}
-        for vi, (_, conv) in enumerate(plan.variants[mi]):
+        for vi, conv in enumerate(plan.conventions(mi)):
             try:
                 tv = sr.evaluate(m, conv)
             except AuditEvalError as exc:
