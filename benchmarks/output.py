@@ -93,11 +93,13 @@ def writers(args: argparse.Namespace) -> None:
     import io
 
     sys.path.insert(0, str(ROOT))
-    from auditeval.cli import sweep as cli_sweep
+    from auditeval.cli.sweep import parse_vary
     from auditeval.execution.backends import InProcess
     from auditeval.execution.tasks import sweep_runs
     from auditeval.io import qrels_from
+    from auditeval.render import sweep_out, sweep_text
     from auditeval.render.terminal import control_safe
+    from auditeval.vocab.conventions import DEFAULT_PROFILE
 
     class Counting(io.RawIOBase):
         """A binary sink that counts what it is given (``/dev/null`` with a tally)."""
@@ -117,8 +119,7 @@ def writers(args: argparse.Namespace) -> None:
     print("|---:|---|---:|---:|---|---:|")
     for per_topic in (False, True):  # -q: the first run only (12 runs are 10 GB of TSV)
         res = sweep_runs(InProcess(), qrels, runs if not per_topic else runs[:1], ["AP", "nDCG@10"],
-                         cli_sweep.DEFAULT_PROFILE,
-                         cli_sweep.parse_vary(["all"]), per_topic=per_topic)
+                         DEFAULT_PROFILE, parse_vary(["all"]), per_topic=per_topic)
         for fmt in ("text", "tsv", "json") if not per_topic else ("tsv", "json"):
             times, size = [], 0
             for _ in range(args.repeat):
@@ -126,9 +127,9 @@ def writers(args: argparse.Namespace) -> None:
                 stream = control_safe(io.TextIOWrapper(io.BufferedWriter(sink, 1 << 16), encoding="utf-8"))
                 t0 = time.perf_counter()
                 if fmt == "text":
-                    cli_sweep.render_text(res, stream, 100)
+                    sweep_text.render_text(res, stream, 100)
                 else:
-                    getattr(cli_sweep, f"render_{fmt}")(res, stream, per_topic)
+                    getattr(sweep_out, f"render_{fmt}")(res, stream, per_topic)
                 stream.flush()
                 times.append(time.perf_counter() - t0)
                 size = sink.size

@@ -98,8 +98,9 @@ def grid_variants(m: Measure, base: Convention, values: dict[str, list[Any]], ax
     combos = first.astype(np.intp)
     var_set = set_of[first]
     var_at = {a: at[a][first] for a in free}
-    prepare_convs, prepare = _prepare(m, base, axes, values, var_at, combos)
-    kernel, n_kernels = _kernels(m, m2, base, axes, values, free, sets, reads, var_set, var_at, combos)
+    space = _Space(m, base, tuple(axes), values)
+    prepare_convs, prepare = _prepare(space, var_at, combos)
+    kernel, n_kernels = _kernels(space, m2, free, sets, reads, var_set, var_at, combos)
     return GridVariants(texts, combos, prepare_convs, prepare, kernel, n_kernels)
 
 
@@ -174,25 +175,33 @@ def combinations(base: Convention, axes: Sequence[str], values: dict[str, list[A
     return [varied(base, base_values, axes, combo) for combo in zip(*columns, strict=True)]
 
 
-def _folded(m: Measure, base: Convention, axes: Sequence[str], values: dict[str, list[Any]], indices: np.ndarray
-            ) -> list[Convention]:
-    return [fold(m, c)[1] for c in combinations(base, axes, values, indices)]
+@dataclass(frozen=True)
+class _Space:
+    """A measure and the grid it is varied over: around ``base``, ``axes``' ``values``."""
+
+    m: Measure
+    base: Convention
+    axes: tuple[str, ...]
+    values: dict[str, list[Any]]
 
 
-def _prepare(m: Measure, base: Convention, axes: Sequence[str], values: dict[str, list[Any]],
-             var_at: dict[str, np.ndarray], combos: np.ndarray) -> tuple[list[Convention], np.ndarray]:
+def _folded(space: _Space, indices: np.ndarray) -> list[Convention]:
+    """The folded conventions of the combinations ``indices``."""
+    return [fold(space.m, c)[1] for c in combinations(space.base, space.axes, space.values, indices)]
+
+
+def _prepare(space: _Space, var_at: dict[str, np.ndarray], combos: np.ndarray) -> tuple[list[Convention], np.ndarray]:
     """The folded conventions of the distinct ``PREPARE_AXES`` values (one per class, its
     first variant's) and each variant's class."""
     code = np.zeros(len(combos), np.int64)
     for a in PREPARE_AXES:
         if a in var_at:
-            code = code * len(values[a]) + var_at[a]
+            code = code * len(space.values[a]) + var_at[a]
     first, inverse = first_seen(code)
-    return _folded(m, base, axes, values, combos[first]), inverse
+    return _folded(space, combos[first]), inverse
 
 
-def _kernels(m: Measure, m2: Measure, base: Convention, axes: Sequence[str], values: dict[str, list[Any]],
-             free: tuple[str, ...], sets: list[tuple[str, ...]], reads: dict[str, np.ndarray],
+def _kernels(space: _Space, m2: Measure, free: tuple[str, ...], sets: list[tuple[str, ...]], reads: dict[str, np.ndarray],
              var_set: np.ndarray, var_at: dict[str, np.ndarray], combos: np.ndarray) -> tuple[np.ndarray, int]:
     """Each variant's kernel class (numbered by first variant) and their count: equal read
     axes outside ``PREPARE_AXES`` with equal values, and the spec's check answering alike."""
@@ -202,14 +211,14 @@ def _kernels(m: Measure, m2: Measure, base: Convention, axes: Sequence[str], val
     code = own_of[var_set]
     for a in free:
         if a not in PREPARE_AXES:
-            code = code * (len(values[a]) + 1) + np.where(reads[a][var_set], var_at[a] + 1, 0)
+            code = code * (len(space.values[a]) + 1) + np.where(reads[a][var_set], var_at[a] + 1, 0)
     check = MEASURES[m2.name].check_convention
     if check is None:
         _, kernel = first_seen(code)
         return kernel, int(kernel.max()) + 1 if len(kernel) else 0
     numbers: dict[tuple[int, Any], int] = {}
     kernel = np.array([numbers.setdefault((k, check(m2, c2)), len(numbers))
-                       for k, c2 in zip(code.tolist(), _folded(m, base, axes, values, combos), strict=True)], np.intp)
+                       for k, c2 in zip(code.tolist(), _folded(space, combos), strict=True)], np.intp)
     return kernel, len(numbers)
 
 

@@ -437,8 +437,9 @@ def test_sweep_tsv_built_column_wise_has_every_record_line_in_order(per_topic, b
     blocks of the default size, of one line and of seven (a block is whole variants)."""
     import io
 
-    from auditeval.cli.sweep import _records, render_tsv
     from auditeval.render import sweep_out
+    from auditeval.render.sweep_out import render_tsv
+    from auditeval.render.sweep_out import value_records as _records
 
     if block is not None:
         monkeypatch.setattr(sweep_out, "LINES_PER_BLOCK", block)
@@ -466,7 +467,7 @@ def test_the_text_view_puts_six_runs_side_by_side_and_is_the_apis_result_rendere
     ``ae.sweep``'s result."""
     import io
 
-    from auditeval.cli.sweep import render_text
+    from auditeval.render.sweep_text import render_text
 
     q = tmp_path / "q.txt"
     q.write_text("q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 0\nq2 0 d9 1\n")
