@@ -11,6 +11,8 @@ Every backend's output is checked to be the same bytes (a SHA-256 per format and
 
 ``--writers``: the TSV and JSON writers alone, in process, on one computed sweep (all the runs
 given): the view written to ``/dev/null`` through a UTF-8 stdout-like stream, MB/s of output.
+The provenance line (:mod:`provenance`: time, commit, machine, load at the start and the end,
+versions, command) follows the tables.
 
     python benchmarks/output.py [--counts 1,4,12] [--formats text,tsv,json] [--jobs 1,2]
                                 [--dask] [--repeat 3] [--writers] [--data DIR]
@@ -28,6 +30,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from provenance import Provenance  # noqa: E402
+
 DATA = ROOT.parent / "shared" / "data" / "robust03"
 MEASURES = ("-m", "AP", "-m", "nDCG@10")
 
@@ -149,19 +155,23 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--writers", action="store_true", help="only the writers, in process")
     args = ap.parse_args()
+    prov = Provenance()
     if not (args.data / "runs").is_dir():
         raise SystemExit(f"{args.data}: no runs/ folder (the robust03 data)")
     if args.writers:
         writers(args)
+        print("\n" + prov.line())
         return 0
     if not args.dask:
         commands(args, None)
+        print("\n" + prov.line())
         return 0
     from distributed import LocalCluster
 
     with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
                       host="127.0.0.1") as cluster:
         commands(args, cluster.scheduler_address)
+    print("\n" + prov.line())
     return 0
 
 
