@@ -11,6 +11,8 @@ Every backend's output is checked to be the same bytes (a SHA-256 per format and
 
 ``--writers``: the TSV and JSON writers alone, in process, on one computed sweep (all the runs
 given): the view written to ``/dev/null`` through a UTF-8 stdout-like stream, MB/s of output.
+The provenance line (:mod:`provenance`: time, commit, machine, load at the start and the end,
+versions, command) follows the tables.
 
     python benchmarks/output.py [--counts 1,4,12] [--formats text,tsv,json] [--jobs 1,2]
                                 [--dask] [--repeat 3] [--writers] [--data DIR]
@@ -28,6 +30,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from provenance import Provenance  # noqa: E402
+
 DATA = ROOT.parent / "shared" / "data" / "robust03"
 MEASURES = ("-m", "AP", "-m", "nDCG@10")
 
@@ -93,11 +99,13 @@ def writers(args: argparse.Namespace) -> None:
     import io
 
     sys.path.insert(0, str(ROOT))
-    from auditeval.cli import sweep as cli_sweep
+    from auditeval.cli.sweep import parse_vary
     from auditeval.execution.backends import InProcess
     from auditeval.execution.tasks import sweep_runs
     from auditeval.io import qrels_from
+    from auditeval.render import sweep_out, sweep_text
     from auditeval.render.terminal import control_safe
+    from auditeval.vocab.conventions import DEFAULT_PROFILE
 
     class Counting(io.RawIOBase):
         """A binary sink that counts what it is given (``/dev/null`` with a tally)."""
@@ -117,8 +125,7 @@ def writers(args: argparse.Namespace) -> None:
     print("|---:|---|---:|---:|---|---:|")
     for per_topic in (False, True):  # -q: the first run only (12 runs are 10 GB of TSV)
         res = sweep_runs(InProcess(), qrels, runs if not per_topic else runs[:1], ["AP", "nDCG@10"],
-                         cli_sweep.DEFAULT_PROFILE,
-                         cli_sweep.parse_vary(["all"]), per_topic=per_topic)
+                         DEFAULT_PROFILE, parse_vary(["all"]), per_topic=per_topic)
         for fmt in ("text", "tsv", "json") if not per_topic else ("tsv", "json"):
             times, size = [], 0
             for _ in range(args.repeat):
@@ -126,9 +133,9 @@ def writers(args: argparse.Namespace) -> None:
                 stream = control_safe(io.TextIOWrapper(io.BufferedWriter(sink, 1 << 16), encoding="utf-8"))
                 t0 = time.perf_counter()
                 if fmt == "text":
-                    cli_sweep.render_text(res, stream, 100)
+                    sweep_text.render_text(res, stream, 100)
                 else:
-                    getattr(cli_sweep, f"render_{fmt}")(res, stream, per_topic)
+                    getattr(sweep_out, f"render_{fmt}")(res, stream, per_topic)
                 stream.flush()
                 times.append(time.perf_counter() - t0)
                 size = sink.size
@@ -148,19 +155,23 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--writers", action="store_true", help="only the writers, in process")
     args = ap.parse_args()
+    prov = Provenance()
     if not (args.data / "runs").is_dir():
         raise SystemExit(f"{args.data}: no runs/ folder (the robust03 data)")
     if args.writers:
         writers(args)
+        print("\n" + prov.line())
         return 0
     if not args.dask:
         commands(args, None)
+        print("\n" + prov.line())
         return 0
     from distributed import LocalCluster
 
     with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
                       host="127.0.0.1") as cluster:
         commands(args, cluster.scheduler_address)
+    print("\n" + prov.line())
     return 0
 
 

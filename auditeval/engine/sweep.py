@@ -36,6 +36,14 @@ from auditeval.engine.staged_run import (
     prepare_table,
     resolve_variant,
 )
+from auditeval.engine.sweep_grid import (
+    GridConventions,
+    GridVariants,
+    combination,
+    grid_variants,
+    own_text,
+    varied,
+)
 from auditeval.vocab.arrays import first_seen, unique
 from auditeval.vocab.conventions import AXES, AXIS_ORDER, Convention, load_profile, profile_names
 from auditeval.vocab.errors import AuditEvalError, ConventionError
@@ -134,7 +142,7 @@ def _resolved_variants(m: Measure, base: Convention, values: dict[str, list[Any]
     base_values = base.as_dict()
     with _gc_paused():
         for ci, combo in enumerate(itertools.product(*(values[a] for a in axes))):
-            conv = _varied(base, base_values, axes, combo)
+            conv = varied(base, base_values, axes, combo)
             r = resolve_variant(m, conv)
             key = str(r.variant)
             if key not in seen:
@@ -147,21 +155,6 @@ def _resolved_variants(m: Measure, base: Convention, values: dict[str, list[Any]
 def read_axes(m: Measure, values: dict[str, list[Any]]) -> tuple[str, ...]:
     """The varied axes (``values``' keys, in their order) that ``m`` can read."""
     return tuple(a for a in values if a in readable_axes(m))
-
-
-def combination(base: Convention, axes: Sequence[str], values: dict[str, list[Any]], index: int) -> Convention:
-    """The convention of combination ``index`` of ``itertools.product`` over ``axes``' values
-    around ``base``: what :func:`_resolved_variants` built for it."""
-    if not axes:
-        return base
-    at = np.unravel_index(index, [len(values[a]) for a in axes])  # product's order: the last axis fastest
-    return _varied(base, base.as_dict(), axes, [values[a][int(i)] for a, i in zip(axes, at, strict=True)])
-
-
-def _varied(base: Convention, base_values: dict[str, Any], axes: Sequence[str], combo: Sequence[Any]) -> Convention:
-    """``base`` with ``axes`` set to ``combo`` (values already parsed; ``base_values`` is
-    ``base.as_dict()``, made once by the caller), built without validating again."""
-    return Convention._unchecked({**base_values, **dict(zip(axes, combo, strict=True))}) if axes else base
 
 
 @contextmanager
@@ -193,7 +186,7 @@ class SweepBlock:
 
     measure: str
     variants: list[str]
-    conventions: list[Convention]
+    conventions: Sequence[Convention]  # built on first use (:class:`~auditeval.engine.sweep_grid.GridConventions`)
     runs: list[str]
     topics: list[str]
     values: np.ndarray
@@ -299,42 +292,53 @@ class VariantClasses:
     n_kernels: int
 
 
-def variant_classes(plan_resolved: Sequence[Sequence[Resolved]]) -> tuple[tuple[Convention, ...], tuple[VariantClasses, ...]]:
-    """The plan's ``prepare`` conventions and per measure its :class:`VariantClasses`, from
-    the variants' :class:`Resolved` records."""
-    prep_index: dict[tuple, int] = {}
-    prepare: list[Convention] = []
-    out = []
+def resolved_grid(m: Measure, base: Convention, values: dict[str, list[Any]]) -> GridVariants:
+    """:class:`~auditeval.engine.sweep_grid.GridVariants` of ``m`` found combination by
+    combination (:func:`_resolved_variants`: each one's :class:`Resolved` record), the classes
+    keyed as :meth:`StagedRun.evaluate` keys its work: the folded convention's
+    :data:`PREPARE_AXES` values; the folded measure, the ``own`` axes and the spec's
+    ``check_convention`` answer. The reference :func:`~auditeval.engine.sweep_grid.grid_variants`
+    equals (``tests/engine/test_sweep_grid.py``), and the plan's way where the grid's codes cannot serve."""
+    made = _resolved_variants(m, base, values)
     prepare_axes = attrgetter(*PREPARE_AXES)
-    for records in plan_resolved:
-        kernel_index: dict[tuple, int] = {}
-        prep = np.empty(len(records), np.intp)
-        kern = np.empty(len(records), np.intp)
-        for vi, r in enumerate(records):
-            c2 = r.convention
-            axes = prepare_axes(c2)
-            pi = prep_index.get(axes)
-            if pi is None:
-                pi = prep_index[axes] = len(prepare)
-                prepare.append(c2)
-            check = MEASURES[r.measure.name].check_convention
-            key = (r.measure, r.own, check(r.measure, c2) if check is not None else None)
-            prep[vi] = pi
-            kern[vi] = kernel_index.setdefault(key, len(kernel_index))
-        out.append(VariantClasses(prep, kern, len(kernel_index)))
-    return tuple(prepare), tuple(out)
+    prep_index: dict[tuple, int] = {}
+    prepare_convs: list[Convention] = []
+    kernel_index: dict[tuple, int] = {}
+    prep = np.empty(len(made), np.intp)
+    kern = np.empty(len(made), np.intp)
+    for vi, (_, _, r, _) in enumerate(made):
+        c2 = r.convention
+        pi = prep_index.setdefault(prepare_axes(c2), len(prep_index))
+        if pi == len(prepare_convs):
+            prepare_convs.append(c2)
+        check = MEASURES[r.measure.name].check_convention
+        key = (r.measure, r.own, check(r.measure, c2) if check is not None else None)
+        prep[vi] = pi
+        kern[vi] = kernel_index.setdefault(key, len(kernel_index))
+    return GridVariants([k for k, *_ in made], np.array([ci for *_, ci in made], np.intp), prepare_convs, prep, kern,
+                        len(kernel_index))
+
+
+def plan_grid(m: Measure, base: Convention, values: dict[str, list[Any]]) -> GridVariants:
+    """The variants of ``m`` as the plan lists them: from the grid's codes
+    (:func:`~auditeval.engine.sweep_grid.grid_variants`), or combination by combination
+    (:func:`resolved_grid`) where those cannot serve."""
+    axes = read_axes(m, values)
+    for a in axes:
+        for x in values[a]:
+            AXES[a].parse(x)  # raises what Convention(...) raises for a bad value
+    got = grid_variants(m, base, values, axes, own_text(m, base))
+    return got if got is not None else resolved_grid(m, base, values)
 
 
 @dataclass(frozen=True)
 class SweepPlan:
     """What a sweep evaluates on every run: per measure its label, the convention it is varied
-    around and its distinct variants (:func:`measure_variants`).
-
-    ``resolved[mi][vi]``: the :class:`Resolved` record of variant ``vi`` of measure ``mi`` (its
-    :class:`Variant`, folded measure and convention, kernel axes), which depends on the
-    (measure, convention) pair alone: computed once here, where the variant strings are made,
-    and handed to :meth:`StagedRun.evaluate` on every run (the plan travels to a pool's
-    workers once) instead of being resolved per run and variant.
+    around and its distinct variants (:func:`plan_grid`): ``texts[mi]`` their strings (None
+    in a plan that travelled to a worker, which reads none), ``combos[mi]`` the index of each
+    one's combination (:func:`~auditeval.engine.sweep_grid.combination` rebuilds its
+    convention, :meth:`convention`; :meth:`resolution` its :class:`Resolved` record, once
+    per process and variant evaluated).
 
     ``classes[mi]``: the variants of measure ``mi`` grouped by what the engine computes for
     them (:class:`VariantClasses`), so a run evaluates each distinct computation once
@@ -345,13 +349,12 @@ class SweepPlan:
     base: Convention
     values: dict[str, list[Any]]
     bases: tuple[Convention, ...]
-    variants: tuple[tuple[tuple[str, Convention], ...], ...] | None  # None: a travelled plan
-    resolved: tuple[tuple[Resolved, ...], ...] | None
+    texts: tuple[tuple[str, ...], ...] | None  # None: a travelled plan
     per_topic: bool = True  # False: each run's part keeps the aggregates only (SweepAggregates)
     prepare: tuple[Convention, ...] = ()  # a folded convention per distinct PREPARE_AXES values
-    classes: tuple[VariantClasses, ...] = ()  # per measure (:func:`variant_classes`)
+    classes: tuple[VariantClasses, ...] = ()  # per measure (:func:`plan_grid`)
     combos: tuple[np.ndarray, ...] = ()  # per measure and variant: its combination's index (:func:`combination`)
-    _made: dict = field(default_factory=dict, compare=False, repr=False)  # a travelled plan's rebuilt records
+    _made: dict = field(default_factory=dict, compare=False, repr=False)  # conventions and records rebuilt
 
     @property
     def per_run(self) -> int:
@@ -361,35 +364,36 @@ class SweepPlan:
     def n_variants(self, mi: int) -> int:
         return len(self.combos[mi])
 
+    def _axes(self, mi: int) -> tuple[str, ...]:
+        axes = self._made.get(("axes", mi))
+        if axes is None:
+            axes = self._made[("axes", mi)] = read_axes(self.measures[mi], self.values)
+        return axes
+
     def convention(self, mi: int, vi: int) -> Convention:
         """The convention of variant ``vi`` of measure ``mi``."""
-        if self.variants is not None:
-            return self.variants[mi][vi][1]
         c = self._made.get(("convention", mi, vi))
         if c is None:
-            axes = self._made.get(("axes", mi))
-            if axes is None:
-                axes = self._made[("axes", mi)] = read_axes(self.measures[mi], self.values)
-            c = self._made[("convention", mi, vi)] = combination(self.bases[mi], axes, self.values, int(self.combos[mi][vi]))
+            c = self._made[("convention", mi, vi)] = combination(self.bases[mi], self._axes(mi), self.values,
+                                                                 int(self.combos[mi][vi]))
         return c
 
+    def conventions(self, mi: int) -> GridConventions:
+        """Every variant's convention of measure ``mi``, each built on first use."""
+        return GridConventions(self.bases[mi], self._axes(mi), self.values, self.combos[mi])
+
     def resolution(self, mi: int, vi: int) -> Resolved:
-        """The :class:`Resolved` record of variant ``vi`` of measure ``mi`` (a travelled plan
-        rebuilds it on first use)."""
-        if self.resolved is not None:
-            return self.resolved[mi][vi]
+        """The :class:`Resolved` record of variant ``vi`` of measure ``mi``, made on first use."""
         r = self._made.get(("resolution", mi, vi))
         if r is None:
             r = self._made[("resolution", mi, vi)] = resolve_variant(self.measures[mi], self.convention(mi, vi))
         return r
 
     def __reduce__(self) -> tuple[Any, tuple]:
-        """A plan travels (to a pool's workers, a cluster's) without its variants' strings,
-        conventions and records (for 69,120 variants 31 MB pickled and 1.3 s rebuilt in every
-        worker, where a run evaluates 1,200 of them: :class:`VariantClasses`), as the index of
-        each variant's combination; a worker rebuilds the few it evaluates
-        (:meth:`convention`, :meth:`resolution`)."""
-        return SweepPlan, (self.measures, self.labels, self.base, self.values, self.bases, None, None, self.per_topic,
+        """A plan travels (to a pool's workers, a cluster's) without its variants' strings (for
+        69,120 variants 4 MB pickled, where a worker evaluates 1,200 of them and names none:
+        :class:`VariantClasses`), as the index of each variant's combination."""
+        return SweepPlan, (self.measures, self.labels, self.base, self.values, self.bases, None, self.per_topic,
                            self.prepare, self.classes, self.combos)
 
 
@@ -423,16 +427,23 @@ def sweep_plan(measures: Sequence[Measure], labels: Sequence[str], base: Convent
                bases: Sequence[Convention] | None = None, per_topic: bool = True) -> SweepPlan:
     """The :class:`SweepPlan` of ``measures`` varied along ``values`` around ``base`` (or,
     per measure, ``bases``: a profile's ``[route]``); ``per_topic=False``: the parts keep the
-    aggregates only (:class:`SweepAggregates`), for views that show no per-topic value."""
+    aggregates only (:class:`SweepAggregates`), for views that show no per-topic value. The
+    measures' prepare conventions are numbered across measures in order of first variant."""
     per_base = tuple(bases) if bases is not None else (base,) * len(measures)
-    with _gc_paused():  # every step makes an object or a tuple per variant
-        made = [_resolved_variants(m, b, values) for m, b in zip(measures, per_base, strict=True)]
-        variants = tuple(tuple((key, conv) for key, conv, _, _ in t) for t in made)
-        resolved = tuple(tuple(r for _, _, r, _ in t) for t in made)
-        combos = tuple(np.array([ci for *_, ci in t], np.intp) for t in made)
-        prepare, classes = variant_classes(resolved)
-    return SweepPlan(tuple(measures), tuple(labels), base, values, per_base, variants, resolved, per_topic,
-                     prepare, classes, combos)
+    grids = [plan_grid(m, b, values) for m, b in zip(measures, per_base, strict=True)]
+    prepare_axes = attrgetter(*PREPARE_AXES)
+    index: dict[tuple, int] = {}
+    prepare: list[Convention] = []
+    classes = []
+    for g in grids:
+        local = np.empty(len(g.prepare_convs), np.intp)
+        for k, c2 in enumerate(g.prepare_convs):
+            local[k] = index.setdefault(prepare_axes(c2), len(index))
+            if local[k] == len(prepare):
+                prepare.append(c2)
+        classes.append(VariantClasses(local[g.prepare], g.kernel, g.n_kernels))
+    return SweepPlan(tuple(measures), tuple(labels), base, values, per_base, tuple(tuple(g.texts) for g in grids),
+                     per_topic, tuple(prepare), tuple(classes), tuple(g.combos for g in grids))
 
 
 def sweep_part(qrels: Qrels, run: Run, plan: SweepPlan, progress: Callable[[int], None] | None = None) -> SweepPart:
@@ -536,9 +547,9 @@ def sweep_assemble(qrels: Qrels, plan: SweepPlan, runs: Sequence[Any], parts: It
                          bases={lab: b for lab, b in zip(plan.labels, plan.bases, strict=True) if b != plan.base})
     seen_notes = set(result.notes)
     if plan.per_topic:
-        per: list[list[list[Any]]] = [[[None] * len(runs) for _ in v] for v in plan.variants]  # [measure][variant][run]
+        per: list[list[list[Any]]] = [[[None] * len(runs) for _ in v] for v in plan.combos]  # [measure][variant][run]
     else:  # [measure]: (variant, run) aggregates and the undefined topics of each (variant, run)
-        aggs = [np.full((len(v), len(runs)), np.nan) for v in plan.variants]
+        aggs = [np.full((len(v), len(runs)), np.nan) for v in plan.combos]
         undefined: list[dict[tuple[int, int], np.ndarray]] = [{} for _ in plan.measures]
     errors: list[dict[tuple[int, int], str]] = [{} for _ in plan.measures]
     for ri, part in enumerate(parts):
@@ -555,15 +566,18 @@ def sweep_assemble(qrels: Qrels, plan: SweepPlan, runs: Sequence[Any], parts: It
             if raw not in seen_notes:
                 seen_notes.add(raw)
                 result.notes.append(shown)
+    texts = plan.texts if plan.texts is not None else sweep_plan(plan.measures, plan.labels, plan.base, plan.values,
+                                                                 plan.bases).texts
     for mi, m in enumerate(plan.measures):
         names = [r.name for r in runs]
+        variants = (list(texts[mi]), plan.conventions(mi))
         block = result.blocks[plan.labels[mi]] = (
-            _block(m, list(plan.variants[mi]), names, per[mi], errors[mi]) if plan.per_topic
-            else _aggregate_block(m, list(plan.variants[mi]), names, aggs[mi], undefined[mi], errors[mi]))
+            _block(m, variants, names, per[mi], errors[mi]) if plan.per_topic
+            else _aggregate_block(m, variants, names, aggs[mi], undefined[mi], errors[mi]))
         if block.agg == "mean-defined":
             result.notes.extend(_undefined_notes(block, runs, plan.labels[mi]))
         for (vi, ri), text in sorted(errors[mi].items(), key=lambda kv: (kv[0][1], kv[0][0])):
-            result.notes.append(f"{runs[ri].source}: {plan.variants[mi][vi][0]} not evaluated: {text}")
+            result.notes.append(f"{runs[ri].source}: {texts[mi][vi]} not evaluated: {text}")
     return result
 
 
@@ -615,7 +629,7 @@ def _under(note: str, conv: Convention, base: Convention) -> str:
     return f"{note} [under {' '.join(away)}]" if away else note
 
 
-def _aggregate_block(measure: Measure, variants: list[tuple[str, Convention]], runs: list[str], aggs: np.ndarray,
+def _aggregate_block(measure: Measure, variants: tuple[list[str], Sequence[Convention]], runs: list[str], aggs: np.ndarray,
                      undefined: dict[tuple[int, int], np.ndarray], errors) -> SweepBlock:
     """The :class:`SweepBlock` of parts that kept the aggregates only: ``aggregates`` as
     :func:`_block` gives them; the topic axis holds just the topics some (variant, run) has no
@@ -624,19 +638,20 @@ def _aggregate_block(measure: Measure, variants: list[tuple[str, Convention]], r
     fmt, how = MEASURES[measure.name].fmt, MEASURES[measure.name].agg
     topics = sorted({t for a in undefined.values() for t in a.tolist()}, key=lambda s: s.encode("utf-8"))
     index = {t: i for i, t in enumerate(topics)}
-    shape = (len(variants), len(runs), len(topics))
+    texts, conventions = variants
+    shape = (len(texts), len(runs), len(topics))
     values = np.full(shape, None if fmt == "str" else np.nan, dtype=object if fmt == "str" else np.float64)
     missing = np.zeros(shape, bool)
     for (vi, ri), a in undefined.items():
         missing[vi, ri, [index[t] for t in a.tolist()]] = True
     return SweepBlock(
-        str(measure), [s for s, _ in variants], [c for _, c in variants], runs, topics, values, aggs, errors, fmt,
-        np.zeros(shape, bool), how, missing if how == "mean-defined" else None,
+        str(measure), texts, conventions, runs, topics, values, aggs, errors, fmt, np.zeros(shape, bool), how, missing if how == "mean-defined" else None,
     )
 
 
-def _block(measure: Measure, variants: list[tuple[str, Convention]], runs: list[str], per: list[list[Any]], errors) -> SweepBlock:
+def _block(measure: Measure, variants: tuple[list[str], Sequence[Convention]], runs: list[str], per: list[list[Any]], errors) -> SweepBlock:
     fmt, how = MEASURES[measure.name].fmt, MEASURES[measure.name].agg
+    texts, conventions = variants
     topic_set: dict[str, None] = {}
     seen_arrays: dict[int, np.ndarray] = {}
     for row in per:
@@ -648,8 +663,8 @@ def _block(measure: Measure, variants: list[tuple[str, Convention]], runs: list[
     index = {t: i for i, t in enumerate(topics)}
     idx_of = {k: np.array([index[t] for t in a.tolist()], dtype=np.int64) for k, a in seen_arrays.items()}
     dtype = object if fmt == "str" else np.float64
-    values = np.full((len(variants), len(runs), len(topics)), None if fmt == "str" else np.nan, dtype=dtype)
-    aggs = np.full((len(variants), len(runs)), np.nan)
+    values = np.full((len(texts), len(runs), len(topics)), None if fmt == "str" else np.nan, dtype=dtype)
+    aggs = np.full((len(texts), len(runs)), np.nan)
     evaluated = np.zeros(values.shape, bool)
     undefined = np.zeros(values.shape, bool)
     for ri in range(len(runs)):  # per run, the variants evaluated on one topic list are written at once
@@ -671,6 +686,6 @@ def _block(measure: Measure, variants: list[tuple[str, Convention]], runs: list[
             else:
                 evaluated[at] = True
     return SweepBlock(
-        str(measure), [s for s, _ in variants], [c for _, c in variants], runs, topics, values, aggs, errors, fmt, evaluated, how,
+        str(measure), texts, conventions, runs, topics, values, aggs, errors, fmt, evaluated, how,
         undefined if how == "mean-defined" else None,
     )

@@ -127,10 +127,12 @@ def _worker_start() -> None:
     """A pool worker: one thread of numeric work (:data:`ONE_THREAD`); the command's memory
     settings (:func:`~auditeval.execution.malloc.tune_process_memory`: a spawned process does
     not inherit them, and without them compare's workers spent a fifth of their time faulting
-    in fresh pages); ignores Ctrl-C (the parent receives it, cancels and ends the workers)."""
+    in fresh pages); pyarrow's pandas probes answered without importing pandas
+    (:mod:`auditeval.execution.no_pandas`); ignores Ctrl-C (the parent receives it, cancels and ends the workers)."""
     import signal
 
     from auditeval.execution.malloc import tune_process_memory
+    from auditeval.execution.no_pandas import skip_pandas_probe
 
     tune_process_memory()
 
@@ -139,6 +141,7 @@ def _worker_start() -> None:
     import pyarrow
 
     pyarrow.set_cpu_count(1)
+    skip_pandas_probe()  # a worker makes no DataFrame: pyarrow's probes need not import pandas
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 

@@ -26,17 +26,19 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 import pyarrow as pa
 
+from auditeval.render.stream import Sink, json_frame
 from auditeval.render.terminal import _has_control, escape_controls
 from auditeval.render.text_columns import _data, text_column
 from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.arrays import from_numpy
+from auditeval.vocab.conventions import AXES
 
 LINES_PER_BLOCK = 1 << 14
 """Lines (TSV) or items (JSON) of a block, about: a block is whole variants (every run's)."""
@@ -193,3 +195,65 @@ def _records_text(lay: Layout, block: Block) -> str:
         "," + ("\n" + json.dumps({"run": run, "measure": lay.label, "variant": variant, "engine": lay.engine,
                                   "topic": topic, "value": value}, indent=1)).replace("\n", "\n  ")
         for run, variant, topic, value in records(lay, block))
+
+
+# ----------------------------------------------------------------------------- the views
+def value_records(res: Any, per_topic: bool) -> Iterator[tuple[str, str, str, list[tuple[str, Any]]]]:
+    """Per measure, variant and run (in that order): ``(run, label, variant, pairs)``, ``pairs``
+    the (topic, value) of each evaluated topic (``per_topic``), then ``("all", aggregate)``
+    where there is one (:func:`_block_records`)."""
+    for label, b in res.blocks.items():
+        yield from _block_records(label, b, per_topic)
+
+
+def _block_records(label: str, b: Any, per_topic: bool) -> Iterator[tuple[str, str, str, list[tuple[str, Any]]]]:
+    """:func:`value_records` of one measure's block; a group at a time, the values made Python
+    objects at once."""
+    topics = np.asarray(b.topics, dtype=object)
+    for vi, variant in enumerate(b.variants):
+        for ri, run in enumerate(b.runs):
+            pairs: list[tuple[str, Any]] = []
+            if per_topic:
+                where = np.flatnonzero(b.evaluated[vi, ri])
+                values = b.values[vi, ri, where].tolist()  # float64 -> Python floats: float(x) of each
+                pairs = list(zip(topics[where].tolist(),
+                                 values if b.fmt == "float" else [_full(x, b.fmt) for x in values], strict=True))
+            if (vi, ri) not in b.errors and b.agg != "none":
+                pairs.append(("all", _full(b.aggregates[vi, ri], b.fmt)))
+            yield run, label, variant, pairs
+
+
+def _here(fn: Any, shared: Any, items: list) -> Iterator[bytes]:
+    return (fn(shared, item) for item in items)
+
+
+Mapper = Callable[[Callable[[Any, Any], bytes], Any, list], Iterable[bytes]]
+"""``mapper(fn, shared, items)``: ``fn(shared, item)`` of each item, in order (a backend's map)."""
+
+
+def render_tsv(res: Any, out: TextIO, per_topic: bool = False, mapper: Mapper | None = None) -> None:
+    """One line per value (``run measure topic value variant engine``), per measure, variant and
+    run in that order, the topics before ``all``: blocks of variants encoded as bytes by
+    ``mapper`` (the command's backend; None: here) and written in order (a 200-run
+    ``--vary all`` sweep is 13.8 million lines, 2.6 GB, never held whole)."""
+    sink = Sink(out)
+    sink.text("run\tmeasure\ttopic\tvalue\tvariant\tengine\n")
+    layouts, parts = blocks(res, per_topic, "tsv", sink.escapes)
+    sink.blocks((mapper or _here)(encode_block, layouts, parts))
+
+
+def render_json(res: Any, out: TextIO, per_topic: bool = False, mapper: Mapper | None = None) -> None:
+    """``{"profile", "varied", "notes", "values": [{"run", "measure", "variant", "engine",
+    "topic", "value"}, ...]}`` (``indent=1``), the values streamed a block at a time as
+    :func:`render_tsv`'s lines are (:func:`~auditeval.render.stream.json_frame`)."""
+    doc = {
+        "profile": res.profile,
+        "varied": {a: [AXES[a].format(v) for v in vs] for a, vs in res.varied.items()},
+        "notes": res.notes,
+    }
+    frame = json_frame({**doc, "values": None}, "values")
+    sink = Sink(out)
+    sink.text(frame.head)
+    layouts, parts = blocks(res, per_topic, "json", sink.escapes)
+    wrote = sink.blocks((mapper or _here)(encode_block, layouts, parts), skip_first=1)
+    sink.text((frame.close if wrote else "]") + frame.tail)

@@ -279,9 +279,13 @@ def test_plan_resolved_once_matches_evaluate_on_every_run(robust03):
     setup = sweep_setup(q, measures, profile, vary)
     plan = sweep_plan(setup.parsed, setup.labels, setup.base, setup.values, setup.bases)
     travelled = pickle.loads(pickle.dumps(plan))
-    assert travelled.variants is None and travelled.per_run == plan.per_run  # travels as combinations
+    assert travelled.texts is None and travelled.per_run == plan.per_run  # travels as combinations
     for mi, m in enumerate(plan.measures):
-        for vi, ((text, conv), r) in enumerate(zip(plan.variants[mi], plan.resolved[mi], strict=True)):
+        reference = measure_variants(m, plan.bases[mi], plan.values)  # combination by combination
+        assert list(plan.texts[mi]) == [text for text, _ in reference]
+        for vi, (text, conv) in enumerate(reference):
+            r = plan.resolution(mi, vi)
+            assert plan.convention(mi, vi) == conv and plan.conventions(mi)[vi] == conv
             assert r == resolve_variant(m, conv) and str(r.variant) == text == str(Variant.of(m, conv))
             assert travelled.convention(mi, vi) == conv and travelled.resolution(mi, vi) == r
     for run in runs:
@@ -352,7 +356,7 @@ def _variant_by_variant(q, run, plan):
     values, errors, notes, seen = [], [], [], set(q.notes)
     for mi, m in enumerate(plan.measures):
         row, errs = [], {}
-        for vi, (_, conv) in enumerate(plan.variants[mi]):
+        for vi, conv in enumerate(plan.conventions(mi)):
             try:
                 tv = sr.evaluate(m, conv)
             except AuditEvalError as exc:
@@ -433,8 +437,9 @@ def test_sweep_tsv_built_column_wise_has_every_record_line_in_order(per_topic, b
     blocks of the default size, of one line and of seven (a block is whole variants)."""
     import io
 
-    from auditeval.cli.sweep import _records, render_tsv
     from auditeval.render import sweep_out
+    from auditeval.render.sweep_out import render_tsv
+    from auditeval.render.sweep_out import value_records as _records
 
     if block is not None:
         monkeypatch.setattr(sweep_out, "LINES_PER_BLOCK", block)
@@ -462,7 +467,7 @@ def test_the_text_view_puts_six_runs_side_by_side_and_is_the_apis_result_rendere
     ``ae.sweep``'s result."""
     import io
 
-    from auditeval.cli.sweep import render_text
+    from auditeval.render.sweep_text import render_text
 
     q = tmp_path / "q.txt"
     q.write_text("q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 0\nq2 0 d9 1\n")

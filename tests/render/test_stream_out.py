@@ -3,7 +3,7 @@ written whole.
 
 The sweep's JSON view streams its values a block at a time between the text before and after
 the list (:func:`json_frame`); the reference is ``json.dumps(doc, indent=1)`` of the whole
-document, its values made record by record (``cli.sweep._records``: one Python tuple per value,
+document, its values made record by record (``render.sweep_out.value_records``: one Python tuple per value,
 the former writer's source), on a sweep with refused variants, an integer, a text and a
 mean-defined measure, NaN values, run tags needing JSON escapes and control characters, in
 blocks of one value, seven and the default. The byte path (a UTF-8 stdout's buffer) gives
@@ -18,9 +18,10 @@ import json
 import pytest
 
 import auditeval as ae
-from auditeval.cli.sweep import _records, render_json, render_tsv
 from auditeval.render import sweep_out
 from auditeval.render.stream import Sink, json_frame
+from auditeval.render.sweep_out import render_json, render_tsv
+from auditeval.render.sweep_out import value_records as _records
 from auditeval.render.terminal import control_safe
 from auditeval.results.values import Refusal
 from auditeval.vocab.conventions import AXES
