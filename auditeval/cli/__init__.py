@@ -1,5 +1,8 @@
 """The command line: :mod:`.main` (``auditeval``'s entry point and the subcommand table), one
-module per command (:mod:`.eval`, :mod:`.sweep`, :mod:`.audit`, :mod:`.compare`,
-:mod:`.verify`, :mod:`.verify_tools` for ``reproduce``/``diff``/``card``, :mod:`.pool`) and
-:mod:`.common` (the argparse class and the options every command shares). Imported by nothing.
+module per command (:mod:`.eval`, :mod:`.sweep`, :mod:`.audit`, :mod:`.verify`,
+:mod:`.reproduce`, :mod:`.diff`, :mod:`.card`, :mod:`.compare`, :mod:`.pool`,
+:mod:`.conventions`, :mod:`.measures`, :mod:`.references`) and :mod:`.common` (the argparse
+class and the options every command shares). A command module parses its options, calls the
+analysis and hands the result to a renderer of :mod:`auditeval.render`; it draws nothing itself.
+Imported by nothing.
 """

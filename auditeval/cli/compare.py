@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, TextIO
 
-from auditeval.render.json_out import write_json
 from auditeval.stats.corrections import METHODS
 from auditeval.vocab.errors import InputError
 
@@ -170,13 +169,13 @@ def _write(args: argparse.Namespace, out: TextIO, err: TextIO, be: Backend, anal
         plot(analyses, args.plot)
         notes.append(f"plot written to {args.plot}")
     if args.format == "json":
-        from auditeval.render.json_out import Deferred, items_text
+        from auditeval.render.compare_json import render_json
+        from auditeval.render.json_out import items_text
 
         def encode(blocks: list) -> Any:
             return be.map(items_text, None, blocks, [f"JSON of {len(b[0])} pair rows" for b in blocks])
 
-        doc = [{**a, "pairs": {**a["pairs"], "rows": Deferred(a["pairs"]["rows"])}} for a in analyses]
-        write_json(out, {"profile": res.profile, "measures": doc, "notes": notes}, encode, indent=1)
+        render_json(analyses, notes, res.profile, out, encode)
     elif args.format == "latex":
         from auditeval.render.compare_latex import render_latex
 

@@ -103,8 +103,6 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     convs = [resolve(p, args.settings) for p in profiles]
     names = [profile_label(p, args.settings) for p in profiles]
     if args.format == "text":  # the text view alone draws with rich (tsv and json load none of it)
-        from auditeval.render.eval_text import write_topic_header, write_topic_lines
-        from auditeval.render.textgrid import wrap
         from auditeval.render.width import detect_width
 
         width = args.width or detect_width(out)
@@ -118,7 +116,10 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                 task_progress(steps, "evaluating runs")))
     labels, run_notes = labels_of([part.header for part in parts])  # colliding tags: the one rule (io.labels)
     results = [ResultSet(profile=n, convention=c, notes=list(run_notes)) for n, c in zip(names, convs, strict=True)]
-    widths = None
+    if streaming:
+        from auditeval.render.eval_text import TopicStream
+
+        stream = TopicStream(out, names, labels, width)
     for index, (part, label) in enumerate(zip(parts, labels, strict=True)):
         per_run = []
         for got, name, conv in zip(part.profiles, names, convs, strict=True):
@@ -140,21 +141,15 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             total.refusals.extend(res.refusals)
             total.notes.extend(n for n in res.notes if n not in total.notes)
         if streaming and any(res.values for res in per_run):  # a run every profile refused: the note only
-            if widths is None:
-                widths = _stream_widths(per_run, labels)
-                lead = (f"per topic under {' | '.join(names)}: each value's variant is the "
-                        "measure under that profile's axes, listed after the means")
-                out.write("".join(x + "\n" for x in wrap(lead, width)))
-                write_topic_header(out, per_run, widths, width)
-            write_topic_lines(out, per_run, widths, width)
+            stream.write(per_run)
     refusals = [x for res in results for x in res.refusals]
     if len(refusals) == len(parts) * len(profiles):  # nothing evaluated: the refusals are the errors
         if len({x.reason for x in refusals}) == 1 and len(parts) == 1:
             raise EvaluationError(refusals[0].reason)
         err.write("".join(f"auditeval: error: {x.note()}\n" for x in refusals))
         return 2
-    if streaming and widths is not None:
-        out.write("\n")
+    if streaming:
+        stream.close()
     renderer = render_for(args.format)
     if args.format == "text":
         renderer(results, out, per_topic=args.per_topic, width=width, matrix=args.matrix, variants=args.variants, topic_lines=False)
@@ -170,9 +165,3 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_evaluation_block(args.ir_metadata, results, qrels)
     return 0
 
-
-def _stream_widths(per_run: list, labels: list[str]) -> tuple[int, int, int]:
-    from auditeval.render.eval_text import topic_line_widths
-
-    rw, mw, tw = topic_line_widths(per_run)
-    return max([rw, *(len(name) for name in labels)]), mw, tw

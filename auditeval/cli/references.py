@@ -30,7 +30,7 @@ def references_parser(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_references(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from auditeval.render.references import render_references
+    from auditeval.render.references import render_build_note, render_references
 
     if args.action == "build":
         import time
@@ -41,8 +41,7 @@ def cmd_references(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         start = time.monotonic()
         made = [b.version for b in build(tuple(args.versions), force=args.force)
                 if args.force or b.version not in before]
-        err.write(f"note: built {len(made)} trec_eval release(s) into {cache_dir()} in "
-                  f"{time.monotonic() - start:.1f} s{': ' + ' '.join(made) if made else ' (all were built)'}\n")
+        render_build_note(made, cache_dir(), time.monotonic() - start, err)
     from auditeval.adapters.inventory import inventory
 
     rows = inventory()

@@ -12,12 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from rich.markup import escape
-from rich.table import Table
-
 from auditeval.cli.common import add_execution, add_settings
-from auditeval.cli.verify_tools import _run, console, room, variant_cell
-from auditeval.render.eval_text import print_note
 from auditeval.render.json_out import write_json
 from auditeval.vocab.conventions import DEFAULT_PROFILE
 
@@ -63,7 +58,7 @@ def verify_parser(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from auditeval.io import qrels_from
+    from auditeval.io import qrels_from, read_run_path
     from auditeval.verify.claims import parse_claim, verify_claim
     from auditeval.vocab.conventions import load_profile
     from auditeval.vocab.errors import InputError
@@ -80,7 +75,7 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _verify_table(args, qrels, out, err)
     from auditeval.render.progress import Steps
 
-    run = _run(args.runs[0])
+    run = read_run_path(args.runs[0])
     cache: dict = {}
     verdicts = []
     with Steps(out, len(claims), "verify") as steps:
@@ -93,38 +88,9 @@ def cmd_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_json(out, {"headline": head, "exit_status": status, "qrels": args.qrels, "run": args.runs[0],
                          "claims": [v.as_dict() for v in verdicts]}, indent=1)
         return status
-    c = console(out)
-    c.print(escape(head), style="bold" if status == 0 else "bold red", soft_wrap=True)
-    for v in verdicts:
-        cl = v.claim
-        scale = " (percent)" if cl.percent else ""
-        c.print(f"[bold]{cl.text}[/]{scale}: [{cl.low:.6g}, {cl.high:.6g}) read as "
-                f"{', '.join(str(m) for m in cl.readings)}; {v.searched} variants searched")
-        rows = v.reproduced[: args.show] if v.reproduced else v.nearest
-        if v.reproduced:
-            c.print(f"reproduced by {len(v.reproduced)} distinct variant(s) on this input, simplest first:")
-        else:
-            c.print("[red]not reproduced[/] by any variant searched; the nearest:")
-        t = Table(show_header=True)
-        heads = ["#", "changes", "value"] + ([] if v.reproduced else ["distance"])
-        for h in heads:
-            t.add_column(h, justify="right", no_wrap=True)
-        t.add_column("profile and changes / variant string")
-        cells = [[str(i), str(f.departures), f"{f.value:.6f}"] + ([f"{f.distance:.6f}"] if not v.reproduced else [])
-                 for i, f in enumerate(rows, 1)]
-        left = room(c.width, heads, cells)
-        for f, row in zip(rows, cells, strict=True):
-            eq = f"\n[dim]equivalent here: {escape(', '.join(f.member_labels()[:3]))}" \
-                 f"{' ...' if len(f.equivalent) > 3 else ''}[/]" if f.equivalent else ""
-            t.add_row(*row, f"{escape(f.label)}\n{variant_cell(f.candidate.variant, left)}{eq}")
-        c.print(t)
-        if len(v.reproduced) > args.show:
-            c.print(f"... and {len(v.reproduced) - args.show} more (--show N, or --json for all)")
-        if v.claim.percent:
-            print_note(c, f"{v.claim.text}: read as a percentage ({v.claim.value:.6g} on the measure's scale)")
-        for n in v.notes:
-            print_note(c, n)
-    c.print(f"engine: {_engine()}")
+    from auditeval.render.verify_text import render_claims
+
+    render_claims(verdicts, out, status=status, head=head, show=args.show, engine=_engine())
     return status
 
 
@@ -157,13 +123,14 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO, err: TextIO | No
     from auditeval.api import profile_label
     from auditeval.cli.common import backend, task_progress
     from auditeval.execution.tasks import ClaimsShared, verify_run
+    from auditeval.io import read_run_path
     from auditeval.verify.claims import parse_claim, read_table
     from auditeval.vocab.errors import InputError
 
     rows = read_table(args.table)
     given = {}
     for r in args.runs:
-        run = _run(r)
+        run = read_run_path(r)
         base = os.path.basename(r)
         for key in {base, base.split(".gz")[0], os.path.splitext(base)[0], run.name, r}:
             given[key] = run
@@ -177,7 +144,7 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO, err: TextIO | No
             path = os.path.join(os.path.dirname(args.table), name)
             if not os.path.exists(path):
                 raise InputError(args.table, line, f"run {name!r} is neither a RUN given nor a file next to the table")
-            runs[name] = _run(path)
+            runs[name] = read_run_path(path)
     cells = []
     notes: list[str] = []
     from auditeval.render.progress import Steps
@@ -215,28 +182,7 @@ def _verify_table(args: argparse.Namespace, qrels, out: TextIO, err: TextIO | No
         write_json(out, {"headline": head, "exit_status": status, "table": args.table, "profile": label, "cells": cells,
                          "notes": notes}, indent=1)
         return status
-    from auditeval.render.textgrid import wrap_variant
+    from auditeval.render.verify_text import render_matrix
 
-    c = console(out)
-    c.print(escape(head), style="bold" if status == 0 else "bold red", soft_wrap=True)
-    measures = list(dict.fromkeys(x["measure"] for x in cells))
-    t = Table(title=f"reproduction matrix ({args.table}; stated profile {label})", title_justify="left")
-    t.add_column("run", no_wrap=True)
-    for m in measures:
-        t.add_column(escape(m))
-    mark = {"stated": "[green]reproduced[/]", "other": "[yellow]only under[/]", "no": "[red]not reproduced[/]"}
-    for name in runs:
-        row = [name]
-        for m in measures:
-            x = next((x for x in cells if x["run"] == name and x["measure"] == m), None)
-            row.append("" if x is None else f"{x['claimed']}: {mark[x['status']]}"
-                       + ("" if x["status"] == "stated" else f"\n{x['detail']}"))
-        t.add_row(*row)
-    c.print(t)
-    c.print("variants (one per cell):")
-    for x in cells:
-        c.print(escape("\n".join(wrap_variant(x["variant"] or "-", c.width, indent=4,
-                                               first=f"  {x['run']} {x['measure']}={x['claimed']}: "))))
-    for n in notes:
-        print_note(c, n)
+    render_matrix(cells, list(runs), out, status=status, head=head, table=args.table, label=label, notes=notes)
     return status

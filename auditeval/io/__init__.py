@@ -6,6 +6,7 @@ trec_eval drop-in as ``read_regular``), :mod:`.lines` (bytes, gzip, UTF-8, BOM, 
 path's split lines), :mod:`.numbers` (C ``atof``/``atol``, number columns),
 :mod:`.memory` (``qrels_from``/``run_from``: paths, DataFrames, dicts, ``irds:``),
 :mod:`.irds` (``qrels_from_irds``: an ir_datasets dataset's qrels),
+:mod:`.ranx_json` (``read_run_path``: a TREC run file, or ranx's ``Run.save`` JSON),
 :mod:`.writers`. Every reader builds its table with
 :func:`auditeval.vocab.model.qrels_table` / :func:`auditeval.vocab.model.run_table`.
 
@@ -19,6 +20,7 @@ from auditeval.io.irds import qrels_from_irds
 from auditeval.io.lines import BOM
 from auditeval.io.memory import qrels_from, run_from
 from auditeval.io.numbers import c_atof, c_atol
+from auditeval.io.ranx_json import read_run_path
 from auditeval.io.readers import (
     QRELS_FIELDS,
     RUN_FIELDS,
@@ -45,6 +47,7 @@ __all__ = [
     "read_qrels",
     "read_regular",
     "read_run",
+    "read_run_path",
     "run_format_of",
     "run_from",
     "run_tags",

@@ -294,6 +294,32 @@ def topic_line_widths(results: Sequence[ResultSet]) -> tuple[int, int, int]:
     )
 
 
+class TopicStream:
+    """``eval -q``'s text per topic, written run by run as each is evaluated: before the first
+    run's lines a lead naming the profiles (``names``) and the header line; the run column as
+    wide as the longest of ``labels`` (every run's, known before any is evaluated); :meth:`close`
+    ends the block with a blank line once something was written."""
+
+    def __init__(self, out: TextIO, names: Sequence[str], labels: Sequence[str], width: int) -> None:
+        self.out, self.names, self.labels, self.width = out, list(names), list(labels), width
+        self.widths: tuple[int, int, int] | None = None
+
+    def write(self, per_run: Sequence[ResultSet]) -> None:
+        """One run's per-topic lines, one value column per profile (``per_run``: its result sets)."""
+        if self.widths is None:
+            rw, mw, tw = topic_line_widths(per_run)
+            self.widths = max([rw, *(len(name) for name in self.labels)]), mw, tw
+            lead = (f"per topic under {' | '.join(self.names)}: each value's variant is the "
+                    "measure under that profile's axes, listed after the means")
+            self.out.write("".join(x + "\n" for x in wrap(lead, self.width)))
+            write_topic_header(self.out, per_run, self.widths, self.width)
+        write_topic_lines(self.out, per_run, self.widths, self.width)
+
+    def close(self) -> None:
+        if self.widths is not None:
+            self.out.write("\n")
+
+
 def _run_column(results: Sequence[ResultSet], widths: tuple[int, int, int], width: int | None) -> int:
     """Width of the run column of the per-topic lines: the longest label, or what ``width``
     leaves beside the other columns (a longer label then gets a line of its own)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-__all__ = ["render_references"]
+__all__ = ["render_build_note", "render_references"]
 
 
 def render_references(rows: list[Any], fmt: str, out: TextIO) -> None:
@@ -25,3 +25,10 @@ def render_references(rows: list[Any], fmt: str, out: TextIO) -> None:
         out.write(f"\n{kind}:\n")
         lines = grid(["reference", "status", "version; where or how"], table, width, wrap_cols=[2])
         out.write("".join(x + "\n" for x, _ in lines))
+
+
+def render_build_note(made: list[str], folder: Any, seconds: float, err: TextIO) -> None:
+    """``references build``'s one line: how many releases (``made``, their versions) were built
+    into ``folder`` in ``seconds`` (none made: all were built already)."""
+    err.write(f"note: built {len(made)} trec_eval release(s) into {folder} in "
+              f"{seconds:.1f} s{': ' + ' '.join(made) if made else ' (all were built)'}\n")

@@ -13,5 +13,6 @@ claim verification and provenance cards.
   files (a table as TOML), one claim held to its run with its failure explained, the lock
   (values and variant strings written back), a claims file as cards.
 * :mod:`.same_values`: two tools' outputs or result sets aligned, differences explained by axis.
-* :mod:`auditeval.cli.verify`, :mod:`auditeval.cli.verify_tools`: the ``reproduce``, ``diff``, ``verify`` and ``card`` commands.
+* :mod:`auditeval.cli.verify`, :mod:`auditeval.cli.reproduce`, :mod:`auditeval.cli.diff`,
+  :mod:`auditeval.cli.card`: the ``verify``, ``reproduce``, ``diff`` and ``card`` commands.
 """

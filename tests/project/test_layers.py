@@ -13,6 +13,8 @@ level and inside functions, ``TYPE_CHECKING`` blocks included).
 * ``adapters`` and ``render`` never import the engine (adapters may read the trec_eval
   drop-in's catalog and params, which themselves reach no engine module);
 * nobody imports ``auditeval.cli`` but ``auditeval.__main__`` and cli itself;
+* ``cli`` draws nothing itself: no module of it imports rich or calls a ``.print`` method
+  (a command hands its result to a renderer of ``render``);
 * ``execution`` (the seam where tasks run) sits beside the analyses: it imports vocab, io,
   results, the engine's door, the analyses and ``api`` (the tasks run what the serial path
   runs), never render, adapters or cli; only cli imports it (analyses take a backend object);
@@ -194,6 +196,36 @@ def test_execution_sits_beside_the_analyses():
 def test_only_main_imports_the_cli():
     bad = [f"{m} imports {i}" for m in modules() if package(m) != "cli" and m != "auditeval.__main__"
            for i in imports_of(m) if _in(i, "cli")]
+    assert bad == []
+
+
+def drawing(source: str) -> list[str]:
+    """What in ``source`` draws output itself: every import of rich (``import rich.x``, ``from
+    rich.x import ...``, module or function level) and every call of a ``.print`` method (a rich
+    console's), each as ``LINE: what``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [f"{node.lineno}: import {a.name}" for a in node.names if a.name.split(".")[0] == "rich"]
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "rich":
+            found.append(f"{node.lineno}: from {node.module} import")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "print":
+            found.append(f"{node.lineno}: .print()")
+    return sorted(found, key=lambda x: int(x.split(":")[0]))
+
+
+def test_the_drawing_rule_finds_rich_in_hand_made_code():
+    src = ("import os\nimport richer\nfrom .rich import x\nfrom rich.table import Table\n"
+           "def f(c):\n    import rich.console\n    c.print(Table())\n    print('x')\n    c.print_usage()\n")
+    assert drawing(src) == ["4: from rich.table import", "6: import rich.console", "7: .print()"]
+
+
+def test_cli_modules_draw_nothing():
+    """A command module parses its options, calls the analysis and hands the result to a
+    renderer (``auditeval/render/``): none imports rich, so none builds a ``Table`` or prints
+    through a console itself."""
+    bad = [f"{modules()[m].relative_to(ROOT.parent)}:{x}" for m in modules() if package(m) == "cli"
+           for x in drawing(modules()[m].read_text())]
     assert bad == []
 
 
