@@ -10,7 +10,7 @@ profiles' values; only when nothing is evaluated is it the command's error (exit
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import Any, TextIO
 
 from auditeval.cli.common import add_execution, add_settings
 from auditeval.vocab.conventions import DEFAULT_PROFILE
@@ -79,16 +79,13 @@ def measure_list(args_measures: list[str] | None) -> list[str]:
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from auditeval.api import profile_label
-    from auditeval.auditing.tie_note import tie_note
     from auditeval.cli.common import backend, task_progress
     from auditeval.execution.tasks import eval_parts
     from auditeval.io import qrels_from, run_from
     from auditeval.render import renderer as render_for
     from auditeval.render.progress import Steps
-    from auditeval.results.parts import labels_of, renamed
-    from auditeval.results.values import Refusal, ResultSet
-    from auditeval.vocab.conventions import resolve
+    from auditeval.results.parts import labels_of
+    from auditeval.vocab.conventions import resolve_profile
     from auditeval.vocab.errors import EvaluationError
     from auditeval.vocab.variant import parse_measure
 
@@ -99,56 +96,34 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     measures = measure_list(args.measures)
     for m in measures:
         parse_measure(m)  # syntax errors before any reading
-    profiles = args.profiles or [DEFAULT_PROFILE]
-    convs = [resolve(p, args.settings) for p in profiles]
-    names = [profile_label(p, args.settings) for p in profiles]
+    # each profile resolved once, with --set: the objects travel to every task (no task loads one again)
+    profiles = [resolve_profile(p, args.settings) for p in args.profiles or [DEFAULT_PROFILE]]
     if args.format == "text":  # the text view alone draws with rich (tsv and json load none of it)
         from auditeval.render.width import detect_width
 
         width = args.width or detect_width(out)
     streaming = args.format == "text" and args.per_topic
-    alone = len(profiles) == 1 and len(args.runs) == 1  # a refusal is the command's error, as ever
     with backend(args, len(args.runs), err) as be, Steps(out, 1 + len(args.runs), "reading qrels") as steps:
         qrels = qrels_from(args.qrels)  # read once, evaluated under every profile
         steps.advance("evaluating")
         items = [run_from(p) if p == "-" else p for p in args.runs]  # a path is read by its task
-        parts = list(eval_parts(be, qrels, items, measures, profiles, args.settings, True,
+        parts = list(eval_parts(be, qrels, items, measures, profiles, (), True,
                                 task_progress(steps, "evaluating runs")))
     labels, run_notes = labels_of([part.header for part in parts])  # colliding tags: the one rule (io.labels)
-    results = [ResultSet(profile=n, convention=c, notes=list(run_notes)) for n, c in zip(names, convs, strict=True)]
+    stream = None
     if streaming:
         from auditeval.render.eval_text import TopicStream
 
-        stream = TopicStream(out, names, labels, width)
-    for index, (part, label) in enumerate(zip(parts, labels, strict=True)):
-        per_run = []
-        for got, name, conv in zip(part.profiles, names, convs, strict=True):
-            if got.result is None:
-                if alone:
-                    raise EvaluationError(got.refusal or "refused")
-                refusal = Refusal(run=label, profile=name, reason=got.refusal or "refused", index=index)
-                read_notes = [*qrels.notes, *part.notes]  # what reading found still holds
-                res = ResultSet(profile=name, convention=conv, notes=[*read_notes, refusal.note()], refusals=[refusal])
-                note = None
-            else:
-                res = renamed(got.result, label)
-                note = tie_note(label, got.ties or [], conv.ties)
-            if note:
-                res.notes.append(note if len(profiles) == 1 else f"[{res.profile}] {note}")
-            per_run.append(res)
-        for total, res in zip(results, per_run, strict=True):
-            total.values.extend(res.values)
-            total.refusals.extend(res.refusals)
-            total.notes.extend(n for n in res.notes if n not in total.notes)
-        if streaming and any(res.values for res in per_run):  # a run every profile refused: the note only
-            stream.write(per_run)
+        stream = TopicStream(out, [rp.label for rp in profiles], labels, width)
+    alone = len(profiles) == 1 and len(args.runs) == 1  # a refusal is the command's error, as ever
+    results = _gathered(parts, labels, run_notes, profiles, qrels.notes, alone=alone, stream=stream)
     refusals = [x for res in results for x in res.refusals]
     if len(refusals) == len(parts) * len(profiles):  # nothing evaluated: the refusals are the errors
         if len({x.reason for x in refusals}) == 1 and len(parts) == 1:
             raise EvaluationError(refusals[0].reason)
         err.write("".join(f"auditeval: error: {x.note()}\n" for x in refusals))
         return 2
-    if streaming:
+    if stream is not None:
         stream.close()
     renderer = render_for(args.format)
     if args.format == "text":
@@ -165,3 +140,39 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_evaluation_block(args.ir_metadata, results, qrels)
     return 0
 
+
+def _gathered(parts: list, labels: list[str], run_notes: list[str], profiles: list, read_notes: list[str], *,
+              alone: bool, stream: Any) -> list:
+    """One :class:`~auditeval.results.values.ResultSet` per profile from the runs' parts, in run
+    order: each run renamed to its label, its tie note added, a refused run a
+    :class:`~auditeval.results.values.Refusal` (the command's error when it is the only run and
+    profile); ``stream`` (eval ``-q``'s text lines) gets each run as it is gathered."""
+    from auditeval.auditing.tie_note import tie_note
+    from auditeval.results.parts import renamed
+    from auditeval.results.values import Refusal, ResultSet
+    from auditeval.vocab.errors import EvaluationError
+
+    results = [ResultSet(profile=rp.label, convention=rp.convention, notes=list(run_notes)) for rp in profiles]
+    for index, (part, label) in enumerate(zip(parts, labels, strict=True)):
+        per_run = []
+        for got, rp in zip(part.profiles, profiles, strict=True):
+            if got.result is None:
+                if alone:
+                    raise EvaluationError(got.refusal or "refused")
+                refusal = Refusal(run=label, profile=rp.label, reason=got.refusal or "refused", index=index)
+                notes = [*read_notes, *part.notes, refusal.note()]  # what reading found still holds
+                res = ResultSet(profile=rp.label, convention=rp.convention, notes=notes, refusals=[refusal])
+                note = None
+            else:
+                res = renamed(got.result, label)
+                note = tie_note(label, got.ties or [], rp.convention.ties)
+            if note:
+                res.notes.append(note if len(profiles) == 1 else f"[{res.profile}] {note}")
+            per_run.append(res)
+        for total, res in zip(results, per_run, strict=True):
+            total.values.extend(res.values)
+            total.refusals.extend(res.refusals)
+            total.notes.extend(n for n in res.notes if n not in total.notes)
+        if stream is not None and any(res.values for res in per_run):  # a run every profile refused: the note only
+            stream.write(per_run)
+    return results

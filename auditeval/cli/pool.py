@@ -39,7 +39,7 @@ def _common(p: argparse.ArgumentParser, runs: bool = True, depth: bool = True, p
 _positive = int_at_least(1, "needs a positive integer, got {text}", "needs a positive integer, got '{text}'")
 
 
-def pool_parser(p: argparse.ArgumentParser) -> None:
+def pool_parser(p: argparse.ArgumentParser) -> None:  # long: eight subcommands' options, declarations only
     sub = p.add_subparsers(dest="action", required=True, metavar="SUBCOMMAND")
     s = sub.add_parser("stats", help="depth-k pool sizes, judging cost, reuse rate, marginal cost per system")
     _common(s)

@@ -25,7 +25,7 @@ from auditeval.execution.seam import Progress, Seam
 from auditeval.io import run_from
 from auditeval.results.parts import RunHeader, labels_of, merged
 from auditeval.results.values import ResultSet
-from auditeval.vocab.conventions import resolve
+from auditeval.vocab.conventions import ProfileLike, resolve_profile
 from auditeval.vocab.errors import EvaluationError
 from auditeval.vocab.model import Qrels, Run
 from auditeval.vocab.variant import parse_measure
@@ -50,11 +50,12 @@ def _read(src: RunSource) -> Run:
 @dataclass(frozen=True)
 class EvalShared:
     """What every run's evaluation reads: the qrels, the measures (as given), the profiles
-    and ``--set`` overrides; ``ties``: also the tie summary (``eval``'s note)."""
+    (names, or :class:`~auditeval.vocab.conventions.ResolvedProfile` objects resolved once by the
+    command) and ``--set`` overrides; ``ties``: also the tie summary (``eval``'s note)."""
 
     qrels: Qrels
     measures: tuple[str, ...]
-    profiles: tuple[str, ...]
+    profiles: tuple[ProfileLike, ...]
     settings: tuple[str, ...] = ()
     ties: bool = True
 
@@ -83,15 +84,15 @@ def eval_run(shared: EvalShared, src: RunSource) -> EvalPart:
     :func:`auditeval.auditing.tie_note.tie_summary` (one staged join and ranking shared by both)."""
     run = _read(src)
     parsed = [(m, parse_measure(m)) for m in shared.measures]
-    settings = list(shared.settings)
+    profiles = [resolve_profile(p, list(shared.settings)) for p in shared.profiles]  # a no-op on resolved ones
     cache: dict = {}
     out = []
-    for prof in shared.profiles:
+    for prof in profiles:
         try:
-            res = evaluate(shared.qrels, [run], list(shared.measures), profile=prof, settings=settings, cache=cache)
+            res = evaluate(shared.qrels, [run], list(shared.measures), profile=prof, cache=cache)
             ties = None
             if shared.ties:
-                ties = tie_summary(shared.qrels, run, parsed, resolve(prof, settings), cache=cache)
+                ties = tie_summary(shared.qrels, run, parsed, prof.convention, cache=cache)
             out.append(ProfileResult(res, ties))
         except EvaluationError as exc:
             out.append(ProfileResult(None, refusal=str(exc)))
@@ -99,7 +100,7 @@ def eval_run(shared: EvalShared, src: RunSource) -> EvalPart:
 
 
 def eval_parts(backend: Seam, qrels: Qrels, runs: Sequence[RunSource], measures: Sequence[str],
-               profiles: Sequence[str], settings: Sequence[str] = (), ties: bool = True,
+               profiles: Sequence[ProfileLike], settings: Sequence[str] = (), ties: bool = True,
                progress: Progress | None = None) -> Iterator[EvalPart]:
     """:func:`eval_run` of every run on ``backend``, in run order."""
     shared = backend.share(EvalShared(qrels, tuple(measures), tuple(profiles), tuple(settings), ties))
