@@ -12,11 +12,9 @@ Public API::
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from auditeval._version import __version__
 from auditeval.integrations.registration import register_with_ir_measures
+from auditeval.vocab.lazy import lazy_exports
 
 # name -> module: loaded on first use (PEP 562), so that `import auditeval` and the command line
 # load only what they use (the trec_eval drop-in never imports the audit, ir_measures or rich).
@@ -38,17 +36,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module 'auditeval' has no attribute {name!r}")
-    value = getattr(importlib.import_module(where), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 
 register_with_ir_measures()  # ir_measures.providers.registry['auditeval'], now or when ir_measures loads

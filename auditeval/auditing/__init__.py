@@ -10,21 +10,16 @@ The public call is ``auditeval.audit(qrels, runs, ...)`` (:func:`.core.audit`).
 
 from __future__ import annotations
 
-from typing import Any
+from auditeval.vocab.lazy import lazy_exports
 
 # loaded on first use (PEP 562): eval's tie note imports auditing.tie_note, which must not bring
-# the audit's core, its reference adapters and their planning along (issue 17)
+# the audit's core, its reference adapters and their planning along
 _LAZY = {"DEFAULT_MEASURES": "auditeval.auditing.core", "audit": "auditeval.auditing.core",
          "AuditOptions": "auditeval.auditing.core",
          "AuditReport": "auditeval.results.audit"}
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from importlib import import_module
-
-        return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'auditeval.auditing' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = ["DEFAULT_MEASURES", "AuditOptions", "AuditReport", "audit"]

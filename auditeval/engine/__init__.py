@@ -45,6 +45,7 @@ from auditeval.engine.staged_run import (
     prepare,
     staged_for,
 )
+from auditeval.vocab.lazy import lazy_exports
 
 # Loaded on first use (PEP 562): what the drop-in's small call never needs (the preference
 # measures, sweeps, pool growth's sums) stays out of its start-up (~55 ms).
@@ -57,15 +58,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'auditeval.engine' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

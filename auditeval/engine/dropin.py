@@ -20,8 +20,7 @@ Every name loads on first use (PEP 562), so the drop-in's 9.x/10.0 path imports 
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from auditeval.vocab.lazy import lazy_exports
 
 _LAZY = {
     **dict.fromkeys(("as_c_float", "c_float_ap", "c_float_bpref", "c_float_means"), "auditeval.engine.c_float"),
@@ -34,10 +33,4 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'auditeval.engine.dropin' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

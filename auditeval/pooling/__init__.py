@@ -12,22 +12,18 @@ growth`` (:mod:`auditeval.cli.pool`). Module map: ``HACKING.md``.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from auditeval.vocab.lazy import lazy_exports
 
+# lazy exports: ``auditeval pool`` builds its parser without importing the engine
 _WHERE = {
-    "BiasReport": "bias", "pool_bias": "bias",
-    "Coverage": "coverage", "pool_coverage": "coverage",
-    "GrowthReport": "growth", "pool_growth": "growth",
-    "JudgeOptions": "judge", "SimulatedJudge": "judge", "run_judge": "judge", "simulated": "judge",
-    "Pools": "pools", "build_pools": "pools", "random_orders": "pools",
-    "JudgmentStore": "store",
+    "BiasReport": ".bias", "pool_bias": ".bias",
+    "Coverage": ".coverage", "pool_coverage": ".coverage",
+    "GrowthReport": ".growth", "pool_growth": ".growth",
+    "JudgeOptions": ".judge", "SimulatedJudge": ".judge", "run_judge": ".judge", "simulated": ".judge",
+    "Pools": ".pools", "build_pools": ".pools", "random_orders": ".pools",
+    "JudgmentStore": ".store",
 }
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str) -> Any:
-    """Lazy exports: ``auditeval pool`` builds its parser without importing the engine."""
-    if name in _WHERE:
-        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

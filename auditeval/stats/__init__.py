@@ -7,26 +7,22 @@ the command line (which registers ``compare``) does not import scipy.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from auditeval.vocab.lazy import lazy_exports
 
 _NAMES = {
-    "Intervals": "bootstrap",
-    "paired_bootstrap": "bootstrap",
-    "swap_probabilities": "bootstrap",
-    "MeasureMatrix": "matrix",
-    "measure_matrix": "matrix",
-    "topic_matrix": "matrix",
-    "randomization_test": "significance",
-    "adjust": "corrections",
-    "rank_intervals": "ranks",
-    "analyze": "compare",
+    "Intervals": ".bootstrap",
+    "paired_bootstrap": ".bootstrap",
+    "swap_probabilities": ".bootstrap",
+    "MeasureMatrix": ".matrix",
+    "measure_matrix": ".matrix",
+    "topic_matrix": ".matrix",
+    "randomization_test": ".significance",
+    "adjust": ".corrections",
+    "rank_intervals": ".ranks",
+    "analyze": ".run_comparison",
 }
 
 __all__ = sorted(_NAMES)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _NAMES:
-        return getattr(import_module(f".{_NAMES[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _NAMES)

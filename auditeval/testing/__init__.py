@@ -14,8 +14,7 @@ Names load on first use (PEP 562): importing the plugin loads none of the engine
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from auditeval.vocab.lazy import lazy_exports
 
 _WHERE = {"assert_reproduces": "auditeval.testing.asserts", "assert_same_values": "auditeval.testing.asserts",
           "ClaimNotReproduced": "auditeval.testing.asserts", "ValuesDiffer": "auditeval.testing.asserts"}
@@ -23,14 +22,4 @@ _WHERE = {"assert_reproduces": "auditeval.testing.asserts", "assert_same_values"
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module 'auditeval.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(where), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

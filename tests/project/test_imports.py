@@ -117,7 +117,8 @@ def test_import_auditeval_loads_no_engine_or_reference_tool():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["auditeval", "auditeval._version", "auditeval.integrations",
-                                   "auditeval.integrations.registration"]
+                                   "auditeval.integrations.registration", "auditeval.vocab",
+                                   "auditeval.vocab.lazy"]  # the lazy-export helper: stdlib only
 
 
 def test_ir_measures_finds_the_provider_when_imported_after_auditeval():
