@@ -1,7 +1,7 @@
 """Renderers: one :class:`~auditeval.results.values.ResultSet` in, text / TSV / JSON out.
 
 Each format's module loads on first use (PEP 562): ``eval --format tsv`` never imports rich,
-which only the text view draws with (issue 17: a command loads only what it uses).
+which only the text view draws with (a command loads only what it uses).
 """
 
 from __future__ import annotations

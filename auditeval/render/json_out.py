@@ -2,7 +2,7 @@
 
 ``json.dump(doc, out)`` writes each token: 2.3 million writes for compare's 19,900 pairs, each
 through the console's escaping of control characters (:mod:`auditeval.render.terminal`), 12 of
-the command's 13 serial seconds (issue 18). ``json.dumps`` then one ``write`` gives the same
+the command's 13 serial seconds. ``json.dumps`` then one ``write`` gives the same
 bytes.
 
 A long list of a document can be :class:`Deferred`: its items are encoded apart, in blocks,

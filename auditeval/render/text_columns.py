@@ -3,8 +3,8 @@ padding and joining done by Arrow's string kernels.
 
 A 200-run ``sweep --vary all`` prints 69,120 rows x 200 runs = 13.8 million cells. Formatting
 each cell with an f-string and joining each row in Python took 30 CPU seconds, all of it in the
-command's own process after the workers were done, so it capped what ``--jobs`` could gain
-(issue 18). A column holds few distinct values (a run computes 1,200 of its 69,120 variants
+command's own process after the workers were done, so it capped what ``--jobs`` could gain.
+A column holds few distinct values (a run computes 1,200 of its 69,120 variants
 alike: :class:`~auditeval.engine.sweep.VariantClasses`), so :func:`text_column` formats the
 distinct bit patterns only (the same function on the same float: the same text, ``-0.0`` and
 each NaN payload kept apart) and gathers; :func:`join_rows` pads and concatenates whole

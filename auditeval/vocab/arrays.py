@@ -2,7 +2,7 @@
 
 numpy loads ``numpy.ma`` on the first access of ``np.ma``: 30 ms of imports (``numpy.ma.core``
 builds signatures with ``inspect``) paid by every ``auditeval trec-eval`` call, about a seventh
-of the whole ``import numpy, pyarrow`` floor of issue 17's start-up goal. Two common calls
+of the whole ``import numpy, pyarrow`` floor of the drop-in's start-up goal. Two common calls
 touch it: ``np.unique(a)`` without ``return_*`` flags (numpy/lib/_arraysetops_impl.py
 ``_unique1d`` asks ``np.ma.is_masked``), and ``pa.array(ndarray)``, which asks ``isinstance(values, np.ma.MaskedArray)`` (pyarrow/array.pxi,
 ``_ndarray_to_array``). :func:`unique` sorts and keeps the heads of equal runs. A numeric or boolean numpy array maps to Arrow's layout one to one (values

@@ -2,7 +2,7 @@
 
 Importing ``pyarrow.compute`` builds a Python wrapper, with a docstring and a signature, for each
 of the ~500 functions in Arrow's registry: about 80 ms on a 2-core machine, a third of what
-``import numpy, pyarrow`` costs, and paid by every ``auditeval trec-eval`` call (issue 17's
+``import numpy, pyarrow`` costs, and paid by every ``auditeval trec-eval`` call (the
 start-up goal: the drop-in within 2x that floor). This module makes a wrapper on first use
 of a name, with pyarrow's own rules (pyarrow/compute.py ``_make_generic_wrapper`` and
 ``_handle_options``): the first ``arity`` positional arguments are the data, the rest and the

@@ -1,4 +1,4 @@
-"""Side doors of issue 20: inputs every command must refuse (or handle) the same way, with
+"""Side doors: inputs every command must refuse (or handle) the same way, with
 ``auditeval: error: path:line: reason`` and exit status 2, never a traceback."""
 
 from __future__ import annotations

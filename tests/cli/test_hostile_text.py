@@ -1,4 +1,4 @@
-"""Ids carrying terminal control sequences never reach the terminal raw (issue 20 item 4): every
+"""Ids carrying terminal control sequences never reach the terminal raw: every
 command shows them escaped (``\\x1b``), and rich markup in an id is text, not a style."""
 
 from __future__ import annotations

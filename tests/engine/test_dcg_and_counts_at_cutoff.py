@@ -1,4 +1,4 @@
-"""Unnormalised DCG and the counts with a cut-off (issue 16 item 2): DCG@k, Hits@k, NumRelRet@k,
+"""Unnormalised DCG and the counts with a cut-off: DCG@k, Hits@k, NumRelRet@k,
 NumRet@k.
 
 * ``DCG@k`` = sum over ranks i <= k of gain_i / log2(i + 1), gain = grade (ranx ``dcg``) or

@@ -1,4 +1,4 @@
-"""A run topic given as an empty mapping is evaluated as an empty ranking (issue 16 item 1).
+"""A run topic given as an empty mapping is evaluated as an empty ranking.
 
 pytrec_eval and ranx take runs as dicts of dicts; a topic mapped to ``{}`` is a topic the
 system answered with nothing. pytrec_eval evaluates it as an empty ranking (it counts in

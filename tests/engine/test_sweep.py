@@ -229,7 +229,7 @@ def test_a_topic_without_a_value_is_left_out_with_a_note():
 
 
 def test_the_profiles_own_variant_comes_first_in_every_view():
-    """Issue 20: under --vary the "(the profile)" row was wherever the axis product put it
+    """Under --vary the "(the profile)" row was wherever the axis product put it
     (line 16,326 of --vary all); the profile's variant is listed first in text, tsv and json."""
     import json
 

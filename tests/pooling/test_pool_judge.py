@@ -188,7 +188,7 @@ def test_pairs_labelled_meanwhile_by_another_writer_are_not_sent(world):
     assert by_source == {"judges_for_test:racing": 5, "other": len(pool) - 5}
 
 
-# ------------------------------------------------------------------ hostile hooks (issue 20)
+# ------------------------------------------------------------------ hostile hooks
 HOOKS = '''
 import os, time
 MARK = os.environ.get("JUDGE_MARK", "")

@@ -203,7 +203,7 @@ def test_todo_lists_pool_pairs_missing_from_store_and_qrels(tmp_path):
         "pool|depth=2|dups=error|self_hits=keep|sim=float32|ties=docno-desc", 3, 1, 1)
 
 
-# ------------------------------------------------------------------ issue 20
+# ------------------------------------------------------------------ hostile stores and imports
 def test_label_too_large_for_sqlite_names_file_and_line(tmp_path):
     big = tmp_path / "big.jsonl"
     big.write_text('{"topic": "1", "doc": "d1", "label": 1}\n{"topic": "1", "doc": "d2", "label": 9223372036854775808}\n')

@@ -1,5 +1,5 @@
 """trec_eval behaviours the differential test found (``test_trec_eval_differential.py``) and
-the input defects of issue 6, each on a file small enough to check by hand.
+the input defects found in real submissions, each on a file small enough to check by hand.
 
 Each case states the expected output as a literal, asserts the real binary prints it
 (``trec_eval_bins``: built from NIST's sources) and that ``auditeval trec-eval --as V``
@@ -165,7 +165,7 @@ def test_negative_max_docs_crashes_cleanly(trec_eval_bins, tmp_path) -> None:
     assert (mine[0], mine[2]) == ("", 2) and "crashes here" in mine[1]
 
 
-# ---------------------------------------------------------------- issue 6 input defects
+# ---------------------------------------------------------------- input defects
 BOM = b"\xef\xbb\xbf"
 
 
