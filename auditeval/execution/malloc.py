@@ -9,8 +9,8 @@ raises it, up to 32 MiB, as large blocks are freed, unless a threshold was set: 
 every one is then a fresh ``mmap`` whose pages fault in as it is written and an ``munmap`` when
 it is freed. On ``sweep --vary all`` tasks that is 5x the page faults (40 runs: 709,000
 against 124,000) and, over 200 runs on a 2-worker ``LocalCluster``, 160 CPU s in the workers
-against 124.5 s on a cluster whose workers kept glibc's defaults (``benchmarks/scale.py``,
-2026-12-02 12:15 UTC).
+against 124.5 s on a cluster whose workers kept glibc's defaults (``benchmarks/scale.py``;
+the run's provenance is in ``benchmarks/README.md``).
 
 :func:`reuse_freed_memory` gives a task what a command's own process has
 (:func:`tune_process_memory`): while tasks run, and for :data:`HOLD_SECONDS` after the last,
