@@ -17,19 +17,20 @@ import numpy as np
 import pyarrow as pa
 
 from auditeval.engine.ids import (
+    MixBuckets,
     RunIndex,
     canonical_ints,
     codes_in,
     combined,
     duplicated,
     id_mix,
+    judged_by_mix,
+    mix_buckets,
     mix_high32,
     run_index_of,
-    take_rows,
 )
 from auditeval.engine.subtopics import Subtopics, has_subtopics
 from auditeval.vocab import arrow_compute as pc
-from auditeval.vocab.arrays import from_numpy
 from auditeval.vocab.errors import InputError
 from auditeval.vocab.model import Qrels, Run
 
@@ -123,15 +124,10 @@ class QrelsIndex:
         return None if q_mix is None or not len(q_mix) else mix_high32(q_mix)
 
     @cached_property
-    def mix_buckets(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(start, order)``: the distinct doc ids by the top 22 bits of their mix (a table of
-        4M+1 int32; most buckets hold no id, few more than one): bucket ``b`` holds the
-        ``qd_values`` positions ``order[start[b]:start[b + 1]]``."""
-        bucket = self.mixes >> 10
-        order = np.argsort(bucket, kind="stable")
-        start = np.zeros((1 << 22) + 1, np.int32)
-        np.cumsum(np.bincount(bucket, minlength=1 << 22), out=start[1:])
-        return start, order
+    def mix_buckets(self) -> MixBuckets:
+        """The distinct doc ids by their mix (:func:`~.ids.mix_buckets`), which joins a run's
+        ids without hashing them (:func:`~.ids.judged_by_mix`)."""
+        return mix_buckets(self.mixes)
 
 
 _QRELS_INDEX: weakref.WeakKeyDictionary[Qrels, QrelsIndex] = weakref.WeakKeyDictionary()
@@ -275,34 +271,14 @@ def judgments(j: Join, dups: str | None) -> Judgments:
 
 def _judged_rows(j: Join) -> tuple[np.ndarray, np.ndarray]:
     """Run rows whose doc id is a qrels doc id (ascending), and that doc's code in
-    ``qd_values``. With short string ids the run's id mixes (computed once for the duplicate
-    check) do the lookup: a row holds a qrels doc only if that doc's mix has the same top 22
-    bits (:attr:`QrelsIndex.mix_buckets`), and holds it exactly when the strings are equal; each
-    row is compared with every qrels doc of its bucket (rarely more than one). Exact, as equal ids have equal mixes, and without hashing
-    the qrels' ids for every run.
-    Long ids: every row is looked up by hash."""
+    ``qd_values``. String ids of at most :data:`~.ids.MIX_MAX_BYTES` bytes are found by the
+    run's id mixes (computed once for the duplicate check) and compared as strings where a mix
+    matches (:func:`~.ids.judged_by_mix`): exact, and without hashing the qrels' ids for every
+    run. Longer ids: every row is looked up by hash."""
     doc = j.run.table.column("doc")
     qi = qrels_index_of(j.qrels)
     if j.ri.mix is None or qi.mixes is None:
         r_qdoc = pc.fill_null(pc.index_in(doc, value_set=j.qd_values), -1).to_numpy()
         cand = np.flatnonzero(r_qdoc >= 0)
         return cand, r_qdoc[cand].astype(np.int64)
-    start, order = qi.mix_buckets
-    bucket = j.ri.mix >> 10
-    lo = start[bucket]
-    n = start[bucket + 1] - lo
-    maybe = np.flatnonzero(n)
-    lo, n = lo[maybe], n[maybe]
-    rows, code = [], []
-    for k in range(int(n.max(initial=0))):  # the k-th qrels doc of the mix (rarely more than one)
-        has = np.flatnonzero(n > k)
-        r, c = maybe[has], order[lo[has] + k]
-        same = pc.equal(take_rows(doc, r), pc.take(j.qd_values, from_numpy(c))).to_numpy(zero_copy_only=False)
-        rows.append(r[same])
-        code.append(c[same])
-    if len(rows) != 1:
-        rows, code = [np.concatenate([np.zeros(0, np.int64), *rows])], [np.concatenate([np.zeros(0, np.int64), *code])]
-        by_row = np.argsort(rows[0], kind="stable")
-        return rows[0][by_row], code[0][by_row]
-    rows, code = rows[0], code[0]
-    return rows, code.astype(np.int64)
+    return judged_by_mix(doc, j.ri.mix, j.qd_values, qi.mix_buckets)
