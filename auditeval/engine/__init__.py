@@ -6,7 +6,8 @@ Every package outside ``auditeval/engine/`` imports from here (``from auditeval.
 * staging: :class:`StagedRun` (one qrels and one run, many conventions, shared work),
   :func:`staged_for`, :func:`evaluate_prepared`, :func:`prepare`, :class:`Prepared`,
   :class:`TopicValues`, :data:`PREPARE_AXES`, :data:`ORDER_AXES` (tie order only), the grade sentinels :data:`NONPOOL` /
-  :data:`UNJUDGED`, :func:`has_duplicate_pairs`, :func:`as_sim` (the float32 rule);
+  :data:`UNJUDGED`, :func:`has_duplicate_pairs`, :func:`run_topics` (a run's topics, from the
+  index its join shares), :func:`as_sim` (the float32 rule);
 * values: :func:`measure_on`, the one application of a kernel with every spec wrapper
   (``check_convention``, ``fixed``, ``missing``, ``agg``), which :meth:`StagedRun.evaluate`
   calls too; :func:`aggregate`, trec_eval 8.x's float arithmetic (:func:`c_float_ap`,
@@ -33,7 +34,7 @@ Measure facts (aggregation, format, axes, properties) are the spec table's
 from auditeval.engine.aggregation import aggregate, undefined_note
 from auditeval.engine.evaluate import ENGINE, evaluate_prepared, staged_for
 from auditeval.engine.glibc_sort import glibc_msort
-from auditeval.engine.ids import has_duplicate_pairs
+from auditeval.engine.ids import has_duplicate_pairs, run_topics
 from auditeval.engine.measures.core import gain_of
 from auditeval.engine.preparation import prepare
 from auditeval.engine.ranked_lists import NONPOOL, UNJUDGED, Prepared
@@ -118,6 +119,7 @@ __all__ = [
     "prefs_topic_values",
     "prepare",
     "ranked_docs",
+    "run_topics",
     "ranked_scores",
     "readable_axes",
     "relabel",

@@ -79,6 +79,13 @@ def run_index_of(run: Run) -> RunIndex:
     return ri
 
 
+def run_topics(run: Run) -> list[str]:
+    """The distinct topics of the run's rows, by first appearance: those of its index
+    (:func:`run_index_of`, made once per :class:`Run` and shared with its join and duplicate
+    check), so a caller's topic set costs no hashing of a 7M-row column (``pc.unique``)."""
+    return list(run_index_of(run).topics)
+
+
 def run_index(topic: pa.ChunkedArray, doc: pa.ChunkedArray) -> RunIndex:
     topics, codes, blocks = run_topic_codes(topic)
     ints = canonical_ints(doc)
@@ -238,36 +245,58 @@ def id_mix(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
 
 
 def _chunk_mix(c: pa.Array, out: np.ndarray) -> bool:
-    """:func:`id_mix` of one chunk into ``out`` (uint64); False when an id is too long."""
+    """:func:`id_mix` of one chunk into ``out`` (uint64); False when an id is too long. Where
+    every id of the chunk has the same length (``D0067032``, ClueWeb09's ids) each word is a
+    strided view of the buffer, read without a gather."""
     off_type = np.int64 if pa.types.is_large_string(c.type) else np.int32
     offs = np.frombuffer(c.buffers()[1], dtype=off_type)[c.offset : c.offset + len(c) + 1]
     lengths = np.diff(offs)
     longest = int(lengths.max())
     if longest > MIX_MAX_BYTES:
         return False
+    fixed = longest if int(lengths.min()) == longest else None
     data, starts = _padded_bytes(c.buffers()[2], offs)
-    view = np.ndarray((len(data) - 7,), dtype=">u8", buffer=data, strides=(1,))
     word, step = np.empty(len(c), np.uint64), np.empty(len(c), np.uint64)
     out[:] = 0
     for k, (first, width, mult) in enumerate(_WORDS):
         if k >= 2 and first >= longest:
             break
-        keep = np.clip(lengths - first, 0, width)
-        at = np.where(keep > 0, starts + first, starts)  # nothing of the id left: any byte, masked to 0
-        _masked_word(view, at, keep, word)
+        _chunk_word(data, starts, lengths, fixed, first, width, word)
         if k == 1:
-            word |= (lengths & 0xFF).astype(np.uint64)
-        h = out if k < 2 else step
-        if k >= 2:
+            word |= np.uint64(fixed & 0xFF) if fixed is not None else (lengths & 0xFF).astype(np.uint64)
+        partial = k >= 2 and fixed is None and bool((lengths <= first).any())
+        h = step if partial else out
+        if partial:  # only the ids that reach this word take the step
             step[:] = out
         h ^= word
         h *= mult
         h ^= h >> np.uint64(32)
-        if k >= 2:  # only the ids that reach this word take the step
+        if partial:
             np.copyto(out, step, where=lengths > first)
     out *= _MORE[-1]
     out ^= out >> np.uint64(29)
     return True
+
+
+def _chunk_word(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, fixed: int | None, first: int, width: int,
+                out: np.ndarray) -> None:
+    """``out[i]``: bytes ``first`` to ``first + width - 1`` of id ``i`` (those it has) as the top
+    bytes of a native uint64, the others 0. ``data``: the chunk's bytes with 24 bytes of slack,
+    ``starts``: each id's first byte, ``fixed``: the ids' one length, if they have one."""
+    if fixed is not None:
+        keep = min(max(fixed - first, 0), width)
+        if keep == 0 or not len(starts):
+            out[:] = 0
+            return
+        at = np.ndarray((len(starts),), dtype=">u8", buffer=data, offset=int(starts[0]) + first, strides=(fixed,))
+        np.bitwise_and(at, _TOP_BYTES[keep], out=out)
+        return
+    keep = np.clip(lengths - first, 0, width)
+    if not keep.any():
+        out[:] = 0
+        return
+    view = np.ndarray((len(data) - 7,), dtype=">u8", buffer=data, strides=(1,))
+    _masked_word(view, np.where(keep > 0, starts + first, starts), keep, out)  # no byte left: any, masked to 0
 
 
 def _padded_bytes(buf: pa.Buffer, offs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
