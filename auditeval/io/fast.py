@@ -87,20 +87,20 @@ def fast_table(
     only its distinct values and its last value are kept (:func:`dropped_values`), which
     spares the memory of a per-row column nobody reads.
 
-    ``check_dropped=False``: the columns outside ``keep`` are read as bytes (``pa.binary()``)
-    and only checked non-empty (about a third of the reader's CPU time on a 7M-line run), for a
-    reader that ignores their values, as trec_eval ignores Q0 and the rank. What makes their
-    fields the ones a whitespace split gives is checked on the whole file at once instead: no
-    tab (with one space between fields; no space with one tab), vertical tab or form feed. Of
-    each dropped column only the last line's value is kept (:func:`dropped_values` gives None
-    for the distinct values), None unless printable ASCII.
+    ``check_dropped=False``: the columns outside ``keep`` are read as bytes (``pa.binary()``,
+    about a third of the reader's CPU time on a 7M-line run), for a reader that ignores their
+    values, as trec_eval ignores Q0 and the rank, and checked only for what makes their fields
+    the ones a whitespace split gives: non-empty, no byte up to 0x20 (tab, vertical tab, form
+    feed, a space in a tab-separated file). Of each dropped column only the last line's value
+    is kept (:func:`dropped_values` gives None for the distinct values), None unless printable
+    ASCII.
     """
     opened = _open(source, lone_cr_ok)
     if opened is None:
         return None
     stream, sniff = opened
     layout = _layout(sniff, comment_header)
-    if layout is None or not (check_dropped or _one_kind_of_space(source, layout[0])):
+    if layout is None:
         stream.close()
         return None
     delimiter, n_header = layout
@@ -225,14 +225,15 @@ _BLOCK = 1 << 20  # smaller blocks hold less transient text; 1 MiB parses as fas
 def _column_check(typ: pa.DataType, first_field: bool):
     """A check of one block's column of type ``typ``: no null (a blank line, or a null
     spelling in a number column), finite floats (inf: the general path decides, strict
-    rejects it), plain field values in string and dictionary columns, no empty value in a
-    binary column (a column dropped unchecked: two delimiters in a row)."""
+    rejects it), plain field values in string and dictionary columns; in a binary column (a
+    column dropped unchecked) no empty value (two delimiters in a row) and no byte up to 0x20
+    (whitespace a whitespace split would split at)."""
 
     def check(col: pa.Array) -> bool:
         if col.null_count:
             return False
         if pa.types.is_binary(typ):
-            return len(col) == 0 or pc.min(pc.binary_length(col)).as_py() > 0
+            return _unsplit_values(col)
         if pa.types.is_dictionary(typ):
             return _plain_field_values(col.dictionary, first_field)
         if pa.types.is_string(typ):
@@ -240,20 +241,6 @@ def _column_check(typ: pa.DataType, first_field: bool):
         return not pa.types.is_floating(typ) or pc.all(pc.is_finite(col)).as_py()
 
     return check
-
-
-def _one_kind_of_space(source: bytes | str | Path, delimiter: str) -> bool:
-    """Whether the only whitespace bytes in ``source`` are the delimiter, LF and CR (a
-    whitespace split then splits where the delimiter does): no tab (with a space delimiter) or
-    space (with a tab), no vertical tab, no form feed. Single-byte searches of the mapped file."""
-    other = [b for b in (b" ", b"\t", b"\x0b", b"\x0c") if b != delimiter.encode()]
-    try:
-        if isinstance(source, bytes | bytearray | memoryview):
-            return not any(bytes(source).find(b) != -1 for b in other)
-        with open(source, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            return not any(mm.find(b) != -1 for b in other)
-    except (OSError, ValueError):
-        return False
 
 
 def dropped_values(table: pa.Table, name: str) -> tuple[list[str] | None, str | None]:
@@ -282,6 +269,16 @@ def _crlf_only(fh) -> bool:
         if n_cr - len(carry) != buf.count(b"\r\n"):
             return False
     return not carry
+
+
+def _unsplit_values(arr: pa.Array) -> bool:
+    """Every value of a binary column non-empty, no byte of it 0x20 or lower."""
+    if len(arr) == 0:
+        return True
+    offs = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    if (offs[1:] == offs[:-1]).any():
+        return False
+    return bool(np.frombuffer(arr.buffers()[2], dtype=np.uint8)[offs[0] : offs[-1]].min() > 0x20)
 
 
 def _plain_field_values(arr: pa.Array, first_field: bool) -> bool:

@@ -34,7 +34,8 @@ CASES = {
     "double-tab": b"1\t\tQ0\td1\t1\t2.5\n",
     "rank-word": b"1 Q0 d1 abc 2.5 t\n2 Q0 d1 - 1 t\n",
     "rank-huge": b"1 Q0 d1 99999999999999999999 2.5 t\n",
-    "q0-anything": b"1 \xff\x01\x7f d1 1 2.5 t\n",
+    "q0-anything": b"1 \xff\x7f# d1 1 2.5 t\n",
+    "q0-control": b"1 Q\x010 d1 1 2.5 t\n",  # not whitespace, but the fast reader leaves it to the parser
     "tag-latin1-last": b"1 Q0 d1 1 2.5 t\n2 Q0 d1 1 1 \xe9t\n",
     "tag-latin1-earlier": b"1 Q0 d1 1 2.5 \xe9t\n2 Q0 d1 1 1 t\n",
     "tag-utf8-last": "1 Q0 d1 1 2.5 t\n2 Q0 d1 1 1 té\n".encode(),
@@ -97,7 +98,7 @@ def test_the_checked_reader_still_checks_the_dropped_columns(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["tab-in-q0", "ff-in-rank", "double-space-q0", "rank-word", "tag-latin1-last",
-                                  "q0-anything", "tag-changes"])
+                                  "q0-anything", "q0-control", "tag-changes"])
 def test_the_binaries_read_these_lines_alike(trec_eval_bins, tmp_path, case):
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_bytes(b"1 0 d1 1\n2 0 d1 1\n1 0 0 1\n")
