@@ -318,11 +318,23 @@ def mix_high32(mix: np.ndarray) -> np.ndarray:
 
 def unique_by_mix(mix: np.ndarray, tcode: np.ndarray, blocks) -> bool | None:
     """True when no (topic, id mix) repeats -- then no (topic, doc) pair does; None when some
-    mix repeats within a topic (a repeated pair, or a collision: the caller decides exactly)."""
+    mix repeats within a topic (a repeated pair, or a collision: the caller decides exactly).
+
+    With topic blocks the high 32 bits are compared first (sorted twice as fast as int64): where
+    none repeats within a block no mix does; only otherwise (a 1,000-row block's 32-bit values
+    collide about once in 8,600 blocks) the full mixes are compared."""
 
     def key() -> np.ndarray:
         return mix ^ (tcode.astype(np.int64) * np.int64(0x165667B19E3779F9))
 
+    if blocks is not None:
+        high = mix_high32(mix)
+
+        def key32() -> np.ndarray:  # topics not in equal blocks: (topic, high bits) keys
+            return (tcode.astype(np.int64) << 32) | high
+
+        if not any_dup_int(high, blocks, key32):
+            return True
     return None if any_dup_int(mix, blocks, key) else True
 
 

@@ -129,3 +129,17 @@ def _buckets(mix: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
     start = np.zeros((1 << bits) + 1, np.int32)
     np.cumsum(np.bincount(bucket, minlength=1 << bits), out=start[1:])
     return start, order
+
+
+def test_a_collision_of_the_high_bits_falls_back_to_the_full_mix(monkeypatch):
+    """Blocks whose 32-bit high mixes repeat are decided on the 64-bit mixes (here every high
+    mix is made equal): distinct ids stay unique, a repeated pair is still found."""
+    monkeypatch.setattr(ids, "mix_high32", lambda mix: np.zeros(len(mix), np.uint32))
+    docs = pa.chunked_array([pa.array([f"D{i}" for i in range(50)] * 2)])
+    sizes = np.array([50, 50])
+    tcode = np.repeat(np.arange(2), sizes).astype(np.int32)
+    assert ids.run_mixes(docs, sizes, lambda: tcode)[1] is True
+    sizes = np.array([30, 70])  # unequal blocks: the (topic, high bits) keys, then the full ones
+    tcode = np.repeat(np.arange(2), sizes).astype(np.int32)
+    assert ids.run_mixes(docs, sizes, lambda: tcode)[1] is None  # D30..D49 repeat in the second block
+    assert ids.run_mixes(docs.slice(0, 60), np.array([30, 30]), lambda: tcode[:60])[1] is True
