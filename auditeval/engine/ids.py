@@ -341,13 +341,14 @@ def unique_by_mix(mix: np.ndarray, tcode: np.ndarray, blocks) -> bool | None:
 @dataclass(frozen=True, eq=False)
 class MixBuckets:
     """A hash table of distinct doc ids (a qrels' ``qd_values``) by the top ``bits`` bits of
-    their mix's high 32 bits: bucket ``b`` holds the value positions ``order[start[b]:start[b + 1]]``;
-    ``mix``: each value's high 32 bits (:func:`mix_high32`)."""
+    their mix's high 32 bits: bucket ``b`` holds the ``count[b]`` value positions
+    ``order[start[b]:start[b] + count[b]]``; ``mix``: each value's high 32 bits (:func:`mix_high32`)."""
 
     bits: int
     start: np.ndarray  # int32, 2**bits + 1
     order: np.ndarray
     mix: np.ndarray
+    count: np.ndarray  # uint8 per bucket (255: that many or more, read from ``start``)
 
 
 def mix_buckets(mix: np.ndarray) -> MixBuckets:
@@ -357,9 +358,10 @@ def mix_buckets(mix: np.ndarray) -> MixBuckets:
     bits = min(22, max(8, len(mix).bit_length() + 4))
     bucket = mix >> (32 - bits)
     order = np.argsort(bucket, kind="stable")
+    counts = np.bincount(bucket, minlength=1 << bits)
     start = np.zeros((1 << bits) + 1, np.int32)
-    np.cumsum(np.bincount(bucket, minlength=1 << bits), out=start[1:])
-    return MixBuckets(bits, start, order, mix)
+    np.cumsum(counts, out=start[1:])
+    return MixBuckets(bits, start, order, mix, np.minimum(counts, 255).astype(np.uint8))
 
 
 def judged_by_mix(doc: pa.ChunkedArray, mix: np.ndarray, values: pa.Array, mb: MixBuckets) -> tuple[np.ndarray, np.ndarray]:
@@ -372,14 +374,14 @@ def judged_by_mix(doc: pa.ChunkedArray, mix: np.ndarray, values: pa.Array, mb: M
     left by string. Exact, and without hashing a run's strings."""
     rows, code = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
     shift = 32 - mb.bits
-    for a in range(0, len(mix), PIECE_ROWS):
+    for a in range(0, len(mix), PIECE_ROWS):  # a gather from a table of a byte per bucket, then the few rows left
         m = mix[a : a + PIECE_ROWS]
         bucket = m >> shift
-        lo = mb.start[bucket]
-        n = mb.start[bucket + 1] - lo
+        maybe = np.flatnonzero(mb.count[bucket])
+        b = bucket[maybe]
         del bucket
-        maybe = np.flatnonzero(n)
-        lo, n = lo[maybe], n[maybe]
+        lo = mb.start[b]
+        n = mb.start[b + 1] - lo
         for k in range(int(n.max(initial=0))):  # the k-th value of the bucket (rarely more than one)
             has = np.flatnonzero(n > k)
             r, c = maybe[has], mb.order[lo[has] + k]

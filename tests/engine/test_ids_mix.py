@@ -118,7 +118,8 @@ def test_judged_by_mix_equals_a_dict_lookup(piece, monkeypatch):
     want = [(i, pos[d]) for i, d in enumerate(run_docs) if d in pos]
     assert list(zip(rows.tolist(), code.tolist(), strict=True)) == want
     # buckets holding several values: a table of 8 bits for 300 values
-    small = ids.MixBuckets(8, *_buckets(mb.mix, 8), mb.mix)
+    start, order = _buckets(mb.mix, 8)
+    small = ids.MixBuckets(8, start, order, mb.mix, np.minimum(np.diff(start), 255).astype(np.uint8))
     rows2, code2 = ids.judged_by_mix(col, ids.mix_high32(ids.id_mix(col)), v, small)
     assert list(zip(rows2.tolist(), code2.tolist(), strict=True)) == want
 
