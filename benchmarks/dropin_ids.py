@@ -24,6 +24,7 @@ Usage::
     python benchmarks/dropin_ids.py                 # 3 shapes x 3 rounds (about 3 minutes on 2 cores)
     python benchmarks/dropin_ids.py --repeat 5 --ids short,long
     python benchmarks/dropin_ids.py --topics 500    # a smoke test
+    python benchmarks/dropin_ids.py --ids string    # bench.py's mixed newswire ids (D3312019 / LA052390-0089)
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ SHAPES = {  # --ids of generate_run.py -> (label, an id of the shape)
     "variable": ("variable: `D` + 1-7 digits", "D67032"),
     "short": ("short: `D` + 7 digits", "D0067032"),
     "long": ("long: ClueWeb09", "clueweb09-en0001-37-12345"),
+    "string": ("mixed: `D3312019` / `LA052390-0089`", "LA052390-0089"),  # bench.py's --ids string; not by default
 }
-SUFFIXES = {"variable": ".varid", "short": ".shortid", "long": ".longid"}  # generate_run.SUFFIXES
+DEFAULT_SHAPES = ("variable", "short", "long")
+SUFFIXES = {"variable": ".varid", "short": ".shortid", "long": ".longid", "string": ".strid"}  # generate_run.SUFFIXES
 GOALS = (0.25, 0.9)  # wall, peak: at most these ratios to the binary
 
 
@@ -139,7 +142,8 @@ def rows_of(ids: str, got: dict[str, Measured], load: str) -> list[tuple]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ids", default=",".join(SHAPES), help="comma-separated shapes (variable,short,long)")
+    ap.add_argument("--ids", default=",".join(DEFAULT_SHAPES),
+                    help="comma-separated shapes: variable,short,long (default), string (bench.py's mixed ids)")
     ap.add_argument("--topics", type=int, default=6980)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--trec-eval", default=None, help="the trec_eval 10.0 binary (default: auditeval's build)")
