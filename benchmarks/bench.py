@@ -22,6 +22,7 @@ Usage::
     python benchmarks/bench.py --quick    # 500 topics, to smoke-test
     python benchmarks/bench.py --repeat 5 --only auditeval,pytrec_eval --no-all-trec
     python benchmarks/bench.py --ids string   # the same run with D3312019 / LA052390-0089 doc ids
+    python benchmarks/bench.py --ids long     # ClueWeb09 ids (--ids variable: D + 1-7 digits)
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ from provenance import Provenance, table  # noqa: E402
 OTHER_PACKAGES = ("pandas", "pytrec-eval-terrier", "ir-measures", "ranx", "numba")
 
 FIVE_TREC = ["map", "ndcg_cut.10", "P.10", "recall.1000", "recip_rank"]
+ID_SUFFIXES = {"numeric": "", "string": ".strid", "short": ".shortid", "variable": ".varid", "long": ".longid"}
+"""generate_run.py's ``--ids`` and the file names' suffixes (its ``SUFFIXES``; not imported: it loads numpy)."""
 
 # --------------------------------------------------------------------------- child programs
 # Each prints "map <value>" (the mean AP over topics) so the table can show the tools agree.
@@ -228,8 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="comma-separated tool names (auditeval,trec_eval,pytrec_eval,ir_measures,ranx)")
     ap.add_argument("--no-all-trec", action="store_true", help="skip the -m all_trec table")
     ap.add_argument("--trec-eval", default=None, help="another trec_eval binary to measure (besides .bin/trec_eval)")
-    ap.add_argument("--ids", choices=("numeric", "string", "short"), default="numeric",
-                    help="document ids of the generated run (short: D + 7 digits only)")
+    ap.add_argument("--ids", choices=tuple(ID_SUFFIXES), default="numeric",
+                    help="document ids of the generated run (short: D + 7 digits only; variable: D + 1-7 digits; "
+                         "long: ClueWeb09's)")
     ap.add_argument("--as", dest="version", default="10.0", help="trec_eval build auditeval behaves as (--as)")
     ap.add_argument("--out", type=Path, default=None, help="also write the markdown to this file")
     ap.add_argument("--timeout", type=float, default=600, help="seconds before a tool is stopped (reported as such)")
@@ -241,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         qrels, run = args.qrels, args.run
     else:
         n = args.topics or (500 if args.quick else 6980)
-        suffix = ("" if n == 6980 else f".{n}") + {"string": ".strid", "short": ".shortid"}.get(args.ids, "")
+        suffix = ("" if n == 6980 else f".{n}") + ID_SUFFIXES[args.ids]
         qrels = HERE / "data" / f"qrels.msmarco-like{suffix}.txt"
         run = HERE / "data" / f"run.msmarco-like{suffix}.txt"
         if not (qrels.exists() and run.exists()):

@@ -17,16 +17,21 @@ collections use: even numbers as ``D`` + 7 digits (``D3312019``, GOV/Disks 4-5 s
 ones as ``LA`` + MMDDYY + ``-`` + 4 digits (``LA052390-0089``, LA Times style); the
 mapping is one to one, so every measure has the same value under both. ``--ids short``
 writes every document as ``D`` + 7 digits (``D6533516``: the passage number, zero-padded),
-the short-id case where the binary's own string costs are smallest.
+the short-id case where the binary's own string costs are smallest. ``--ids variable`` writes
+``D`` + the passage number unpadded (``D67032``: 2 to 8 bytes, most of them 8), short ids of
+varying length; ``--ids long`` the ClueWeb09 shape, ``clueweb09-en`` + 4 digits + ``-`` + 2
+digits + ``-`` + 5 digits (``clueweb09-en0001-37-12345``: 25 bytes). Every shape is one to one
+with the passage numbers, so every measure has the same value under each.
 
 Usage::
 
-    python benchmarks/generate_run.py [--topics 6980] [--depth 1000] [--seed 42] [--ids numeric|string|short]
-                                      [--out benchmarks/data]
+    python benchmarks/generate_run.py [--topics 6980] [--depth 1000] [--seed 42]
+                                      [--ids numeric|string|short|variable|long] [--out benchmarks/data]
 
 writes ``OUT/run.msmarco-like.txt`` and ``OUT/qrels.msmarco-like.txt`` (for ``--topics``
 other than 6980 the names carry the count, e.g. ``run.msmarco-like.500.txt``; string ids
-add ``.strid``: ``run.msmarco-like.strid.txt``; short ids ``.shortid``).
+add ``.strid``: ``run.msmarco-like.strid.txt``; short ids ``.shortid``, variable ones ``.varid``,
+long ones ``.longid``: :data:`SUFFIXES`).
 """
 
 from __future__ import annotations
@@ -80,12 +85,44 @@ def short_ids(doc: np.ndarray) -> pa.Array:
     return pc.binary_join_element_wise(pa.scalar("D"), _pad(np.asarray(doc, dtype=np.int64), 7), "")
 
 
+def variable_ids(doc: np.ndarray) -> pa.Array:
+    """``D`` + the passage number unpadded (``D67032``), one to one with ``doc``."""
+    return pc.binary_join_element_wise(pa.scalar("D"), pc.cast(pa.array(np.asarray(doc, dtype=np.int64)), pa.string()), "")
+
+
+CLUEWEB_RECORDS = 40_000  # records per ClueWeb09 file (its files hold up to about 40,000)
+
+
+def long_ids(doc: np.ndarray) -> pa.Array:
+    """ClueWeb09-shaped ids, one to one with ``doc`` (ints in ``[0, COLLECTION)``).
+
+    ``clueweb09-en`` + folder (4 digits) + ``-`` + file (2 digits) + ``-`` + record (5 digits):
+    record ``doc % 40,000``, file ``doc // 40,000 % 100``, folder ``doc // 4,000,000``
+    (``clueweb09-en0001-37-12345``; every id 25 bytes).
+    """
+    doc = np.asarray(doc, dtype=np.int64)
+    record, rest = doc % CLUEWEB_RECORDS, doc // CLUEWEB_RECORDS
+    file, folder = rest % 100, rest // 100
+    return pc.binary_join_element_wise(
+        pa.scalar("clueweb09-en"), _pad(folder, 4), pa.scalar("-"), _pad(file, 2), pa.scalar("-"), _pad(record, 5), ""
+    )
+
+
+SHAPES = {"string": string_ids, "short": short_ids, "variable": variable_ids, "long": long_ids}
+SUFFIXES = {"numeric": "", "string": ".strid", "short": ".shortid", "variable": ".varid", "long": ".longid"}
+
+
 def _ids(doc: np.ndarray, ids: str) -> pa.Array:
-    if ids == "string":
-        return string_ids(doc)
-    if ids == "short":
-        return short_ids(doc)
+    if ids in SHAPES:
+        return SHAPES[ids](doc)
     return pc.cast(pa.array(np.asarray(doc, dtype=np.int64)), pa.string())
+
+
+def paths(out: Path, topics: int = 6980, ids: str = "numeric", depth: int = 1000) -> tuple[Path, Path]:
+    """(qrels, run) paths that :func:`main` writes for these options."""
+    suffix = "" if topics == 6980 and depth == 1000 else f".{topics}" + ("" if depth == 1000 else f"x{depth}")
+    suffix += SUFFIXES[ids]
+    return out / f"qrels.msmarco-like{suffix}.txt", out / f"run.msmarco-like{suffix}.txt"
 
 
 def generate(n_topics: int, depth: int, seed: int, ids: str = "numeric") -> tuple[pa.Array, pa.Array]:
@@ -164,15 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--topics", type=int, default=6980)
     ap.add_argument("--depth", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--ids", choices=("numeric", "string", "short"), default="numeric", help="document id shape")
+    ap.add_argument("--ids", choices=tuple(SUFFIXES), default="numeric", help="document id shape")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "data")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     args.out.mkdir(parents=True, exist_ok=True)
-    suffix = "" if args.topics == 6980 and args.depth == 1000 else f".{args.topics}" + ("" if args.depth == 1000 else f"x{args.depth}")
-    suffix += {"string": ".strid", "short": ".shortid"}.get(args.ids, "")
-    run_path = args.out / f"run.msmarco-like{suffix}.txt"
-    qrels_path = args.out / f"qrels.msmarco-like{suffix}.txt"
+    qrels_path, run_path = paths(args.out, args.topics, args.ids, args.depth)
     run_lines, qrels_lines = generate(args.topics, args.depth, args.seed, args.ids)
     _write_lines(run_lines, run_path)
     _write_lines(qrels_lines, qrels_path)

@@ -10,6 +10,7 @@ The analyses reach the engine through :mod:`auditeval.engine`; the drop-in reach
   :func:`trec8_topic` (one topic's TREC_EVAL fields), :func:`trec8_accumulate` (the summary's
   sums), :func:`trec8_printed` (the values printed), :class:`Trec8Params` (its flags);
 * glibc's qsort order where trec_eval's comparator is inconsistent: :func:`glibc_msort`;
+* a run's topics from the index its join shares (no hashing of every row): :func:`run_topics`;
 * the preference and judgment-group measures one topic at a time, as trec_eval's control flow
   needs them (:mod:`.measures.preference`): :func:`prefs_topic_values`, :func:`jg_topic_values`,
   :func:`ranked_docs`, :class:`PrefsFailure` / :class:`PrefsAbort` (where trec_eval stops or
@@ -26,6 +27,7 @@ _LAZY = {
     **dict.fromkeys(("as_c_float", "c_float_ap", "c_float_bpref", "c_float_means"), "auditeval.engine.c_float"),
     **dict.fromkeys(("Trec8Params", "trec8_accumulate", "trec8_printed", "trec8_topic"), "auditeval.engine.trec8"),
     "glibc_msort": "auditeval.engine.glibc_sort",
+    "run_topics": "auditeval.engine.ids",
     **dict.fromkeys(("PrefsAbort", "PrefsFailure", "jg_topic_values", "prefs_topic_values", "ranked_docs"),
                     "auditeval.engine.measures.preference"),
 }

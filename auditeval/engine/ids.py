@@ -79,6 +79,13 @@ def run_index_of(run: Run) -> RunIndex:
     return ri
 
 
+def run_topics(run: Run) -> list[str]:
+    """The distinct topics of the run's rows, by first appearance: those of its index
+    (:func:`run_index_of`, made once per :class:`Run` and shared with its join and duplicate
+    check), so a caller's topic set costs no hashing of a 7M-row column (``pc.unique``)."""
+    return list(run_index_of(run).topics)
+
+
 def run_index(topic: pa.ChunkedArray, doc: pa.ChunkedArray) -> RunIndex:
     topics, codes, blocks = run_topic_codes(topic)
     ints = canonical_ints(doc)
@@ -95,14 +102,52 @@ def run_index(topic: pa.ChunkedArray, doc: pa.ChunkedArray) -> RunIndex:
 
         unique = not any_dup_int(ints, blocks, key)
     else:
-        tcode = codes(local, pa.array(topics, pa.string()))
-        mix = id_mix(doc)
-        unique = None if mix is None else unique_by_mix(mix, tcode, blocks)
-        if unique is None:  # long ids, or two pairs share a mix: decide by an Arrow sort
-            unique = DocKeys(doc, tcode, 0, ints=False).duplicated(None, False) is None
-        if mix is not None:  # the join reads 22 bits only: keep 4 bytes a row, not 8
-            mix = mix_high32(mix)
+
+        def tcode() -> np.ndarray:
+            return codes(local, pa.array(topics, pa.string()))
+
+        mix, unique = run_mixes(doc, blocks, tcode)
+        if unique is None:  # ids too long to mix, or two pairs share a mix: decide by an Arrow sort
+            unique = DocKeys(doc, tcode(), 0, ints=False).duplicated(None, False) is None
     return RunIndex(topics, codes, blocks, ints, ints_max, unique, mix)
+
+
+PIECE_ROWS = 1 << 20
+"""Rows mixed (or looked up) at a time by :func:`run_mixes` and :func:`judged_by_mix`: their
+64-bit temporaries stay at a few MB, not 56 MB each on a 7M-line run."""
+
+
+def run_mixes(doc: pa.ChunkedArray, blocks: np.ndarray | None,
+              tcode: Callable[[], np.ndarray]) -> tuple[np.ndarray | None, bool | None]:
+    """``(mix, unique)`` of a run's doc column: the high 32 bits of each id's :func:`id_mix`
+    (:func:`mix_high32`: uint32, what the join reads), None when an id is too long to mix; and
+    True when no (topic, mix) repeats (then no (topic, doc) pair does), else None (a repeated
+    pair or a collision: the caller decides exactly).
+
+    With one block of rows per topic (``blocks``, :func:`run_topic_codes`) the ids are mixed
+    piece by piece, each piece whole topic blocks of about :data:`PIECE_ROWS` rows, and the
+    pairs checked within each piece (a pair can only repeat inside its topic's block): the
+    int64 mixes of the whole column are never held. ``tcode()``: the topic code per row, read
+    only when the topics are not in blocks."""
+    if blocks is None:
+        mix = id_mix(doc)
+        return (None, None) if mix is None else (mix_high32(mix), unique_by_mix(mix, tcode(), None))
+    out = np.empty(len(doc), np.uint32)
+    ends = np.cumsum(blocks)
+    unique: bool | None = True
+    a, first = 0, 0
+    while a < len(doc):
+        last = max(int(np.searchsorted(ends, a + PIECE_ROWS, side="right")), first + 1)
+        b = int(ends[last - 1])
+        mix = id_mix(doc.slice(a, b - a))
+        if mix is None:
+            return None, None
+        sizes = blocks[first:last]
+        if unique and unique_by_mix(mix, np.repeat(np.arange(len(sizes), dtype=np.int32), sizes), sizes) is None:
+            unique = None
+        out[a:b] = mix.view(np.uint32)[1 if sys.byteorder == "little" else 0 :: 2]
+        a, first = b, last
+    return out, unique
 
 
 # top k bytes of a big-endian uint64 (k = 0..8)
@@ -132,14 +177,7 @@ def short_id_words(doc: pa.ChunkedArray | pa.Array, max_len: int = 15) -> tuple[
     for c, offs in zip(chunks, offsets, strict=True):
         n = len(c)
         lengths = np.diff(offs)
-        buf = c.buffers()[2]
-        if buf.size - int(offs[-1]) >= 24:  # Arrow pads buffers: read in place
-            data = np.frombuffer(buf, dtype=np.uint8)
-            starts = offs[:-1]
-        else:  # 24 bytes of slack past the last id
-            data = np.zeros(int(offs[-1] - offs[0]) + 24, np.uint8)
-            data[: len(data) - 24] = np.frombuffer(buf, dtype=np.uint8)[offs[0] : offs[-1]]
-            starts = offs[:-1] - offs[0]
+        data, starts = _padded_bytes(c.buffers()[2], offs)
         words = np.ndarray((len(data) - 7,), dtype=">u8", buffer=data, strides=(1,))
         w = [x[at : at + n] for x in out]
         _masked_word(words, starts, np.minimum(lengths, 8), w[0])
@@ -158,34 +196,117 @@ def _masked_word(words: np.ndarray, at: np.ndarray, keep: np.ndarray, out: np.nd
 
 
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x27D4EB2F165667C5))
-"""The odd multipliers of :func:`id_mix`'s three words (golden ratio, xxHash64's primes 2 and 5);
-:func:`unique_by_mix` mixes topic codes with another."""
+"""The odd multipliers of :func:`id_mix`'s first three words (golden ratio, xxHash64's primes 2
+and 5); :func:`unique_by_mix` mixes topic codes with another."""
+
+MIX_MAX_BYTES = 256
+"""The longest id :func:`id_mix` mixes (ClueWeb09's ``clueweb09-en0000-00-00000`` is 25 bytes,
+a URL may be longer): its cost is one gather over the rows per 8 bytes of a chunk's longest id;
+a column with a longer id returns None (the callers hash or sort the strings instead)."""
+
+
+def _more_multipliers(n: int) -> np.ndarray:
+    """Odd multipliers of the words past the third (bytes 23, 31, ...) and of the final step:
+    splitmix64 outputs of 1, 2, ... with the low bit set (fixed numbers, not seeded)."""
+    z = (np.arange(n, dtype=np.uint64) + np.uint64(1)) * _MIX[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return (z ^ (z >> np.uint64(31))) | np.uint64(1)
+
+
+_MORE = _more_multipliers((MIX_MAX_BYTES - 23 + 7) // 8 + 1)  # the last one: the final step
+_WORDS = [(0, 8, _MIX[0]), (8, 7, _MIX[1]), (15, 8, _MIX[2])] + [
+    (23 + 8 * k, 8, _MORE[k]) for k in range(len(_MORE) - 1)
+]  # (first byte, bytes, multiplier) of each word; the second word's low byte: the id's length
 
 
 def id_mix(doc: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
-    """A 64-bit mix (int64) of each id's words (:func:`short_id_words`, ids of at most 23
-    bytes): ``w1 * K1 ^ w2 * K2 ^ w3 * K3`` (the third word is 0 for ids of at most 15
-    bytes). Equal ids have equal mixes (different ids almost always differ); None for longer
-    ids."""
+    """A 64-bit mix (int64) of each id of at most :data:`MIX_MAX_BYTES` bytes (None when an id
+    is longer, or the column is not a string column without nulls).
+
+    The id's words, as :func:`short_id_words` reads them and on past 23 bytes (bytes 0-7; 8-14
+    and the length in the low byte; 15-22; 23-30; ...; the last masked to the id's end), each
+    folded in turn: ``h = (h ^ w) * K; h ^= h >> 32``, then ``h *= K'; h ^= h >> 29``. The
+    shifts matter: a product's low bits depend on its factors' low bits only, so without them a
+    difference in a word's first byte (``clueweb09-en0001-76-37175`` against ``...0000-76-37105``)
+    changes only the top 8 bits and two such differences cancel one time in 256. Words past
+    an id's end are skipped (an id's mix does not depend on the column it is in). Equal ids have
+    equal mixes (different ids almost always differ): a mix proves a (topic, doc) pair unique,
+    never equal; equality is always decided on the strings."""
     if doc.null_count or not (pa.types.is_string(doc.type) or pa.types.is_large_string(doc.type)):
         return None
     mix = np.empty(len(doc), np.uint64)
     at = 0
     for c in doc.chunks if isinstance(doc, pa.ChunkedArray) else [doc]:  # one chunk's words at a time
-        words = short_id_words(c, 23)
-        if words is None:
+        if len(c) and not _chunk_mix(c, mix[at : at + len(c)]):
             return None
-        out = mix[at : at + len(c)]
-        w1, w2 = words[:2]  # mixed in place
-        w1 *= _MIX[0]
-        w2 *= _MIX[1]
-        np.bitwise_xor(w1, w2, out=out)
-        if len(words) == 3:  # ids longer than 15 bytes in this chunk (a third word, 0 for the others)
-            w3 = words[2]
-            w3 *= _MIX[2]
-            out ^= w3
         at += len(c)
     return mix.view(np.int64)
+
+
+def _chunk_mix(c: pa.Array, out: np.ndarray) -> bool:
+    """:func:`id_mix` of one chunk into ``out`` (uint64); False when an id is too long. Where
+    every id of the chunk has the same length (``D0067032``, ClueWeb09's ids) each word is a
+    strided view of the buffer, read without a gather."""
+    off_type = np.int64 if pa.types.is_large_string(c.type) else np.int32
+    offs = np.frombuffer(c.buffers()[1], dtype=off_type)[c.offset : c.offset + len(c) + 1]
+    lengths = np.diff(offs)
+    longest = int(lengths.max())
+    if longest > MIX_MAX_BYTES:
+        return False
+    fixed = longest if int(lengths.min()) == longest else None
+    data, starts = _padded_bytes(c.buffers()[2], offs)
+    word, step = np.empty(len(c), np.uint64), np.empty(len(c), np.uint64)
+    out[:] = 0
+    for k, (first, width, mult) in enumerate(_WORDS):
+        if k >= 2 and first >= longest:
+            break
+        _chunk_word(data, starts, lengths, fixed, first, width, word)
+        if k == 1:
+            word |= np.uint64(fixed & 0xFF) if fixed is not None else (lengths & 0xFF).astype(np.uint64)
+        partial = k >= 2 and fixed is None and bool((lengths <= first).any())
+        h = step if partial else out
+        if partial:  # only the ids that reach this word take the step
+            step[:] = out
+        h ^= word
+        h *= mult
+        h ^= h >> np.uint64(32)
+        if partial:
+            np.copyto(out, step, where=lengths > first)
+    out *= _MORE[-1]
+    out ^= out >> np.uint64(29)
+    return True
+
+
+def _chunk_word(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, fixed: int | None, first: int, width: int,
+                out: np.ndarray) -> None:
+    """``out[i]``: bytes ``first`` to ``first + width - 1`` of id ``i`` (those it has) as the top
+    bytes of a native uint64, the others 0. ``data``: the chunk's bytes with 24 bytes of slack,
+    ``starts``: each id's first byte, ``fixed``: the ids' one length, if they have one."""
+    if fixed is not None:
+        keep = min(max(fixed - first, 0), width)
+        if keep == 0 or not len(starts):
+            out[:] = 0
+            return
+        at = np.ndarray((len(starts),), dtype=">u8", buffer=data, offset=int(starts[0]) + first, strides=(fixed,))
+        np.bitwise_and(at, _TOP_BYTES[keep], out=out)
+        return
+    keep = np.clip(lengths - first, 0, width)
+    if not keep.any():
+        out[:] = 0
+        return
+    view = np.ndarray((len(data) - 7,), dtype=">u8", buffer=data, strides=(1,))
+    _masked_word(view, np.where(keep > 0, starts + first, starts), keep, out)  # no byte left: any, masked to 0
+
+
+def _padded_bytes(buf: pa.Buffer, offs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The chunk's data bytes with at least 24 bytes of slack after its last id (read in place
+    when Arrow's padding leaves that much, else copied), and each id's start in them."""
+    if buf.size - int(offs[-1]) >= 24:  # Arrow pads buffers: read in place
+        return np.frombuffer(buf, dtype=np.uint8), offs[:-1]
+    data = np.zeros(int(offs[-1] - offs[0]) + 24, np.uint8)
+    data[: len(data) - 24] = np.frombuffer(buf, dtype=np.uint8)[offs[0] : offs[-1]]
+    return data, offs[:-1] - offs[0]
 
 
 def mix_high32(mix: np.ndarray) -> np.ndarray:
@@ -197,12 +318,82 @@ def mix_high32(mix: np.ndarray) -> np.ndarray:
 
 def unique_by_mix(mix: np.ndarray, tcode: np.ndarray, blocks) -> bool | None:
     """True when no (topic, id mix) repeats -- then no (topic, doc) pair does; None when some
-    mix repeats within a topic (a repeated pair, or a collision: the caller decides exactly)."""
+    mix repeats within a topic (a repeated pair, or a collision: the caller decides exactly).
+
+    With topic blocks the high 32 bits are compared first (sorted twice as fast as int64): where
+    none repeats within a block no mix does; only otherwise (a 1,000-row block's 32-bit values
+    collide about once in 8,600 blocks) the full mixes are compared."""
 
     def key() -> np.ndarray:
         return mix ^ (tcode.astype(np.int64) * np.int64(0x165667B19E3779F9))
 
+    if blocks is not None:
+        high = mix_high32(mix)
+
+        def key32() -> np.ndarray:  # topics not in equal blocks: (topic, high bits) keys
+            return (tcode.astype(np.int64) << 32) | high
+
+        if not any_dup_int(high, blocks, key32):
+            return True
     return None if any_dup_int(mix, blocks, key) else True
+
+
+@dataclass(frozen=True, eq=False)
+class MixBuckets:
+    """A hash table of distinct doc ids (a qrels' ``qd_values``) by the top ``bits`` bits of
+    their mix's high 32 bits: bucket ``b`` holds the ``count[b]`` value positions
+    ``order[start[b]:start[b] + count[b]]``; ``mix``: each value's high 32 bits (:func:`mix_high32`)."""
+
+    bits: int
+    start: np.ndarray  # int32, 2**bits + 1
+    order: np.ndarray
+    mix: np.ndarray
+    count: np.ndarray  # uint8 per bucket (255: that many or more, read from ``start``)
+
+
+def mix_buckets(mix: np.ndarray) -> MixBuckets:
+    """:class:`MixBuckets` of the values whose high mixes are ``mix`` (uint32): 16 to 32
+    buckets per value (at most 2**22: a table of 16 MB), so few hold more than one and most
+    run rows land in an empty one."""
+    bits = min(22, max(8, len(mix).bit_length() + 4))
+    bucket = mix >> (32 - bits)
+    order = np.argsort(bucket, kind="stable")
+    counts = np.bincount(bucket, minlength=1 << bits)
+    start = np.zeros((1 << bits) + 1, np.int32)
+    np.cumsum(counts, out=start[1:])
+    return MixBuckets(bits, start, order, mix, np.minimum(counts, 255).astype(np.uint8))
+
+
+def judged_by_mix(doc: pa.ChunkedArray, mix: np.ndarray, values: pa.Array, mb: MixBuckets) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of ``doc`` (ascending, int64) whose id is one of ``values``, and its position there
+    (int64). ``mix``: the rows' high mixes (:func:`run_mixes`), ``mb``: the values' buckets.
+
+    A row can hold a value only if their high mixes are equal (equal ids have equal mixes), and
+    holds it exactly when the strings are equal: each row is compared with the values of its
+    bucket (rarely more than one) by mix, :data:`PIECE_ROWS` rows at a time, then the few rows
+    left by string. Exact, and without hashing a run's strings."""
+    rows, code = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    shift = 32 - mb.bits
+    for a in range(0, len(mix), PIECE_ROWS):  # a gather from a table of a byte per bucket, then the few rows left
+        m = mix[a : a + PIECE_ROWS]
+        bucket = m >> shift
+        maybe = np.flatnonzero(mb.count[bucket])
+        b = bucket[maybe]
+        del bucket
+        lo = mb.start[b]
+        n = mb.start[b + 1] - lo
+        for k in range(int(n.max(initial=0))):  # the k-th value of the bucket (rarely more than one)
+            has = np.flatnonzero(n > k)
+            r, c = maybe[has], mb.order[lo[has] + k]
+            same = mb.mix[c] == m[r]
+            rows.append(r[same].astype(np.int64) + a)
+            code.append(c[same].astype(np.int64))
+    r, c = np.concatenate(rows), np.concatenate(code)
+    if len(r) > 1 and not (np.diff(r) > 0).all():
+        by_row = np.argsort(r, kind="stable")
+        r, c = r[by_row], c[by_row]
+    same = pc.equal(take_rows(doc, r), pc.take(values, from_numpy(c))).to_numpy(zero_copy_only=False)
+    return r[same], c[same]
 
 
 def short_ids_unique(doc: pa.ChunkedArray, tcode: np.ndarray, blocks) -> bool | None:

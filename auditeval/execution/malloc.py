@@ -23,7 +23,8 @@ changes where no threshold is set in the environment (glibc's defaults already b
 glibc, or with ``AUDITEVAL_KEEP_MALLOC=1``.
 
 This module imports nothing of auditeval and ``ctypes.util`` only when a task needs it: the
-drop-in calls :func:`tune_process_memory` first thing.
+drop-in calls :func:`tune_process_memory` first thing (which, for the drop-in alone, sets
+mimalloc's options before pyarrow loads: :func:`one_pass_arrow_pool`).
 """
 
 from __future__ import annotations
@@ -90,6 +91,31 @@ def tune_process_memory() -> None:
             libc.mallopt(M_TRIM_THRESHOLD, 2**31 - 1)  # keep freed memory for reuse
         except (OSError, AttributeError):  # pragma: no cover - not glibc
             pass
+    if sys.argv[1:2] == ["trec-eval"]:  # the drop-in's process (cli/main.py: entry)
+        one_pass_arrow_pool()
+
+
+MIMALLOC_ONE_PASS = {"MIMALLOC_PURGE_DELAY": "10", "MIMALLOC_ARENA_EAGER_COMMIT": "0"}
+"""The drop-in's mimalloc options (:func:`one_pass_arrow_pool`)."""
+
+
+def one_pass_arrow_pool() -> bool:
+    """mimalloc (Arrow's default pool) told to hand freed pages back within 10 ms, for the
+    trec_eval drop-in's process (whether it was set): the drop-in reads one large file in one
+    pass, and Arrow's CSV reader frees its block buffers as it goes, which mimalloc 3 keeps for
+    a second by default (``purge_delay`` 1000 ms; and it commits its arenas eagerly). On the
+    7M-line run that was 50-80 MB of the drop-in's peak, the more the faster the run (the less
+    of that second had passed). Measured side by side (short ids, 3 rounds each): the defaults
+    558-582 MB in 1.39-1.65 s; ``MIMALLOC_PURGE_DELAY=10`` and ``MIMALLOC_ARENA_EAGER_COMMIT=0``
+    508 MB in 1.58-1.91 s; a delay of 0, 501 MB in 1.81-2.15 s (more system time); Arrow's
+    jemalloc pool 558-566 MB. mimalloc reads its options when libarrow loads: they are set
+    here, before pyarrow is imported; a variable the environment sets is kept, and nothing is
+    set once pyarrow is loaded (False)."""
+    if "pyarrow" in sys.modules:
+        return False
+    for name, value in MIMALLOC_ONE_PASS.items():
+        os.environ.setdefault(name, value)
+    return True
 
 
 @cache

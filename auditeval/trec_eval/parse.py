@@ -189,11 +189,16 @@ def _read_qrels(path: str, version: str) -> Qrels:
 
 def read_run(path: str, version: str) -> Run:
     # plain 6-field lines: every build reads them alike (10.0 also skips a '#' header)
-    keep = ("topic", "doc", "score")  # rank: file order (trec_eval never reads the rank field)
-    fast = read_regular(fs_path(path), "run", lone_cr_ok=False, comment_header=is_10(version), keep=keep)
-    if fast is not None:
+    # rank: file order (trec_eval never reads the rank field), nor Q0; of the tags only the last
+    # line's (the runid): those fields are split, not converted (check_dropped=False)
+    keep = ("topic", "doc", "score")
+    fast = read_regular(fs_path(path), "run", lone_cr_ok=False, comment_header=is_10(version), keep=keep,
+                        check_dropped=False)
+    run_id = None if fast is None else run_tags(fast)[1]  # None: not printable ASCII (bytes as they are, below)
+    if run_id is not None:
         table = run_table(fast["topic"], fast["doc"], fast["score"], first_line=header_lines(fast) + 1)
-        return Run(table, name=run_tags(fast)[1], source=path)
+        return Run(table, name=run_id, source=path)
+    del fast
     lines = _lines(_read(path, "run", version))
     skip_comments = is_10(version)
     rows: list[list[bytes]] = []

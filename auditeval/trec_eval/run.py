@@ -37,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditeval.engine import evaluate_prepared, has_duplicate_pairs, staged_for
+from auditeval.engine.dropin import run_topics
 from auditeval.trec_eval import v905
 from auditeval.trec_eval.args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
 from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, is_8, is_10, nicknames, table
@@ -204,7 +205,7 @@ def _evaluate(a: Args, qrels: Qrels, run: Run, insts: list[Instance], out: TextI
     ten = is_10(a.version)
     cache: dict = {}  # one StagedRun: duplicates found on the ranking the evaluation uses
     q_topics = sort_topics(set(pc.unique(qrels.table.column("topic")).to_pylist()))
-    r_set = set(pc.unique(run.table.column("topic")).to_pylist())
+    r_set = set(run_topics(run))  # the run's index, shared with the join: no hashing of every row
     q_set = set(q_topics)
     loop = q_topics if ten else [t for t in sort_topics(r_set) if t in q_set]
 

@@ -15,12 +15,14 @@ import numpy as np
 import pyarrow as pa
 
 from auditeval.engine.ids import (
+    MixBuckets,
     RunIndex,
     canonical_ints,
     codes_in,
     combined,
     duplicated,
     id_mix,
+    mix_buckets,
     mix_high32,
     run_index_of,
 )
@@ -117,15 +119,10 @@ class QrelsIndex:
         return None if q_mix is None or not len(q_mix) else mix_high32(q_mix)
 
     @cached_property
-    def mix_buckets(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(start, order)``: the distinct doc ids by the top 22 bits of their mix (a table of
-        4M+1 int32; most buckets hold no id, few more than one): bucket ``b`` holds the
-        ``qd_values`` positions ``order[start[b]:start[b + 1]]``."""
-        bucket = self.mixes >> 10
-        order = np.argsort(bucket, kind="stable")
-        start = np.zeros((1 << 22) + 1, np.int32)
-        np.cumsum(np.bincount(bucket, minlength=1 << 22), out=start[1:])
-        return start, order
+    def mix_buckets(self) -> MixBuckets:
+        """The distinct doc ids by their mix (:func:`~auditeval.engine.ids.mix_buckets`), which
+        joins a run's ids without hashing them (:func:`~auditeval.engine.ids.judged_by_mix`)."""
+        return mix_buckets(self.mixes)
 
 
 _QRELS_INDEX: weakref.WeakKeyDictionary[Qrels, QrelsIndex] = weakref.WeakKeyDictionary()

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from auditeval.engine.ids import duplicated, take_rows
+from auditeval.engine.ids import duplicated, judged_by_mix
 from auditeval.engine.stages.join import Join, qrels_index_of
 from auditeval.engine.subtopics import Subtopics, has_subtopics
 from auditeval.vocab import arrow_compute as pc
-from auditeval.vocab.arrays import from_numpy
 from auditeval.vocab.errors import InputError
 
 
@@ -98,34 +97,14 @@ def judgments(j: Join, dups: str | None) -> Judgments:
 
 def _judged_rows(j: Join) -> tuple[np.ndarray, np.ndarray]:
     """Run rows whose doc id is a qrels doc id (ascending), and that doc's code in
-    ``qd_values``. With short string ids the run's id mixes (computed once for the duplicate
-    check) do the lookup: a row holds a qrels doc only if that doc's mix has the same top 22
-    bits (:attr:`~auditeval.engine.stages.join.QrelsIndex.mix_buckets`), and holds it exactly when the strings are equal; each
-    row is compared with every qrels doc of its bucket (rarely more than one). Exact, as equal ids have equal mixes, and without hashing
-    the qrels' ids for every run.
-    Long ids: every row is looked up by hash."""
+    ``qd_values``. String ids of at most :data:`~auditeval.engine.ids.MIX_MAX_BYTES` bytes are
+    found by the run's id mixes (computed once for the duplicate check) and compared as strings
+    where a mix matches (:func:`~auditeval.engine.ids.judged_by_mix`): exact, and without hashing
+    the qrels' ids for every run. Longer ids: every row is looked up by hash."""
     doc = j.run.table.column("doc")
     qi = qrels_index_of(j.qrels)
     if j.ri.mix is None or qi.mixes is None:
         r_qdoc = pc.fill_null(pc.index_in(doc, value_set=j.qd_values), -1).to_numpy()
         cand = np.flatnonzero(r_qdoc >= 0)
         return cand, r_qdoc[cand].astype(np.int64)
-    start, order = qi.mix_buckets
-    bucket = j.ri.mix >> 10
-    lo = start[bucket]
-    n = start[bucket + 1] - lo
-    maybe = np.flatnonzero(n)
-    lo, n = lo[maybe], n[maybe]
-    rows, code = [], []
-    for k in range(int(n.max(initial=0))):  # the k-th qrels doc of the mix (rarely more than one)
-        has = np.flatnonzero(n > k)
-        r, c = maybe[has], order[lo[has] + k]
-        same = pc.equal(take_rows(doc, r), pc.take(j.qd_values, from_numpy(c))).to_numpy(zero_copy_only=False)
-        rows.append(r[same])
-        code.append(c[same])
-    if len(rows) != 1:
-        rows, code = [np.concatenate([np.zeros(0, np.int64), *rows])], [np.concatenate([np.zeros(0, np.int64), *code])]
-        by_row = np.argsort(rows[0], kind="stable")
-        return rows[0][by_row], code[0][by_row]
-    rows, code = rows[0], code[0]
-    return rows, code.astype(np.int64)
+    return judged_by_mix(doc, j.ri.mix, j.qd_values, qi.mix_buckets)
