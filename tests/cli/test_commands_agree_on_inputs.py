@@ -106,7 +106,6 @@ def test_duplicates_under_dups_error_refused_alike_by_eval_sweep_audit(tmp_path)
 
 # ------------------------------------------------------------------ item 7: --baseline path or tag
 def test_baseline_by_path_or_tag_in_card_and_compare():
-
     q, a, b = str(EX / "qrels.txt"), str(EX / "bm25.txt"), str(EX / "rerank.txt")
     for command, extra in (("card", ["--format", "json"]), ("compare", ["--trials", "200", "--format", "json"])):
         by_path = run_cli(command, q, a, b, "-m", "AP", "--baseline", a, *extra)
