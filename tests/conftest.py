@@ -126,9 +126,22 @@ RANX_IN_PROCESS = (
 )
 
 
+# files whose module fixtures are costly (a built wheel and sdist, a process pool and a dask
+# cluster, robust03 pools and audits, the docs site): one worker runs the whole file, so they are made once
+ONE_WORKER_FILES = (
+    "tests/packaging/test_packaging.py",
+    "tests/execution/test_execution.py",
+    "tests/pooling/test_pool_robust03.py",
+    "tests/auditing/test_audit_robust03.py",
+    "tests/docs/test_docs_site.py",
+)
+
+
 def _rank(item) -> int:
     if item.nodeid.startswith(RANX_IN_PROCESS):
         return 0
+    if item.nodeid.startswith("tests/packaging/"):
+        return 1  # both tests of the file first, on one worker (the longest group)
     return next((i + 1 for i, p in enumerate(HEAVY_FIRST) if item.nodeid.startswith(p)), len(HEAVY_FIRST) + 1)
 
 
@@ -140,6 +153,8 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(pytest.mark.slow)
         if item.nodeid.startswith(RANX_IN_PROCESS):
             item.add_marker(pytest.mark.xdist_group("ranx"))
+        elif item.nodeid.startswith(ONE_WORKER_FILES):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
     items.sort(key=_rank)  # stable: the rest keep their order
 
 
