@@ -100,11 +100,11 @@ SLOW_FIXTURES = frozenset({"robust03", "trec_eval_bins", "trec_eval_output", "re
 
 
 # ----------------------------------------------------------------------------- scheduling
-# xdist (``--dist loadgroup``, pyproject) hands tests out in collection order: the longest go
+# xdist (``--dist load``) hands tests out in collection order: the longest go
 # first, so that the two workers finish together instead of one waiting on a 20 s test at the end
 HEAVY_FIRST = (
-    "tests/packaging/test_packaging.py::test_wheel_in_a_fresh_venv",
-    "tests/engine/test_pairwise_measures.py::test_random_cases_equal_the_providers",
+    "tests/packaging/test_packaging.py",
+    "tests/engine/test_empty_topics.py::test_ranx_run_object_and_values",  # ranx: numba compiles its typed dicts
     "tests/integrations/test_pyterrier.py::test_pt_experiment_on_robust03",
     "tests/engine/test_axes.py::test_engine_matches_reference_model",
     "tests/adapters/test_audit_adapters.py::test_ir_measures_ranx_provider_runs_under_pandas_3",
@@ -112,37 +112,16 @@ HEAVY_FIRST = (
     "tests/docs/test_docs_examples.py::test_console_transcript",
     "tests/auditing/test_tool_defects.py::test_ranx_bpref_defects_named_on_the_real_tool",
     "tests/integrations/test_ir_measures_provider.py::test_default_pipeline_equals_the_routed_profile_on_robust03",
-    "tests/engine/test_pytrec_parity.py::test_random_cases_parity",
+    "tests/engine/test_dcg_and_counts_at_cutoff.py::test_per_topic_against_ranx",
     "tests/execution/test_malloc.py",
     "tests/testing/test_testing_plugin.py::test_robust03_claims_from_the_real_trec_eval",
     "tests/project/test_variant_paths.py::test_audit_native_sensitivity_ties",
     "tests/auditing/test_audit_schedule.py::test_ctrl_c_kills_every_child_and_exits_130",
 )
-# ranx's numba code compiles its typed containers in every process that first uses them (about
-# 8 s of CPU, not cached on disk): the tests calling ranx in this process share one worker
-RANX_IN_PROCESS = (
-    "tests/engine/test_empty_topics.py::test_ranx_run_object_and_values",
-    "tests/engine/test_dcg_and_counts_at_cutoff.py::test_per_topic_against_ranx",
-)
-
-
-# files whose module fixtures are costly (a built wheel and sdist, a process pool and a dask
-# cluster, robust03 pools and audits, the docs site): one worker runs the whole file, so they are made once
-ONE_WORKER_FILES = (
-    "tests/packaging/test_packaging.py",
-    "tests/execution/test_execution.py",
-    "tests/pooling/test_pool_robust03.py",
-    "tests/auditing/test_audit_robust03.py",
-    "tests/docs/test_docs_site.py",
-)
 
 
 def _rank(item) -> int:
-    if item.nodeid.startswith(RANX_IN_PROCESS):
-        return 0
-    if item.nodeid.startswith("tests/packaging/"):
-        return 1  # both tests of the file first, on one worker (the longest group)
-    return next((i + 1 for i, p in enumerate(HEAVY_FIRST) if item.nodeid.startswith(p)), len(HEAVY_FIRST) + 1)
+    return next((i for i, p in enumerate(HEAVY_FIRST) if item.nodeid.startswith(p)), len(HEAVY_FIRST))
 
 
 def pytest_collection_modifyitems(config, items) -> None:
@@ -151,10 +130,6 @@ def pytest_collection_modifyitems(config, items) -> None:
         tiers = [v for v in spec.params.values() if isinstance(v, str)] if spec else []
         if SLOW_FIXTURES.intersection(item.fixturenames) or "robust03" in tiers:
             item.add_marker(pytest.mark.slow)
-        if item.nodeid.startswith(RANX_IN_PROCESS):
-            item.add_marker(pytest.mark.xdist_group("ranx"))
-        elif item.nodeid.startswith(ONE_WORKER_FILES):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
     items.sort(key=_rank)  # stable: the rest keep their order
 
 
