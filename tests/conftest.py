@@ -99,12 +99,38 @@ def references_cache(trec_eval_bins, monkeypatch) -> Path:
 SLOW_FIXTURES = frozenset({"robust03", "trec_eval_bins", "trec_eval_output", "references_cache"})
 
 
+# ----------------------------------------------------------------------------- scheduling
+# xdist (``--dist load``) hands tests out in collection order: the longest go
+# first, so that the two workers finish together instead of one waiting on a 20 s test at the end
+HEAVY_FIRST = (
+    "tests/packaging/test_packaging.py",
+    "tests/engine/test_empty_topics.py::test_ranx_run_object_and_values",  # ranx: numba compiles its typed dicts
+    "tests/integrations/test_pyterrier.py::test_pt_experiment_on_robust03",
+    "tests/engine/test_axes.py::test_engine_matches_reference_model",
+    "tests/adapters/test_audit_adapters.py::test_ir_measures_ranx_provider_runs_under_pandas_3",
+    "tests/trec_eval/test_trec_eval_differential.py::test_random_cases_equal_the_binaries",
+    "tests/docs/test_docs_examples.py::test_console_transcript",
+    "tests/auditing/test_tool_defects.py::test_ranx_bpref_defects_named_on_the_real_tool",
+    "tests/integrations/test_ir_measures_provider.py::test_default_pipeline_equals_the_routed_profile_on_robust03",
+    "tests/engine/test_dcg_and_counts_at_cutoff.py::test_per_topic_against_ranx",
+    "tests/execution/test_malloc.py",
+    "tests/testing/test_testing_plugin.py::test_robust03_claims_from_the_real_trec_eval",
+    "tests/project/test_variant_paths.py::test_audit_native_sensitivity_ties",
+    "tests/auditing/test_audit_schedule.py::test_ctrl_c_kills_every_child_and_exits_130",
+)
+
+
+def _rank(item) -> int:
+    return next((i for i, p in enumerate(HEAVY_FIRST) if item.nodeid.startswith(p)), len(HEAVY_FIRST))
+
+
 def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
         spec = getattr(item, "callspec", None)
         tiers = [v for v in spec.params.values() if isinstance(v, str)] if spec else []
         if SLOW_FIXTURES.intersection(item.fixturenames) or "robust03" in tiers:
             item.add_marker(pytest.mark.slow)
+    items.sort(key=_rank)  # stable: the rest keep their order
 
 
 # ----------------------------------------------------------------------------- CI: no skip

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli, run_cli_in
 from paths import REPO
 
 pytestmark = pytest.mark.slow
@@ -18,7 +19,10 @@ ROOT = REPO
 
 
 def cli(*argv: str, limit_bytes: int | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """``auditeval ARGV`` in a child process (optionally under an address-space limit)."""
+    """``auditeval ARGV``: in process (:func:`cli_helpers.run_cli_in`), or under an address-space
+    limit in a child process (the limit would bind the test's own process)."""
+    if limit_bytes is None:
+        return run_cli_in(list(argv), cwd)
 
     def limit() -> None:
         import resource
@@ -102,8 +106,6 @@ def test_duplicates_under_dups_error_refused_alike_by_eval_sweep_audit(tmp_path)
 
 # ------------------------------------------------------------------ item 7: --baseline path or tag
 def test_baseline_by_path_or_tag_in_card_and_compare():
-    from cli_helpers import run_cli
-
     q, a, b = str(EX / "qrels.txt"), str(EX / "bm25.txt"), str(EX / "rerank.txt")
     for command, extra in (("card", ["--format", "json"]), ("compare", ["--trials", "200", "--format", "json"])):
         by_path = run_cli(command, q, a, b, "-m", "AP", "--baseline", a, *extra)

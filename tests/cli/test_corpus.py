@@ -1,11 +1,15 @@
-"""A corpus of bad inputs and bad output paths, every command, as subprocesses.
+"""A corpus of bad inputs and bad output paths, every command.
 
-Each case runs ``python -m auditeval ...`` and asserts: exit status 2, exactly one
+Each case runs ``auditeval ...`` in process as a child would (:func:`cli_helpers.run_cli_in`:
+its folder, ``COLUMNS``, both streams and ``SystemExit`` captured; an exception let out fails
+the test as a child's traceback would) and asserts: exit status 2, exactly one
 ``auditeval: error:`` line on standard error, that line naming the bad path, no
-``Traceback``, and no output file left behind (nor a ``.part`` temporary).
+``Traceback``, and no output file left behind (nor a ``.part`` temporary). The scheduler
+without workers runs as ``python -m auditeval`` in a child process (the cluster it waits on
+lives in this one); ``tests/cli/test_commands_fresh.py`` runs every command in a fresh process.
 
 The matrix is representative, not the full cartesian product (commands x 7 malformations x
-3 output failures would be ~400 processes, minutes; 27 processes here, ~1 s each): every command meets at least one bad
+3 output failures would be ~400 invocations; 27 here): every command meets at least one bad
 main input; every malformation (missing file, directory, empty file, binary bytes, not UTF-8,
 truncated gzip, bad line) meets at least two commands; every auxiliary input (``verify
 --table``, ``card --pooled-file``, ``compare --strata``, ``--profile FILE``, ``diff``'s files)
@@ -34,6 +38,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli_in
 from paths import REPO, TESTS
 
 pytestmark = pytest.mark.slow
@@ -99,6 +104,11 @@ DESTS = {"missing-folder": "nodir/out.png", "read-only-folder": "afile/out.png",
 
 
 def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return run_cli_in(argv, cwd, {"COLUMNS": "100"})
+
+
+def _child(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """``python -m auditeval ARGV`` in a child process, this checkout first on the path."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
     return subprocess.run([sys.executable, "-m", "auditeval", *argv], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=120)
@@ -192,7 +202,7 @@ def test_a_scheduler_without_workers_is_one_error_line_within_the_timeout(corpus
 
     c = LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None)
     try:
-        p = _run(["eval", "q.txt", "r.txt", "--scheduler", c.scheduler_address, "--scheduler-timeout", "1"], corpus)
+        p = _child(["eval", "q.txt", "r.txt", "--scheduler", c.scheduler_address, "--scheduler-timeout", "1"], corpus)
     finally:
         c.close()
     _one_error(p, f"--scheduler {c.scheduler_address}: the scheduler answers but no worker joined it within 1 s "

@@ -1,7 +1,9 @@
 """Headlines that never reassure falsely: an audit, verify or diff whose references failed,
 timed out or refused says so in its FIRST line and exits non-zero (3: nothing was checked).
 
-Real cases, run as subprocesses (``python -m auditeval``): a run with a duplicate document
+Real cases, each command run in process as a child would run it (:func:`cli_helpers.run_cli_in`:
+its folder, ``COLUMNS``; the status ``main`` returns is the one ``entry`` exits with, and
+``tests/cli/test_commands_fresh.py`` runs every command in a fresh process): a run with a duplicate document
 under pytrec_eval (pytrec_eval fails with an AssertionError; the native engine refuses under
 ``dups=error``, so no value is compared), ``--timeout 0`` (the only reference times out), a
 diff of two files with no measure in common; and the LaTeX of audit, compare and card on
@@ -10,12 +12,11 @@ hostile ids compiled by pdflatex (texlive-latex-base alone) with no overfull box
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli_in
 from paths import REPO, need_program
 
 pytestmark = pytest.mark.slow
@@ -25,9 +26,7 @@ HOSTILE = "a_$*[|`{}~^%#&\\x<y>averyveryverylongidentifierwithnobreakatall"
 
 
 def run(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
-    return subprocess.run([sys.executable, "-m", "auditeval", *argv], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return run_cli_in(list(argv), cwd, {"COLUMNS": "120"})
 
 
 def files(tmp: Path) -> None:
@@ -48,7 +47,17 @@ def test_audit_of_duplicates_is_refused_as_eval_refuses_it(tmp_path):
     assert "every difference explained" not in p.stdout + p.stderr
 
 
-def test_nothing_checked_heads_every_format(tmp_path):
+@pytest.fixture
+def restored_timeouts(monkeypatch):
+    """``--timeout`` is written onto the shared adapter objects (auditeval/auditing/core.py
+    ``_plan``), so in one process it outlives the command: put every adapter's back after."""
+    from auditeval.adapters import ADAPTERS
+
+    for a in ADAPTERS.values():
+        monkeypatch.setattr(a, "timeout", getattr(a, "timeout", None), raising=False)
+
+
+def test_nothing_checked_heads_every_format(tmp_path, restored_timeouts):
     files(tmp_path)
     md = run("audit", "q.txt", "ok.txt", "--against", "pytrec_eval", "--timeout", "0", "--format", "markdown", cwd=tmp_path)
     assert md.returncode == 3 and md.stdout.splitlines()[0].startswith("**NOTHING CHECKED")
@@ -56,15 +65,15 @@ def test_nothing_checked_heads_every_format(tmp_path):
     assert tex.returncode == 3 and tex.stdout.splitlines()[0].startswith("% NOTHING CHECKED")
 
 
-def test_audit_timeout_zero_is_nothing_checked_and_a_clean_audit_is_0(tmp_path):
+def test_audit_timeout_zero_is_nothing_checked_and_a_clean_audit_is_0(tmp_path, restored_timeouts):
     files(tmp_path)
-    p = run("audit", "q.txt", "ok.txt", "--against", "pytrec_eval", "--timeout", "0", cwd=tmp_path)
-    assert p.returncode == 3
-    assert p.stdout.splitlines()[0] == "NOTHING CHECKED: no reference value was compared: pytrec_eval timed out (exit 3)"
     good = run("audit", "q.txt", "ok.txt", "--against", "pytrec_eval", cwd=tmp_path)
     assert good.returncode == 0
     # 8 default audit measures x 1 run, each reproduced by pytrec_eval
     assert good.stdout.splitlines()[0].startswith("every difference explained: 8 reference value(s) reproduced")
+    p = run("audit", "q.txt", "ok.txt", "--against", "pytrec_eval", "--timeout", "0", cwd=tmp_path)
+    assert p.returncode == 3
+    assert p.stdout.splitlines()[0] == "NOTHING CHECKED: no reference value was compared: pytrec_eval timed out (exit 3)"
 
 
 def test_diff_of_files_with_nothing_in_common_is_3(tmp_path):

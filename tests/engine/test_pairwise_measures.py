@@ -182,26 +182,36 @@ def test_random_cases_equal_the_providers():
     """300 seeded random inputs: Compat (two settings) equals ir_measures' compat provider, and
     Accuracy (three) its accuracy provider where it does not divide by zero, per topic to 1e-12
     (a wider run, 400 seeds with Accuracy, Accuracy@3 and Accuracy(rel=2): 1,048 Accuracy and 800
-    Compat comparisons, no difference)."""
+    Compat comparisons, no difference). The providers see each seed alone; ours sees the 300 at
+    once, each seed's topics renamed ``SEED:TOPIC`` (both measures are per topic: a topic's value
+    reads only its own judgments and ranking), one evaluation per measure."""
     import random
 
     compat = ir_measures.providers.registry["auditeval"].using(PROFILE)
     acc = ir_measures.providers.registry["auditeval"].using("ir_measures-0.4-accuracy")
-    compared = 0
+    cases = {}
     for seed in range(300):
         qrels, run = _random_case(random.Random(seed))
-        if not run:
-            continue
-        for prov, ref, ms in ((compat, ir_measures.compat, [ir_measures.Compat(p=0.5), ir_measures.Compat(normalize=False)]),
-                              (acc, ir_measures.accuracy, [ir_measures.Accuracy, ir_measures.Accuracy @ 3])):
-            for m in ms:
+        if run:
+            cases[seed] = (qrels, run)
+    all_qrels = [q._replace(query_id=f"{seed}:{q.query_id}") for seed, (qs, _) in cases.items() for q in qs]
+    all_run = [r._replace(query_id=f"{seed}:{r.query_id}") for seed, (_, rs) in cases.items() for r in rs]
+    compared = 0
+    for prov, ref, ms in ((compat, ir_measures.compat, [ir_measures.Compat(p=0.5), ir_measures.Compat(normalize=False)]),
+                          (acc, ir_measures.accuracy, [ir_measures.Accuracy, ir_measures.Accuracy @ 3])):
+        for m in ms:
+            ours: dict[int, dict[str, float]] = {}
+            for x in prov.iter_calc([m], all_qrels, all_run):
+                seed, topic = x.query_id.split(":", 1)
+                ours.setdefault(int(seed), {})[topic] = x.value
+            for seed, (qrels, run) in cases.items():
                 try:
                     theirs = {x.query_id: x.value for x in ref.iter_calc([m], qrels, run)}
                 except ZeroDivisionError:  # the accuracy provider on a top k without a non-relevant document
                     continue
-                ours = {x.query_id: x.value for x in prov.iter_calc([m], qrels, run)}
-                assert set(ours) == set(theirs), (seed, str(m))
+                mine = ours.get(seed, {})
+                assert set(mine) == set(theirs), (seed, str(m))
                 for t, v in theirs.items():
-                    assert ours[t] == pytest.approx(v, abs=1e-12), (seed, str(m), t)
+                    assert mine[t] == pytest.approx(v, abs=1e-12), (seed, str(m), t)
                 compared += 1
     assert compared > 900

@@ -185,7 +185,14 @@ def random_case(seed: int) -> tuple[dict, dict]:
 
 
 def test_random_cases_parity():
-    checked = 0
+    """200 seeded random cases (:func:`random_case`), ``-l`` 1-3 and ``-J`` on or off by seed;
+    pytrec_eval evaluates each seed alone, auditeval the seeds of one ``-l``/``-J`` setting at
+    once, each seed's topics renamed ``SEED:TOPIC`` (every value compared is per topic: it reads
+    only the topic's own judgments and ranking), one evaluation per setting."""
+    from types import SimpleNamespace
+
+    groups: dict[tuple[int, bool], list[tuple[int, dict, set]]] = {}
+    inputs: dict[tuple[int, bool], tuple[dict, dict, set]] = {}
     for seed in range(200):
         qrels, run = random_case(seed)
         if not set(qrels) & set(run):
@@ -194,13 +201,23 @@ def test_random_cases_parity():
         evaluator = pytrec_eval.RelevanceEvaluator(
             qrels, pytrec_eval.supported_measures, relevance_level=level, judged_docs_only_flag=judged_only
         )
-        expected = evaluator.evaluate(run)
+        expected = {f"{seed}:{t}": v for t, v in evaluator.evaluate(run).items()}
         measures = shared_measures(sorted(next(iter(expected.values()))))
+        groups.setdefault((level, judged_only), []).append((seed, expected, measures))
+        q_all, r_all, m_all = inputs.setdefault((level, judged_only), ({}, {}, set()))
+        q_all.update({f"{seed}:{t}": v for t, v in qrels.items()})
+        r_all.update({f"{seed}:{t}": v for t, v in run.items()})
+        m_all.update(measures)
+    checked = 0
+    for (level, judged_only), cases in groups.items():
+        q_all, r_all, m_all = inputs[(level, judged_only)]
         settings = [f"rel={level}", f"unjudged={'drop' if judged_only else 'nonrel'}"]
-        res = ae.evaluate(qrels, run, list(measures), profile=PROFILE, settings=settings)
-        diffs = compare(expected, res, measures)
-        assert not diffs, f"seed {seed}: {len(diffs)} differences, first: " + "; ".join(diffs[:5])
-        checked += 1
+        res = ae.evaluate(q_all, r_all, sorted(m_all), profile=PROFILE, settings=settings)
+        for seed, expected, measures in cases:
+            mine = SimpleNamespace(values=[v for v in res.values if v.topic.startswith(f"{seed}:")])
+            diffs = compare(expected, mine, measures)
+            assert not diffs, f"seed {seed}: {len(diffs)} differences, first: " + "; ".join(diffs[:5])
+            checked += 1
     assert checked > 150
 
 
