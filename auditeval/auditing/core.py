@@ -13,6 +13,7 @@ convention diff and the attributions are built (:mod:`.attribution`). See
 
 from __future__ import annotations
 
+import copy
 import os
 import tempfile
 import time
@@ -161,8 +162,10 @@ def audit(qrels: Any, runs: Any, measures: list[str | Measure] | None = None,
     asked = _Asked(measures=[m for _, m in pairs], labels=[label for label, _ in pairs], base=base,
                    base_name=_profile_name(profile), explicit=profile is not None)
     against_list = against.split(",") if isinstance(against, str) else against
-    refs = references(None if against_list is None else [a.strip() for a in against_list if a.strip()],
-                      opts.trec_eval)
+    # copies: the audit's own settings (--timeout) never reach the shared adapter objects, so one
+    # audit's options do not outlive it in a process that runs several (a test session, a notebook)
+    refs = [copy.copy(a) for a in references(None if against_list is None else [a.strip() for a in against_list
+                                                                              if a.strip()], opts.trec_eval)]
     rep = AuditReport(qrels=str(qrels), runs=[], measures=asked.labels, profile=asked.base_name,
                       native_engine=ENGINE, profile_axes=axes_of(base))
     if opts.progress is True:
