@@ -14,7 +14,6 @@ from functools import partial
 from typing import Any, TextIO
 
 from auditeval.cli.common import add_execution, add_measures, add_settings
-from auditeval.engine import DEPTH_GRID
 from auditeval.vocab.conventions import AXES, DEFAULT_PROFILE
 from auditeval.vocab.errors import ConventionError
 from auditeval.vocab.specs import DEFAULT_MEASURES
@@ -28,13 +27,24 @@ def build_parser(p: argparse.ArgumentParser) -> None:
     add_measures(p, DEFAULT_MEASURES)
     p.add_argument("--profile", default=DEFAULT_PROFILE, help=f"the profile varied from (default {DEFAULT_PROFILE})")
     add_settings(p, " (before varying)")
-    p.add_argument("--vary", action="append", default=[], metavar="AXIS[=V1,V2,...]",
-                   help="vary one axis over the values given, or without values over its grid: every value of a "
-                   f"categorical axis, rel the positive grades in the qrels, depth {','.join(map(str, DEPTH_GRID))}, "
-                   "a float axis the values the profiles use; --vary all varies every axis; repeatable")
+    vary = p.add_argument("--vary", action="append", default=[], metavar="AXIS[=V1,V2,...]",
+                          help="vary one axis over the values given, or without values over its grid: every value of "
+                          "a categorical axis, rel the positive grades in the qrels, depth %(depth_grid)s, "
+                          "a float axis the values the profiles use; --vary all varies every axis; repeatable")
+    vary.depth_grid = _DepthGrid()  # argparse fills %(name)s from the action's attributes
     p.add_argument("-q", "--per-topic", action="store_true", help="per-topic values too (tsv and json)")
     add_execution(p)
     p.add_argument("--format", choices=("text", "tsv", "json"), default="text", help="output format (default text)")
+
+
+class _DepthGrid:
+    """The depth grid as the help prints it, read from the engine only when help is shown: the
+    engine's import (numpy, pyarrow, 0.25 s) then follows the pool's start (:func:`cmd_sweep`)."""
+
+    def __str__(self) -> str:
+        from auditeval.engine import DEPTH_GRID
+
+        return ",".join(map(str, DEPTH_GRID))
 
 
 def parse_vary(items: list[str]) -> dict[str, Any]:
@@ -62,16 +72,17 @@ def parse_vary(items: list[str]) -> dict[str, Any]:
 def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from auditeval.cli.common import backend, task_progress
     from auditeval.execution.no_pandas import skip_pandas_probe
-    from auditeval.execution.tasks import sweep_runs
-    from auditeval.io import qrels_from, run_from
-    from auditeval.render.progress import Steps
 
     measures = args.measures or list(DEFAULT_MEASURES)
     for m in measures:
         parse_measure(m)  # a bad name fails before any file is read
     vary = parse_vary(args.vary)
     skip_pandas_probe()  # no DataFrame is made here: pyarrow need not import pandas
-    with backend(args, len(args.runs), err) as be:  # a pool's workers start while the qrels are read
+    with backend(args, len(args.runs), err) as be:  # a pool's workers start before the engine's import, the qrels, the plan
+        from auditeval.execution.tasks import sweep_runs
+        from auditeval.io import qrels_from, run_from
+        from auditeval.render.progress import Steps
+
         qrels = qrels_from(args.qrels)
         items = [run_from(p) if p == "-" else p for p in args.runs]  # a path is read by its task (one run each)
         with Steps(err, len(items), "sweep") as steps:  # a bar on a terminal only

@@ -17,7 +17,14 @@ from typing import Any, TextIO
 import numpy as np
 import pyarrow as pa
 
-from auditeval.render.text_columns import join_rows, longest, text_column, wrapped_column
+from auditeval.render.text_columns import (
+    _is_ascii,
+    join_rows,
+    longest,
+    longest_word,
+    text_column,
+    wrapped_column,
+)
 from auditeval.render.textgrid import wrap, wrap_variant
 from auditeval.vocab import arrow_compute as pc
 from auditeval.vocab.arrays import from_numpy
@@ -38,20 +45,38 @@ def _value_text(x: Any, fmt: str) -> str:
 
 def departures(block: Any, res: Any, label: str) -> list[str]:
     """Per variant: the axes (``axis=value``) where it departs from the profile's variant
-    (``label``: the block's measure label in ``res``).
+    (``label``: the block's measure label in ``res``), space-separated, or ``(the profile)``.
 
     Read from the variant strings the block holds (``MEASURE|axis=value|...``, the measure
     folded): an ``axis=value`` part departs when it differs from the profile's own text for
     that axis (a value and its canonical text determine each other, :meth:`~auditeval.vocab.conventions.Axis.format`).
-    Rebuilding each variant from its convention cost more than the rest of the text view."""
+    Rebuilding each variant from its convention cost more than the rest of the text view; the
+    parts are split, matched and joined column-wise (Arrow) when the strings are ASCII (byte
+    offsets are then character offsets), else one string at a time."""
     m2, base = fold(parse_measure(block.measure), res.base_for(label))
-    profile = {f"{a}={AXES[a].format(getattr(base, a))}" for a in AXES}
+    profile = [f"{a}={AXES[a].format(getattr(base, a))}" for a in AXES]
     skip = len(str(m2)) + 1  # the measure and its '|'
-    out = []
-    for text in block.variants:
-        diff = [part for part in text[skip:].split("|") if part and part not in profile]
-        out.append(" ".join(diff) if diff else "(the profile)")
-    return out
+    texts = pa.array(list(block.variants), pa.string())
+    if not _is_ascii(texts):
+        return [_departure(text[skip:], set(profile)) for text in block.variants]
+    parts = pc.split_pattern(pc.utf8_slice_codeunits(texts, start=skip), pattern="|")
+    flat = parts.flatten()
+    keep = pc.invert(pc.or_(pc.is_in(flat, value_set=pa.array(profile, pa.string())),
+                            pc.equal(pc.utf8_length(flat), 0))).to_numpy(zero_copy_only=False)
+    offsets = parts.offsets.to_numpy()
+    owner = np.repeat(np.arange(len(texts)), np.diff(offsets))
+    counts = np.bincount(owner[keep], minlength=len(texts))
+    kept_offsets = np.zeros(len(texts) + 1, np.int32)
+    np.cumsum(counts, out=kept_offsets[1:])
+    kept = pa.ListArray.from_arrays(pa.array(kept_offsets), pc.array_filter(flat, from_numpy(keep)))
+    out = pc.if_else(from_numpy(counts == 0), pa.scalar("(the profile)", pa.string()), pc.binary_join(kept, " "))
+    return out.to_pylist()
+
+
+def _departure(rest: str, profile: set[str]) -> str:
+    """One variant's departures from its ``axis=value`` parts (``rest``: after the measure's ``|``)."""
+    diff = [part for part in rest.split("|") if part and part not in profile]
+    return " ".join(diff) if diff else "(the profile)"
 
 
 DEPARTS = "departs from the profile"
@@ -62,8 +87,8 @@ def _tables(b: Any, dep: list[str], width: int) -> Iterator[str]:
     variant its departures (``dep``, :func:`departures`) and one right-aligned cell per run
     (:func:`_column`), the departures column as wide as the runs leave room for (never narrower
     than its longest word) and wrapped once per width (:func:`wrapped_column`)."""
-    longest_word = max([1, *(len(x) for d in dep for x in d.split())])
-    widest = max([len(DEPARTS), *(len(d) for d in dep)])
+    word = longest_word(dep)
+    widest = max([len(DEPARTS), *map(len, dep)])
     wrapped: dict[int, tuple[pa.Array, pa.Array]] = {}  # departures column width -> each row's lines
     failed = _failed_by_run(b)
     for g0 in range(0, max(len(b.runs), 1), RUNS_PER_TABLE):
@@ -72,7 +97,7 @@ def _tables(b: Any, dep: list[str], width: int) -> Iterator[str]:
         heads = [f"r{ri + 1}" for ri in group]
         widths = [max(len(h), longest(col)) for h, col in zip(heads, cols, strict=True)]
         room = width - sum(wd + 2 for wd in widths)
-        dw = min(widest, max(room, longest_word))
+        dw = min(widest, max(room, word))
         if dw not in wrapped:
             wrapped[dw] = wrapped_column(dep, dw, indent=2)
         first_lines, tails = wrapped[dw]

@@ -122,3 +122,27 @@ def test_ascii_rows_pad_as_python_does():
     assert text == "".join(f"{lf.ljust(10)}  {x:>6}{t}" for lf, x, t in
                            zip(left.to_pylist(), a.to_pylist(), tail.to_pylist(), strict=True))
     assert text.splitlines()[0] == "depth=5     1.0000"
+
+
+def test_greedy_wrapped_equals_wrap_on_many_plain_cases():
+    from auditeval.render.text_columns import greedy_wrapped, longest_word
+
+    rng = np.random.default_rng(11)
+    vocab = ["ties=qrels-order", "depth=1000", "rel=2", "x", "judged_only=yes", "a" * 30, "bb", "c" * 11]
+    checked = 0
+    for _ in range(300):
+        texts = [" ".join(rng.choice(vocab, rng.integers(1, 12)).tolist()) for _ in range(rng.integers(1, 30))]
+        width, indent = int(rng.integers(1, 60)), int(rng.integers(0, 6))
+        first, tails = greedy_wrapped(texts, width, indent)
+        lines = [wrap(t, width, indent=indent) for t in texts]
+        assert first.to_pylist() == [x[0] for x in lines]
+        assert tails.to_pylist() == ["\n" + "".join(f"{m}\n" for m in x[1:]) for x in lines]
+        assert longest_word(texts) == max(len(w) for t in texts for w in t.split())
+        checked += len(texts)
+    assert checked > 3000
+    # by hand: a word longer than the width stands alone; indent 0 and 3
+    first, tails = greedy_wrapped(["ab cd efghij k", "x"], 4, 3)
+    assert first.to_pylist() == ["ab", "x"] and tails.to_pylist() == ["\n   cd\n   efghij\n   k\n", "\n"]
+    first, tails = greedy_wrapped(["a b c d"], 3, 0)
+    assert first.to_pylist() == ["a b"] and tails.to_pylist() == ["\nc d\n"]
+    assert longest_word(["a  b", "dépth"]) == 5  # not plain: word by word
