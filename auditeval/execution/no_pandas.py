@@ -22,8 +22,9 @@ from __future__ import annotations
 import sys
 
 
-class _NoPandas:
-    """A ``sys.meta_path`` finder under which ``import pandas`` raises ImportError."""
+class NoPandas:
+    """A ``sys.meta_path`` finder under which ``import pandas`` raises ImportError (the sweep's
+    probe holds it for a moment; the trec_eval drop-in's process for good, ``cli/main.py``)."""
 
     def find_spec(self, name: str, path=None, target=None) -> None:
         if name == "pandas":
@@ -40,7 +41,7 @@ def skip_pandas_probe() -> None:
     shim = getattr(pa.lib, "_pandas_api", None)
     if shim is None:
         return
-    finder = _NoPandas()
+    finder = NoPandas()
     sys.meta_path.insert(0, finder)
     try:
         shim.have_pandas  # noqa: B018 - the shim's probe: it remembers the ImportError
