@@ -38,6 +38,9 @@ CASES = [
     ("replace_with_mask", (S, pa.array([True, False, True, False, False]), pa.array(["x", "y"])), {}),
     ("ascii_lpad", (S,), {"width": 3, "padding": " "}), ("ascii_rpad", (S, 4), {}),
     ("is_null", (INTS,), {}), ("is_null", (CH,), {}),
+    ("split_pattern", (pa.array(["a|b||c", "", None]),), {"pattern": "|"}),
+    ("utf8_slice_codeunits", (pa.array(["AP|x=1", "é|y"]),), {"start": 2}),
+    ("array_filter", (INTS, B), {}), ("binary_join", (pa.array([["a", "b"], [], None]), " "), {}),
 ]
 
 
