@@ -1,10 +1,21 @@
 """The native evaluation engine, and its door: prepare (conventions) -> measures -> aggregate.
 
 Every package outside ``auditeval/engine/`` imports from here (``from auditeval.engine import
-...``), never from a submodule; the trec_eval drop-in alone also reaches
-:mod:`auditeval.engine.dropin`, the second door, for what no analysis uses (trec_eval 8.x's C
-float measures, glibc's qsort order, the preference measures one topic at a time)
-(``tests/project/test_layers.py`` checks both). What this door offers:
+...``), never from a submodule (``tests/project/test_layers.py`` checks). Its names come in two
+named groups: what the analyses use (below), and :data:`DROPIN_ONLY`, what only the trec_eval
+drop-in (:mod:`auditeval.trec_eval`) uses, which no other package may import (checked there too):
+
+* trec_eval 8.x's C ``float`` arithmetic (:mod:`.c_float`): :func:`c_float_ap`,
+  :func:`c_float_bpref`, :func:`c_float_means`, :func:`as_c_float`; its every measure (``-a``,
+  ``-T``) from its tr_vec (:mod:`.trec8`): :func:`trec8_topic`, :func:`trec8_accumulate`,
+  :func:`trec8_printed`, :class:`Trec8Params`;
+* glibc's qsort order where trec_eval's comparator is inconsistent: :func:`glibc_msort`; a run's
+  topics from the index its join shares: :func:`run_topics`;
+* the preference and judgment-group measures one topic at a time, as trec_eval's control flow
+  needs them: :func:`prefs_topic_values`, :func:`jg_topic_values`, :func:`ranked_docs`,
+  :class:`PrefsFailure` / :class:`PrefsAbort` (where trec_eval stops or aborts).
+
+What the analyses use:
 
 * staging (:mod:`.stages`, cached by :mod:`.staged_run`): :class:`StagedRun` (one qrels and one
   run, many conventions, shared work), :func:`staged_for`, :func:`evaluate_prepared`,
@@ -47,9 +58,20 @@ from auditeval.engine.staged_run import (
 )
 from auditeval.vocab.lazy import lazy_exports
 
-# Loaded on first use (PEP 562): what the drop-in's small call never needs (the preference
-# measures, sweeps, pool growth's sums) stays out of its start-up (~55 ms).
+# what only the trec_eval drop-in uses (tests/project/test_layers.py: no other package imports these)
+DROPIN_ONLY = ("PrefsAbort", "PrefsFailure", "Trec8Params", "as_c_float", "c_float_ap", "c_float_bpref",
+               "c_float_means", "glibc_msort", "jg_topic_values", "prefs_topic_values", "ranked_docs",
+               "run_topics", "trec8_accumulate", "trec8_printed", "trec8_topic")
+
+# Loaded on first use (PEP 562): what the drop-in's small call never needs (trec_eval 8.x's float
+# sums, the preference measures, sweeps, pool growth's sums) stays out of its start-up (~55 ms).
 _LAZY = {
+    **dict.fromkeys(("as_c_float", "c_float_ap", "c_float_bpref", "c_float_means"), "auditeval.engine.c_float"),
+    **dict.fromkeys(("Trec8Params", "trec8_accumulate", "trec8_printed", "trec8_topic"), "auditeval.engine.trec8"),
+    "glibc_msort": "auditeval.engine.glibc_sort",
+    "run_topics": "auditeval.engine.ids",
+    **dict.fromkeys(("PrefsAbort", "PrefsFailure", "jg_topic_values", "prefs_topic_values", "ranked_docs"),
+                    "auditeval.engine.measures.preference"),
     "growth_means": "auditeval.engine.growth_sums",
     **dict.fromkeys(("evaluate_judgments", "judgment_variant"), "auditeval.engine.measures.preference"),
     **dict.fromkeys(("DEPTH_GRID", "SweepBlock", "SweepPart", "SweepPlan", "SweepResult", "axis_grid",
@@ -61,7 +83,7 @@ _LAZY = {
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
-__all__ = [
+__all__ = [*DROPIN_ONLY,
     "DEPTH_GRID",
     "ENGINE",
     "NONPOOL",

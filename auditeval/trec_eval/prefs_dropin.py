@@ -13,7 +13,7 @@ Control flow, as trec_eval.c:
    format fails there (its calc's format check: form_res_rels.c:75-80, form_prefs_counts.c:
    233-241, form_res_rels_jg.c:80-85) and so does a topic whose preferences are inconsistent
    (exit 4, after ``-q`` lines of earlier topics); values are computed by the engine
-   (:func:`auditeval.engine.dropin.prefs_topic_values`, :func:`auditeval.engine.dropin.jg_topic_values`);
+   (:func:`auditeval.engine.prefs_topic_values`, :func:`auditeval.engine.jg_topic_values`);
 4. ``-Z``: converted per topic, then accumulated; summary: means over topics, ``num_*`` sums.
 """
 
@@ -25,11 +25,12 @@ from typing import TextIO
 
 import numpy as np
 
-from auditeval.engine import aggregate, judgment_variant
-from auditeval.engine.dropin import (
+from auditeval.engine import (
     PrefsAbort,
     PrefsFailure,
+    aggregate,
     jg_topic_values,
+    judgment_variant,
     prefs_topic_values,
     ranked_docs,
 )

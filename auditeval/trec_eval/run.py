@@ -36,8 +36,7 @@ from typing import TextIO
 import numpy as np
 import pyarrow as pa
 
-from auditeval.engine import evaluate_prepared, has_duplicate_pairs, staged_for
-from auditeval.engine.dropin import run_topics
+from auditeval.engine import evaluate_prepared, has_duplicate_pairs, run_topics, staged_for
 from auditeval.trec_eval import v905
 from auditeval.trec_eval.args import DROPIN_HELP, USAGE, Args, UsageError, parse_args
 from auditeval.trec_eval.catalog import PROFILES, VERSION_IDS, is_8, is_10, nicknames, table

@@ -15,7 +15,7 @@ Control flow (8.1 trec_eval.c ``main``; 8.0 the same):
    run (exit 3, after the per-topic lines printed so far); the values come from the engine
    under the profile (``trec_eval-8.1`` / ``-8.0``) with ``-l`` rel and ``-M`` depth (``-J`` is
    applied to the input, :func:`_judged_only`), AP and bpref summed in C float
-   (:func:`auditeval.engine.dropin.c_float_ap`), every value stored as a C float; a topic that retrieves nothing prints zeros
+   (:func:`auditeval.engine.c_float_ap`), every value stored as a C float; a topic that retrieves nothing prints zeros
    (trvec_teval.c:52-54) and is left out of the means (print_meas.c:34).
 4. no topic evaluated: main returns UNDEF: exit 255, nothing printed. Else the summary: float
    sums over the topics divided by ``num_q`` (``-c``: the number of qrels topics), in float
@@ -28,14 +28,14 @@ Printed measures (measures.c ``print_short_flag``): ``num_q`` (summary), ``num_r
 ``-o`` prints print_meas.c:212-330's old layout instead. ``-a`` (every measure of
 measures.c's tables: about 135 per topic) and ``-T`` (ranking by increasing score, the score read
 as a time; with ``-a`` the time measures) are computed by the engine from each topic's tr_vec
-(:func:`auditeval.engine.dropin.trec8_topic`, trvec_teval.c in C float; :func:`_run_all`), every value
+(:func:`auditeval.engine.trec8_topic`, trvec_teval.c in C float; :func:`_run_all`), every value
 once, the default ones included, and printed by :mod:`auditeval.trec_eval.v8_table`; ``-N`` and
 ``-U`` change only ``-a``'s utility measures.
 
 8.0 differs from 8.1 (diff -r of the sources): its bpref counts only rel == 0 as judged
 nonrelevant (8.1 counts 0 <= rel < level), before asking whether a document is relevant: under
 ``-l2`` a grade 1 is neither, under ``-l0`` a grade 0 is relevant for R and nonrelevant for
-bpref (:func:`auditeval.engine.dropin.c_float_bpref` with ``zero_only``). It keeps qrels -1 as -1 (for
+bpref (:func:`auditeval.engine.c_float_bpref` with ``zero_only``). It keeps qrels -1 as -1 (for
 the printed measures what 8.1 does with its pool-unjudged -2); an unreadable results file is
 "Cannot read qrels file" (get_top.c:49).
 
@@ -51,13 +51,14 @@ from typing import TextIO
 
 import numpy as np
 
-from auditeval.engine import as_sim, evaluate_prepared
-from auditeval.engine.dropin import (
+from auditeval.engine import (
     Trec8Params,
     as_c_float,
+    as_sim,
     c_float_ap,
     c_float_bpref,
     c_float_means,
+    evaluate_prepared,
     glibc_msort,
     trec8_accumulate,
     trec8_printed,
@@ -330,7 +331,7 @@ def _run(argv: list[str], version: str, variants: bool, out: TextIO, err: TextIO
 
 def _own_counts(a: Args8, inp: Input8, topics: list[str]) -> bool:
     """Whether 8.x's counts leave the conventions the default measures are evaluated under, so
-    its port (:func:`auditeval.engine.dropin.trec8_topic`, as under ``-a``) gives the values:
+    its port (:func:`auditeval.engine.trec8_topic`, as under ``-a``) gives the values:
 
     * ``-l`` below 0: num_rel counts the qrels lines of grade >= level, negative ones included
       (form_trvec.c:80-88), and every rank-based count asks ``rel >= level`` of the tr_vec,
@@ -384,8 +385,8 @@ def tr_vec(a: Args8, inp: Input8, t: str) -> tuple[list[int], list[float], int, 
 
 def _run_all(a: Args8, inp: Input8, done: list[str], any_topic: bool, stop_text: str, out: TextIO) -> int:
     """``-a`` / ``-T``: every measure of 8.x's table, each computed once by the engine from the
-    topic's tr_vec (:func:`auditeval.engine.dropin.trec8_topic`, summed by
-    :func:`auditeval.engine.dropin.trec8_accumulate`), printed as print_meas.c prints them
+    topic's tr_vec (:func:`auditeval.engine.trec8_topic`, summed by
+    :func:`auditeval.engine.trec8_accumulate`), printed as print_meas.c prints them
     (:mod:`auditeval.trec_eval.v8_table`), or ``-o``'s old layout (which ``-a`` does not change)."""
     params = Trec8Params(version=a.version, relevance_level=a.rel_level, time_flag=a.time,
                          utility=tuple(a.utility), num_docs_in_coll=a.num_docs)

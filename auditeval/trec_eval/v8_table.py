@@ -1,6 +1,6 @@
 """trec_eval 8.x's measure table as it prints it (measures.c:82-273) and print_meas.c:79-205
 ``print_rel_trec_eval_list``: names, which are printed when, in which order. The values come
-from the engine (:func:`auditeval.engine.dropin.trec8_topic`, :func:`auditeval.engine.dropin.trec8_printed`),
+from the engine (:func:`auditeval.engine.trec8_topic`, :func:`auditeval.engine.trec8_printed`),
 already averaged; this module only formats them.
 """
 

@@ -5,7 +5,7 @@ the command line, loads only what a command uses.
 ``name -> module``: the first lookup of ``name`` imports its module, binds the value in the
 package's namespace (later lookups never reach ``__getattr__``) and returns it; an unknown
 name is Python's own ``AttributeError`` message. Every package of auditeval that defers
-imports uses it (``auditeval``, ``engine``, ``engine.dropin``, ``auditing``, ``stats``,
+imports uses it (``auditeval``, ``engine``, ``auditing``, ``stats``,
 ``pooling``, ``testing``).
 """
 

@@ -30,7 +30,6 @@ def _run(*argv: str) -> tuple[bytes, bytes]:
 
 @pytest.fixture(scope="module")
 def cluster():
-    pytest.importorskip("distributed")
     from distributed import LocalCluster
 
     c = LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, host="127.0.0.1")

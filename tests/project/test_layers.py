@@ -5,8 +5,8 @@ level and inside functions, ``TYPE_CHECKING`` blocks included).
     adapters, trec_eval) -> render -> cli
 
 * outside ``auditeval/engine/`` the engine is reached through its door only
-  (``from auditeval.engine import ...``), never a submodule (``auditeval.engine.xxx``), but for
-  the second door ``auditeval.engine.dropin``, which only the trec_eval drop-in imports;
+  (``from auditeval.engine import ...``), never a submodule (``auditeval.engine.xxx``); the door's
+  group ``DROPIN_ONLY`` (what only the trec_eval drop-in uses) is imported by ``trec_eval`` alone;
 * ``vocab`` imports nothing of auditeval but ``vocab`` (and ``auditeval._version``);
   ``io`` only vocab / io; ``results`` only vocab / io / results; ``engine`` only
   vocab / io / results / engine;
@@ -132,22 +132,39 @@ def test_the_parser_sees_both_module_and_function_level_imports():
 
 def test_engine_submodules_only_inside_the_engine():
     bad = [f"{m} imports {i}" for m in modules() if package(m) != "engine"
-           for i in imports_of(m) if i.startswith("auditeval.engine.")
-           and not (i == "auditeval.engine.dropin" and package(m) == "trec_eval")]
+           for i in imports_of(m) if i.startswith("auditeval.engine.")]
     assert bad == []
 
 
-def test_the_second_door_serves_the_drop_in_alone():
-    """``auditeval.engine.dropin`` holds what only ``auditeval.trec_eval`` uses; the two doors
-    share no name, and every name of each resolves."""
-    import auditeval.engine as door
-    import auditeval.engine.dropin as dropin
+def _door_names(name: str) -> set[str]:
+    """The names module ``name`` takes from the engine's door (``from auditeval.engine import ...``)."""
+    path = modules()[name]
+    return {a.name for node in ast.walk(ast.parse(path.read_text(), str(path)))
+            if isinstance(node, ast.ImportFrom) and node.module == "auditeval.engine" for a in node.names}
 
-    users = sorted({package(m) for m in modules() if "auditeval.engine.dropin" in imports_of(m)})
+
+def test_the_drop_in_names_serve_the_drop_in_alone():
+    """The door's ``DROPIN_ONLY`` group (trec_eval 8.x's C float measures, glibc's qsort, the
+    preference measures one topic at a time) is imported by ``auditeval.trec_eval`` only, and
+    every name of the door resolves."""
+    import auditeval.engine as door
+
+    dropin = set(door.DROPIN_ONLY)
+    users = sorted({package(m) for m in modules() if package(m) != "engine" and _door_names(m) & dropin})
     assert users == ["trec_eval"]
-    assert not set(door.__all__) & set(dropin.__all__)
-    for mod in (door, dropin):
-        assert all(getattr(mod, n) is not None for n in mod.__all__)
+    assert dropin <= set(door.__all__) and len(door.__all__) == len(set(door.__all__))
+    assert all(getattr(door, n) is not None for n in door.__all__)
+
+
+def test_the_drop_in_rule_finds_a_drop_in_name_elsewhere(tmp_path, monkeypatch):
+    """The rule reads the names imported, not the module: a hand-made module of another package
+    that takes ``trec8_topic`` from the door is found."""
+    f = tmp_path / "m.py"
+    f.write_text("from auditeval.engine import StagedRun, trec8_topic\n")
+    monkeypatch.setitem(modules(), "auditeval.stats.m", f)
+    import auditeval.engine as door
+
+    assert _door_names("auditeval.stats.m") & set(door.DROPIN_ONLY) == {"trec8_topic"}
 
 
 def test_vocab_io_results_engine_layers():

@@ -16,7 +16,7 @@ from fractions import Fraction
 import pytest
 from trec_eval_diff_prefs import difference, make_case, run_case
 
-from auditeval.engine.dropin import prefs_topic_values, ranked_docs
+from auditeval.engine import prefs_topic_values, ranked_docs
 from auditeval.io.prefs_files import PrefsLineError, read_prefs, read_qrels_jg
 from auditeval.trec_eval import main
 from auditeval.vocab.errors import InputError
