@@ -198,7 +198,7 @@ def overhead(address: str, n: int = 400) -> dict[str, float]:
     t0 = time.perf_counter()
     pool = LocalPool(2)
     list(pool.map(operator.add, 0, [0, 1]))
-    out["local pool start-up (2 spawned workers, first task)"] = time.perf_counter() - t0
+    out["local pool start-up (2 workers of a new fork server, first task)"] = time.perf_counter() - t0
     for name, be in (("in process", InProcess()), ("local pool", pool), ("dask", DaskCluster(address))):
         list(be.map(operator.add, be.share(0), list(range(20))))
         t0 = time.perf_counter()

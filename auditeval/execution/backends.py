@@ -10,8 +10,9 @@ they resample, :mod:`auditeval.stats.rng`; tasks receive the drawn blocks).
 
 * :class:`InProcess` (``--jobs 1``, the default): a plain loop, no pool, no pickling.
 * :class:`LocalPool` (``--jobs N`` / ``auto`` = the machine's cores): a
-  ``ProcessPoolExecutor`` on the ``spawn`` start method (safe with threads and under any
-  parent: nothing is inherited but what is pickled). Data shared by every task of a map
+  ``ProcessPoolExecutor`` whose workers fork from a server that imported the task functions
+  once, or are spawned where there is no fork server (:func:`pool_context`; safe with threads
+  and under any parent: nothing of the command's process is inherited but what is pickled). Data shared by every task of a map
   (the qrels, a score matrix) is pickled once to a private temporary file; tasks carry its
   path and each worker loads it once (:func:`shared_value`).
 * :class:`DaskCluster` (``--scheduler ADDRESS`` or ``$DASK_SCHEDULER_ADDRESS``): a
@@ -97,10 +98,11 @@ def _inject(label: str, attempt: int) -> None:
 
 
 def _warm() -> None:
-    """A pool worker's first task, submitted when the pool is made: the executor spawns a worker
-    per task it cannot hand to an idle one, so every worker starts at once, and each imports the
-    task functions (:mod:`auditeval.execution.tasks`: the engine, about 1 CPU s) while the
-    command reads its inputs, instead of after its first map (spawn is otherwise on demand)."""
+    """A pool worker's first task, submitted when the pool is made: the executor starts a worker
+    per task it cannot hand to an idle one, so every worker starts at once, while the command
+    reads its inputs, instead of after its first map (workers are otherwise started on demand).
+    A spawned worker imports the task functions here (:mod:`auditeval.execution.tasks`); a
+    forked one has them already (:func:`pool_context`)."""
     import auditeval.execution.tasks  # noqa: F401
 
 
@@ -123,21 +125,28 @@ to one thread: the pool is the parallelism; N workers each running a machine's w
 threads would oversubscribe the cores."""
 
 
-def _worker_start() -> None:
-    """A pool worker: one thread of numeric work (:data:`ONE_THREAD`); the command's memory
-    settings (:func:`~auditeval.execution.malloc.tune_process_memory`: a spawned process does
+def _worker_start(environ: dict[str, str], cwd: str) -> None:
+    """A pool worker: the command's environment and working directory when it made the pool
+    (``environ``, ``cwd``: a forked worker would otherwise have its fork server's, from when
+    the server started, which may be an earlier pool's; a relative run path is read from
+    ``cwd``); one thread of numeric work (:data:`ONE_THREAD`); the command's memory
+    settings (:func:`~auditeval.execution.malloc.tune_process_memory`: a new process does
     not inherit them, and without them compare's workers spent a fifth of their time faulting
     in fresh pages); pyarrow's pandas probes answered without importing pandas
     (:mod:`auditeval.execution.no_pandas`); ignores Ctrl-C (the parent receives it, cancels and ends the workers)."""
     import signal
 
+    if os.environ != environ:
+        os.environ.clear()
+        os.environ.update(environ)
+    os.chdir(cwd)
+    for var in ONE_THREAD:
+        os.environ.setdefault(var, "1")
+
     from auditeval.execution.malloc import tune_process_memory
     from auditeval.execution.no_pandas import skip_pandas_probe
 
     tune_process_memory()
-
-    for var in ONE_THREAD:
-        os.environ.setdefault(var, "1")
     import pyarrow
 
     pyarrow.set_cpu_count(1)
@@ -261,27 +270,71 @@ class InProcess(Backend):
             yield result
 
 
+PRELOAD = "auditeval.execution.preload"
+"""What a local pool's fork server imports before it forks a worker."""
+
+
+def pool_context() -> Any:
+    """How a local pool starts its workers: forked from a server that has imported the task
+    functions once (``forkserver``, preloading :data:`PRELOAD`), where the platform has one
+    (Linux, macOS); else fresh interpreters (``spawn``). Nothing of the command's own process
+    is inherited either way: the server is a fresh interpreter too, and forks only itself.
+
+    A spawned worker imports the engine, numpy and pyarrow on its own: 0.33-0.43 CPU s per
+    worker before its first task (``getrusage`` in each worker of a ``sweep --jobs 2``), paid
+    while the command reads its inputs, on the same cores; a forked one starts with them
+    imported (0.01-0.02 CPU s). The server is started by the pool's first worker and lives as
+    long as the command's process: every later pool of that process forks from it."""
+    import multiprocessing
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([PRELOAD])
+    return ctx
+
+
 def _labels(items: Sequence[Any], labels: Sequence[str] | None) -> list[str]:
     return list(labels) if labels is not None else [f"item {k + 1}" for k in range(len(items))]
 
 
 class LocalPool(Backend):
-    """``--jobs N``: a spawn-context ``ProcessPoolExecutor`` of ``workers`` processes, kept for
-    the whole command (every map of it); shared data goes through one pickle file per map."""
+    """``--jobs N``: a ``ProcessPoolExecutor`` of ``workers`` processes (:func:`pool_context`: forked
+    from a server that imported the task functions once, else spawned), kept for the whole
+    command (every map of it); shared data goes through one pickle file per map."""
 
     name = "local"
 
     def __init__(self, workers: int):
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        import threading
 
         self.workers = workers
-        self._ctx = multiprocessing.get_context("spawn")
-        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=self._ctx, initializer=_worker_start)
+        self._ctx = pool_context()
+        self._pool = self._executor()
         self._dir = tempfile.TemporaryDirectory(prefix="auditeval-shared-")
         self._n = 0
-        for _ in range(workers):  # start every worker now: its start-up overlaps the command's own
-            self._pool.submit(_warm)  # (reading the qrels, a sweep's plan) instead of following it
+        self._starter = threading.Thread(target=self._start_workers, name="auditeval-pool-start", daemon=True)
+        self._starter.start()
+
+    def _executor(self) -> Any:
+        from concurrent.futures import ProcessPoolExecutor
+
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=_worker_start,
+                                   initargs=(dict(os.environ), os.getcwd()))
+
+    def _start_workers(self) -> None:
+        """Every worker started now, by a thread of its own: its start-up overlaps the command's
+        (reading the qrels, a sweep's plan) instead of following its first map, and the command
+        does not wait for it (a fork server answers its first request once its imports are done)."""
+        try:
+            for _ in range(self.workers):
+                self._pool.submit(_warm)
+        except RuntimeError:  # the pool was shut down meanwhile (the command failed or was interrupted)
+            pass
+
+    def _started(self) -> None:
+        """Wait for :meth:`_start_workers` (every process it starts is then known to the pool)."""
+        self._starter.join(timeout=60)
 
     def share(self, value: Any) -> Any:
         self._n += 1
@@ -292,10 +345,10 @@ class LocalPool(Backend):
 
     def _restart(self) -> None:
         """A worker died: the executor is broken; a new one takes the remaining tasks."""
-        from concurrent.futures import ProcessPoolExecutor
 
+        self._started()
         self._pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=_worker_start)
+        self._pool = self._executor()
 
     def _submit(self, fn: Task, shared: Any, item: Any, label: str, attempt: int) -> Any:
         return self._pool.submit(call, fn, shared, item, label, attempt)
@@ -312,11 +365,13 @@ class LocalPool(Backend):
         return deque((j, a, self._submit(fn, shared, items[j], names[j], a)) for j, a, _ in flight)
 
     def close(self) -> None:
+        self._started()
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._dir.cleanup()
 
     def stop(self) -> None:
         """Ctrl-C: cancel what waits, end the worker processes now (their ids, not by name)."""
+        self._started()
         procs = list(getattr(self._pool, "_processes", {}).values())
         self._pool.shutdown(wait=False, cancel_futures=True)
         for p in procs:

@@ -60,7 +60,7 @@ def departures(block: Any, res: Any, label: str) -> list[str]:
     if not _is_ascii(texts):
         return [_departure(text[skip:], set(profile)) for text in block.variants]
     parts = pc.split_pattern(pc.utf8_slice_codeunits(texts, start=skip), pattern="|")
-    flat = parts.flatten()
+    flat = pc.list_flatten(parts)
     keep = pc.invert(pc.or_(pc.is_in(flat, value_set=pa.array(profile, pa.string())),
                             pc.equal(pc.utf8_length(flat), 0))).to_numpy(zero_copy_only=False)
     offsets = parts.offsets.to_numpy()

@@ -362,7 +362,7 @@ def _worker_env(dask, value: str | None) -> None:
 def test_a_task_failing_once_is_retried(cluster, monkeypatch):
     monkeypatch.setenv("AUDITEVAL_TEST_FAIL", "run-b:1")
     assert _add_all(InProcess()) == [11, 12, 13, 14]
-    with LocalPool(2) as fresh:  # spawned now: its workers see the variable
+    with LocalPool(2) as fresh:  # made now: its workers see the variable
         assert _add_all(fresh) == [11, 12, 13, 14]
     with DaskCluster(cluster.scheduler_address) as dask:
         _worker_env(dask, "run-b:1")
@@ -412,12 +412,59 @@ def test_bad_input_is_the_same_error_on_every_backend(backends, robust, tmp_path
     assert got[1] == got[0] and got[2] == got[0]
 
 
+def test_a_later_pool_runs_in_the_environment_and_folder_it_was_made_in(tmp_path, monkeypatch):
+    """The workers of every pool of a process fork from one server, started by its first pool;
+    each pool's workers still read the environment and the working folder of the moment the
+    pool was made (a relative run path is read where the command was started)."""
+    monkeypatch.delenv("AUDITEVAL_PROBE", raising=False)
+    with LocalPool(2) as first:
+        assert list(first.map(os.getenv, first.share("AUDITEVAL_PROBE"), ["unset"])) == ["unset"]
+    (tmp_path / "marker.txt").write_text("")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AUDITEVAL_PROBE", "set")
+    with LocalPool(2) as later:
+        assert list(later.map(os.getenv, later.share("AUDITEVAL_PROBE"), ["unset"] * 4)) == ["set"] * 4
+        assert list(later.map(os.access, later.share("marker.txt"), [os.R_OK] * 4)) == [True] * 4
+
+
+def test_workers_fork_from_a_server_that_imported_the_tasks_where_the_platform_has_one():
+    import multiprocessing
+
+    from auditeval.execution.backends import PRELOAD, pool_context
+
+    has = "forkserver" in multiprocessing.get_all_start_methods()
+    assert pool_context().get_start_method() == ("forkserver" if has else "spawn")
+    code = f"import sys, {PRELOAD}; print('auditeval.execution.tasks' in sys.modules, 'pandas' in sys.modules)"
+    assert subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True).stdout == "True False\n"
+
+
 def _children(pid: int) -> list[int]:
     out = []
     for task in Path(f"/proc/{pid}/task").iterdir():
         kids = (task / "children").read_text().split()
         out.extend(int(k) for k in kids)
     return out
+
+
+def _pool_processes(pid: int) -> tuple[list[int], list[int]]:
+    """``(workers, servers)`` of the command ``pid``'s pool: its fork server's children, or its
+    spawned children (beside the resource tracker, which is neither)."""
+    workers, servers = [], []
+    for k in _children(pid):
+        try:
+            cmd = Path(f"/proc/{k}/cmdline").read_bytes()
+            if b"forkserver" in cmd:
+                servers.append(k)
+                workers.extend(_children(k))
+            elif b"spawn_main" in cmd:
+                workers.append(k)
+        except (FileNotFoundError, ProcessLookupError):  # ended while we looked
+            continue
+    return workers, servers
+
+
+def _gone(pid: int) -> bool:
+    return not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
 
 
 def test_ctrl_c_stops_the_pool(robust):
@@ -427,9 +474,10 @@ def test_ctrl_c_stops_the_pool(robust):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     workers: list[int] = []
-    while time.monotonic() < deadline and len(workers) < 2:  # the pool's workers (beside its resource tracker)
+    servers: list[int] = []
+    while time.monotonic() < deadline and len(workers) < 2:
         time.sleep(0.2)
-        workers = [k for k in _children(proc.pid) if b"spawn_main" in Path(f"/proc/{k}/cmdline").read_bytes()]
+        workers, servers = _pool_processes(proc.pid)
     assert len(workers) == 2
     time.sleep(0.5)  # the tasks are sleeping in the workers
     t0 = time.monotonic()
@@ -438,5 +486,8 @@ def test_ctrl_c_stops_the_pool(robust):
     assert time.monotonic() - t0 < 15  # not the 60 s the tasks sleep
     assert proc.returncode == 130
     assert out == "" and err == "auditeval: interrupted\n"
-    for k in workers:
-        assert not Path(f"/proc/{k}").exists() or "Z" in Path(f"/proc/{k}/stat").read_text().split()[2]
+    assert all(map(_gone, workers))  # ended by the command before it exits
+    deadline = time.monotonic() + 10  # the fork server ends when it sees its parent gone
+    while time.monotonic() < deadline and not all(map(_gone, servers)):
+        time.sleep(0.1)
+    assert all(map(_gone, servers))

@@ -40,7 +40,8 @@ CASES = [
     ("is_null", (INTS,), {}), ("is_null", (CH,), {}),
     ("split_pattern", (pa.array(["a|b||c", "", None]),), {"pattern": "|"}),
     ("utf8_slice_codeunits", (pa.array(["AP|x=1", "é|y"]),), {"start": 2}),
-    ("array_filter", (INTS, B), {}), ("binary_join", (pa.array([["a", "b"], [], None]), " "), {}),
+    ("array_filter", (INTS, B), {}), ("list_flatten", (pa.array([["a", "b"], [], None, ["c"]]),), {}),
+    ("binary_join", (pa.array([["a", "b"], [], None]), " "), {}),
 ]
 
 
