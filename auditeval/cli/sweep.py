@@ -89,6 +89,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             res = sweep_runs(be, qrels, items, measures, args.profile, vary, args.settings,
                              task_progress(steps, "sweep"), per_topic=args.per_topic)
         if args.format == "text":
+            be.release()  # the text view is made here: the workers end meanwhile
             from auditeval.render.eval_text import detect_width
             from auditeval.render.sweep_text import render_text
 

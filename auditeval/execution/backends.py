@@ -194,6 +194,11 @@ class Backend:
     def close(self) -> None:
         return None
 
+    def release(self) -> None:
+        """The command will map no more: what the backend holds may start ending now, while the
+        command renders (:meth:`close` still ends it). Default: nothing."""
+        return None
+
     def share(self, value: Any) -> Any:
         """A handle every task of a map receives as ``shared`` (the value itself in process)."""
         return value
@@ -363,6 +368,12 @@ class LocalPool(Backend):
             return flight
         self._restart()
         return deque((j, a, self._submit(fn, shared, items[j], names[j], a)) for j, a, _ in flight)
+
+    def release(self) -> None:
+        """The workers are told to exit and do so while the command renders (their exit was
+        0.02-0.08 s of a 12-run sweep's serial end when the command waited for it after the view)."""
+        self._started()
+        self._pool.shutdown(wait=False)
 
     def close(self) -> None:
         self._started()

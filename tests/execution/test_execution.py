@@ -427,6 +427,24 @@ def test_a_later_pool_runs_in_the_environment_and_folder_it_was_made_in(tmp_path
         assert list(later.map(os.access, later.share("marker.txt"), [os.R_OK] * 4)) == [True] * 4
 
 
+def test_released_workers_end_before_the_pool_is_closed():
+    """``release``: the command maps no more, and the workers exit while it renders."""
+    import operator
+
+    with LocalPool(2) as pool:
+        assert list(pool.map(operator.add, pool.share(1), [1, 2, 3])) == [2, 3, 4]
+        pool._started()
+        procs = list(pool._pool._processes.values())
+        assert len(procs) == 2 and all(p.is_alive() for p in procs)
+        pool.release()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(p.is_alive() for p in procs):
+            time.sleep(0.05)
+        assert not any(p.is_alive() for p in procs)
+        with pytest.raises(RuntimeError, match="after shutdown"):
+            list(pool.map(operator.add, pool.share(1), [1]))
+
+
 def test_workers_fork_from_a_server_that_imported_the_tasks_where_the_platform_has_one():
     import multiprocessing
 
