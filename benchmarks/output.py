@@ -3,8 +3,10 @@ and bytes/s, and the writers alone.
 
 Each configuration runs ``auditeval sweep QRELS RUN... -m AP -m nDCG@10 --vary all --format F``
 as its own process, its stdout read through a pipe by this script (bytes counted, dropped);
-wall is until the process is reaped, peak memory its ``ru_maxrss`` from ``wait4`` (the largest
-of the command and the pool workers it waited for). Configurations are interleaved, round after
+wall is until the process is reaped, peak memory its ``ru_maxrss`` from ``wait4`` (the
+command's own process: a local pool's workers fork from a server, not from the command, and a
+dask cluster's are elsewhere); the peak of all its processes' summed PSS is read in one more
+round of every configuration, untimed (:class:`TreePeak`). Configurations are interleaved, round after
 round (``--repeat``), so a change in the machine's load hits them alike; the table gives medians,
 ``--jobs 2`` / ``--jobs 1`` per format and run count, and the load average around the rounds.
 Every backend's output is checked to be the same bytes (a SHA-256 per format and run count).
@@ -38,10 +40,13 @@ DATA = ROOT.parent / "shared" / "data" / "robust03"
 MEASURES = ("-m", "AP", "-m", "nDCG@10")
 
 
-def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, int, int, str]:
-    """Wall seconds, peak RSS (KB), output bytes and their SHA-256 of one command."""
+def run_once(argv: list[str], env: dict[str, str], tree: bool = False) -> tuple[float, int, int, str, int]:
+    """Wall seconds, peak RSS of the command's process (KB), output bytes and their SHA-256, and
+    with ``tree`` the peak of the summed PSS of every process of the command (bytes:
+    :class:`TreePeak`; its sampling costs CPU, so the timed rounds go without it), else 0."""
     t0 = time.perf_counter()
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    sampler = TreePeak(p.pid) if tree else None
     digest, size = hashlib.sha256(), 0
     while chunk := p.stdout.read(1 << 20):
         digest.update(chunk)
@@ -51,7 +56,52 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, int, int, str
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode:
         raise SystemExit(f"{' '.join(argv)}: exit {p.returncode}")
-    return wall, usage.ru_maxrss, size, digest.hexdigest()
+    return wall, usage.ru_maxrss, size, digest.hexdigest(), sampler.stop() if sampler else 0
+
+
+class TreePeak:
+    """Peak of the summed PSS (proportional set size: a page shared by k processes counts 1/k in
+    each, so forked workers' shared pages are counted once) of a process and its descendants,
+    read from ``/proc/PID/smaps_rollup`` every 20 ms. ``ru_maxrss`` of the command is its own
+    process only: a pool's workers fork from a server, not from the command."""
+
+    def __init__(self, pid: int):
+        import threading
+
+        import psutil
+
+        self.proc = psutil.Process(pid)
+        self.peak = 0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        import psutil
+
+        while not self.done.is_set():
+            try:
+                procs = [self.proc, *self.proc.children(recursive=True)]
+                self.peak = max(self.peak, sum(_pss(p.pid) for p in procs))
+            except psutil.Error:
+                pass
+            time.sleep(0.02)
+
+    def stop(self) -> int:
+        self.done.set()
+        self.thread.join()
+        return self.peak
+
+
+def _pss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:  # ended meanwhile
+        pass
+    return 0
 
 
 def sweep_argv(data: Path, n_runs: int, fmt: str, backend: list[str]) -> list[str]:
@@ -67,28 +117,31 @@ def commands(args: argparse.Namespace, scheduler: str | None) -> None:
         backends["dask (2 workers)"] = ["--scheduler", scheduler]
     configs = [(n, fmt, name) for n in map(int, args.counts.split(",")) for fmt in args.formats.split(",")
                for name in backends]
-    got: dict[tuple, list[tuple[float, int, int, str]]] = {c: [] for c in configs}
+    got: dict[tuple, list[tuple[float, int, int, str, int]]] = {c: [] for c in configs}
     loads = [os.getloadavg()[0]]
     for _ in range(args.repeat):
         for c in configs:
             got[c].append(run_once(sweep_argv(args.data, c[0], c[1], backends[c[2]]), env))
             loads.append(os.getloadavg()[0])
+    trees = {c: run_once(sweep_argv(args.data, c[0], c[1], backends[c[2]]), env, tree=True)[4] for c in configs}
     print(f"load average (1 min) over the rounds: median {statistics.median(loads):.1f}, "
           f"min {min(loads):.1f}, max {max(loads):.1f}; {os.cpu_count()} cores\n")
-    print("| runs | format | backend | output | wall (median) | walls | vs --jobs 1 | peak memory | output/s |")
-    print("|---:|---|---|---:|---:|---|---:|---:|---:|")
+    print("| runs | format | backend | output | wall (median) | walls | vs --jobs 1 | peak memory | "
+          "peak, all processes (PSS, a round of its own) | output/s |")
+    print("|---:|---|---|---:|---:|---|---:|---:|---:|---:|")
     for c in configs:
         walls = [w for w, *_ in got[c]]
         med = statistics.median(walls)
         base = statistics.median(w for w, *_ in got[(c[0], c[1], next(iter(backends)))])
         size = got[c][0][2]
-        peak = statistics.median(m for _, m, _, _ in got[c])
+        peak = statistics.median(m for _, m, _, _, _ in got[c])
+        tree = trees[c]
         print(f"| {c[0]} | {c[1]} | {c[2]} | {size / 1e6:.1f} MB | {med:.2f} s | "
               f"{' '.join(f'{w:.2f}' for w in walls)} | {med / base:.2f}x | {peak / 1024:.0f} MB | "
-              f"{size / med / 1e6:.1f} MB/s |")
+              f"{tree / 2**20:.0f} MB | {size / med / 1e6:.1f} MB/s |")
     for n in map(int, args.counts.split(",")):
         for fmt in args.formats.split(","):
-            digests = {d for name in backends for *_, d in got[(n, fmt, name)]}
+            digests = {d for name in backends for *_, d, _ in got[(n, fmt, name)]}
             print(f"\n{n} run(s), {fmt}: {'same bytes on every backend and round' if len(digests) == 1 else 'DIFFERENT BYTES'}",
                   end="")
     print()
