@@ -6,7 +6,7 @@ as its own process, its stdout read through a pipe by this script (bytes counted
 wall is until the process is reaped, peak memory its ``ru_maxrss`` from ``wait4`` (the
 command's own process: a local pool's workers fork from a server, not from the command, and a
 dask cluster's are elsewhere); the peak of all its processes' summed PSS is read in one more
-round of every configuration, untimed (:class:`TreePeak`). Configurations are interleaved, round after
+round of every configuration, untimed (:class:`tree_peak.TreePeak`). Configurations are interleaved, round after
 round (``--repeat``), so a change in the machine's load hits them alike; the table gives medians,
 ``--jobs 2`` / ``--jobs 1`` per format and run count, and the load average around the rounds.
 Every backend's output is checked to be the same bytes (a SHA-256 per format and run count).
@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from provenance import Provenance  # noqa: E402
+from tree_peak import TreePeak  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "robust03"
 MEASURES = ("-m", "AP", "-m", "nDCG@10")
@@ -43,10 +44,10 @@ MEASURES = ("-m", "AP", "-m", "nDCG@10")
 def run_once(argv: list[str], env: dict[str, str], tree: bool = False) -> tuple[float, int, int, str, int]:
     """Wall seconds, peak RSS of the command's process (KB), output bytes and their SHA-256, and
     with ``tree`` the peak of the summed PSS of every process of the command (bytes:
-    :class:`TreePeak`; its sampling costs CPU, so the timed rounds go without it), else 0."""
+    :class:`tree_peak.TreePeak`; its sampling costs CPU, so the timed rounds go without it), else 0."""
     t0 = time.perf_counter()
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    sampler = TreePeak(p.pid) if tree else None
+    sampler = TreePeak(p.pid, interval=0.02, pss=True) if tree else None
     digest, size = hashlib.sha256(), 0
     while chunk := p.stdout.read(1 << 20):
         digest.update(chunk)
@@ -56,52 +57,7 @@ def run_once(argv: list[str], env: dict[str, str], tree: bool = False) -> tuple[
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode:
         raise SystemExit(f"{' '.join(argv)}: exit {p.returncode}")
-    return wall, usage.ru_maxrss, size, digest.hexdigest(), sampler.stop() if sampler else 0
-
-
-class TreePeak:
-    """Peak of the summed PSS (proportional set size: a page shared by k processes counts 1/k in
-    each, so forked workers' shared pages are counted once) of a process and its descendants,
-    read from ``/proc/PID/smaps_rollup`` every 20 ms. ``ru_maxrss`` of the command is its own
-    process only: a pool's workers fork from a server, not from the command."""
-
-    def __init__(self, pid: int):
-        import threading
-
-        import psutil
-
-        self.proc = psutil.Process(pid)
-        self.peak = 0
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        import psutil
-
-        while not self.done.is_set():
-            try:
-                procs = [self.proc, *self.proc.children(recursive=True)]
-                self.peak = max(self.peak, sum(_pss(p.pid) for p in procs))
-            except psutil.Error:
-                pass
-            time.sleep(0.02)
-
-    def stop(self) -> int:
-        self.done.set()
-        self.thread.join()
-        return self.peak
-
-
-def _pss(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as fh:
-            for line in fh:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:  # ended meanwhile
-        pass
-    return 0
+    return wall, usage.ru_maxrss, size, digest.hexdigest(), sampler.stop()[0] if sampler else 0
 
 
 def sweep_argv(data: Path, n_runs: int, fmt: str, backend: list[str]) -> list[str]:

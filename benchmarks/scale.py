@@ -38,7 +38,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from provenance import Provenance, table  # noqa: E402
+from tree_peak import TreePeak  # noqa: E402
 
 QRELS = Path("/work/shared/data/robust03/qrels.robust03.txt")
 DATA = ROOT / "benchmarks" / "data" / "scale"
@@ -125,8 +125,9 @@ def _env() -> dict[str, str]:
 
 def timed(argv: list[str], repeat: int, memory: bool = False, workers: list[int] | None = None) -> dict:
     """Best wall seconds of ``repeat``, SHA-256 of stdout, CPU seconds (the command's own, and
-    with its workers: reaped pool workers through ``RUSAGE_CHILDREN``, the cluster's
-    ``workers`` by psutil), and the peak summed RSS in bytes when ``memory``."""
+    with its workers: reaped processes through ``RUSAGE_CHILDREN``, a local pool's forked workers
+    sampled (:attr:`tree_peak.TreePeak.forked`), the cluster's ``workers`` by psutil), and the peak
+    summed RSS in bytes when ``memory``."""
     import resource
 
     import psutil
@@ -140,7 +141,7 @@ def timed(argv: list[str], repeat: int, memory: bool = False, workers: list[int]
             t0 = time.perf_counter()
             proc = subprocess.Popen([sys.executable, "-m", "auditeval", *argv], stdout=out,
                                     stderr=subprocess.DEVNULL, env=_env())
-            sampler = _Peak(proc.pid)
+            sampler = TreePeak(proc.pid)
             code = proc.wait()
             wall = time.perf_counter() - t0
             peak, own = sampler.stop()
@@ -148,43 +149,11 @@ def timed(argv: list[str], repeat: int, memory: bool = False, workers: list[int]
         w1 = sum(sum(psutil.Process(w).cpu_times()[:2]) for w in workers or [])
         if code != 0:
             raise SystemExit(f"exit {code}: auditeval {' '.join(argv[:3])} ...")
-        total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime) + (w1 - w0)
+        total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime) + (w1 - w0) + sampler.forked
         if wall < best["wall"]:
             best = {"wall": wall, "cpu_total": total, "cpu_command": own, "peak_rss_mb": peak / 2**20 if memory else None}
         best["sha256"] = hashlib.sha256(out_path.read_bytes()).hexdigest()
     return best
-
-
-class _Peak:
-    """Peak of the summed RSS of a process and its descendants (psutil, every 0.1 s)."""
-
-    def __init__(self, pid: int):
-        import psutil
-
-        self.proc = psutil.Process(pid)
-        self.peak = 0
-        self.own = 0.0  # the command's own CPU seconds (its last reading)
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        import psutil
-
-        while not self.done.is_set():
-            try:
-                t = self.proc.cpu_times()
-                self.own = t.user + t.system
-                procs = [self.proc, *self.proc.children(recursive=True)]
-                self.peak = max(self.peak, sum(p.memory_info().rss for p in procs if p.is_running()))
-            except psutil.Error:
-                pass
-            time.sleep(0.1)
-
-    def stop(self) -> tuple[int, float]:
-        self.done.set()
-        self.thread.join()
-        return self.peak, self.own
 
 
 def overhead(address: str, n: int = 400) -> dict[str, float]:
