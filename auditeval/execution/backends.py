@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import sys
 import tempfile
 import time
 from collections import deque
@@ -125,11 +126,11 @@ to one thread: the pool is the parallelism; N workers each running a machine's w
 threads would oversubscribe the cores."""
 
 
-def _worker_start(environ: dict[str, str], cwd: str) -> None:
-    """A pool worker: the command's environment and working directory when it made the pool
-    (``environ``, ``cwd``: a forked worker would otherwise have its fork server's, from when
-    the server started, which may be an earlier pool's; a relative run path is read from
-    ``cwd``); one thread of numeric work (:data:`ONE_THREAD`); the command's memory
+def _worker_start(environ: dict[str, str], cwd: str, path: list[str]) -> None:
+    """A pool worker: the command's environment, working directory and import path when it made
+    the pool (``environ``, ``cwd``, ``path``: a forked worker would otherwise have its fork
+    server's, from when the server started, which may be an earlier pool's; a relative run path
+    is read from ``cwd``, a task function imported from ``path``); one thread of numeric work (:data:`ONE_THREAD`); the command's memory
     settings (:func:`~auditeval.execution.malloc.tune_process_memory`: a new process does
     not inherit them, and without them compare's workers spent a fifth of their time faulting
     in fresh pages); pyarrow's pandas probes answered without importing pandas
@@ -140,6 +141,7 @@ def _worker_start(environ: dict[str, str], cwd: str) -> None:
         os.environ.clear()
         os.environ.update(environ)
     os.chdir(cwd)
+    sys.path[:] = path
     for var in ONE_THREAD:
         os.environ.setdefault(var, "1")
 
@@ -325,7 +327,7 @@ class LocalPool(Backend):
         from concurrent.futures import ProcessPoolExecutor
 
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx, initializer=_worker_start,
-                                   initargs=(dict(os.environ), os.getcwd()))
+                                   initargs=(dict(os.environ), os.getcwd(), list(sys.path)))
 
     def _start_workers(self) -> None:
         """Every worker started now, by a thread of its own: its start-up overlaps the command's
@@ -350,7 +352,6 @@ class LocalPool(Backend):
 
     def _restart(self) -> None:
         """A worker died: the executor is broken; a new one takes the remaining tasks."""
-
         self._started()
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._pool = self._executor()
